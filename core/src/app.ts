@@ -1,0 +1,287 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { coreServices, extensionPoints, type Logger } from '@agent-host/sdk';
+import type { Agenda } from 'agenda';
+import type { Sequelize } from 'sequelize';
+import { container as rootContainer } from 'tsyringe';
+import { cacheDir, ensureChromaVenv } from './chroma/chroma-venv.js';
+import { chromaHeartbeat, EmbeddedChroma } from './chroma/embedded-chroma.js';
+import { loadConfig, productionGuardProblems } from './config/load.js';
+import type { HostConfig } from './config/schema.js';
+import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
+import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
+import { migrate } from './db/migrator.js';
+import { buildHealthReport, type HealthReport } from './health/health-report.js';
+import { AgendaJobs } from './jobs/agenda-scheduler.js';
+import { createAgenda } from './jobs/create-agenda.js';
+import { Kernel } from './kernel/kernel.js';
+import { DEFAULT_CONFIG_DIR, FIRST_PARTY_PLUGINS_DIR, MIGRATIONS_DIR } from './paths.js';
+import { createAuditWriter } from './services/audit.js';
+import { HealthRegistry } from './services/health.js';
+import { createHttpClient } from './services/http-client.js';
+import { createRootLogger } from './services/logger.js';
+import { createLocalObjectStore } from './services/object-store-local.js';
+import { createSecrets, resolveSecretsKey } from './services/secrets.js';
+import { createUsageRecorder } from './services/usage.js';
+
+/** Start-up refused; the message says why and what to change. */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
+export interface AppOptions {
+  configDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Use this logger instead of a new pino root logger. */
+  logger?: Logger;
+}
+
+const EMBEDDED_DATABASE = 'agent_host';
+
+/**
+ * The composition root: configuration, embedded services, database,
+ * migrations, jobs and the plugin kernel. Transports (REST, CLI) sit on top.
+ */
+export class AgentHostApp {
+  readonly instanceId: string;
+  readonly health = new HealthRegistry();
+  readonly kernel: Kernel;
+  databaseUrl = '';
+  chromaUrl = '';
+  sequelize?: Sequelize;
+  agenda?: Agenda;
+  private jobs?: AgendaJobs;
+  private embeddedPostgres?: EmbeddedPostgresServer;
+  private embeddedChroma?: EmbeddedChroma;
+  private readonly cleanups: (() => Promise<void>)[] = [];
+  private readonly container = rootContainer.createChildContainer();
+
+  private constructor(
+    readonly config: HostConfig,
+    readonly logger: Logger,
+  ) {
+    this.instanceId = `${config.app.instance_name || os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.kernel = new Kernel({
+      container: this.container,
+      logger,
+      specifiers: config.plugins.enabled,
+      disabled: config.plugins.disabled,
+      pluginsDir: FIRST_PARTY_PLUGINS_DIR,
+      baseDir: process.cwd(),
+      pluginConfig: (id) => (config.plugins as Record<string, unknown>)[id],
+      scopedServices: {
+        [coreServices.logger.id]: (id) => logger.child({ plugin: id }),
+        [coreServices.health.id]: (id) => this.health.forOwner(id),
+        [coreServices.jobs.id]: (id) => this.requireJobs().forOwner(id),
+        [coreServices.audit.id]: (id) => createAuditWriter(this.requireDatabase(), id),
+        [coreServices.usage.id]: (id) => createUsageRecorder(this.requireDatabase(), id),
+      },
+    });
+  }
+
+  /** Loads and validates configuration; refuses production without its guards. */
+  static create(options: AppOptions = {}): AgentHostApp {
+    const config = loadConfig({ configDir: options.configDir ?? DEFAULT_CONFIG_DIR, env: options.env ?? process.env });
+    const problems = productionGuardProblems(config);
+    if (problems.length) throw new StartupError(`production guard refused start-up: ${problems.join('; ')}`);
+    return new AgentHostApp(config, options.logger ?? createRootLogger(config.logging.level));
+  }
+
+  get dataDir(): string {
+    return path.resolve(this.config.app.data_dir);
+  }
+
+  /** Starts everything; on failure, stops what had started and rethrows. */
+  async start(): Promise<void> {
+    try {
+      mkdirSync(this.dataDir, { recursive: true });
+      await Promise.all([this.startDatabase(), this.startChroma()]);
+      await this.openDatabase();
+      this.startJobs();
+      this.registerCoreServices();
+      this.registerCoreHealthChecks();
+      await this.kernel.init();
+      await this.kernel.start();
+      this.cleanups.push(() => this.kernel.stop());
+      await this.agenda!.start();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  /** Stops in reverse order of start; safe to call more than once. */
+  async stop(): Promise<void> {
+    while (this.cleanups.length) {
+      const cleanup = this.cleanups.pop()!;
+      try {
+        await cleanup();
+      } catch (error) {
+        this.logger.error({ err: error }, 'error during shutdown');
+      }
+    }
+  }
+
+  /** Applies pending migrations without starting the rest (`agent-host migrate`). */
+  async migrateOnly(): Promise<string[]> {
+    try {
+      mkdirSync(this.dataDir, { recursive: true });
+      await this.startDatabase();
+      this.sequelize = openDatabase(this.databaseUrl, this.config.database.pool_max);
+      this.cleanups.push(() => this.sequelize!.close());
+      return await migrate(this.sequelize, MIGRATIONS_DIR, this.logger);
+    } finally {
+      await this.stop();
+    }
+  }
+
+  /** The `/healthz` report. */
+  async healthReport(): Promise<HealthReport> {
+    return buildHealthReport({
+      appEnv: this.config.app.env,
+      instanceId: this.instanceId,
+      databaseFingerprint: databaseFingerprint(this.databaseUrl),
+      staticWarnings: this.staticWarnings(),
+      checks: await this.health.run(2000),
+    });
+  }
+
+  private staticWarnings(): string[] {
+    const warnings: string[] = [];
+    const orchestrators = this.kernel.registry(extensionPoints.orchestrators);
+    const defaultKey = this.config.agent.default_orchestrator_key;
+    const defaultOrchestrator = orchestrators.get(defaultKey);
+    if (!defaultOrchestrator) warnings.push(`default orchestrator "${defaultKey}" is not registered by any enabled plugin`);
+    else if (defaultOrchestrator.experimental) warnings.push(`default orchestrator "${defaultKey}" is experimental`);
+    const providers = this.kernel.registry(extensionPoints.modelProviders);
+    if (!providers.has(this.config.models.default_model_provider)) {
+      warnings.push(`default model provider "${this.config.models.default_model_provider}" is not registered by any enabled plugin`);
+    }
+    return warnings;
+  }
+
+  private async startDatabase(): Promise<void> {
+    if (this.config.database.url) {
+      this.databaseUrl = this.config.database.url;
+      return;
+    }
+    const server = new EmbeddedPostgresServer({
+      dataDir: this.dataDir,
+      port: this.config.database.embedded_port,
+      logger: this.logger,
+    });
+    await server.start();
+    this.embeddedPostgres = server;
+    this.cleanups.push(() => server.stop());
+    await server.ensureDatabase(EMBEDDED_DATABASE);
+    this.databaseUrl = server.url(EMBEDDED_DATABASE);
+  }
+
+  private async startChroma(): Promise<void> {
+    const { chroma } = this.config;
+    if (chroma.url) {
+      this.chromaUrl = chroma.url;
+      if (!(await chromaHeartbeat(chroma.url))) this.logger.warn({ url: chroma.url }, 'Chroma does not answer its heartbeat yet');
+      return;
+    }
+    const executable = await ensureChromaVenv({
+      cacheDir: cacheDir(this.config.app.cache_dir),
+      version: chroma.embedded_version,
+      python: chroma.python,
+      logger: this.logger,
+    });
+    const server = new EmbeddedChroma({
+      executable,
+      dataDir: this.dataDir,
+      startupTimeoutMs: chroma.startup_timeout_seconds * 1000,
+      logger: this.logger,
+    });
+    this.cleanups.push(() => server.stop());
+    await server.start();
+    this.embeddedChroma = server;
+    this.chromaUrl = server.url;
+  }
+
+  private async openDatabase(): Promise<void> {
+    const sequelize = openDatabase(this.databaseUrl, this.config.database.pool_max);
+    this.sequelize = sequelize;
+    this.cleanups.push(() => sequelize.close());
+    await sequelize.authenticate();
+    if (this.config.database.migrate_on_start) {
+      const applied = await migrate(sequelize, MIGRATIONS_DIR, this.logger);
+      if (applied.length) this.logger.info({ applied }, 'migrations applied');
+    }
+    await sequelize.query(
+      'INSERT INTO host_instances (id, hostname, pid, app_env, started_at) VALUES ($1, $2, $3, $4, now())',
+      { bind: [this.instanceId, os.hostname(), process.pid, this.config.app.env] },
+    );
+    this.cleanups.push(async () => {
+      await sequelize.query('UPDATE host_instances SET stopped_at = now() WHERE id = $1', { bind: [this.instanceId] });
+    });
+    this.logger.info({ database: redactUrl(this.databaseUrl) }, 'database ready');
+  }
+
+  private startJobs(): void {
+    const agenda = createAgenda(this.config, this.databaseUrl, this.instanceId);
+    agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
+    this.agenda = agenda;
+    this.jobs = new AgendaJobs(agenda, this.logger);
+    const drainMs = (this.config.server.shutdown_timeout_seconds * 1000) / 2;
+    this.cleanups.push(async () => {
+      const result = await agenda.drain({ timeout: drainMs });
+      if (result.timedOut) this.logger.warn({ running: result.running }, 'jobs still running at shutdown; their locks are released');
+      await agenda.stop();
+    });
+  }
+
+  private registerCoreServices(): void {
+    const { config } = this;
+    const configService = {
+      appEnv: config.app.env,
+      section: (name: string) => {
+        const value = (config as unknown as Record<string, unknown>)[name];
+        return value && typeof value === 'object' ? (structuredClone(value) as Record<string, unknown>) : undefined;
+      },
+    };
+    const objectsDir = config.object_store.local_dir || path.join(this.dataDir, 'objects');
+    const values: [string, unknown][] = [
+      [coreServices.config.id, configService],
+      [coreServices.secrets.id, createSecrets(resolveSecretsKey(config.secrets.key, this.dataDir))],
+      [coreServices.objectStore.id, createLocalObjectStore(path.resolve(objectsDir))],
+      [coreServices.clock.id, { now: () => new Date() }],
+      [coreServices.http.id, createHttpClient(config.timeouts.http_request_seconds * 1000)],
+    ];
+    for (const [token, value] of values) this.container.register(token, { useValue: value });
+  }
+
+  private registerCoreHealthChecks(): void {
+    const sequelize = this.requireDatabase();
+    this.health.add('postgres', async () => {
+      await sequelize.query('SELECT 1');
+      return { state: 'ok' };
+    });
+    this.health.add('job_store', async () => {
+      await this.agenda!.queryJobs({ limit: 1 });
+      return { state: 'ok' };
+    });
+    this.health.add('chroma', async () =>
+      (await chromaHeartbeat(this.chromaUrl)) ? { state: 'ok' } : { state: 'failed', message: `no heartbeat from ${this.chromaUrl}` },
+    );
+  }
+
+  private requireDatabase(): Sequelize {
+    if (!this.sequelize) throw new Error('database not open yet');
+    return this.sequelize;
+  }
+
+  private requireJobs(): AgendaJobs {
+    if (!this.jobs) throw new Error('job scheduler not created yet');
+    return this.jobs;
+  }
+}

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '@agent-host/sdk';
+import { tailLines, terminate } from '../process/child.js';
+import { freePort } from '../process/free-port.js';
+
+/** True when `GET <url>/api/v2/heartbeat` answers 200. */
+export async function chromaHeartbeat(url: string, timeoutMs = 2000): Promise<boolean> {
+  try {
+    const response = await fetch(new URL('/api/v2/heartbeat', url), { signal: AbortSignal.timeout(timeoutMs) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+export interface EmbeddedChromaOptions {
+  executable: string;
+  dataDir: string;
+  startupTimeoutMs: number;
+  logger: Logger;
+}
+
+/** A Chroma server (`chroma run`) on a free loopback port, owned by this process. */
+export class EmbeddedChroma {
+  private child?: ChildProcess;
+  url = '';
+
+  constructor(private readonly options: EmbeddedChromaOptions) {}
+
+  async start(): Promise<void> {
+    const dir = path.join(this.options.dataDir, 'chroma');
+    await mkdir(dir, { recursive: true });
+    const port = await freePort();
+    this.url = `http://127.0.0.1:${port}`;
+    const started = Date.now();
+    const child = spawn(this.options.executable, ['run', '--path', dir, '--host', '127.0.0.1', '--port', String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ANONYMIZED_TELEMETRY: 'False' },
+    });
+    this.child = child;
+    const tail = tailLines(child);
+    let spawnError: Error | undefined;
+    child.once('error', (error) => (spawnError = error));
+    while (!(await chromaHeartbeat(this.url, 1000))) {
+      if (spawnError || child.exitCode !== null || child.signalCode !== null) {
+        this.child = undefined;
+        throw new Error(`Chroma server failed to start (${spawnError?.message ?? `exit ${child.exitCode ?? child.signalCode}`}):\n${tail()}`);
+      }
+      if (Date.now() - started > this.options.startupTimeoutMs) {
+        await this.stop();
+        throw new Error(`Chroma server gave no heartbeat within ${this.options.startupTimeoutMs} ms:\n${tail()}`);
+      }
+      await sleep(100);
+    }
+    this.options.logger.info({ url: this.url, dir, ms: Date.now() - started }, 'embedded Chroma started');
+  }
+
+  /** Resolves when the server process has exited. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child) await terminate(child, 5000);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+}

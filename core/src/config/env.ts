@@ -1,0 +1,43 @@
+/**
+ * Environment variables that override config keys. Every variable the
+ * interface spec names is here; `docs/configuration.md` lists the same table.
+ */
+export interface EnvBinding {
+  env: string;
+  path: readonly [string, string];
+  type: 'string' | 'boolean' | 'integer' | 'number' | 'list';
+}
+
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { env: 'APP_ENV', path: ['app', 'env'], type: 'string' },
+  { env: 'AGENT_HOST_DATA_DIR', path: ['app', 'data_dir'], type: 'string' },
+  { env: 'AGENT_HOST_CACHE_DIR', path: ['app', 'cache_dir'], type: 'string' },
+  { env: 'AGENT_HOST_INSTANCE_NAME', path: ['app', 'instance_name'], type: 'string' },
+  { env: 'HOST', path: ['server', 'host'], type: 'string' },
+  { env: 'PORT', path: ['server', 'port'], type: 'integer' },
+  { env: 'LOG_LEVEL', path: ['logging', 'level'], type: 'string' },
+  { env: 'DATABASE_URL', path: ['database', 'url'], type: 'string' },
+  { env: 'AGENT_HOST_MIGRATE_ON_START', path: ['database', 'migrate_on_start'], type: 'boolean' },
+  { env: 'AGENT_HOST_JOBS_BACKEND', path: ['jobs', 'backend'], type: 'string' },
+  { env: 'MONGODB_URL', path: ['jobs', 'mongodb_url'], type: 'string' },
+  { env: 'CHROMA_URL', path: ['chroma', 'url'], type: 'string' },
+  { env: 'AGENT_HOST_PLUGINS_DISABLED', path: ['plugins', 'disabled'], type: 'list' },
+  { env: 'AGENT_SYSTEM_PROMPT_MAX_LENGTH', path: ['agent', 'system_prompt_max_length'], type: 'integer' },
+  { env: 'AGENT_JUDGE_PROMPT_MAX_LENGTH', path: ['agent', 'judge_prompt_max_length'], type: 'integer' },
+  { env: 'MODEL_REQUEST_TIMEOUT_SECONDS', path: ['timeouts', 'model_request_seconds'], type: 'number' },
+  { env: 'MCP_RAW_PASSTHROUGH_WRAP_JSON_CODE_BLOCK', path: ['mcp', 'raw_passthrough_wrap_json_code_block'], type: 'boolean' },
+  { env: 'SCHEDULED_TASKS_ENABLED', path: ['scheduled_tasks', 'enabled'], type: 'boolean' },
+  { env: 'ADMIN_ACCESS_TOKEN_SECRET_KEY', path: ['admin', 'access_token_secret_key'], type: 'string' },
+  { env: 'ADMIN_ACCESS_COOKIE_SECURE', path: ['admin', 'access_cookie_secure'], type: 'boolean' },
+  { env: 'AGENT_HOST_SECRETS_KEY', path: ['secrets', 'key'], type: 'string' },
+  { env: 'OBJECT_STORE_PUBLIC_ENDPOINT', path: ['object_store', 'public_endpoint'], type: 'string' },
+  { env: 'RELEASE_PUBLISHED_AT', path: ['release', 'published_at'], type: 'string' },
+  { env: 'RELEASE_COMMIT_SHA', path: ['release', 'commit_sha'], type: 'string' },
+  { env: 'RELEASE_COMMIT_SUBJECT', path: ['release', 'commit_subject'], type: 'string' },
+  { env: 'RELEASE_TAG_NAME', path: ['release', 'tag_name'], type: 'string' },
+  { env: 'RELEASE_TAG_MESSAGE', path: ['release', 'tag_message'], type: 'string' },
+  { env: 'OBSERVABILITY_RELEASE', path: ['release', 'observability_release'], type: 'string' },
+];
+
+/** Prefix of the generic override `AGENT_HOST__<SECTION>__<KEY>=<TOML value>`. */
+export const GENERIC_ENV_PREFIX = 'AGENT_HOST__';

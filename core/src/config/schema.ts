@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+const appEnv = z.enum(['development', 'staging', 'production', 'test']);
+
+/** One entry of the model catalog served by `GET /models`. */
+const catalogModel = z
+  .object({
+    model_name: z.string().min(1),
+    model_provider: z.string().min(1),
+    display_name: z.string().default(''),
+    description: z.string().min(1),
+    category: z.string().min(1),
+    /** Provider options for this model, for example `base_url`. */
+    options: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+/** The whole host configuration; section names follow the interface spec. */
+export const configSchema = z
+  .object({
+    app: z
+      .object({
+        env: appEnv.default('development'),
+        instance_name: z.string().default(''),
+        data_dir: z.string().min(1).default('./data'),
+        cache_dir: z.string().default(''),
+      })
+      .strict(),
+    server: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8080),
+        shutdown_timeout_seconds: z.number().positive().default(8),
+      })
+      .strict(),
+    logging: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict(),
+    database: z
+      .object({
+        url: z.string().default(''),
+        migrate_on_start: z.boolean().default(true),
+        pool_max: z.number().int().positive().default(10),
+        embedded_port: z.number().int().min(0).max(65535).default(0),
+      })
+      .strict(),
+    jobs: z
+      .object({
+        backend: z.enum(['postgres', 'mongodb']).default('postgres'),
+        mongodb_url: z.string().default(''),
+        process_every: z.string().default('2 seconds'),
+      })
+      .strict(),
+    chroma: z
+      .object({
+        url: z.string().default(''),
+        embedded_version: z.string().min(1).default('1.5.9'),
+        python: z.string().min(1).default('python3'),
+        startup_timeout_seconds: z.number().positive().default(120),
+      })
+      .strict(),
+    plugins: z
+      .object({
+        enabled: z.array(z.string().min(1)).default([]),
+        disabled: z.array(z.string().min(1)).default([]),
+      })
+      .catchall(z.record(z.string(), z.unknown())),
+    agent: z
+      .object({
+        system_prompt_max_length: z.number().int().positive().default(30000),
+        judge_prompt_max_length: z.number().int().positive().default(30000),
+        default_orchestrator_key: z.string().min(1).default('core_chat_v1'),
+      })
+      .strict(),
+    models: z
+      .object({
+        default_model_provider: z.string().min(1),
+        default_model_name: z.string().min(1),
+        catalog: z.array(catalogModel).default([]),
+      })
+      .strict(),
+    timeouts: z
+      .object({
+        model_request_seconds: z.number().positive().default(60),
+        http_request_seconds: z.number().positive().default(30),
+      })
+      .strict(),
+    mcp: z
+      .object({
+        history_user_message_window: z.number().int().min(0).default(3),
+        raw_passthrough_tool_keys: z.array(z.string()).default([]),
+        raw_passthrough_wrap_json_code_block: z.boolean().default(false),
+      })
+      .strict(),
+    scheduled_tasks: z.object({ enabled: z.boolean().default(true) }).strict(),
+    admin: z
+      .object({
+        access_token_secret_key: z.string().default(''),
+        access_cookie_secure: z.boolean().default(false),
+      })
+      .strict(),
+    secrets: z.object({ key: z.string().default('') }).strict(),
+    object_store: z
+      .object({
+        backend: z.string().min(1).default('local'),
+        local_dir: z.string().default(''),
+        public_endpoint: z.string().default(''),
+      })
+      .strict(),
+    release: z
+      .object({
+        published_at: z.string().default(''),
+        commit_sha: z.string().default(''),
+        commit_subject: z.string().default(''),
+        tag_name: z.string().default(''),
+        tag_message: z.string().default(''),
+        observability_release: z.string().default(''),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type HostConfig = z.output<typeof configSchema>;
+export type CatalogModel = z.output<typeof catalogModel>;

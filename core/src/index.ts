@@ -1,0 +1,15 @@
+export { AgentHostApp, StartupError, type AppOptions } from './app.js';
+export { ConfigError, loadConfig, productionGuardProblems } from './config/load.js';
+export { ENV_BINDINGS } from './config/env.js';
+export { configSchema, type HostConfig } from './config/schema.js';
+export { cacheDir, ensureChromaVenv } from './chroma/chroma-venv.js';
+export { chromaHeartbeat, EmbeddedChroma } from './chroma/embedded-chroma.js';
+export { databaseFingerprint } from './db/database.js';
+export { EmbeddedPostgresServer } from './db/embedded-postgres.js';
+export type { HealthReport } from './health/health-report.js';
+export { Kernel, type PluginInfo } from './kernel/kernel.js';
+export { listModels } from './models/model-catalog.js';
+export { listOrchestrators } from './orchestrators/orchestrator-catalog.js';
+export { DEFAULT_CONFIG_DIR, PROJECT_ROOT } from './paths.js';
+export { releaseMetadata } from './release/release-metadata.js';
+export { createRootLogger } from './services/logger.js';

@@ -1,0 +1,53 @@
+import { PluginRefusedError, type JobDefinitionOptions, type JobRun, type JobScheduler, type Logger } from '@agent-host/sdk';
+import { Agenda, type Job } from 'agenda';
+
+/**
+ * The SDK's job scheduler over one Agenda instance. Each plugin gets a view
+ * whose job names are prefixed `<pluginId>:`, so definitions cannot collide.
+ */
+export class AgendaJobs {
+  private readonly owners = new Map<string, string>();
+
+  constructor(
+    readonly agenda: Agenda,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The scheduler a plugin (or core domain) sees. */
+  forOwner(owner: string): JobScheduler {
+    const qualified = (name: string) => `${owner}:${name}`;
+    const id = (job: Job<unknown>) => String(job.attrs._id);
+    return {
+      define: <D>(name: string, handler: (job: JobRun<D>) => Promise<void>, options?: JobDefinitionOptions) => {
+        const full = qualified(name);
+        const existing = this.owners.get(full);
+        if (existing) throw new PluginRefusedError(owner, 'duplicate_key', `job "${name}" is already defined by "${existing}"`);
+        this.owners.set(full, owner);
+        this.agenda.define<D>(
+          full,
+          async (job) => {
+            const started = Date.now();
+            const log = this.logger.child({ job: full, job_id: id(job as Job<unknown>) });
+            log.info('job started');
+            try {
+              await handler({ id: id(job as Job<unknown>), name, data: job.attrs.data, touch: (progress) => job.touch(progress) });
+              log.info({ ms: Date.now() - started }, 'job finished');
+            } catch (error) {
+              log.error({ err: error, ms: Date.now() - started }, 'job failed');
+              throw error;
+            }
+          },
+          {
+            ...(options?.concurrency !== undefined && { concurrency: options.concurrency }),
+            ...(options?.lockLifetimeMs !== undefined && { lockLifetime: options.lockLifetimeMs }),
+          },
+        );
+      },
+      now: async (name, data) => id((await this.agenda.now(qualified(name), data)) as Job<unknown>),
+      schedule: async (when, name, data) => id((await this.agenda.schedule(when, qualified(name), data)) as Job<unknown>),
+      every: async (interval, name, data) => id((await this.agenda.every(interval, qualified(name), data)) as Job<unknown>),
+      cancel: (name, data) =>
+        this.agenda.cancel({ name: qualified(name), ...(data !== undefined && { data }) }),
+    };
+  }
+}

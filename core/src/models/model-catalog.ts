@@ -1,0 +1,26 @@
+import type { ModelProvider } from '@agent-host/sdk';
+import type { HostConfig } from '../config/schema.js';
+import type { KeyedRegistry } from '../kernel/registry.js';
+
+/** `GET /models`: the configured catalog, with defaults and provider availability. */
+export function listModels(config: HostConfig, providers: KeyedRegistry<ModelProvider>) {
+  const { default_model_provider, default_model_name, catalog } = config.models;
+  return {
+    default_model: { model_provider: default_model_provider, model_name: default_model_name },
+    models: catalog.map((model) => {
+      const provider = providers.get(model.model_provider);
+      return {
+        model_name: model.model_name,
+        model_provider: model.model_provider,
+        display_name: model.display_name || model.model_name,
+        description: model.description,
+        category: model.category,
+        is_default: model.model_provider === default_model_provider && model.model_name === default_model_name,
+        /** False when no enabled plugin provides this `model_provider`. */
+        available: provider !== undefined,
+        /** True for deterministic providers that call no language model. */
+        offline: provider?.offline ?? false,
+      };
+    }),
+  };
+}

@@ -1,0 +1,32 @@
+import type { ChildProcess } from 'node:child_process';
+
+/** Resolves once `child` has exited. */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+export async function terminate(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = exited(child);
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** Keeps the last `max` lines a child printed, for error messages. */
+export function tailLines(child: ChildProcess, max = 40): () => string {
+  const lines: string[] = [];
+  const push = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      lines.push(line);
+      if (lines.length > max) lines.shift();
+    }
+  };
+  child.stdout?.on('data', push);
+  child.stderr?.on('data', push);
+  return () => lines.join('\n');
+}

@@ -1,0 +1,36 @@
+import type { HealthCheckResult, HealthService } from '@agent-host/sdk';
+
+type Check = () => Promise<HealthCheckResult>;
+
+/** Every health check of core and plugins, run together by `/healthz`. */
+export class HealthRegistry {
+  private readonly checks = new Map<string, Check>();
+
+  add(name: string, check: Check): void {
+    this.checks.set(name, check);
+  }
+
+  /** The view a plugin gets: names are prefixed with its id. */
+  forOwner(owner: string): HealthService {
+    return { register: (name, check) => this.add(`${owner}.${name}`, check) };
+  }
+
+  /** Runs all checks concurrently, each bounded by `timeoutMs`. */
+  async run(timeoutMs: number): Promise<{ name: string; result: HealthCheckResult }[]> {
+    return Promise.all(
+      [...this.checks].map(async ([name, check]) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<HealthCheckResult>((resolve) => {
+          timer = setTimeout(() => resolve({ state: 'failed', message: `health check timed out after ${timeoutMs} ms` }), timeoutMs);
+        });
+        try {
+          return { name, result: await Promise.race([check(), timeout]) };
+        } catch (error) {
+          return { name, result: { state: 'failed' as const, message: (error as Error).message } };
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+import { AgentHostApp, type PluginInfo } from '@agent-host/core';
+import { Command } from 'commander';
+import { startHost } from './start.js';
+
+const program = new Command('agent-host').description('A plugin-based, extensible agent host');
+
+/** One line on stderr and exit 1: start-up refusals are meant to be read by people. */
+function fail(error: unknown): never {
+  process.stderr.write(`agent-host: ${(error as Error).message ?? String(error)}\n`);
+  process.exit(1);
+}
+
+program
+  .command('start')
+  .description('start the host (embedded Postgres and Chroma unless DATABASE_URL / CHROMA_URL are set)')
+  .action(async () => {
+    const host = await startHost().catch(fail);
+    const { app } = host;
+    process.stdout.write(
+      [
+        `agent-host is serving on ${host.url}`,
+        `  health:    ${host.url}/healthz`,
+        `  data dir:  ${app.dataDir}${app.config.database.url ? '' : ' (embedded Postgres and Chroma live here)'}`,
+        `  plugins:   ${app.kernel.plugins().map((p) => p.id).join(', ') || '(none)'}`,
+        `  log in:    administrator login arrives with the administrator-access feature (POST /admin/auth/login)`,
+        `  stop:      Ctrl+C (or SIGTERM)`,
+        '',
+      ].join('\n'),
+    );
+    let signalled = false;
+    const shutdown = (signal: NodeJS.Signals) => {
+      if (signalled) return;
+      signalled = true;
+      app.logger.info({ signal }, 'shutting down');
+      host.stop().then(
+        () => process.exit(0),
+        (error) => {
+          app.logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
+  });
+
+program
+  .command('migrate')
+  .description('apply pending database migrations and exit')
+  .action(async () => {
+    const applied = await AgentHostApp.create().migrateOnly().catch(fail);
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+    process.exit(0);
+  });
+
+function formatPlugin(plugin: PluginInfo): string {
+  const registered = Object.entries(plugin.registered)
+    .map(([point, keys]) => `${point}: ${keys.join(', ')}`)
+    .join('; ');
+  return [
+    `${plugin.id} ${plugin.version} (${plugin.origin}, sdk ${plugin.sdk})`,
+    `  package:    ${plugin.packageName}`,
+    `  from:       ${plugin.location}`,
+    `  registered: ${registered || '(nothing)'}`,
+  ].join('\n');
+}
+
+program
+  .command('plugins')
+  .description('plugin commands')
+  .command('list')
+  .description('load the enabled plugins and print where each came from, its version and what it registered')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const app = AgentHostApp.create();
+    await app.start().catch(fail);
+    const plugins = app.kernel.plugins();
+    await app.stop();
+    process.stdout.write(options.json ? JSON.stringify(plugins, null, 2) + '\n' : plugins.map(formatPlugin).join('\n') + '\n');
+    process.exit(0);
+  });
+
+program.parseAsync(process.argv).catch(fail);

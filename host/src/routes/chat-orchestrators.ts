@@ -1,0 +1,14 @@
+import { listOrchestrators } from '@agent-host/core';
+import { extensionPoints } from '@agent-host/sdk';
+import type { RouteFactory } from './route.js';
+
+export const chatOrchestratorRoutes: RouteFactory = (app) => [
+  {
+    method: 'get',
+    path: '/chat-orchestrators',
+    access: { public: true },
+    summary: 'Registered chat runtimes for agent configuration dropdowns',
+    handler: async () =>
+      listOrchestrators(app.kernel.registry(extensionPoints.orchestrators), app.config.agent.default_orchestrator_key),
+  },
+];

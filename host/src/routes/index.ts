@@ -1,0 +1,8 @@
+import { chatOrchestratorRoutes } from './chat-orchestrators.js';
+import { healthRoutes } from './health.js';
+import { modelRoutes } from './models.js';
+import { releaseMetadataRoutes } from './release-metadata.js';
+import type { RouteFactory } from './route.js';
+
+/** Every route file, mounted in this order. */
+export const routeFactories: RouteFactory[] = [healthRoutes, modelRoutes, chatOrchestratorRoutes, releaseMetadataRoutes];

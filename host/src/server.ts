@@ -1,0 +1,57 @@
+import type { AgentHostApp } from '@agent-host/core';
+import { AgentHostError } from '@agent-host/sdk';
+import restify, { type Request, type Response } from 'restify';
+import { noAdministratorLogin, type AccessGuard } from './access/route-access.js';
+import { routeFactories } from './routes/index.js';
+import type { RouteDefinition } from './routes/route.js';
+
+export interface ServerOptions {
+  /** Decides access to non-public routes; defaults to refusing them all (401). */
+  guard?: AccessGuard;
+}
+
+/** The restify server with every route file mounted behind the access guard. */
+export function createServer(app: AgentHostApp, options: ServerOptions = {}) {
+  const guard = options.guard ?? noAdministratorLogin;
+  const log = app.logger.child({ component: 'http' });
+  const server = restify.createServer({ name: 'agent-host', handleUncaughtExceptions: false });
+  const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
+
+  server.use(restify.plugins.queryParser({ mapParams: false }));
+  server.use(restify.plugins.bodyParser({ mapParams: false, maxBodySize: 1024 * 1024, rejectUnknown: false }));
+
+  for (const route of routes) {
+    server[route.method](route.path, async (req: Request, res: Response) => {
+      await guard.authorize(req, route.access);
+      const body = await route.handler(req, res);
+      if (!res.headersSent) res.send(200, body);
+    });
+  }
+
+  // Every error leaves as {"detail": ...}; unexpected errors never expose their message.
+  server.on('restifyError', (req: Request, res: Response, err: Error & { statusCode?: number; body?: unknown; toJSON?: () => unknown }, next: () => void) => {
+    let status = err.statusCode ?? 500;
+    let detail: unknown = err.message;
+    if (err instanceof AgentHostError) {
+      status = err.status;
+      detail = err.detail;
+    } else if (status === 404 && err.name === 'ResourceNotFoundError') {
+      detail = `no route for ${req.method} ${req.path()}`;
+    } else if (status >= 500) {
+      log.error({ err, method: req.method, url: req.url }, 'unhandled error');
+      detail = 'internal server error';
+    }
+    (err as { statusCode?: number }).statusCode = status;
+    err.toJSON = () => ({ detail });
+    next();
+  });
+
+  server.on('after', (req: Request, res: Response, _route: unknown, err?: Error) => {
+    log.info(
+      { method: req.method, url: req.url, status: res.statusCode, ms: Date.now() - req.time(), req_id: req.id(), ...(err && { err: err.message }) },
+      'request',
+    );
+  });
+
+  return { server, routes };
+}

@@ -1,0 +1,38 @@
+import { AgentHostApp, type AppOptions } from '@agent-host/core';
+import { createServer, type ServerOptions } from './server.js';
+import { closeHttpServer } from './shutdown.js';
+
+export interface RunningHost {
+  app: AgentHostApp;
+  url: string;
+  /** Graceful stop: HTTP first, then jobs, plugins, database and embedded services. */
+  stop(): Promise<void>;
+}
+
+/** Starts the app and serves it over HTTP. */
+export async function startHost(options: AppOptions & ServerOptions = {}): Promise<RunningHost> {
+  const app = AgentHostApp.create(options);
+  await app.start();
+  const { server } = createServer(app, options);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(app.config.server.port, app.config.server.host, () => resolve());
+    });
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+  const address = server.address();
+  const url = `http://${app.config.server.host}:${address.port}`;
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    url,
+    stop: () =>
+      (stopping ??= (async () => {
+        await closeHttpServer(server.server, app.config.server.shutdown_timeout_seconds * 1000);
+        await app.stop();
+      })()),
+  };
+}

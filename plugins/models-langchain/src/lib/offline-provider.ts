@@ -1,0 +1,60 @@
+import type { ChatCallOptions, ChatCompletion, ChatMessage, ChatModel, ChatModelSpec, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const words = (text: string) => new Set((text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 2));
+
+/** Splits context into passages: blank-line blocks, else lines. */
+function passages(text: string): string[] {
+  return text
+    .split(/\n\s*\n|\n(?=[-*\d[])/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+}
+
+/**
+ * The deterministic answer: the context passages sharing the most words with
+ * the question (at most three, in context order), or a plain statement that
+ * no language model is configured.
+ */
+export function offlineAnswer(messages: ChatMessage[]): string {
+  const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const asked = words(question);
+  const scored = messages
+    .filter((m) => m.role === 'system' || m.role === 'tool')
+    .flatMap((m) => passages(m.content))
+    .map((text, index) => ({ text, index, score: [...words(text)].filter((w) => asked.has(w)).length }))
+    .filter((p) => p.score > 0);
+  if (scored.length === 0) {
+    return `[offline model] No language model is configured, so this reply is deterministic. I found nothing in my context that matches: "${question.trim()}"`;
+  }
+  const best = scored.sort((a, b) => b.score - a.score || a.index - b.index).slice(0, 3).sort((a, b) => a.index - b.index);
+  return best.map((p) => p.text).join('\n\n');
+}
+
+class OfflineChatModel implements ChatModel {
+  readonly provider = 'offline';
+  constructor(readonly modelName: string) {}
+
+  async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
+    const parts = offlineAnswer(messages).split(/(?<= )/);
+    for (const content of parts) {
+      options?.signal?.throwIfAborted();
+      yield { type: 'token', content };
+    }
+  }
+
+  async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
+    options?.signal?.throwIfAborted();
+    return { content: offlineAnswer(messages), tool_calls: [] };
+  }
+}
+
+/** `model_provider = "offline"`: deterministic, calls no model, reports no usage (core estimates it). */
+export class OfflineModelProvider implements ModelProvider {
+  readonly displayName = 'Offline (deterministic, no language model)';
+  readonly offline = true;
+
+  createChatModel(spec: ChatModelSpec): ChatModel {
+    return new OfflineChatModel(spec.model_name);
+  }
+}

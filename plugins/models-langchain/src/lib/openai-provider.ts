@@ -1,0 +1,111 @@
+import type { AIMessageChunk } from '@langchain/core/messages';
+import { ChatOpenAI } from '@langchain/openai';
+import {
+  UpstreamError,
+  UpstreamTimeoutError,
+  type ChatCallOptions,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatModel,
+  type ChatModelSpec,
+  type ChatStreamChunk,
+  type Logger,
+  type ModelProvider,
+  type ToolCallRequest,
+} from '@agent-host/sdk';
+import { textOf, toLangChain } from './langchain-messages.js';
+
+export interface OpenAiProviderOptions {
+  baseUrl: string;
+  apiKey: () => string | undefined;
+  log: Logger;
+}
+
+const toolCallsOf = (message: AIMessageChunk): ToolCallRequest[] =>
+  (message.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: c.args as Record<string, unknown> }));
+
+class LangChainChatModel implements ChatModel {
+  readonly provider = 'openai';
+  readonly modelName: string;
+  private readonly client: ChatOpenAI;
+
+  constructor(spec: ChatModelSpec, private readonly options: OpenAiProviderOptions) {
+    this.modelName = spec.model_name;
+    const baseUrl = typeof spec.options.base_url === 'string' ? spec.options.base_url : options.baseUrl;
+    this.client = new ChatOpenAI({
+      model: spec.model_name,
+      ...(spec.temperature !== null && { temperature: spec.temperature }),
+      apiKey: options.apiKey() ?? 'not-configured',
+      configuration: { baseURL: baseUrl },
+      timeout: spec.timeoutMs,
+      maxRetries: 0,
+      streamUsage: true,
+    });
+  }
+
+  private runnable(options?: ChatCallOptions) {
+    let model = options?.tools?.length
+      ? this.client.bindTools(options.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> } })))
+      : this.client;
+    if (options?.responseSchema) {
+      model = model.withConfig({
+        response_format: { type: 'json_schema', json_schema: { name: options.responseSchema.name, schema: options.responseSchema.schema as Record<string, unknown> } },
+      }) as typeof model;
+    }
+    return model;
+  }
+
+  async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
+    let merged: AIMessageChunk | undefined;
+    try {
+      const stream = await this.runnable(options).stream(toLangChain(messages), { signal: options?.signal });
+      for await (const chunk of stream) {
+        merged = merged ? merged.concat(chunk) : chunk;
+        const text = textOf(chunk.content);
+        if (text) yield { type: 'token', content: text };
+      }
+    } catch (error) {
+      throw this.mapError(error, options?.signal);
+    }
+    if (!merged) return;
+    for (const call of toolCallsOf(merged)) yield { type: 'tool_call', call };
+    const usage = merged.usage_metadata;
+    if (usage) yield { type: 'usage', usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } };
+  }
+
+  async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
+    try {
+      const message = (await this.runnable(options).invoke(toLangChain(messages), { signal: options?.signal })) as AIMessageChunk;
+      const usage = message.usage_metadata;
+      return {
+        content: textOf(message.content),
+        tool_calls: toolCallsOf(message),
+        ...(usage && { usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } }),
+      };
+    } catch (error) {
+      throw this.mapError(error, options?.signal);
+    }
+  }
+
+  private mapError(error: unknown, signal?: AbortSignal): unknown {
+    if (signal?.aborted) return error;
+    const message = (error as Error).message ?? String(error);
+    if ((error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
+      return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
+    }
+    this.options.log.warn({ model: this.modelName, err: message }, 'model request failed');
+    return new UpstreamError(`model ${this.modelName} request failed: ${message}`, { cause: error });
+  }
+}
+
+/** `model_provider = "openai"`: any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio) through LangChain. */
+export class OpenAiCompatibleProvider implements ModelProvider {
+  readonly displayName = 'OpenAI-compatible (LangChain)';
+  readonly offline = false;
+
+  constructor(private readonly options: OpenAiProviderOptions) {}
+
+  createChatModel(spec: ChatModelSpec): ChatModel {
+    return new LangChainChatModel(spec, this.options);
+  }
+}

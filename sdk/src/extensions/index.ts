@@ -1,0 +1,72 @@
+import { createExtensionPoint } from '../refs.js';
+import type { DocumentParser, DocumentRecognizer } from './documents.js';
+import type { Embedder } from './embedders.js';
+import type { EtlRuntime, FusionRuntime } from './jobs-runtimes.js';
+import type { ModelProvider } from './models.js';
+import type { Orchestrator } from './orchestrators.js';
+import type { ExtensionRegistry } from './registry.js';
+import type { Retriever } from './retrievers.js';
+import type { SkillBackend, ToolBackend } from './tools.js';
+
+export type { DocumentInput, DocumentParser, DocumentRecognizer, ParsedDocument, ParsedElement, RecognitionField, RecognizedField } from './documents.js';
+export type { Embedder, EmbedderInfo } from './embedders.js';
+export type { EtlRuntime, FusionOutputItem, FusionRuntime, RunContext } from './jobs-runtimes.js';
+export type {
+  ChatCallOptions,
+  ChatCompletion,
+  ChatMessage,
+  ChatModel,
+  ChatModelSpec,
+  ChatStreamChunk,
+  JsonSchema,
+  ModelProvider,
+  ProviderUsage,
+  ToolCallRequest,
+  ToolSpec,
+} from './models.js';
+export type {
+  AgentSnapshot,
+  AgentType,
+  MessageType,
+  ModelChoice,
+  ModelRouter,
+  ModelStage,
+  Orchestrator,
+  RetrievalHandle,
+  RetrievedChunk,
+  ToolHandle,
+  Trace,
+  TurnContext,
+  TurnEvent,
+  TurnResult,
+} from './orchestrators.js';
+export type { ExtensionRegistry } from './registry.js';
+export type { Retriever, VectorFilter, VectorHit, VectorMetadata, VectorPoint } from './retrievers.js';
+export type { SkillBackend, SkillInvocation, ToolBackend, ToolCallOptions, ToolCallOutcome, ToolDescriptor, ToolServerConnection } from './tools.js';
+
+/**
+ * The keyed registries plugins contribute to.
+ * @public
+ */
+export const extensionPoints = Object.freeze({
+  /** Chat runtimes by `orchestrator_key`. */
+  orchestrators: createExtensionPoint<ExtensionRegistry<Orchestrator>>({ id: 'core.orchestrators' }),
+  /** Tool transports by `transport_type` (`stdio`, `http_sse`). */
+  toolBackends: createExtensionPoint<ExtensionRegistry<ToolBackend>>({ id: 'core.toolBackends' }),
+  /** Skill backends by backend type (`mcp`, `http`). */
+  skillBackends: createExtensionPoint<ExtensionRegistry<SkillBackend>>({ id: 'core.skillBackends' }),
+  /** Vector stores by backend name (`chroma`). */
+  retrievers: createExtensionPoint<ExtensionRegistry<Retriever>>({ id: 'core.retrievers' }),
+  /** Embedders by backend name. */
+  embedders: createExtensionPoint<ExtensionRegistry<Embedder>>({ id: 'core.embedders' }),
+  /** Model providers by `model_provider`. */
+  modelProviders: createExtensionPoint<ExtensionRegistry<ModelProvider>>({ id: 'core.modelProviders' }),
+  /** Document parsers by content type. */
+  documentParsers: createExtensionPoint<ExtensionRegistry<DocumentParser>>({ id: 'core.documentParsers' }),
+  /** Document recognizers by name. */
+  documentRecognizers: createExtensionPoint<ExtensionRegistry<DocumentRecognizer>>({ id: 'core.documentRecognizers' }),
+  /** ETL runtimes by name. */
+  etlRuntimes: createExtensionPoint<ExtensionRegistry<EtlRuntime>>({ id: 'core.etlRuntimes' }),
+  /** Fusion runtimes by name. */
+  fusionRuntimes: createExtensionPoint<ExtensionRegistry<FusionRuntime>>({ id: 'core.fusionRuntimes' }),
+});

@@ -1,0 +1,125 @@
+import type { Logger } from '../services/logger.js';
+import type { ChatMessage, ChatModel } from './models.js';
+import type { ToolCallOutcome, ToolDescriptor } from './tools.js';
+
+/** Agent capability boundary (spec 2.4). @public */
+export type AgentType = 'chat' | 'etl' | 'document_extraction' | 'fusion';
+
+/** Normalised `message_type` of a turn (unknown values become `other`). @public */
+export type MessageType = 'user_chat' | 'form' | 'rule' | 'other';
+
+/** The agent configuration a turn runs with (an immutable copy). @public */
+export interface AgentSnapshot {
+  agent_id: string;
+  name: string;
+  agent_type: AgentType;
+  orchestrator_key: string;
+  system_prompt: string | null;
+  model_name: string | null;
+  model_provider: string | null;
+  model_temperature: number | null;
+  hide_rag_source_filename: boolean;
+  model_routing_config: Readonly<Record<string, unknown>> | null;
+  mcp_response_config: Readonly<Record<string, unknown>> | null;
+  mcp_runtime_config: Readonly<Record<string, unknown>> | null;
+  response_grounding_config: Readonly<Record<string, unknown>> | null;
+}
+
+/** Which model a stage asks for (spec 2.4 `model_routing_config` slots). @public */
+export type ModelStage = 'tool_call' | 'general' | 'complex_task' | 'reasoning';
+
+/** The model a stage resolved to. @public */
+export interface ModelChoice {
+  model_name: string;
+  model_provider: string;
+  model_temperature: number | null;
+  /** The routing role that supplied it, for example `explicit_override` or `general_model`. */
+  role: string;
+}
+
+/**
+ * Resolves the model of each stage by the spec's priority (request override >
+ * routing config > agent primary > global default) and records every decision
+ * in the turn's `context_payload.model_routing`.
+ * @public
+ */
+export interface ModelRouter {
+  choose(stage: ModelStage): ModelChoice;
+  /** A chat model for the stage; its usage is recorded against the turn. */
+  chatModel(stage: ModelStage): ChatModel;
+}
+
+/** A retrieved chunk with its source fields. @beta */
+export interface RetrievedChunk {
+  content: string;
+  score: number;
+  source_id: string;
+  source_name: string;
+  document_id: string | null;
+  document_filename: string | null;
+  metadata: Readonly<Record<string, unknown>>;
+}
+
+/** Retrieval over the agent's mounted sources only. @beta */
+export interface RetrievalHandle {
+  search(query: string, options?: { topK?: number; threshold?: number }): Promise<RetrievedChunk[]>;
+}
+
+/** Tools the agent may call, with policy, allowlist, limits and audit enforced by core. @beta */
+export interface ToolHandle {
+  list(): Promise<ToolDescriptor[]>;
+  call(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome>;
+}
+
+/** Named spans for the turn trace (for example `mcp-tool-selection-decision`). @public */
+export interface Trace {
+  readonly traceId: string;
+  span<T>(name: string, run: (attributes: Record<string, unknown>) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Everything core hands an orchestrator for one turn.
+ * @public
+ */
+export interface TurnContext {
+  agent: AgentSnapshot;
+  session_id: string;
+  turn_id: string;
+  /** The message as the model should see it (non-`user_chat` types carry a `[message_type=...]` prefix). */
+  message: string;
+  message_type: MessageType;
+  /** Bounded recent history, oldest first. */
+  history: ChatMessage[];
+  models: ModelRouter;
+  retrieval: RetrievalHandle;
+  tools: ToolHandle;
+  skills: ToolHandle;
+  trace: Trace;
+  log: Logger;
+  /** Aborted when the client disconnects or the turn times out. */
+  signal: AbortSignal;
+}
+
+/** An event streamed to the client. @public */
+export type TurnEvent = { type: 'token'; content: string } | { type: 'error'; content: string };
+
+/** The final reply and its observation fields (`response_source`, `mcp_*`). @public */
+export interface TurnResult {
+  reply: string;
+  response_source: string;
+  observation: Record<string, unknown>;
+}
+
+/**
+ * A chat runtime, registered under its `orchestrator_key`. Core persists the
+ * turn, applies fixed responses and limits, and always ends the stream with
+ * `done`; the orchestrator only produces events and the result.
+ * @public
+ */
+export interface Orchestrator {
+  readonly displayName: string;
+  readonly description: string;
+  /** Experimental runtimes are offered but never the default. */
+  readonly experimental: boolean;
+  run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void>;
+}

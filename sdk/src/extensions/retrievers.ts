@@ -1,0 +1,35 @@
+import type { HealthCheckResult } from '../services/health.js';
+
+/** Scalar metadata a vector store can filter on. @beta */
+export type VectorMetadata = Record<string, string | number | boolean | null>;
+
+/** One stored chunk. @beta */
+export interface VectorPoint {
+  id: string;
+  vector: number[];
+  document: string;
+  metadata: VectorMetadata;
+}
+
+/** A nearest-neighbour hit; `score` is a similarity in [0, 1], higher is closer. @beta */
+export interface VectorHit {
+  id: string;
+  score: number;
+  document: string;
+  metadata: VectorMetadata;
+}
+
+/** A metadata filter (equality on each key; arrays mean "one of"). @beta */
+export type VectorFilter = Record<string, string | number | boolean | (string | number)[]>;
+
+/**
+ * A vector store, registered under its backend name (for example `chroma`).
+ * @beta
+ */
+export interface Retriever {
+  upsert(collection: string, points: VectorPoint[]): Promise<void>;
+  query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter }): Promise<VectorHit[]>;
+  delete(collection: string, selector: { ids?: string[]; where?: VectorFilter }): Promise<void>;
+  count(collection: string, where?: VectorFilter): Promise<number>;
+  health(): Promise<HealthCheckResult>;
+}

@@ -1,0 +1,67 @@
+import type { ValidationIssue } from '../errors.js';
+import type { JsonSchema } from './models.js';
+
+/** A tool server as a backend sees it, with its decrypted secret. @beta */
+export interface ToolServerConnection {
+  server_id: string;
+  transport_type: string;
+  connection_config: Readonly<Record<string, unknown>>;
+  /** Decrypted credential values, for substitution into headers or env. */
+  secret: Readonly<Record<string, string>> | null;
+}
+
+/** A tool a server offers. @beta */
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+}
+
+/** Per-call limits. @beta */
+export interface ToolCallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** What a tool or skill call produced (audit statuses of spec 2.7). @beta */
+export interface ToolCallOutcome {
+  status: 'success' | 'error' | 'timeout';
+  /** The result as the tool returned it (JSON). */
+  result: unknown;
+  error?: string;
+}
+
+/**
+ * A tool transport (MCP over `stdio`, `http_sse`), registered by transport.
+ * @beta
+ */
+export interface ToolBackend {
+  /** Checks `connection_config` before it is stored. */
+  validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[];
+  healthCheck(server: ToolServerConnection, options: ToolCallOptions): Promise<{ ok: boolean; message?: string }>;
+  listTools(server: ToolServerConnection, options: ToolCallOptions): Promise<ToolDescriptor[]>;
+  callTool(
+    server: ToolServerConnection,
+    name: string,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+  ): Promise<ToolCallOutcome>;
+  /** Closes pooled connections and child processes. */
+  close(): Promise<void>;
+}
+
+/** A skill invocation. @beta */
+export interface SkillInvocation {
+  skill_version_id: string;
+  backend_ref_id: string | null;
+  config: Readonly<Record<string, unknown>>;
+  input: Record<string, unknown>;
+}
+
+/**
+ * Runs skills of one backend type (for example `mcp`, `http`).
+ * @beta
+ */
+export interface SkillBackend {
+  invoke(invocation: SkillInvocation, options: ToolCallOptions): Promise<ToolCallOutcome>;
+}

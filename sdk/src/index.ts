@@ -1,0 +1,12 @@
+/**
+ * `@agent-host/sdk`: the contract between agent-host and its plugins.
+ * Plugins import only this package (and their own libraries).
+ * @packageDocumentation
+ */
+export { z } from 'zod';
+export * from './errors.js';
+export * from './extensions/index.js';
+export type { PluginManifest } from './manifest.js';
+export * from './plugin.js';
+export * from './refs.js';
+export * from './services/index.js';

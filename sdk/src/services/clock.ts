@@ -1,0 +1,4 @@
+/** Time source, replaceable in tests. @public */
+export interface Clock {
+  now(): Date;
+}
