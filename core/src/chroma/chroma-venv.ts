@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '@agent-host/sdk';
@@ -29,27 +29,55 @@ async function run(command: string, args: string[], logger: Logger): Promise<voi
   logger.debug({ command, args }, 'done');
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Holds `<dir>.lock` (a directory, created atomically) while `work` runs; waits for other holders. */
+async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${dir}.lock`;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > 15 * 60_000) await rm(lock, { recursive: true, force: true }); // left by a killed installer
+      else await sleep(500);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
 /**
  * Installs `chromadb==<version>` into a venv under the cache once; later calls
- * return at once. The venv is built beside its final path and renamed into
- * place, so an interrupted install is never mistaken for a finished one.
+ * return at once. A venv cannot be moved after it is built, so it is built in
+ * place and marked complete last: a half-built one is removed and rebuilt.
+ * Concurrent installers (parallel test runs) wait on a lock.
  */
 export async function ensureChromaVenv(options: { cacheDir: string; version: string; python: string; logger: Logger }): Promise<string> {
   const executable = chromaExecutable(options.cacheDir, options.version);
-  if (existsSync(executable)) return executable;
-  const finalDir = path.join(options.cacheDir, `chroma-${options.version}`);
-  const buildDir = `${finalDir}.build-${process.pid}`;
+  const venv = path.join(options.cacheDir, `chroma-${options.version}`);
+  const marker = path.join(venv, '.agent-host-complete');
+  if (existsSync(marker)) return executable;
   await mkdir(options.cacheDir, { recursive: true });
-  await rm(buildDir, { recursive: true, force: true });
-  options.logger.info({ version: options.version, dir: finalDir }, 'installing the Chroma server (pip install chromadb), first run only');
-  const started = Date.now();
-  try {
-    await run(options.python, ['-m', 'venv', buildDir], options.logger);
-    await run(path.join(buildDir, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger);
-    if (!existsSync(executable)) await rename(buildDir, finalDir);
-  } finally {
-    await rm(buildDir, { recursive: true, force: true });
-  }
-  options.logger.info({ ms: Date.now() - started }, 'Chroma server installed');
-  return executable;
+  return withLock(venv, async () => {
+    if (existsSync(marker)) return executable;
+    await rm(venv, { recursive: true, force: true });
+    options.logger.info({ version: options.version, dir: venv }, 'installing the Chroma server (pip install chromadb), first run only');
+    const started = Date.now();
+    try {
+      await run(options.python, ['-m', 'venv', venv], options.logger);
+      await run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger);
+    } catch (error) {
+      await rm(venv, { recursive: true, force: true });
+      throw error;
+    }
+    await writeFile(marker, new Date().toISOString() + '\n');
+    options.logger.info({ ms: Date.now() - started }, 'Chroma server installed');
+    return executable;
+  });
 }

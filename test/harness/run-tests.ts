@@ -1,0 +1,39 @@
+// Starts the services every test shares (one embedded Postgres server and one
+// Chroma server per run), runs tap with their addresses in the environment,
+// then stops them. Test files create their own database on the shared server.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { cacheDir, createRootLogger, EmbeddedChroma, EmbeddedPostgresServer, ensureChromaVenv, PROJECT_ROOT } from '@agent-host/core';
+import { prepareFerretDb } from './ferretdb.js';
+
+const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-test-'));
+const postgres = new EmbeddedPostgresServer({ dataDir, port: 0, logger });
+const chromaExecutable = await ensureChromaVenv({ cacheDir: cacheDir(''), version: '1.5.9', python: 'python3', logger });
+const chroma = new EmbeddedChroma({ executable: chromaExecutable, dataDir, startupTimeoutMs: 120_000, logger });
+
+let code = 1;
+try {
+  const [, , ferretdb] = await Promise.all([postgres.start(), chroma.start(), prepareFerretDb(logger)]);
+  const env = {
+    ...process.env,
+    TEST_PG_ADMIN_URL: postgres.url('postgres'),
+    TEST_CHROMA_URL: chroma.url,
+    TEST_FERRETDB_BIN: ferretdb,
+  };
+  const tap = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...process.argv.slice(2)], {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+    env,
+  });
+  const stop = (signal: NodeJS.Signals) => tap.kill(signal);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  code = await new Promise<number>((resolve) => tap.on('exit', (c) => resolve(c ?? 1)));
+} finally {
+  await Promise.allSettled([chroma.stop(), postgres.stop()]);
+  await rm(dataDir, { recursive: true, force: true });
+}
+process.exit(code);

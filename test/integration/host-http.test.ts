@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { allowAll, getJson, startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
+
+const helloPlugin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/hello-orchestrator');
+
+t.test('default host', async (t) => {
+  const host = await startTestHost(t, { env: { OBSERVABILITY_RELEASE: 'build-42', RELEASE_COMMIT_SUBJECT: 'Fix things' } });
+
+  t.test('/healthz reports every field of spec 4.1 with no credentials', async (t) => {
+    const { status, body } = await getJson(host, '/healthz');
+    t.equal(status, 200);
+    t.same(Object.keys(body).sort(), ['app_env', 'app_instance', 'database_fingerprint', 'guard_messages', 'guard_mode', 'guard_state', 'status']);
+    t.equal(body.status, 'ok');
+    t.equal(body.app_env, 'test');
+    t.equal(body.guard_mode, 'warn', 'guards warn outside production');
+    t.equal(body.guard_state, 'ok', 'Postgres, job store, Chroma and plugins are healthy');
+    t.same(body.guard_messages, []);
+    t.match(body.database_fingerprint, /^[0-9a-f]{16}$/);
+    const url = new URL(host.databaseUrl);
+    t.notMatch(JSON.stringify(body), url.password, 'the database password never appears');
+    t.notMatch(JSON.stringify(body), url.username + ':', 'the database user never appears');
+  });
+
+  t.test('app_instance is the row this process wrote to host_instances', async (t) => {
+    const { body } = await getJson(host, '/healthz');
+    const rows = await query(host.databaseUrl, 'SELECT id, stopped_at FROM host_instances');
+    t.same(rows.map((r) => r.id), [body.app_instance]);
+    t.equal(rows[0]!.stopped_at, null);
+  });
+
+  t.test('/chat-orchestrators is read from the registry: core_chat_v1 default, react_agent_v1 experimental', async (t) => {
+    const { status, body } = await getJson(host, '/chat-orchestrators');
+    t.equal(status, 200);
+    t.equal(body.default_orchestrator_key, 'core_chat_v1');
+    t.same(
+      body.items.map((o: any) => [o.key, o.is_default, o.experimental]),
+      [
+        ['core_chat_v1', true, false],
+        ['react_agent_v1', false, true],
+      ],
+    );
+    for (const item of body.items) {
+      t.ok(item.display_name && item.description, `${item.key} has a display name and description`);
+    }
+  });
+
+  t.test('/models lists the catalog with description, category and the default', async (t) => {
+    const { status, body } = await getJson(host, '/models');
+    t.equal(status, 200);
+    t.same(body.default_model, { model_provider: 'offline', model_name: 'offline-extractive' });
+    const offline = body.models.find((m: any) => m.model_provider === 'offline');
+    t.equal(offline.is_default, true);
+    t.equal(offline.offline, true, 'the offline provider is labelled as such');
+    t.equal(offline.category, 'offline');
+    t.match(offline.description, /not a language model/i);
+    const openai = body.models.find((m: any) => m.model_provider === 'openai');
+    t.equal(openai.is_default, false);
+    t.equal(openai.available, true, 'models-langchain provides openai');
+    for (const model of body.models) t.ok(model.description && model.category, `${model.model_name} has description and category`);
+  });
+
+  t.test('/release-metadata is behind the permission hook', async (t) => {
+    const { status, body } = await getJson(host, '/release-metadata');
+    t.equal(status, 401);
+    t.same(body, { detail: 'administrator login required' });
+  });
+
+  t.test('unknown routes give a JSON 404 with detail', async (t) => {
+    const response = await fetch(host.url + '/no/such/route');
+    t.equal(response.status, 404);
+    t.match(response.headers.get('content-type'), /application\/json/);
+    t.same(await response.json(), { detail: 'no route for GET /no/such/route' });
+  });
+});
+
+t.test('release metadata follows APP_ENV rules', async (t) => {
+  const host = await startTestHost(t, {
+    guard: allowAll,
+    env: { OBSERVABILITY_RELEASE: 'build-42', RELEASE_COMMIT_SUBJECT: 'Fix things', RELEASE_PUBLISHED_AT: '2026-11-01T00:00:00Z' },
+  });
+  const { status, body } = await getJson(host, '/release-metadata');
+  t.equal(status, 200);
+  t.same(body, {
+    app_env: 'test',
+    release_identifier: 'build-42',
+    published_at: '2026-11-01T00:00:00Z',
+    commit_sha: null,
+    commit_subject: 'Fix things',
+  }, 'outside production: commit facts, OBSERVABILITY_RELEASE when the sha is unset');
+});
+
+t.test('disabling orchestrator-react-agent removes react_agent_v1', async (t) => {
+  const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_DISABLED: 'orchestrator-react-agent' } });
+  const { body } = await getJson(host, '/chat-orchestrators');
+  t.same(body.items.map((o: any) => o.key), ['core_chat_v1']);
+});
+
+t.test('disabling the default orchestrator is reported as a guard warning', async (t) => {
+  const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_DISABLED: 'orchestrator-core-chat' } });
+  const { body } = await getJson(host, '/healthz');
+  t.equal(body.guard_state, 'warning');
+  t.match(body.guard_messages, [/default orchestrator "core_chat_v1" is not registered/]);
+});
+
+t.test('a third-party plugin loaded by path registers an orchestrator that /chat-orchestrators lists', async (t) => {
+  const host = await startTestHost(t, {
+    env: {
+      AGENT_HOST__PLUGINS__ENABLED: JSON.stringify(['models-langchain', 'orchestrator-core-chat', 'orchestrator-react-agent', helloPlugin]),
+    },
+  });
+  const { body } = await getJson(host, '/chat-orchestrators');
+  const hello = body.items.find((o: any) => o.key === 'hello_v1');
+  t.ok(hello, 'hello_v1 is listed');
+  t.equal(hello.plugin_id, 'hello-orchestrator');
+  t.equal(hello.display_name, 'Hello');
+  const info = host.app.kernel.plugins().find((p) => p.id === 'hello-orchestrator');
+  t.equal(info?.origin, 'path');
+  t.equal(info?.packageName, 'agent-host-plugin-hello');
+});

@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRootLogger, Kernel } from '@agent-host/core';
+import { extensionPoints, PluginRefusedError } from '@agent-host/sdk';
+import t from 'tap';
+import { container } from 'tsyringe';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/kernel');
+const logger = createRootLogger('silent');
+
+function kernel(specifiers: string[], options: { config?: Record<string, unknown>; disabled?: string[] } = {}) {
+  return new Kernel({
+    container: container.createChildContainer(),
+    logger,
+    specifiers,
+    disabled: options.disabled ?? [],
+    pluginsDir: path.resolve(fixtures, '../../../../plugins'),
+    baseDir: fixtures,
+    pluginConfig: (id) => options.config?.[id],
+    scopedServices: { 'core.logger': () => logger },
+  });
+}
+
+async function refusal(t: { type: (v: unknown, c: unknown, m?: string) => unknown }, k: Kernel): Promise<PluginRefusedError> {
+  const error = await k.init().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.type(error, PluginRefusedError, 'start-up is refused with a PluginRefusedError');
+  return error as PluginRefusedError;
+}
+
+t.test('an SDK range the host does not satisfy refuses start-up, naming the plugin and the range', async (t) => {
+  const error = await refusal(t, kernel(['./sdk-too-new']));
+  t.equal(error.pluginId, 'sdk-too-new');
+  t.equal(error.reason, 'sdk_range_mismatch');
+  t.match(error.message, /plugin "sdk-too-new" refused \(sdk_range_mismatch\): requires @agent-host\/sdk \^2\.0\.0, but this host provides 1\.0\.0/);
+});
+
+t.test('config failing the plugin schema refuses start-up, naming the plugin and the key', async (t) => {
+  const error = await refusal(t, kernel(['./strict-config'], { config: { 'strict-config': { endpoint: 'not a url' } } }));
+  t.equal(error.reason, 'invalid_config');
+  t.match(error.message, /plugin "strict-config" refused \(invalid_config\): \[plugins\.strict-config\]\.endpoint/);
+  const unknownKey = await refusal(t, kernel(['./strict-config'], { config: { 'strict-config': { endpoint: 'http://x', typo: 1 } } }));
+  t.match(unknownKey.message, /strict-config.*invalid_config.*typo/, 'unknown keys are refused too');
+});
+
+t.test('two plugins claiming one key refuses start-up, naming both plugins and the key', async (t) => {
+  const error = await refusal(t, kernel(['./claims-key-a', './claims-key-b']));
+  t.equal(error.pluginId, 'claims-key-b');
+  t.equal(error.reason, 'duplicate_key');
+  t.match(error.message, /plugin "claims-key-b" refused \(duplicate_key\): orchestrators key "shared_key_v1" is already registered by plugin "claims-key-a"/);
+});
+
+t.test('the same plugin id from two places refuses start-up', async (t) => {
+  const error = await refusal(t, kernel(['./claims-key-a', path.join(fixtures, 'claims-key-a')]));
+  t.equal(error.reason, 'duplicate_key');
+  t.match(error.message, /plugin "claims-key-a".*claimed by both/);
+});
+
+t.test('a missing plugin dependency refuses start-up, naming the plugin and what is missing', async (t) => {
+  const error = await refusal(t, kernel(['./needs-plugin']));
+  t.equal(error.reason, 'missing_dependency');
+  t.match(error.message, /plugin "needs-plugin" refused \(missing_dependency\): depends on plugin "not-installed"/);
+});
+
+t.test('a dependency that is disabled counts as missing', async (t) => {
+  const error = await refusal(t, kernel(['./lifecycle-base', './lifecycle-top'], { disabled: ['lifecycle-base'] }));
+  t.equal(error.pluginId, 'lifecycle-top');
+  t.equal(error.reason, 'missing_dependency');
+});
+
+t.test('a service ref nobody provides refuses start-up, naming the plugin and the ref', async (t) => {
+  const error = await refusal(t, kernel(['./needs-service']));
+  t.equal(error.reason, 'missing_dependency');
+  t.match(error.message, /plugin "needs-service" refused \(missing_dependency\): requires service "acme\.billing" \(deps\.billing\)/);
+});
+
+t.test('an init that throws refuses start-up, naming the plugin and the cause', async (t) => {
+  const error = await refusal(t, kernel(['./init-throws']));
+  t.equal(error.reason, 'init_failed');
+  t.match(error.message, /plugin "init-throws" refused \(init_failed\): init threw: cannot reach the license server/);
+});
+
+t.test('an unknown plugin specifier refuses start-up', async (t) => {
+  const error = await refusal(t, kernel(['no-such-plugin-anywhere']));
+  t.equal(error.reason, 'invalid_plugin');
+  t.match(error.message, /no-such-plugin-anywhere/);
+});
+
+t.test('lifecycle hooks run in dependency order on start and in reverse on stop', async (t) => {
+  const events: string[] = ((globalThis as { __lifecycleEvents?: string[] }).__lifecycleEvents ??= []);
+  events.length = 0;
+  // Configured in the "wrong" order on purpose: the dependency decides.
+  const k = kernel(['./lifecycle-top', './lifecycle-base']);
+  await k.init();
+  await k.start();
+  await k.stop();
+  t.same(events, [
+    'init:lifecycle-base',
+    'init:lifecycle-top',
+    'start:lifecycle-base',
+    'start:lifecycle-top',
+    'stop:lifecycle-top',
+    'stop:lifecycle-base',
+  ]);
+});
+
+t.test('disabled plugins are not loaded and loaded plugins report what they registered', async (t) => {
+  const k = kernel(['./claims-key-a', './claims-key-b'], { disabled: ['claims-key-b'] });
+  await k.init();
+  t.same(k.plugins().map((p) => p.id), ['claims-key-a']);
+  t.same(k.plugins()[0]!.registered, { orchestrators: ['shared_key_v1'] });
+  t.equal(k.plugins()[0]!.version, '1.2.3');
+  t.equal(k.plugins()[0]!.origin, 'path');
+  t.equal(k.registry(extensionPoints.orchestrators).ownerOf('shared_key_v1'), 'claims-key-a');
+});
