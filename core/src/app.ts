@@ -57,6 +57,7 @@ export class AgentHostApp {
   sequelize?: Sequelize;
   agenda?: Agenda;
   private jobs?: AgendaJobs;
+  private jobsStarted = false;
   private embeddedPostgres?: EmbeddedPostgresServer;
   private embeddedChroma?: EmbeddedChroma;
   private readonly cleanups: (() => Promise<void>)[] = [];
@@ -103,13 +104,14 @@ export class AgentHostApp {
       mkdirSync(this.dataDir, { recursive: true });
       await Promise.all([this.startDatabase(), this.startChroma()]);
       await this.openDatabase();
-      this.startJobs();
+      await this.startJobs();
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
       await this.kernel.start();
       this.cleanups.push(() => this.kernel.stop());
       await this.agenda!.start();
+      this.jobsStarted = true;
     } catch (error) {
       await this.stop();
       throw error;
@@ -227,13 +229,17 @@ export class AgentHostApp {
     this.logger.info({ database: redactUrl(this.databaseUrl) }, 'database ready');
   }
 
-  private startJobs(): void {
-    const agenda = createAgenda(this.config, this.databaseUrl, this.instanceId);
+  private async startJobs(): Promise<void> {
+    const { agenda, backend } = createAgenda(this.config, this.databaseUrl, this.instanceId);
     agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
+    // Connected before anything can fail, so a refused start never races a half-open job store.
+    await agenda.ready;
     this.agenda = agenda;
     this.jobs = new AgendaJobs(agenda, this.logger);
     const drainMs = (this.config.server.shutdown_timeout_seconds * 1000) / 2;
     this.cleanups.push(async () => {
+      // Agenda only disconnects what start() connected; a refused start never got there.
+      if (!this.jobsStarted) return backend.disconnect();
       const result = await agenda.drain({ timeout: drainMs });
       if (result.timedOut) this.logger.warn({ running: result.running }, 'jobs still running at shutdown; their locks are released');
       await agenda.stop();

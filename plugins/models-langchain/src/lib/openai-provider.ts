@@ -11,6 +11,7 @@ import {
   type ChatStreamChunk,
   type Logger,
   type ModelProvider,
+  type ProviderUsage,
   type ToolCallRequest,
 } from '@agent-host/sdk';
 import { textOf, toLangChain } from './langchain-messages.js';
@@ -23,6 +24,19 @@ export interface OpenAiProviderOptions {
 
 const toolCallsOf = (message: AIMessageChunk): ToolCallRequest[] =>
   (message.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: c.args as Record<string, unknown> }));
+
+/**
+ * The usage the server reported, or `undefined` when it reported none (LangChain
+ * leaves an empty `usage_metadata` object on invoke when the response carries
+ * no `usage`; LangChain drops zero counts, so a missing count is zero).
+ */
+function usageOf(message: AIMessageChunk): ProviderUsage | undefined {
+  const usage = message.usage_metadata;
+  const input = usage?.input_tokens;
+  const output = usage?.output_tokens;
+  if (typeof input !== 'number' && typeof output !== 'number') return undefined;
+  return { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+}
 
 class LangChainChatModel implements ChatModel {
   readonly provider = 'openai';
@@ -69,19 +83,15 @@ class LangChainChatModel implements ChatModel {
     }
     if (!merged) return;
     for (const call of toolCallsOf(merged)) yield { type: 'tool_call', call };
-    const usage = merged.usage_metadata;
-    if (usage) yield { type: 'usage', usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } };
+    const usage = usageOf(merged);
+    if (usage) yield { type: 'usage', usage };
   }
 
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
     try {
       const message = (await this.runnable(options).invoke(toLangChain(messages), { signal: options?.signal })) as AIMessageChunk;
-      const usage = message.usage_metadata;
-      return {
-        content: textOf(message.content),
-        tool_calls: toolCallsOf(message),
-        ...(usage && { usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } }),
-      };
+      const usage = usageOf(message);
+      return { content: textOf(message.content), tool_calls: toolCallsOf(message), ...(usage && { usage }) };
     } catch (error) {
       throw this.mapError(error, options?.signal);
     }

@@ -41,7 +41,9 @@ export class ReactAgentOrchestrator implements Orchestrator {
           calls.push(chunk.call);
         }
       }
-      if (calls.length === 0) {
+      // The last step offers no tools: a call the model makes anyway is not run
+      // (its result could never reach the model), and the step's text is the reply.
+      if (calls.length === 0 || !offerTools) {
         return { reply, response_source: 'model', observation: { react_steps: step, react_tool_calls: toolCalls } };
       }
       messages.push({ role: 'assistant', content: reply, tool_calls: calls });

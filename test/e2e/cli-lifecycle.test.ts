@@ -1,0 +1,90 @@
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { query } from '../helpers/services.js';
+import { alive, commandOf, descendants, embeddedEnv, runCli, servingUrl } from '../helpers/cli.js';
+
+async function embeddedDatabaseUrl(dataDir: string): Promise<string> {
+  const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
+  const port = (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[3]!.trim();
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/agent_host`;
+}
+
+t.test('agent-host start on the embedded default: serves, survives a restart, stops cleanly on SIGTERM', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
+  const instances: string[] = [];
+
+  for (const round of [1, 2]) {
+    const run = runCli(['start'], env);
+    t.teardown(() => void run.child.kill('SIGKILL'));
+    const url = await servingUrl(run);
+    t.match(run.output(), new RegExp(`data dir:\\s+${dataDir}`), 'the banner names the data directory');
+
+    const health = await (await fetch(`${url}/healthz`)).json();
+    t.equal(health.status, 'ok', `round ${round}: /healthz status ok`);
+    t.equal(health.guard_state, 'ok', `round ${round}: guard_state ok with embedded Postgres and Chroma`);
+    instances.push(health.app_instance);
+
+    const orchestrators = await (await fetch(`${url}/chat-orchestrators`)).json();
+    t.same(orchestrators.items.map((o: { key: string }) => o.key), ['core_chat_v1', 'react_agent_v1'], `round ${round}: orchestrators listed`);
+
+    const rows = await query(await embeddedDatabaseUrl(dataDir), 'SELECT id, stopped_at FROM host_instances ORDER BY started_at');
+    t.same(rows.map((r) => r.id), instances, `round ${round}: every instance recorded so far is still in the database`);
+    if (round === 2) t.ok(rows[0]!.stopped_at, 'the first run recorded its clean stop');
+
+    const children = descendants(run.child.pid!);
+    t.ok(children.some((pid) => /postgres/.test(commandOf(pid))), 'embedded Postgres runs as a child of the host');
+    t.ok(children.some((pid) => /chroma/.test(commandOf(pid))), 'embedded Chroma runs as a child of the host');
+
+    const stopped = Date.now();
+    run.child.kill('SIGTERM');
+    const { code } = await run.exit;
+    t.equal(code, 0, `round ${round}: SIGTERM exits 0`);
+    t.ok(Date.now() - stopped < 10_000, `round ${round}: SIGTERM ends the host within 10 s (took ${Date.now() - stopped} ms)`);
+    const left = children.filter(alive);
+    t.same(left.map(commandOf), [], `round ${round}: no Postgres or Chroma process is left running`);
+  }
+});
+
+t.test('start-up refusals print one clear message, exit 1 and leave nothing running', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+
+  const production = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, APP_ENV: 'production', ADMIN_ACCESS_COOKIE_SECURE: 'false' }));
+  const prodExit = await production.exit;
+  t.equal(prodExit.code, 1, 'production without its guards exits 1');
+  t.match(production.output(), /production guard refused start-up: ADMIN_ACCESS_TOKEN_SECRET_KEY must be set when APP_ENV=production; ADMIN_ACCESS_COOKIE_SECURE must be true/);
+
+  const badPlugin = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST__PLUGINS__ENABLED: '["./test/fixtures/plugins/kernel/init-throws"]' }));
+  const pids = new Set<number>();
+  const watcher = setInterval(() => descendants(badPlugin.child.pid!).forEach((pid) => pids.add(pid)), 50);
+  const pluginExit = await badPlugin.exit;
+  clearInterval(watcher);
+  t.equal(pluginExit.code, 1, 'a refused plugin exits 1');
+  t.match(badPlugin.output(), /agent-host: plugin "init-throws" refused \(init_failed\): init threw: cannot reach the license server/);
+  t.same([...pids].filter(alive).map(commandOf), [], 'embedded services started before the refusal are stopped');
+});
+
+t.test('agent-host plugins list shows what loaded, from where, versions and registrations', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const run = runCli(['plugins', 'list', '--json'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir }));
+  const { code } = await run.exit;
+  t.equal(code, 0);
+  const plugins = JSON.parse(run.output().slice(run.output().indexOf('[')));
+  t.same(
+    plugins.map((p: any) => [p.id, p.origin, p.registered]),
+    [
+      ['models-langchain', 'first-party', { modelProviders: ['openai', 'offline'] }],
+      ['orchestrator-core-chat', 'first-party', { orchestrators: ['core_chat_v1'] }],
+      ['orchestrator-react-agent', 'first-party', { orchestrators: ['react_agent_v1'] }],
+    ],
+  );
+  t.ok(plugins.every((p: any) => /^\d+\.\d+\.\d+/.test(p.version) && p.location && p.sdk), 'each has a version, location and SDK range');
+});
