@@ -16,7 +16,10 @@ import modelsPlugin from '../../plugins/models-langchain/src/index.js';
 import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
 
-type Test = Parameters<Parameters<typeof t.test>[1]>[0];
+/** What the fixture helper needs of a tap test. */
+interface Test {
+  teardown(fn: () => Promise<void> | void): void;
+}
 
 interface RecordingLogger extends Logger {
   warnings: unknown[];

@@ -62,11 +62,19 @@ t.test('the offline model answers with the context passages that match the quest
   tt.same(refunds.tool_calls, [], 'the offline model never calls tools');
   tt.notOk('usage' in refunds, 'the offline model reports no usage (core estimates it)');
 
-  const shipping = await model().invoke(conversation('How many business days does shipping take?'));
+  const shipping = await model().invoke(conversation('How long does shipping take?'));
   tt.equal(shipping.content, SHIPPING, 'another question picks its own passage');
 
   const both = await model().invoke(conversation('Shipping and refunds: how many days?'));
   tt.equal(both.content, `${REFUNDS}\n\n${SHIPPING}`, 'several matching passages are all returned, in context order');
+
+  const many = ['Apples grow on trees.', 'Apples and pears ripen in autumn.', 'Bananas are yellow.', 'Pears and apples keep in cold storage.', 'Apples are red or green.'];
+  const best = await model().invoke(conversation('Do apples and pears ripen in cold storage?', many.join('\n\n')));
+  tt.equal(
+    best.content,
+    [many[0], many[1], many[3]].join('\n\n'),
+    'at most three passages are returned: the best-matching ones, ties broken by context order, shown in context order',
+  );
 
   const fromTool = await model().invoke([
     { role: 'user', content: 'Which warehouse holds order 77?' },

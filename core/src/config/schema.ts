@@ -67,7 +67,7 @@ export const configSchema = z
       .object({
         system_prompt_max_length: z.number().int().positive().default(30000),
         judge_prompt_max_length: z.number().int().positive().default(30000),
-        default_orchestrator_key: z.string().min(1).default('core_chat_v1'),
+        default_orchestrator_key: z.string().min(1),
       })
       .strict(),
     models: z

@@ -38,8 +38,8 @@ export interface ModelChoice {
 }
 
 /**
- * Resolves the model of each stage by the spec's priority (request override >
- * routing config > agent primary > global default) and records every decision
+ * Resolves the model of each stage by the spec's priority (request override,
+ * then routing config, then agent primary, then global default) and records every decision
  * in the turn's `context_payload.model_routing`.
  * @public
  */

@@ -1,0 +1,13 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createRootLogger, EmbeddedPostgresServer } from '@agent-host/core';
+const logger = createRootLogger('warn');
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pg-probe-'));
+const pg = new EmbeddedPostgresServer({ dataDir, port: 0, logger });
+await pg.start();
+await pg.ensureDatabase('ferretdb');
+const child = spawn(process.execPath, ['--import', 'tsx', 'test/harness/.probe3.tmp.ts'], { stdio: 'inherit', env: { ...process.env, HANDLER: 'postgresql', PGURL: pg.url('ferretdb') } });
+await new Promise((r) => child.on('exit', r));
+await pg.stop();

@@ -1,0 +1,412 @@
+// The chat runtimes core_chat_v1 (CoreChatOrchestrator) and react_agent_v1
+// (ReactAgentOrchestrator), run with a TurnContext built here: real model
+// providers (offline, or openai against the fixture server), a retrieval handle
+// with fixed chunks, real in-test tools, and a trace that records spans.
+import t from 'tap';
+import type {
+  AgentSnapshot,
+  ChatMessage,
+  ChatModel,
+  ChatModelSpec,
+  JsonSchema,
+  Logger,
+  ModelProvider,
+  ModelStage,
+  RetrievedChunk,
+  ToolCallOutcome,
+  ToolHandle,
+  TurnContext,
+  TurnEvent,
+  TurnResult,
+} from '@agent-host/sdk';
+import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
+import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
+import { CoreChatOrchestrator } from '../../plugins/orchestrator-core-chat/src/lib/core-chat.js';
+import { ReactAgentOrchestrator } from '../../plugins/orchestrator-react-agent/src/lib/react-agent.js';
+import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
+
+/** What the fixture helper needs of a tap test. */
+interface Test {
+  teardown(fn: () => Promise<void> | void): void;
+}
+
+// ---------------------------------------------------------------------------
+// The turn context helper
+
+interface InTestTool {
+  description: string;
+  input_schema: JsonSchema;
+  run(args: Record<string, unknown>): unknown;
+}
+
+interface ModelCall {
+  stage: ModelStage;
+  messages: ChatMessage[];
+  toolNames: string[] | undefined;
+}
+
+interface TurnHarness {
+  context: TurnContext;
+  /** Span names in the order they started, with the attributes the run set. */
+  spans: { name: string; attributes: Record<string, unknown> }[];
+  /** Every chat-model call (stage, a copy of its messages, offered tool names). */
+  modelCalls: ModelCall[];
+  /** Queries the retrieval handle received. */
+  searches: string[];
+  /** Calls the tool handle received. */
+  toolCalls: { name: string; args: Record<string, unknown> }[];
+}
+
+const noop = () => {};
+const quietLog: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => quietLog };
+
+function agentSnapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
+  return {
+    agent_id: 'agent-1',
+    name: 'Help desk',
+    agent_type: 'chat',
+    orchestrator_key: 'core_chat_v1',
+    system_prompt: null,
+    model_name: 'gpt-4o-mini',
+    model_provider: 'openai',
+    model_temperature: null,
+    hide_rag_source_filename: false,
+    model_routing_config: null,
+    mcp_response_config: null,
+    mcp_runtime_config: null,
+    response_grounding_config: null,
+    ...overrides,
+  };
+}
+
+function chunk(content: string, document_filename: string | null, score = 0.9): RetrievedChunk {
+  return { content, score, source_id: 'source-1', source_name: 'Handbook', document_id: document_filename && `doc-${document_filename}`, document_filename, metadata: {} };
+}
+
+function buildTurnContext(options: {
+  provider: ModelProvider;
+  message: string;
+  agent?: Partial<AgentSnapshot>;
+  history?: ChatMessage[];
+  chunks?: RetrievedChunk[];
+  tools?: Record<string, InTestTool>;
+  modelSpec?: Partial<ChatModelSpec>;
+}): TurnHarness {
+  const agent = agentSnapshot(options.agent);
+  const spans: TurnHarness['spans'] = [];
+  const modelCalls: ModelCall[] = [];
+  const searches: string[] = [];
+  const toolCalls: TurnHarness['toolCalls'] = [];
+  const tools = options.tools ?? {};
+
+  const recording = (inner: ChatModel, stage: ModelStage): ChatModel => ({
+    provider: inner.provider,
+    modelName: inner.modelName,
+    stream(messages, callOptions) {
+      modelCalls.push({ stage, messages: structuredClone(messages), toolNames: callOptions?.tools?.map((x) => x.name) });
+      return inner.stream(messages, callOptions);
+    },
+    invoke(messages, callOptions) {
+      modelCalls.push({ stage, messages: structuredClone(messages), toolNames: callOptions?.tools?.map((x) => x.name) });
+      return inner.invoke(messages, callOptions);
+    },
+  });
+
+  const toolHandle: ToolHandle = {
+    list: async () => Object.entries(tools).map(([name, tool]) => ({ name, description: tool.description, input_schema: tool.input_schema })),
+    async call(name, args): Promise<ToolCallOutcome> {
+      toolCalls.push({ name, args });
+      const tool = tools[name];
+      if (!tool) return { status: 'error', result: null, error: `tool ${name} is not allowed` };
+      try {
+        return { status: 'success', result: await tool.run(args) };
+      } catch (error) {
+        return { status: 'error', result: null, error: (error as Error).message };
+      }
+    },
+  };
+
+  const context: TurnContext = {
+    agent,
+    session_id: 'session-1',
+    turn_id: 'turn-1',
+    message: options.message,
+    message_type: 'user_chat',
+    history: options.history ?? [],
+    models: {
+      choose: (stage) => ({ model_name: agent.model_name ?? 'default', model_provider: options.provider.offline ? 'offline' : 'openai', model_temperature: null, role: `${stage}_model` }),
+      chatModel: (stage) =>
+        recording(
+          options.provider.createChatModel({ model_name: agent.model_name ?? 'default', temperature: null, timeoutMs: 5_000, options: {}, ...options.modelSpec }),
+          stage,
+        ),
+    },
+    retrieval: {
+      async search(query) {
+        searches.push(query);
+        return options.chunks ?? [];
+      },
+    },
+    tools: toolHandle,
+    skills: { list: async () => [], call: async (name) => ({ status: 'error', result: null, error: `no skill ${name}` }) },
+    trace: {
+      traceId: 'trace-1',
+      async span(name, run) {
+        const attributes: Record<string, unknown> = {};
+        spans.push({ name, attributes });
+        return run(attributes);
+      },
+    },
+    log: quietLog,
+    signal: new AbortController().signal,
+  };
+  return { context, spans, modelCalls, searches, toolCalls };
+}
+
+/** Runs an orchestrator to completion: the events it streamed and its result. */
+async function drive(run: AsyncGenerator<TurnEvent, TurnResult, void>): Promise<{ events: TurnEvent[]; result: TurnResult }> {
+  const events: TurnEvent[] = [];
+  for (;;) {
+    const next = await run.next();
+    if (next.done) return { events, result: next.value };
+    events.push(next.value);
+  }
+}
+
+const tokenText = (events: TurnEvent[]) => events.filter((e) => e.type === 'token').map((e) => e.content);
+
+async function fixture(tt: Test, respond: OpenAiFixtureOptions['respond']): Promise<OpenAiFixture> {
+  const server = await startOpenAiFixture({ respond });
+  tt.teardown(() => server.close());
+  return server;
+}
+
+const openaiAt = (server: OpenAiFixture) => new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', log: quietLog });
+
+const REFUNDS = 'Refunds are issued within 30 days of purchase.';
+const SHIPPING = 'Shipping takes five business days.';
+const CHUNKS = [chunk(REFUNDS, 'refund-policy.pdf'), chunk(SHIPPING, 'shipping-guide.md')];
+
+// ---------------------------------------------------------------------------
+// core_chat_v1
+
+t.test('core_chat_v1 streams tokens whose concatenation equals the reply', async (tt) => {
+  const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', chunks: CHUNKS });
+  const { events, result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  const tokens = tokenText(events);
+  tt.ok(tokens.length > 1, 'the reply is streamed as several token events');
+  tt.ok(events.every((e) => e.type === 'token'), 'a successful turn streams only token events');
+  tt.equal(tokens.join(''), result.reply, 'the streamed tokens join to exactly the returned reply');
+  tt.match(result.reply, REFUNDS, 'the (offline) model answers from the retrieved passage');
+  tt.notMatch(result.reply, SHIPPING, 'the non-matching passage is not in the answer');
+  tt.equal(result.response_source, 'model', 'the reply is marked as coming from the model');
+  tt.equal(result.observation.rag_chunk_count, 2, 'the observation counts the retrieved chunks');
+  tt.same(harness.modelCalls.map((c) => c.stage), ['general'], 'core chat makes one model call, on the general stage');
+});
+
+t.test('core_chat_v1 puts the system prompt and the retrieved passages into the system message', async (tt) => {
+  const history: ChatMessage[] = [
+    { role: 'user', content: 'Hi there' },
+    { role: 'assistant', content: 'Hello! How can I help?' },
+  ];
+  const harness = buildTurnContext({
+    provider: new OfflineModelProvider(),
+    message: 'When are refunds issued?',
+    agent: { system_prompt: 'You are the Acme help desk.' },
+    history,
+    chunks: CHUNKS,
+  });
+  await drive(new CoreChatOrchestrator().run(harness.context));
+
+  tt.same(harness.searches, ['When are refunds issued?'], "retrieval searches the agent's sources with the user's message");
+  const rag = harness.spans.find((s) => s.name === 'rag-retrieval');
+  tt.ok(rag, 'retrieval runs inside a rag-retrieval span');
+  tt.equal(rag?.attributes.chunk_count, 2, 'the span records how many chunks were retrieved');
+
+  const messages = harness.modelCalls[0]?.messages ?? [];
+  const [system] = messages;
+  tt.equal(system?.role, 'system', 'the first message is the system message');
+  tt.match(system?.content, 'You are the Acme help desk.', "the system message carries the agent's system prompt");
+  tt.match(system?.content, REFUNDS, 'the system message carries the first retrieved passage');
+  tt.match(system?.content, SHIPPING, 'the system message carries the second retrieved passage');
+  tt.ok((system?.content.indexOf('Acme') ?? -1) < (system?.content.indexOf(REFUNDS) ?? -1), 'the system prompt comes before the passages');
+  tt.match(system?.content, '[refund-policy.pdf]', 'with hide_rag_source_filename false, passages are labelled with their filename');
+  tt.same(messages.slice(1, 3), history, 'the history follows the system message, oldest first');
+  tt.same(messages.at(-1), { role: 'user', content: 'When are refunds issued?' }, "the user's message comes last");
+  tt.equal(messages.length, 4, 'nothing else is sent');
+});
+
+t.test('core_chat_v1 hides filenames when hide_rag_source_filename is true', async (tt) => {
+  const harness = buildTurnContext({
+    provider: new OfflineModelProvider(),
+    message: 'When are refunds issued?',
+    agent: { hide_rag_source_filename: true, system_prompt: 'Be brief.' },
+    chunks: [...CHUNKS, chunk('Orders ship from Lyon.', null)],
+  });
+  const { result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  const system = harness.modelCalls[0]?.messages[0];
+  tt.match(system?.content, REFUNDS, 'the passages are still in the system message');
+  tt.match(system?.content, 'Orders ship from Lyon.', 'a passage without a filename is included too');
+  tt.notMatch(system?.content, 'refund-policy.pdf', 'the first filename is hidden from the model');
+  tt.notMatch(system?.content, 'shipping-guide.md', 'the second filename is hidden from the model');
+  tt.notMatch(result.reply, /\.pdf|\.md/, 'no filename reaches the reply');
+});
+
+t.test('core_chat_v1 sends no system message when there is no prompt and nothing was retrieved', async (tt) => {
+  const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'Which planet has rings?' });
+  const { result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  tt.same(harness.modelCalls[0]?.messages, [{ role: 'user', content: 'Which planet has rings?' }], 'only the user message is sent');
+  tt.match(result.reply, /no language model is configured/i, 'the offline model says plainly that it has no model');
+  tt.equal(result.observation.rag_chunk_count, 0, 'zero chunks are recorded');
+});
+
+t.test('core_chat_v1 streams an OpenAI-compatible model token by token', async (tt) => {
+  const server = await fixture(tt, () => ({ chunks: ['Refunds ', 'take ', 'up to ', '30 days.'], usage: { prompt_tokens: 40, completion_tokens: 6 } }));
+  const harness = buildTurnContext({ provider: openaiAt(server), message: 'When are refunds issued?', agent: { system_prompt: 'Be brief.' }, chunks: CHUNKS });
+  const { events, result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  tt.same(tokenText(events), ['Refunds ', 'take ', 'up to ', '30 days.'], 'each streamed delta becomes one token event, in order');
+  tt.equal(result.reply, 'Refunds take up to 30 days.', 'the reply is the joined tokens (usage chunks are not text)');
+  const system = server.bodies[0]?.messages?.[0];
+  tt.equal(system?.role, 'system', 'the system message goes out first on the wire');
+  tt.match(system?.content, REFUNDS, 'the retrieved passages go out in the system message');
+  tt.equal(server.bodies[0]?.stream, true, 'the final model call is streamed');
+  tt.equal(server.bodies[0]?.tools, undefined, 'core chat offers no tools on the final call');
+});
+
+// ---------------------------------------------------------------------------
+// react_agent_v1
+
+const ORDERS: Record<string, { status: string; eta: string }> = { 'A-17': { status: 'shipped', eta: 'Monday' } };
+
+const lookupOrder: InTestTool = {
+  description: 'Look up an order by id',
+  input_schema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+  run(args) {
+    const order = ORDERS[String(args.order_id)];
+    if (!order) throw new Error(`no order ${String(args.order_id)}`);
+    return { order_id: args.order_id, ...order };
+  },
+};
+
+const hasToolResult = (body: any) => (body.messages as any[]).some((m) => m.role === 'tool');
+
+t.test('react_agent_v1 calls the tool the model asks for and feeds the result back', async (tt) => {
+  const server = await fixture(tt, (body) =>
+    hasToolResult(body)
+      ? { chunks: ['Order A-17 ', 'ships ', 'Monday.'] }
+      : { tool_calls: [{ id: 'call_lookup_1', name: 'lookup_order', arguments: { order_id: 'A-17' } }] },
+  );
+  const harness = buildTurnContext({
+    provider: openaiAt(server),
+    message: 'Where is order A-17?',
+    agent: { system_prompt: 'You track orders.', orchestrator_key: 'react_agent_v1' },
+    tools: { lookup_order: lookupOrder },
+  });
+  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+
+  tt.same(harness.toolCalls, [{ name: 'lookup_order', args: { order_id: 'A-17' } }], 'the tool the model asked for is called once, with its arguments');
+  tt.equal(server.bodies.length, 2, 'the model is called again after the tool ran');
+
+  const first = server.bodies[0];
+  tt.same(
+    first?.tools?.map((x: any) => x.function.name),
+    ['search_knowledge', 'lookup_order'],
+    "the first call offers search_knowledge and the agent's tools",
+  );
+  tt.same(first?.tools?.[1]?.function?.parameters, lookupOrder.input_schema, "a tool's input schema is offered as its parameters");
+  tt.same(first?.messages?.[0], { role: 'system', content: 'You track orders.' }, 'the system prompt goes first');
+
+  const second: any[] = server.bodies[1]?.messages ?? [];
+  const assistant = second.find((m) => m.role === 'assistant');
+  tt.equal(assistant?.tool_calls?.[0]?.id, 'call_lookup_1', "the second request repeats the model's tool call");
+  tt.equal(assistant?.tool_calls?.[0]?.function?.name, 'lookup_order', 'the repeated call names the tool');
+  const toolMessage = second.find((m) => m.role === 'tool');
+  tt.equal(toolMessage?.tool_call_id, 'call_lookup_1', 'the tool message answers the call by id');
+  tt.same(JSON.parse(toolMessage?.content ?? 'null'), { order_id: 'A-17', status: 'shipped', eta: 'Monday' }, 'the tool message carries the tool result as JSON');
+  tt.ok(second.indexOf(assistant) < second.indexOf(toolMessage), 'the tool result follows the call it answers');
+
+  tt.equal(result.reply, 'Order A-17 ships Monday.', "the final answer is the model's reply after the tool result");
+  tt.equal(tokenText(events).join(''), result.reply, 'the streamed tokens join to the reply');
+  tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order'] }, 'the observation records the steps and the tools called');
+  tt.same(harness.modelCalls.map((c) => c.stage), ['tool_call', 'general'], 'the first step uses the tool_call model, later steps the general model');
+  tt.ok(harness.spans.some((s) => s.name === 'react-tool-lookup_order'), 'the tool call runs in a react-tool-<name> span');
+  tt.same(harness.searches, [], 'no retrieval happens unless the model asks for search_knowledge');
+});
+
+t.test('react_agent_v1 feeds a failing tool back as an error result', async (tt) => {
+  const server = await fixture(tt, (body) =>
+    hasToolResult(body) ? { content: 'I could not find that order.' } : { tool_calls: [{ id: 'call_x', name: 'lookup_order', arguments: { order_id: 'Z-99' } }] },
+  );
+  const harness = buildTurnContext({ provider: openaiAt(server), message: 'Where is order Z-99?', tools: { lookup_order: lookupOrder } });
+  const { result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
+  tt.same(JSON.parse(toolMessage?.content ?? 'null'), { status: 'error', error: 'no order Z-99' }, "a failed tool call is fed back as {status, error}");
+  tt.equal(result.reply, 'I could not find that order.', 'the model still gets to answer');
+});
+
+t.test('react_agent_v1 stops after max_steps', async (tt) => {
+  // A model that keeps asking for the tool while it is offered, and answers when it is not.
+  const server = await fixture(tt, (body) =>
+    body.tools ? { tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A-17' } }] } : { content: 'Order A-17 has shipped.' },
+  );
+  const harness = buildTurnContext({ provider: openaiAt(server), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
+  const { result } = await drive(new ReactAgentOrchestrator(3).run(harness.context));
+  tt.equal(server.bodies.length, 3, 'the model is called exactly max_steps times');
+  tt.same(
+    server.bodies.map((b) => Array.isArray(b.tools)),
+    [true, true, false],
+    'tools are offered on every step but the last, so the model must answer',
+  );
+  tt.equal(harness.toolCalls.length, 2, 'the tool ran once per step that offered it');
+  tt.equal(result.reply, 'Order A-17 has shipped.', 'the answer of the last step is the reply');
+  tt.equal(result.observation.react_steps, 3, 'the observation records max_steps steps');
+
+  // A model that asks for tools even when none are offered.
+  const stubborn = await fixture(tt, () => ({ content: 'Let me check again.', tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A-17' } }] }));
+  const second = buildTurnContext({ provider: openaiAt(stubborn), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
+  const { result: stopped } = await drive(new ReactAgentOrchestrator(2).run(second.context));
+  tt.equal(stubborn.bodies.length, 2, 'a model that never stops asking for tools is still called only max_steps times');
+  tt.equal(second.toolCalls.length, 1, 'a tool call made on the last step, where no tools were offered, is not run');
+  tt.equal(stopped.observation.react_steps, 2, 'the turn ends at max_steps');
+  tt.same(stopped.observation.react_tool_calls, ['lookup_order'], 'only the tool calls that ran are recorded');
+});
+
+t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
+  const server = await fixture(tt, (body) =>
+    hasToolResult(body)
+      ? { content: 'Refunds are issued within 30 days.' }
+      : { tool_calls: [{ id: 'call_search_1', name: 'search_knowledge', arguments: { query: 'refund window' } }] },
+  );
+  const harness = buildTurnContext({ provider: openaiAt(server), message: 'How long do refunds take?', chunks: CHUNKS, tools: { lookup_order: lookupOrder } });
+  const { result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  tt.same(harness.searches, ['refund window'], 'search_knowledge runs a retrieval with the query the model chose');
+  tt.same(harness.toolCalls, [], 'search_knowledge is answered by the retrieval handle, not the tool handle');
+  const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
+  tt.equal(toolMessage?.tool_call_id, 'call_search_1', 'the retrieval result answers the search_knowledge call');
+  tt.equal(toolMessage?.content, `${REFUNDS}\n\n${SHIPPING}`, 'the retrieved passages are fed back to the model');
+  tt.ok(harness.spans.some((s) => s.name === 'react-tool-search_knowledge'), 'the retrieval runs in a react-tool-search_knowledge span');
+  tt.same(result.observation.react_tool_calls, ['search_knowledge'], 'the observation records the search_knowledge call');
+  tt.equal(result.reply, 'Refunds are issued within 30 days.', 'the model answers after reading the passages');
+
+  const empty = await fixture(tt, (body) =>
+    hasToolResult(body) ? { content: 'Nothing found.' } : { tool_calls: [{ name: 'search_knowledge', arguments: { query: 'warranty' } }] },
+  );
+  const none = buildTurnContext({ provider: openaiAt(empty), message: 'Warranty?', chunks: [] });
+  await drive(new ReactAgentOrchestrator(5).run(none.context));
+  const emptyResult = (empty.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
+  tt.equal(emptyResult?.content, 'no matching passages', 'an empty retrieval is reported to the model as no matching passages');
+});
+
+t.test('react_agent_v1 answers in one step when the model calls no tool', async (tt) => {
+  const harness = buildTurnContext({
+    provider: new OfflineModelProvider(),
+    message: 'When are refunds issued?',
+    history: [{ role: 'tool', content: REFUNDS, tool_call_id: 'earlier' }],
+  });
+  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  tt.equal(harness.modelCalls.length, 1, 'one model call');
+  tt.same(harness.modelCalls[0]?.toolNames, ['search_knowledge'], 'search_knowledge is offered even when the agent has no tools');
+  tt.equal(result.reply, REFUNDS, 'the reply is the model answer');
+  tt.equal(tokenText(events).join(''), result.reply, 'the streamed tokens join to the reply');
+  tt.same(result.observation, { react_steps: 1, react_tool_calls: [] }, 'one step, no tool calls');
+});
