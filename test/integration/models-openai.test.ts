@@ -368,3 +368,22 @@ t.test('temperature is sent only when the spec sets one', async (tt) => {
   tt.equal(server.bodies[0]?.temperature, 0.3, 'a set temperature is sent');
   tt.notOk('temperature' in (server.bodies[1] ?? {}), "temperature null leaves the provider's default (not sent)");
 });
+
+t.test('the model timeout bounds the whole streamed request, not only the headers', async (t) => {
+  const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['a ', 'b ', 'c ', 'd'], chunkDelayMs: 200 }) });
+  t.teardown(() => fixture.close());
+  const model = new OpenAiCompatibleProvider({ baseUrl: fixture.url, apiKey: () => 'k', log: recordingLogger() }).createChatModel({
+    model_name: 'stall',
+    temperature: null,
+    timeoutMs: 300,
+    options: {},
+  });
+  const seen: string[] = [];
+  await t.rejects(
+    (async () => {
+      for await (const chunk of model.stream([{ role: 'user', content: 'hi' }])) if (chunk.type === 'token') seen.push(chunk.content);
+    })(),
+    UpstreamTimeoutError,
+  );
+  t.ok(seen.length < 4, 'the stream is cut before it completes');
+});

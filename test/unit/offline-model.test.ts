@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { ChatMessage, ChatModel, ChatModelSpec, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
 import modelsPlugin from '../../plugins/models-langchain/src/index.js';
-import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
+import { OfflineModelProvider, offlineAnswer } from '../../plugins/models-langchain/src/lib/offline-provider.js';
 
 const spec = (model_name = 'offline-default'): ChatModelSpec => ({ model_name, temperature: null, timeoutMs: 1_000, options: {} });
 const model = (name?: string): ChatModel => new OfflineModelProvider().createChatModel(spec(name));
@@ -138,4 +138,12 @@ t.test('the offline model honours an aborted signal', async (tt) => {
   })();
   await tt.rejects(stopped, { name: 'AbortError' }, 'stream rejects once the signal aborts');
   tt.equal(tokens.length, 1, 'no token is streamed after the abort');
+});
+
+t.test('sharing only function words does not make a passage relevant', async (t) => {
+  const answer = offlineAnswer([
+    { role: 'system', content: 'You are the Acme help desk.\n\nRefunds are issued within 14 days.' },
+    { role: 'user', content: 'When are refunds issued?' },
+  ]);
+  t.equal(answer, 'Refunds are issued within 14 days.', 'the agent prompt is not quoted back just for sharing "you/are/the"');
 });

@@ -1,7 +1,11 @@
 import type { ChatCallOptions, ChatCompletion, ChatMessage, ChatModel, ChatModelSpec, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
 
 const WORD = /[\p{L}\p{N}]+/gu;
-const words = (text: string) => new Set((text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 2));
+// Function words carry no topic, so sharing them must not make a passage relevant.
+const STOPWORDS = new Set(
+  'the and are was were for you your with that this from have has had not but can will what when where which who why how all any our out its into than then them they their there these those about would could should been being does did answer passages relevant'.split(' '),
+);
+const words = (text: string) => new Set((text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 2 && !STOPWORDS.has(w)));
 
 /** Splits context into passages: blank-line blocks, else lines. */
 function passages(text: string): string[] {

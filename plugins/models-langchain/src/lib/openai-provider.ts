@@ -42,9 +42,11 @@ class LangChainChatModel implements ChatModel {
   readonly provider = 'openai';
   readonly modelName: string;
   private readonly client: ChatOpenAI;
+  private readonly timeoutMs: number;
 
   constructor(spec: ChatModelSpec, private readonly options: OpenAiProviderOptions) {
     this.modelName = spec.model_name;
+    this.timeoutMs = spec.timeoutMs;
     const baseUrl = typeof spec.options.base_url === 'string' ? spec.options.base_url : options.baseUrl;
     this.client = new ChatOpenAI({
       model: spec.model_name,
@@ -69,17 +71,24 @@ class LangChainChatModel implements ChatModel {
     return model;
   }
 
+  /** The caller's signal joined with one deadline for the whole request, streaming included. */
+  private deadline(options?: ChatCallOptions) {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    return { deadline, signal: options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline };
+  }
+
   async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
     let merged: AIMessageChunk | undefined;
+    const { deadline, signal } = this.deadline(options);
     try {
-      const stream = await this.runnable(options).stream(toLangChain(messages), { signal: options?.signal });
+      const stream = await this.runnable(options).stream(toLangChain(messages), { signal });
       for await (const chunk of stream) {
         merged = merged ? merged.concat(chunk) : chunk;
         const text = textOf(chunk.content);
         if (text) yield { type: 'token', content: text };
       }
     } catch (error) {
-      throw this.mapError(error, options?.signal);
+      throw this.mapError(error, options?.signal, deadline);
     }
     if (!merged) return;
     for (const call of toolCallsOf(merged)) yield { type: 'tool_call', call };
@@ -88,19 +97,20 @@ class LangChainChatModel implements ChatModel {
   }
 
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
+    const { deadline, signal } = this.deadline(options);
     try {
-      const message = (await this.runnable(options).invoke(toLangChain(messages), { signal: options?.signal })) as AIMessageChunk;
+      const message = (await this.runnable(options).invoke(toLangChain(messages), { signal })) as AIMessageChunk;
       const usage = usageOf(message);
       return { content: textOf(message.content), tool_calls: toolCallsOf(message), ...(usage && { usage }) };
     } catch (error) {
-      throw this.mapError(error, options?.signal);
+      throw this.mapError(error, options?.signal, deadline);
     }
   }
 
-  private mapError(error: unknown, signal?: AbortSignal): unknown {
+  private mapError(error: unknown, signal: AbortSignal | undefined, deadline: AbortSignal): unknown {
     if (signal?.aborted) return error;
     const message = (error as Error).message ?? String(error);
-    if ((error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
+    if (deadline.aborted || (error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
       return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
     }
     this.options.log.warn({ model: this.modelName, err: message }, 'model request failed');
