@@ -88,3 +88,16 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
   );
   t.ok(plugins.every((p: any) => /^\d+\.\d+\.\d+/.test(p.version) && p.location && p.sdk), 'each has a version, location and SDK range');
 });
+
+t.test('agent-host migrate applies pending migrations once and then reports the database up to date', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
+  const first = runCli(['migrate'], env);
+  t.equal((await first.exit).code, 0);
+  t.match(first.output(), /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js/);
+  const second = runCli(['migrate'], env);
+  t.equal((await second.exit).code, 0);
+  t.match(second.output(), /database is up to date/);
+});

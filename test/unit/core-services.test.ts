@@ -1,0 +1,90 @@
+import http from 'node:http';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { BadRequestError, NotFoundError, UpstreamTimeoutError } from '@agent-host/sdk';
+import t from 'tap';
+import { createHttpClient } from '../../core/src/services/http-client.js';
+import { HealthRegistry } from '../../core/src/services/health.js';
+import { createLocalObjectStore } from '../../core/src/services/object-store-local.js';
+import { createSecrets, parseSecretsKey, resolveSecretsKey } from '../../core/src/services/secrets.js';
+import { estimateTokens } from '../../core/src/services/usage.js';
+
+t.test('secrets: AES-256-GCM round trip, fresh IV each time, tampering detected', async (t) => {
+  const secrets = createSecrets(parseSecretsKey(Buffer.alloc(32, 7).toString('base64')));
+  const a = secrets.encrypt('token-123');
+  const b = secrets.encrypt('token-123');
+  t.not(a, b, 'the same plaintext encrypts differently each time');
+  t.notMatch(a, /token-123/, 'the ciphertext does not contain the plaintext');
+  t.equal(secrets.decrypt(a), 'token-123');
+  const [v, iv, tag, data] = a.split(':');
+  const flipped = [v, iv, tag, data!.slice(0, -2) + (data!.endsWith('A') ? 'BB' : 'AA')].join(':');
+  t.throws(() => secrets.decrypt(flipped), 'a modified ciphertext is refused');
+  const other = createSecrets(parseSecretsKey(Buffer.alloc(32, 8).toString('base64')));
+  t.throws(() => other.decrypt(a), 'another key cannot decrypt');
+  t.throws(() => parseSecretsKey('c2hvcnQ='), /32 bytes/, 'a short key is refused');
+});
+
+t.test('secrets: outside production the key is generated once into the data dir and reused', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-secrets-'));
+  const first = resolveSecretsKey('', dir);
+  const second = resolveSecretsKey('', dir);
+  t.same(first, second, 'restarts keep the same key, so stored secrets stay readable');
+  t.equal(Buffer.from((await readFile(path.join(dir, 'secrets.key'), 'utf8')).trim(), 'base64').length, 32);
+});
+
+t.test('local object store keeps bytes and content type and never leaves its directory', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-objects-'));
+  const store = createLocalObjectStore(dir);
+  const info = await store.put('sources/s1/report.pdf', new Uint8Array([1, 2, 3]), { contentType: 'application/pdf' });
+  t.same(info, { key: 'sources/s1/report.pdf', size: 3, content_type: 'application/pdf' });
+  const got = await store.get('sources/s1/report.pdf');
+  t.same([...got.data], [1, 2, 3]);
+  t.equal(got.info.content_type, 'application/pdf');
+  t.equal(await store.exists('sources/s1/report.pdf'), true);
+  t.same(await store.describeDownload('sources/s1/report.pdf'), {
+    download_url: '/object-store/objects/sources/s1/report.pdf',
+    download_mode: 'object_store_proxy',
+    download_warning: 'the local object store has no public endpoint; the file is served through the host',
+  });
+  for (const key of ['../escape', '/etc/passwd', 'a/../../b', '', 'x.meta.json']) {
+    await t.rejects(store.get(key), BadRequestError, `key ${JSON.stringify(key)} is refused`);
+  }
+  await store.delete('sources/s1/report.pdf');
+  t.equal(await store.exists('sources/s1/report.pdf'), false);
+  await t.rejects(store.get('sources/s1/report.pdf'), NotFoundError);
+});
+
+t.test('http client: every call has a timeout that rejects with UpstreamTimeoutError', async (t) => {
+  const server = http.createServer((_req, res) => setTimeout(() => res.end('late'), 500));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  const client = createHttpClient(100);
+  await t.rejects(client.fetch(url), UpstreamTimeoutError, 'the default timeout applies');
+  const response = await client.fetch(url, { timeoutMs: 2000 });
+  t.equal(await response.text(), 'late', 'a per-call timeout overrides the default');
+});
+
+t.test('health registry: failing, throwing and hanging checks are reported, not fatal', async (t) => {
+  const health = new HealthRegistry();
+  health.add('fine', async () => ({ state: 'ok' }));
+  health.forOwner('my-plugin').register('upstream', async () => ({ state: 'warning', message: 'slow' }));
+  health.add('broken', async () => {
+    throw new Error('boom');
+  });
+  health.add('hangs', () => new Promise(() => undefined));
+  const results = Object.fromEntries((await health.run(100)).map((r) => [r.name, r.result]));
+  t.same(results, {
+    fine: { state: 'ok' },
+    'my-plugin.upstream': { state: 'warning', message: 'slow' },
+    broken: { state: 'failed', message: 'boom' },
+    hangs: { state: 'failed', message: 'health check timed out after 100 ms' },
+  });
+});
+
+t.test('token estimates are local and offline', async (t) => {
+  t.equal(estimateTokens(''), 0);
+  const n = estimateTokens('The quick brown fox jumps over the lazy dog.');
+  t.ok(n !== undefined && n >= 9 && n <= 12, `a short sentence is about ten tokens (got ${n})`);
+});
