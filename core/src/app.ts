@@ -241,7 +241,7 @@ export class AgentHostApp {
       // Agenda only disconnects what start() connected; a refused start never got there.
       if (!this.jobsStarted) return backend.disconnect();
       const result = await agenda.drain({ timeout: drainMs });
-      if (result.timedOut) this.logger.warn({ running: result.running }, 'jobs still running at shutdown; their locks are released');
+      if (result.timedOut) this.logger.warn({ running: result.running }, 'jobs still running at shutdown; another instance retakes them when their locks expire');
       await agenda.stop();
     });
   }

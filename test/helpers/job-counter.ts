@@ -13,9 +13,12 @@ export interface JobCounterConfig {
   worker?: string;
   run?: string;
   queue_count?: number;
+  queue_delay_ms?: number;
+  queue_interval_ms?: number;
   queue_failing?: boolean;
   delay_ms?: number;
   concurrency?: number;
+  lock_lifetime_ms?: number;
 }
 
 /** `AGENT_HOST__…` overrides that enable the fixture plugin beside the default ones, with its `[plugins.job-counter]` section. */
@@ -32,7 +35,7 @@ export function jobCounterEnv(config: JobCounterConfig): Record<string, string> 
 }
 
 export interface LedgerEntry {
-  event: 'queued' | 'run' | 'fail-attempt';
+  event: 'queued' | 'run' | 'fail-attempt' | 'queue-error';
   name: string;
   job_id: string;
   run: string;
@@ -40,6 +43,7 @@ export interface LedgerEntry {
   worker: string;
   pid: number;
   at: number;
+  message?: string;
 }
 
 export async function readLedger(file: string): Promise<LedgerEntry[]> {

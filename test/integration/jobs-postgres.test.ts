@@ -17,12 +17,18 @@ t.teardown(() => rm(dir, { recursive: true, force: true }));
 const ledger = path.join(dir, 'ledger.jsonl');
 const run = `pg-${randomBytes(4).toString('hex')}`;
 const databaseUrl = await createTestDatabase(t);
-const common = { ledger_file: ledger, run, delay_ms: 25 };
+// A short lock lifetime: Agenda leaves a lockLifetime/2 timer pending after each
+// run, which would keep this test process alive for minutes with the default.
+const common = { ledger_file: ledger, run, delay_ms: 25, lock_lifetime_ms: 4_000 };
 
-// Host b only works; host a starts second and queues N `count` jobs and one
-// failing job from its start hook, while b is already polling the same table.
+// Host b only works; host a starts second and, from its start hook, waits until
+// both job processors are running, then queues one failing job and a burst of
+// N `count` jobs, which both hosts (notified and polling) race to lock.
 const hostB = await startTestHost(t, { databaseUrl, env: jobCounterEnv({ ...common, worker: 'b' }) });
-const hostA = await startTestHost(t, { databaseUrl, env: jobCounterEnv({ ...common, worker: 'a', queue_count: N, queue_failing: true }) });
+const hostA = await startTestHost(t, {
+  databaseUrl,
+  env: jobCounterEnv({ ...common, worker: 'a', queue_count: N, queue_delay_ms: 500, queue_failing: true }),
+});
 
 t.test('a plugin-defined job runs exactly once when two hosts share one Postgres database', async (t) => {
   await waitFor(
@@ -36,6 +42,7 @@ t.test('a plugin-defined job runs exactly once when two hosts share one Postgres
   const queued = entries.filter((e) => e.event === 'queued' && e.name === 'count');
   const runs = entries.filter((e) => e.event === 'run' && e.run === run);
 
+  t.same(entries.filter((e) => e.event === 'queue-error'), [], 'queueing through JobScheduler.now raised no error');
   t.equal(queued.length, N, 'the start hook of host a queued N distinct jobs');
   t.equal(new Set(queued.map((e) => e.job_id)).size, N, 'JobScheduler.now returned a distinct job id per queued job');
   t.same(runCountsBySeq(entries, run, N), Array.from({ length: N }, () => 1), 'each queued job ran exactly once (no job ran twice, none was lost)');
@@ -45,6 +52,9 @@ t.test('a plugin-defined job runs exactly once when two hosts share one Postgres
   t.ok(runs.every((e) => e.name === 'count'), 'a handler sees its job name without the plugin prefix (JobRun.name)');
   const byWorker = { a: runs.filter((e) => e.worker === 'a').length, b: runs.filter((e) => e.worker === 'b').length };
   t.comment(`runs per host: a=${byWorker.a} b=${byWorker.b}`);
+  const twice = runCountsBySeq(entries, run, N).flatMap((count, seq) => (count > 1 ? [`seq ${seq} on ${runs.filter((e) => e.seq === seq).map((e) => e.worker).join('+')}`] : []));
+  if (twice.length) t.comment(`jobs that ran more than once: ${twice.join(', ')}`);
+  t.ok(byWorker.a > 0 && byWorker.b > 0, 'both hosts ran jobs, so they really competed for them');
 
   const [row] = await query<{ total: string; finished: string }>(
     databaseUrl,
@@ -86,4 +96,44 @@ t.test('a failing job is recorded as failed without crashing the host', async (t
       `host ${label} reports its job store healthy after the job failure`,
     );
   }
+});
+
+t.test('a stopping host hands the jobs it locked but did not start to the other hosts', async (t) => {
+  const ledger = path.join(dir, 'handoff.jsonl');
+  const run = `handoff-${randomBytes(4).toString('hex')}`;
+  const databaseUrl = await createTestDatabase(t);
+  // Locks last 12 s, so only a release at shutdown lets host b run the jobs within the 6 s waited below.
+  const common = { ledger_file: ledger, run, delay_ms: 800, lock_lifetime_ms: 12_000 };
+  const hostA = await startTestHost(t, { databaseUrl, env: jobCounterEnv({ ...common, worker: 'a', concurrency: 1, queue_count: 4 }) });
+  await waitFor(
+    'host a to lock all 4 jobs and start one (it runs one at a time)',
+    () =>
+      query<{ locked: string; started: string }>(
+        databaseUrl,
+        `SELECT count(locked_at) AS locked, count(last_run_at) AS started FROM agenda_jobs WHERE name = 'job-counter:count'`,
+      ),
+    (rows) => Number(rows[0]!.locked) === 4 && Number(rows[0]!.started) === 1,
+    10_000,
+  );
+  await hostA.stop();
+  const afterStop = await readLedger(ledger);
+  t.same(afterStop.filter((e) => e.event === 'run').map((e) => e.worker), ['a'], 'host a finished the one job it had started before it stopped');
+  const [{ locked }] = (await query<{ locked: string }>(databaseUrl, `SELECT count(locked_at) AS locked FROM agenda_jobs WHERE name = 'job-counter:count'`)) as [
+    { locked: string },
+  ];
+  t.equal(Number(locked), 0, 'a stopped host leaves no job locked');
+
+  await startTestHost(t, { databaseUrl, env: jobCounterEnv({ ...common, worker: 'b' }) });
+  const entries = await waitFor(
+    'host b to run the 3 jobs host a had locked',
+    () => readLedger(ledger),
+    (e) => e.filter((x) => x.event === 'run').length >= 4,
+    6_000,
+  );
+  t.same(runCountsBySeq(entries, run, 4), [1, 1, 1, 1], 'each of the 4 jobs ran exactly once across the hand-off');
+  t.same(
+    entries.filter((e) => e.event === 'run' && e.worker === 'b').length,
+    3,
+    'host b ran the 3 jobs host a had locked but not started, well before their locks would expire',
+  );
 });

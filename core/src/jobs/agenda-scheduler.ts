@@ -1,5 +1,6 @@
 import { PluginRefusedError, type JobDefinitionOptions, type JobRun, type JobScheduler, type Logger } from '@agent-host/sdk';
 import { Agenda, type Job } from 'agenda';
+import { parseInterval, resolveWhen } from './interval.js';
 
 /**
  * The SDK's job scheduler over one Agenda instance. Each plugin gets a view
@@ -44,8 +45,10 @@ export class AgendaJobs {
         );
       },
       now: async (name, data) => id((await this.agenda.now(qualified(name), data)) as Job<unknown>),
-      schedule: async (when, name, data) => id((await this.agenda.schedule(when, qualified(name), data)) as Job<unknown>),
-      every: async (interval, name, data) => id((await this.agenda.every(interval, qualified(name), data)) as Job<unknown>),
+      // Agenda misreads millisecond intervals; the host hands it dates and numbers (see parseInterval).
+      schedule: async (when, name, data) => id((await this.agenda.schedule(resolveWhen(when), qualified(name), data)) as Job<unknown>),
+      every: async (interval, name, data) =>
+        id((await this.agenda.every(parseInterval(interval) ?? interval, qualified(name), data)) as Job<unknown>),
       cancel: (name, data) =>
         this.agenda.cancel({ name: qualified(name), ...(data !== undefined && { data }) }),
     };

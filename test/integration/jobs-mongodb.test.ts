@@ -1,0 +1,87 @@
+// Background jobs on the MongoDB job store (`[jobs] backend = "mongodb"`),
+// served here by FerretDB v1.24 over SQLite, the only MongoDB-compatible
+// server this project can obtain. The core database stays on Postgres.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import t from 'tap';
+import { startFerretDb } from '../helpers/ferretdb.js';
+import { startTestHost } from '../helpers/host.js';
+import { jobCounterEnv, readLedger, runCountsBySeq, sleep, waitFor } from '../helpers/job-counter.js';
+import { createTestDatabase } from '../helpers/services.js';
+
+const N = 24;
+
+// FerretDB's findAndModify is not atomic (its SQLite and PostgreSQL handlers
+// read, then write the whole document back outside one transaction), so two
+// workers racing for one job can both lock it. Exactly-once across instances is
+// therefore shown on the Postgres backend (jobs-postgres.test.ts); here one
+// worker runs every job of the MongoDB backend exactly once. A real MongoDB
+// makes findOneAndUpdate atomic, which is what Agenda's locking relies on.
+t.test('a plugin-defined job runs exactly once on the MongoDB job store', async (t) => {
+  const ferret = await startFerretDb(t);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-jobs-mongo-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const ledger = path.join(dir, 'ledger.jsonl');
+  const run = `mongo-${randomBytes(4).toString('hex')}`;
+  const mongoUrl = ferret.url(`jobs_${randomBytes(4).toString('hex')}`);
+  // Short locks: Agenda leaves a lockLifetime/2 timer pending after each run.
+  const host = await startTestHost(t, {
+    env: {
+      AGENT_HOST_JOBS_BACKEND: 'mongodb',
+      MONGODB_URL: mongoUrl,
+      ...jobCounterEnv({ ledger_file: ledger, run, delay_ms: 25, lock_lifetime_ms: 4_000, worker: 'a', queue_count: N, queue_delay_ms: 200, queue_failing: true }),
+    },
+  });
+  t.equal(host.app.config.jobs.backend, 'mongodb', 'the host uses the MongoDB job store');
+
+  await waitFor(
+    `${N} runs of job-counter:count in ${ledger}`,
+    () => readLedger(ledger),
+    (entries) => entries.filter((e) => e.event === 'run' && e.run === run).length >= N,
+    20_000,
+  );
+  await sleep(1_000); // five poll intervals for a late duplicate to show up
+  const entries = await readLedger(ledger);
+  t.same(entries.filter((e) => e.event === 'queue-error'), [], 'queueing through JobScheduler.now raised no error');
+  t.equal(entries.filter((e) => e.event === 'queued' && e.name === 'count').length, N, 'the start hook queued N distinct jobs');
+  t.same(runCountsBySeq(entries, run, N), Array.from({ length: N }, () => 1), 'each queued job ran exactly once (none twice, none lost)');
+
+  const client = await MongoClient.connect(mongoUrl);
+  try {
+    const docs = await client.db().collection('agendaJobs').find({}).toArray();
+    t.same([...new Set(docs.map((d) => d.name))].sort(), ['job-counter:count', 'job-counter:fail'], 'jobs are stored under <pluginId>:<name> in agendaJobs');
+    t.equal(docs.filter((d) => d.name === 'job-counter:count' && d.lastFinishedAt).length, N, 'every count job is recorded as finished');
+    const failed = docs.find((d) => d.name === 'job-counter:fail');
+    t.ok(failed?.failReason && failed.failCount >= 1, 'a failing job is recorded as failed with its reason');
+  } finally {
+    await client.close();
+  }
+  const health = await (await fetch(`${host.url}/healthz`)).json();
+  t.equal(health.guard_state, 'ok', 'the host stays healthy after a failing job');
+});
+
+t.test('an unreachable MongoDB job store refuses start-up with its error instead of crashing or hanging', async (t) => {
+  const closed = await new Promise<number>((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  const databaseUrl = await createTestDatabase(t);
+  const started = Date.now();
+  await t.rejects(
+    startTestHost(t, {
+      databaseUrl,
+      env: { AGENT_HOST_JOBS_BACKEND: 'mongodb', MONGODB_URL: `mongodb://127.0.0.1:${closed}/jobs?serverSelectionTimeoutMS=1000` },
+    }),
+    /ECONNREFUSED|Server selection timed out|connect/i,
+    'start-up rejects with the connection error of the job store',
+  );
+  t.ok(Date.now() - started < 15_000, 'the refusal comes within the driver timeout, not never');
+});
