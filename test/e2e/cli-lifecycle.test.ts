@@ -101,3 +101,27 @@ t.test('agent-host migrate applies pending migrations once and then reports the 
   t.equal((await second.exit).code, 0);
   t.match(second.output(), /database is up to date/);
 });
+
+t.test('a host killed with SIGKILL leaves nothing in the way: the next start takes over its data directory', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
+  const killed = runCli(['start'], env);
+  await servingUrl(killed);
+  const orphans = descendants(killed.child.pid!).filter((pid) => /postgres -D|chroma/.test(commandOf(pid)));
+  t.equal(orphans.length, 2, 'Postgres and Chroma were running');
+  killed.child.kill('SIGKILL');
+  await killed.exit;
+
+  const next = runCli(['start'], env);
+  t.teardown(() => void next.child.kill('SIGKILL'));
+  const url = await servingUrl(next);
+  const health = await (await fetch(`${url}/healthz`)).json();
+  t.equal(health.guard_state, 'ok', 'the next start is healthy');
+  t.same(orphans.filter(alive).map(commandOf), [], "the killed host's Postgres and Chroma were stopped");
+  const children = descendants(next.child.pid!);
+  next.child.kill('SIGTERM');
+  t.equal((await next.exit).code, 0);
+  t.same(children.filter(alive).map(commandOf), [], 'and the new ones stop with their host');
+});

@@ -25,13 +25,21 @@ try {
   };
   const tap = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...process.argv.slice(2)], {
     cwd: PROJECT_ROOT,
-    stdio: 'inherit',
+    stdio: ['inherit', 'pipe', 'inherit'],
     env,
+  });
+  // Echo tap's report and end with a plain "N passed, N failed" line for CI.
+  let tail = '';
+  tap.stdout!.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    tail = (tail + chunk.toString()).slice(-4000);
   });
   const stop = (signal: NodeJS.Signals) => tap.kill(signal);
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  code = await new Promise<number>((resolve) => tap.on('exit', (c) => resolve(c ?? 1)));
+  code = await new Promise<number>((resolve) => tap.on('close', (c) => resolve(c ?? 1)));
+  const summary = [...tail.matchAll(/# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/g)].at(-1);
+  if (summary) process.stdout.write(`\ntests: ${summary[2] ?? 0} passed, ${summary[3] ?? 0} failed\n`);
 } finally {
   await Promise.allSettled([chroma.stop(), postgres.stop()]);
   await rm(dataDir, { recursive: true, force: true });

@@ -1,10 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@agent-host/sdk';
 import { tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
+
+function existsProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** True when `GET <url>/api/v2/heartbeat` answers 200. */
 export async function chromaHeartbeat(url: string, timeoutMs = 2000): Promise<boolean> {
@@ -33,6 +43,7 @@ export class EmbeddedChroma {
   async start(): Promise<void> {
     const dir = path.join(this.options.dataDir, 'chroma');
     await mkdir(dir, { recursive: true });
+    await this.stopOrphan(dir);
     const port = await freePort();
     this.url = `http://127.0.0.1:${port}`;
     const started = Date.now();
@@ -41,6 +52,11 @@ export class EmbeddedChroma {
       env: { ...process.env, ANONYMIZED_TELEMETRY: 'False' },
     });
     this.child = child;
+    await writeFile(this.pidFile, String(child.pid));
+    // Last resort when the host exits without stop() (an uncaught error, process.exit).
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.removeListener('exit', killOnExit));
     const tail = tailLines(child);
     let spawnError: Error | undefined;
     child.once('error', (error) => (spawnError = error));
@@ -63,6 +79,32 @@ export class EmbeddedChroma {
     const child = this.child;
     this.child = undefined;
     if (child) await terminate(child, 5000);
+    await rm(this.pidFile, { force: true });
+  }
+
+  private get pidFile(): string {
+    return path.join(this.options.dataDir, 'chroma.pid');
+  }
+
+  /**
+   * A host killed with SIGKILL leaves its Chroma server running on the data
+   * directory; the next start stops it, checking the pid still names a Chroma
+   * server on this directory before signalling it.
+   */
+  private async stopOrphan(dir: string): Promise<void> {
+    const pid = Number(await readFile(this.pidFile, 'utf8').catch(() => ''));
+    if (!Number.isInteger(pid) || pid <= 0) return;
+    let command = '';
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      return;
+    }
+    if (!command.includes('chroma') || !command.includes(dir)) return;
+    this.options.logger.warn({ pid }, 'stopping a Chroma server left running by an earlier host on this data directory');
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 50 && existsProcess(pid); i++) await sleep(100);
+    if (existsProcess(pid)) process.kill(pid, 'SIGKILL');
   }
 
   get pid(): number | undefined {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
@@ -120,16 +120,39 @@ export class EmbeddedPostgresServer {
     return password;
   }
 
+  /**
+   * A cluster left running by a host that was killed (its postmaster now
+   * orphaned) is shut down so this host can take over; one still owned by a
+   * live host refuses start-up.
+   */
   private async refuseIfRunning(lockFile: string): Promise<void> {
     const pid = Number((await readFile(lockFile, 'utf8')).split('\n')[0]);
-    if (!Number.isInteger(pid) || pid <= 0) return;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return; // stale lock from a crash: Postgres recovers it on start
+    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return; // stale lock from a crash: Postgres recovers it
+    if (parentOf(pid) !== 1) {
+      throw new Error(`another host's Postgres (pid ${pid}) is running on ${this.clusterDir}; stop that host first or set DATABASE_URL`);
     }
-    throw new Error(
-      `another Postgres (pid ${pid}) is already running on ${this.clusterDir}; stop that host first or set DATABASE_URL`,
-    );
+    this.options.logger.warn({ pid }, 'stopping a Postgres left running by an earlier host on this data directory');
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    if (isAlive(pid)) throw new Error(`the orphaned Postgres (pid ${pid}) on ${this.clusterDir} did not stop`);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Parent pid from /proc (comm may hold spaces, so read after its closing parenthesis). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
   }
 }
