@@ -15,6 +15,7 @@ import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
 import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 import { migrate } from './db/migrator.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
+import { AdminAuth } from './admin/admin-auth.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
 import { createAgenda } from './jobs/create-agenda.js';
 import { Kernel } from './kernel/kernel.js';
@@ -24,7 +25,7 @@ import { HealthRegistry } from './services/health.js';
 import { createHttpClient } from './services/http-client.js';
 import { createRootLogger } from './services/logger.js';
 import { createLocalObjectStore } from './services/object-store-local.js';
-import { createSecrets, resolveSecretsKey } from './services/secrets.js';
+import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
 
 /** Start-up refused; the message says why and what to change. */
@@ -56,6 +57,9 @@ export class AgentHostApp {
   chromaUrl = '';
   sequelize?: Sequelize;
   agenda?: Agenda;
+  adminAuth?: AdminAuth;
+  /** Set when this start created the first super admin; a generated password is shown once. */
+  bootstrapAdmin?: { username: string; generatedPassword?: string };
   private jobs?: AgendaJobs;
   private jobsStarted = false;
   private embeddedPostgres?: EmbeddedPostgresServer;
@@ -104,6 +108,7 @@ export class AgentHostApp {
       mkdirSync(this.dataDir, { recursive: true });
       await Promise.all([this.startDatabase(), this.startChroma()]);
       await this.openDatabase();
+      await this.startAdminAccess();
       await this.startJobs();
       this.registerCoreServices();
       this.registerCoreHealthChecks();
@@ -156,6 +161,9 @@ export class AgentHostApp {
 
   private staticWarnings(): string[] {
     const warnings: string[] = [];
+    if (!this.config.admin.access_token_secret_key.trim()) {
+      warnings.push('ADMIN_ACCESS_TOKEN_SECRET_KEY is not set; administrator tokens are signed with a key generated into the data directory');
+    }
     const orchestrators = this.kernel.registry(extensionPoints.orchestrators);
     const defaultKey = this.config.agent.default_orchestrator_key;
     const defaultOrchestrator = orchestrators.get(defaultKey);
@@ -227,6 +235,13 @@ export class AgentHostApp {
       await sequelize.query('UPDATE host_instances SET stopped_at = now() WHERE id = $1', { bind: [this.instanceId] });
     });
     this.logger.info({ database: redactUrl(this.databaseUrl) }, 'database ready');
+  }
+
+  private async startAdminAccess(): Promise<void> {
+    const configured = this.config.admin.access_token_secret_key.trim();
+    const key = configured ? new TextEncoder().encode(configured) : resolveGeneratedKey(this.dataDir, 'admin-access.key');
+    this.adminAuth = new AdminAuth(this.requireDatabase(), this.config.admin, key);
+    this.bootstrapAdmin = await this.adminAuth.bootstrap();
   }
 
   private async startJobs(): Promise<void> {

@@ -23,7 +23,7 @@ program
         `  health:    ${host.url}/healthz`,
         `  data dir:  ${app.dataDir}${app.config.database.url ? '' : ' (embedded Postgres and Chroma live here)'}`,
         `  plugins:   ${app.kernel.plugins().map((p) => p.id).join(', ') || '(none)'}`,
-        `  log in:    administrator login arrives with the administrator-access feature (POST /admin/auth/login)`,
+        ...loginLines(app),
         `  stop:      Ctrl+C (or SIGTERM)`,
         '',
       ].join('\n'),
@@ -53,6 +53,17 @@ program
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
     process.exit(0);
   });
+
+/** How to log in; a generated first password is printed this once and never stored in clear. */
+function loginLines(app: AgentHostApp): string[] {
+  const created = app.bootstrapAdmin;
+  if (!created) return ['  log in:    POST /admin/auth/login with your administrator username and password'];
+  if (!created.generatedPassword) return [`  log in:    super admin "${created.username}" created from ADMIN_BOOTSTRAP_USERNAME / ADMIN_BOOTSTRAP_PASSWORD`];
+  return [
+    `  log in:    first super admin created: username "${created.username}", one-time password ${created.generatedPassword}`,
+    '             it is shown only now; change it after logging in (or set ADMIN_BOOTSTRAP_PASSWORD on a fresh data dir)',
+  ];
+}
 
 function formatPlugin(plugin: PluginInfo): string {
   const registered = Object.entries(plugin.registered)

@@ -1,4 +1,4 @@
-export { noAdministratorLogin, type AccessGuard, type RouteAccess } from './access/route-access.js';
+export { type AccessGuard, type RequestContext, type RouteAccess } from './access/route-access.js';
 export type { RouteDefinition } from './routes/route.js';
-export { createServer, type ServerOptions } from './server.js';
+export { createServer } from './server.js';
 export { startHost, type RunningHost } from './start.js';

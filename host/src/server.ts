@@ -1,18 +1,14 @@
 import type { AgentHostApp } from '@agent-host/core';
 import { AgentHostError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
-import { noAdministratorLogin, type AccessGuard } from './access/route-access.js';
+import { adminGuard } from './access/admin-guard.js';
+import { originOf } from './access/route-access.js';
 import { routeFactories } from './routes/index.js';
 import type { RouteDefinition } from './routes/route.js';
 
-export interface ServerOptions {
-  /** Decides access to non-public routes; defaults to refusing them all (401). */
-  guard?: AccessGuard;
-}
-
-/** The restify server with every route file mounted behind the access guard. */
-export function createServer(app: AgentHostApp, options: ServerOptions = {}) {
-  const guard = options.guard ?? noAdministratorLogin;
+/** The restify server with every route file mounted behind the administrator guard. */
+export function createServer(app: AgentHostApp) {
+  const guard = adminGuard(app);
   const log = app.logger.child({ component: 'http' });
   const server = restify.createServer({ name: 'agent-host', handleUncaughtExceptions: false });
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
@@ -22,8 +18,8 @@ export function createServer(app: AgentHostApp, options: ServerOptions = {}) {
 
   for (const route of routes) {
     server[route.method](route.path, async (req: Request, res: Response) => {
-      await guard.authorize(req, route.access);
-      const body = await route.handler(req, res);
+      const principal = await guard.authorize(req, route.access);
+      const body = await route.handler(req, res, { principal, origin: originOf(req) });
       if (!res.headersSent) res.send(200, body);
     });
   }

@@ -1,5 +1,5 @@
 import { AgentHostApp, type AppOptions } from '@agent-host/core';
-import { createServer, type ServerOptions } from './server.js';
+import { createServer } from './server.js';
 import { closeHttpServer } from './shutdown.js';
 
 export interface RunningHost {
@@ -10,10 +10,10 @@ export interface RunningHost {
 }
 
 /** Starts the app and serves it over HTTP. */
-export async function startHost(options: AppOptions & ServerOptions = {}): Promise<RunningHost> {
+export async function startHost(options: AppOptions = {}): Promise<RunningHost> {
   const app = AgentHostApp.create(options);
   await app.start();
-  const { server } = createServer(app, options);
+  const { server } = createServer(app);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -55,7 +55,7 @@ t.test('start-up refusals print one clear message, exit 1 and leave nothing runn
   await chmod(dataDir, 0o755);
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
 
-  const production = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, APP_ENV: 'production', ADMIN_ACCESS_COOKIE_SECURE: 'false' }));
+  const production = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, APP_ENV: 'production', ADMIN_ACCESS_COOKIE_SECURE: 'false', ADMIN_ACCESS_TOKEN_SECRET_KEY: '' }));
   const prodExit = await production.exit;
   t.equal(prodExit.code, 1, 'production without its guards exits 1');
   t.match(production.output(), /production guard refused start-up: ADMIN_ACCESS_TOKEN_SECRET_KEY must be set when APP_ENV=production; ADMIN_ACCESS_COOKIE_SECURE must be true/);
@@ -96,7 +96,7 @@ t.test('agent-host migrate applies pending migrations once and then reports the 
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
   const first = runCli(['migrate'], env);
   t.equal((await first.exit).code, 0);
-  t.match(first.output(), /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js/);
+  t.match(first.output(), /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js, 0004-admin-access\.js/);
   const second = runCli(['migrate'], env);
   t.equal((await second.exit).code, 0);
   t.match(second.output(), /database is up to date/);

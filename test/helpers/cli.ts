@@ -8,7 +8,14 @@ const CLI = path.join(PROJECT_ROOT, 'host', 'dist', 'cli.js');
 
 /** The environment without the shared test services, so the CLI starts its own embedded ones. */
 export function embeddedEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, APP_ENV: 'test', LOG_LEVEL: 'warn', PORT: '0', ...overrides };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    APP_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    ADMIN_ACCESS_TOKEN_SECRET_KEY: 'e2e-signing-key-with-enough-entropy-0123456789',
+    ...overrides,
+  };
   delete env.DATABASE_URL;
   delete env.CHROMA_URL;
   return env;

@@ -1,15 +1,15 @@
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startHost, type AccessGuard, type RunningHost } from '@agent-host/host';
+import { startHost, type RunningHost } from '@agent-host/host';
 import { chromaUrl, createTestDatabase } from './services.js';
 
 interface TapLike {
   teardown(fn: () => Promise<void> | void): void;
 }
 
-/** Grants every permission; stands in for an administrator session in route tests. */
-export const allowAll: AccessGuard = { authorize: async () => undefined };
+/** The first super admin every test host bootstraps. */
+export const BOOTSTRAP_ADMIN = { username: 'root-admin', password: 'correct horse battery staple' };
 
 /**
  * Starts a host in this process on a fresh database and the shared Chroma,
@@ -17,7 +17,7 @@ export const allowAll: AccessGuard = { authorize: async () => undefined };
  */
 export async function startTestHost(
   t: TapLike,
-  options: { env?: Record<string, string>; guard?: AccessGuard; databaseUrl?: string } = {},
+  options: { env?: Record<string, string>; databaseUrl?: string } = {},
 ): Promise<RunningHost & { databaseUrl: string }> {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase(t));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-data-'));
@@ -28,9 +28,11 @@ export async function startTestHost(
       DATABASE_URL: databaseUrl,
       CHROMA_URL: chromaUrl(),
       AGENT_HOST_DATA_DIR: dataDir,
+      ADMIN_ACCESS_TOKEN_SECRET_KEY: 'test-signing-key-with-enough-entropy-0123456789',
+      ADMIN_BOOTSTRAP_USERNAME: BOOTSTRAP_ADMIN.username,
+      ADMIN_BOOTSTRAP_PASSWORD: BOOTSTRAP_ADMIN.password,
       ...options.env,
     },
-    ...(options.guard && { guard: options.guard }),
   });
   t.teardown(() => host.stop());
   return { ...host, databaseUrl };
@@ -40,4 +42,35 @@ export async function startTestHost(
 export async function getJson(host: RunningHost, pathname: string): Promise<{ status: number; body: any }> {
   const response = await fetch(host.url + pathname);
   return { status: response.status, body: await response.json() };
+}
+
+/** A cookie jar over fetch: keeps the Set-Cookie values a host sends, per name, honouring Path. */
+export class AdminClient {
+  readonly cookies = new Map<string, { value: string; path: string }>();
+  constructor(readonly baseUrl: string) {}
+
+  async request(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) {
+    const cookie = [...this.cookies]
+      .filter(([, c]) => pathname.startsWith(c.path))
+      .map(([name, c]) => `${name}=${c.value}`)
+      .join('; ');
+    const response = await fetch(this.baseUrl + pathname, {
+      method,
+      headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(cookie && { cookie }), ...headers },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    for (const raw of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = raw.split(';').map((p) => p.trim());
+      const [name, ...value] = pair!.split('=');
+      const path = attributes.find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
+      if (/max-age=0/i.test(raw)) this.cookies.delete(name!);
+      else this.cookies.set(name!, { value: value.join('='), path });
+    }
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+
+  login(username = BOOTSTRAP_ADMIN.username, password = BOOTSTRAP_ADMIN.password) {
+    return this.request('POST', '/admin/auth/login', { username, password });
+  }
 }

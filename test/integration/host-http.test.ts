@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { allowAll, getJson, startTestHost } from '../helpers/host.js';
+import { AdminClient, getJson, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 
 const helloPlugin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/hello-orchestrator');
@@ -78,10 +78,11 @@ t.test('default host', async (t) => {
 
 t.test('release metadata follows APP_ENV rules', async (t) => {
   const host = await startTestHost(t, {
-    guard: allowAll,
     env: { OBSERVABILITY_RELEASE: 'build-42', RELEASE_COMMIT_SUBJECT: 'Fix things', RELEASE_PUBLISHED_AT: '2026-11-01T00:00:00Z' },
   });
-  const { status, body } = await getJson(host, '/release-metadata');
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const { status, body } = await admin.request('GET', '/release-metadata');
   t.equal(status, 200);
   t.same(body, {
     app_env: 'test',

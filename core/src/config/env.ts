@@ -29,6 +29,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SCHEDULED_TASKS_ENABLED', path: ['scheduled_tasks', 'enabled'], type: 'boolean' },
   { env: 'ADMIN_ACCESS_TOKEN_SECRET_KEY', path: ['admin', 'access_token_secret_key'], type: 'string' },
   { env: 'ADMIN_ACCESS_COOKIE_SECURE', path: ['admin', 'access_cookie_secure'], type: 'boolean' },
+  { env: 'ADMIN_BOOTSTRAP_USERNAME', path: ['admin', 'bootstrap_username'], type: 'string' },
+  { env: 'ADMIN_BOOTSTRAP_PASSWORD', path: ['admin', 'bootstrap_password'], type: 'string' },
   { env: 'AGENT_HOST_SECRETS_KEY', path: ['secrets', 'key'], type: 'string' },
   { env: 'OBJECT_STORE_PUBLIC_ENDPOINT', path: ['object_store', 'public_endpoint'], type: 'string' },
   { env: 'RELEASE_PUBLISHED_AT', path: ['release', 'published_at'], type: 'string' },

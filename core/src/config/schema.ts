@@ -95,6 +95,14 @@ export const configSchema = z
       .object({
         access_token_secret_key: z.string().default(''),
         access_cookie_secure: z.boolean().default(false),
+        access_token_ttl_seconds: z.number().int().min(30).default(900),
+        refresh_token_ttl_seconds: z.number().int().min(60).default(1_209_600),
+        challenge_ttl_seconds: z.number().int().min(10).default(300),
+        challenge_token_ttl_seconds: z.number().int().min(10).default(300),
+        login_max_failures: z.number().int().min(2).default(5),
+        login_lockout_seconds: z.number().int().min(1).default(300),
+        bootstrap_username: z.string().default(''),
+        bootstrap_password: z.string().default(''),
       })
       .strict(),
     secrets: z.object({ key: z.string().default('') }).strict(),

@@ -1,26 +1,35 @@
-import type { Sequelize } from 'sequelize';
-import type { AuditWriter } from '@agent-host/sdk';
+import type { Sequelize, Transaction } from 'sequelize';
+import type { AuditEvent, AuditWriter } from '@agent-host/sdk';
 
-/** Appends to `audit_events`; `source` is the plugin or core domain that wrote it. */
-export function createAuditWriter(sequelize: Sequelize, source: string): AuditWriter {
-  return {
-    async write(event) {
-      await sequelize.query(
-        `INSERT INTO audit_events (action, outcome, actor_id, target_type, target_id, trace_id, source, payload, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
-        {
-          bind: [
-            event.action,
-            event.outcome,
-            event.actor_id ?? null,
-            event.target_type ?? null,
-            event.target_id ?? null,
-            event.trace_id ?? null,
-            source,
-            JSON.stringify(event.payload ?? {}),
-          ],
-        },
-      );
+export interface AuditContext {
+  /** Commit the record with the change it describes. */
+  transaction?: Transaction;
+  client_ip?: string | null;
+}
+
+/** Appends one row to `admin_action_audits`; `source` is the plugin or core domain that wrote it. */
+export async function insertAudit(sequelize: Sequelize, source: string, event: AuditEvent, context: AuditContext = {}): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO admin_action_audits (action, outcome, actor_id, target_type, target_id, trace_id, source, payload, client_ip, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())`,
+    {
+      bind: [
+        event.action,
+        event.outcome,
+        event.actor_id ?? null,
+        event.target_type ?? null,
+        event.target_id ?? null,
+        event.trace_id ?? null,
+        source,
+        JSON.stringify(event.payload ?? {}),
+        context.client_ip ?? null,
+      ],
+      ...(context.transaction && { transaction: context.transaction }),
     },
-  };
+  );
+}
+
+/** The SDK's audit writer for one plugin. */
+export function createAuditWriter(sequelize: Sequelize, source: string): AuditWriter {
+  return { write: (event) => insertAudit(sequelize, source, event) };
 }

@@ -17,8 +17,12 @@ export function parseSecretsKey(encoded: string): Buffer {
  * the data directory, so encrypted rows stay readable across restarts.
  */
 export function resolveSecretsKey(configured: string, dataDir: string): Buffer {
-  if (configured.trim()) return parseSecretsKey(configured);
-  const file = path.join(dataDir, 'secrets.key');
+  return configured.trim() ? parseSecretsKey(configured) : resolveGeneratedKey(dataDir, 'secrets.key');
+}
+
+/** A 32-byte key generated once into `<dataDir>/<name>` (mode 600) and read back on later starts. */
+export function resolveGeneratedKey(dataDir: string, name: string): Buffer {
+  const file = path.join(dataDir, name);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
   return parseSecretsKey(readFileSync(file, 'utf8'));
 }

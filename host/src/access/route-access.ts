@@ -1,20 +1,24 @@
-import { UnauthorizedError } from '@agent-host/sdk';
+import type { AdminPrincipal, RequestOrigin } from '@agent-host/core';
 import type { Request } from 'restify';
 
-/** Who may call a route: anyone (spec 5.6's public list) or holders of a permission. */
-export type RouteAccess = { public: true } | { permission: string };
-
 /**
- * Decides whether a request may use a route. The administrator-access layer
- * supplies the real guard; without one, every non-public route answers 401.
+ * Who may call a route: anyone (spec 5.6's public list), any logged-in
+ * administrator, or holders of a permission.
  */
-export interface AccessGuard {
-  authorize(req: Request, access: RouteAccess): Promise<void>;
+export type RouteAccess = { public: true } | { login: true } | { permission: string };
+
+/** What a handler knows about the caller. */
+export interface RequestContext {
+  principal: AdminPrincipal | undefined;
+  origin: RequestOrigin;
 }
 
-export const noAdministratorLogin: AccessGuard = {
-  async authorize(_req, access) {
-    if ('public' in access) return;
-    throw new UnauthorizedError('administrator login required');
-  },
-};
+/** Decides whether a request may use a route; resolves with the administrator, if any. */
+export interface AccessGuard {
+  authorize(req: Request, access: RouteAccess): Promise<AdminPrincipal | undefined>;
+}
+
+export function originOf(req: Request): RequestOrigin {
+  const agent = req.headers['user-agent'];
+  return { clientIp: req.socket?.remoteAddress ?? null, userAgent: typeof agent === 'string' ? agent : null };
+}

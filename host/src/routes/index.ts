@@ -1,3 +1,4 @@
+import { adminAuthRoutes } from './admin-auth.js';
 import { chatOrchestratorRoutes } from './chat-orchestrators.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
@@ -5,4 +6,4 @@ import { releaseMetadataRoutes } from './release-metadata.js';
 import type { RouteFactory } from './route.js';
 
 /** Every route file, mounted in this order. */
-export const routeFactories: RouteFactory[] = [healthRoutes, modelRoutes, chatOrchestratorRoutes, releaseMetadataRoutes];
+export const routeFactories: RouteFactory[] = [healthRoutes, modelRoutes, chatOrchestratorRoutes, releaseMetadataRoutes, adminAuthRoutes];

@@ -1,6 +1,6 @@
 import type { AgentHostApp } from '@agent-host/core';
 import type { Request, Response } from 'restify';
-import type { RouteAccess } from '../access/route-access.js';
+import type { RequestContext, RouteAccess } from '../access/route-access.js';
 
 /** One HTTP route: the route files export lists of these; the server mounts them behind the access guard. */
 export interface RouteDefinition {
@@ -8,7 +8,7 @@ export interface RouteDefinition {
   path: string;
   access: RouteAccess;
   summary: string;
-  handler(req: Request, res: Response): Promise<unknown>;
+  handler(req: Request, res: Response, context: RequestContext): Promise<unknown>;
 }
 
 export type RouteFactory = (app: AgentHostApp) => RouteDefinition[];

@@ -1,0 +1,35 @@
+import type { AgentHostApp } from '@agent-host/core';
+import { ForbiddenError, UnauthorizedError } from '@agent-host/sdk';
+import { ACCESS_COOKIE, readCookie } from './cookies.js';
+import { originOf, type AccessGuard } from './route-access.js';
+
+/**
+ * The administrator guard: the access cookie must carry a valid token whose
+ * server-side session is live, and the administrator must hold the route's
+ * permission. Refusals are 401 or 403 and are audited as denials.
+ */
+export function adminGuard(app: AgentHostApp): AccessGuard {
+  const auth = app.adminAuth!;
+  return {
+    async authorize(req, access) {
+      if ('public' in access) return undefined;
+      const token = readCookie(req, ACCESS_COOKIE);
+      const principal = token ? await auth.authenticate(token) : undefined;
+      const origin = originOf(req);
+      const where = { method: req.method, path: req.path() };
+      if (!principal) {
+        const reason = token ? 'session_invalid' : 'login_required';
+        await auth.audit({ action: 'access.denied', outcome: 'denied', payload: { ...where, reason } }, origin);
+        throw new UnauthorizedError(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
+      }
+      if ('permission' in access && !principal.permissions.includes(access.permission)) {
+        await auth.audit(
+          { action: 'access.denied', outcome: 'denied', actor_id: principal.admin_user_id, payload: { ...where, reason: 'missing_permission', permission: access.permission } },
+          origin,
+        );
+        throw new ForbiddenError(`missing permission ${access.permission}`);
+      }
+      return principal;
+    },
+  };
+}

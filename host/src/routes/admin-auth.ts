@@ -1,0 +1,75 @@
+import { PERMISSION_CATALOG, type AdminPrincipal } from '@agent-host/core';
+import { UnauthorizedError } from '@agent-host/sdk';
+import { z } from 'zod';
+import { clearSessionCookies, readCookie, REFRESH_COOKIE, setSessionCookies } from '../access/cookies.js';
+import { parseBody } from '../validation.js';
+import type { RouteFactory } from './route.js';
+
+const loginBody = z.object({ username: z.string().trim().min(1).max(120), password: z.string().min(1).max(1024) }).strict();
+
+/** The session snapshot: who is logged in and what they may do. Never a token. */
+const snapshot = (p: AdminPrincipal) => ({
+  admin_user_id: p.admin_user_id,
+  username: p.username,
+  display_name: p.display_name,
+  role_code: p.role_code,
+  session_id: p.session_id,
+  permissions: p.permissions,
+});
+
+export const adminAuthRoutes: RouteFactory = (app) => {
+  const auth = app.adminAuth!;
+  const secure = app.config.admin.access_cookie_secure;
+  return [
+    {
+      method: 'post',
+      path: '/admin/auth/login',
+      access: { public: true },
+      summary: 'Log in with username and password; sets the HttpOnly access and refresh cookies',
+      handler: async (req, res, { origin }) => {
+        const { username, password } = parseBody(loginBody, req.body);
+        const { principal, tokens } = await auth.login(username, password, origin);
+        setSessionCookies(res, tokens, secure);
+        return snapshot(principal);
+      },
+    },
+    {
+      method: 'post',
+      path: '/admin/auth/refresh',
+      access: { public: true },
+      summary: 'Rotate the refresh token (single use) and issue a new access token',
+      handler: async (req, res, { origin }) => {
+        const token = readCookie(req, REFRESH_COOKIE);
+        if (!token) throw new UnauthorizedError('no refresh cookie; log in again');
+        const { principal, tokens } = await auth.refresh(token, origin);
+        setSessionCookies(res, tokens, secure);
+        return snapshot(principal);
+      },
+    },
+    {
+      method: 'post',
+      path: '/admin/auth/logout',
+      access: { login: true },
+      summary: 'Revoke the current session and clear its cookies',
+      handler: async (_req, res, { principal, origin }) => {
+        await auth.logout(principal!, origin);
+        clearSessionCookies(res, secure);
+        return { status: 'logged_out' };
+      },
+    },
+    {
+      method: 'get',
+      path: '/admin/auth/me',
+      access: { login: true },
+      summary: 'The session snapshot and effective permissions',
+      handler: async (_req, _res, { principal }) => snapshot(principal!),
+    },
+    {
+      method: 'get',
+      path: '/admin/permission-catalog',
+      access: { login: true },
+      summary: 'Every grantable permission',
+      handler: async () => ({ items: PERMISSION_CATALOG.map((p) => ({ code: p.code, description: p.description })) }),
+    },
+  ];
+};

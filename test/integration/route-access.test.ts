@@ -1,0 +1,32 @@
+import { isPermissionCode } from '@agent-host/core';
+import { createServer } from '@agent-host/host';
+import t from 'tap';
+import { startTestHost } from '../helpers/host.js';
+
+// Spec 5.6: the routes open without administrator login. Login and refresh
+// are public by nature (they create the session); /chat-orchestrators is
+// public by decision (docs/api-decisions.md).
+const PUBLIC = [
+  /^\/healthz$/,
+  /^\/stream$/,
+  /^\/models$/,
+  /^\/public\/agents/,
+  /^\/public\/ws\//,
+  /^\/document-recognition\/(runtime-agents|runs)/,
+  /^\/admin\/auth\/(login|refresh)$/,
+  /^\/chat-orchestrators$/,
+];
+// Routes any logged-in administrator may use, whatever their permissions.
+const LOGIN_ONLY = [/^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|docs|redoc)$/];
+
+t.test('every registered route is public per spec 5.6, login-only by nature, or declares a catalog permission', async (t) => {
+  const host = await startTestHost(t);
+  const { routes } = createServer(host.app);
+  t.ok(routes.length >= 9, 'routes are enumerated');
+  for (const route of routes) {
+    const name = `${route.method.toUpperCase()} ${route.path}`;
+    if ('public' in route.access) t.ok(PUBLIC.some((p) => p.test(route.path)), `${name} is public and in the public list`);
+    else if ('login' in route.access) t.ok(LOGIN_ONLY.some((p) => p.test(route.path)), `${name} needs only a login and is allowed to`);
+    else t.ok(isPermissionCode(route.access.permission), `${name} declares ${route.access.permission}, a catalog permission`);
+  }
+});
