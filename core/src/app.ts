@@ -16,6 +16,8 @@ import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 import { migrate } from './db/migrator.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
 import { AdminAuth } from './admin/admin-auth.js';
+import { Challenges } from './admin/challenges.js';
+import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
 import { createAgenda } from './jobs/create-agenda.js';
 import { Kernel } from './kernel/kernel.js';
@@ -58,6 +60,8 @@ export class AgentHostApp {
   sequelize?: Sequelize;
   agenda?: Agenda;
   adminAuth?: AdminAuth;
+  challenges?: Challenges;
+  systemSettings?: SystemSettings;
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
   private jobs?: AgendaJobs;
@@ -241,6 +245,8 @@ export class AgentHostApp {
     const configured = this.config.admin.access_token_secret_key.trim();
     const key = configured ? new TextEncoder().encode(configured) : resolveGeneratedKey(this.dataDir, 'admin-access.key');
     this.adminAuth = new AdminAuth(this.requireDatabase(), this.config.admin, key);
+    this.challenges = new Challenges(this.requireDatabase(), this.adminAuth, this.config.admin);
+    this.systemSettings = new SystemSettings(this.requireDatabase(), this.config, this.adminAuth, this.challenges);
     this.bootstrapAdmin = await this.adminAuth.bootstrap();
   }
 

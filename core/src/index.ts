@@ -15,3 +15,5 @@ export { releaseMetadata } from './release/release-metadata.js';
 export { createRootLogger } from './services/logger.js';
 export { AdminAuth, type AdminPrincipal, type IssuedTokens, type RequestOrigin } from './admin/admin-auth.js';
 export { PERMISSION_CATALOG, isPermissionCode, type PermissionCode, type RoleCode } from './admin/permissions.js';
+export { Challenges } from './admin/challenges.js';
+export { SystemSettings } from './admin/system-settings.js';

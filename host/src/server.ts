@@ -2,7 +2,7 @@ import type { AgentHostApp } from '@agent-host/core';
 import { AgentHostError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { adminGuard } from './access/admin-guard.js';
-import { originOf } from './access/route-access.js';
+import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
 import { routeFactories } from './routes/index.js';
 import type { RouteDefinition } from './routes/route.js';
 
@@ -19,7 +19,9 @@ export function createServer(app: AgentHostApp) {
   for (const route of routes) {
     server[route.method](route.path, async (req: Request, res: Response) => {
       const principal = await guard.authorize(req, route.access);
-      const body = await route.handler(req, res, { principal, origin: originOf(req) });
+      const header = req.headers[CHALLENGE_HEADER];
+      const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
+      const body = await route.handler(req, res, { principal, origin: originOf(req), challengeToken });
       if (!res.headersSent) res.send(200, body);
     });
   }

@@ -3,14 +3,20 @@ import type { Request } from 'restify';
 
 /**
  * Who may call a route: anyone (spec 5.6's public list), any logged-in
- * administrator, or holders of a permission.
+ * administrator, or holders of a permission. `challenge: true` marks a
+ * sensitive operation (spec 5.4): its handler receives the
+ * `x-admin-challenge-token` header and spends it with the change.
  */
-export type RouteAccess = { public: true } | { login: true } | { permission: string };
+export type RouteAccess = { public: true } | { login: true } | { permission: string; challenge?: true };
+
+export const CHALLENGE_HEADER = 'x-admin-challenge-token';
 
 /** What a handler knows about the caller. */
 export interface RequestContext {
   principal: AdminPrincipal | undefined;
   origin: RequestOrigin;
+  /** The challenge token, on routes that declare `challenge: true`. */
+  challengeToken: string | undefined;
 }
 
 /** Decides whether a request may use a route; resolves with the administrator, if any. */

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { ForbiddenError, NotFoundError } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { HostConfig } from '../config/schema.js';
+import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
+import { randomToken, sha256, verifyPassword } from './secrets.js';
+
+interface ChallengeRow {
+  admin_user_id: string;
+  status: string;
+  session_live: boolean;
+}
+
+/**
+ * One-time challenges for sensitive operations (spec 3.5, 5.4): create, verify
+ * with the password, then spend the short-lived token once, in the same
+ * transaction as the change it authorises.
+ */
+export class Challenges {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly auth: AdminAuth,
+    private readonly config: HostConfig['admin'],
+  ) {}
+
+  async create(principal: AdminPrincipal, origin: RequestOrigin) {
+    const id = randomUUID();
+    const nonce = randomToken(16);
+    const [row] = await this.db.query<{ expires_at: Date }>(
+      `INSERT INTO admin_challenges (id, admin_user_id, session_id, nonce, status, expires_at, created_at)
+       VALUES ($1, $2, $3, $4, 'pending', now() + make_interval(secs => $5), now()) RETURNING expires_at`,
+      { bind: [id, principal.admin_user_id, principal.session_id, nonce, this.config.challenge_ttl_seconds], type: QueryTypes.SELECT },
+    );
+    await this.auth.audit({ action: 'auth.challenge.create', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: id }, origin);
+    return { challenge_id: id, nonce, expires_at: row!.expires_at.toISOString() };
+  }
+
+  /** Password re-entry. Any failure burns the challenge: the client must ask for a new one. */
+  async verify(challengeId: string, nonce: string, password: string, principal: AdminPrincipal, origin: RequestOrigin) {
+    const fail = async (reason: string, message: string): Promise<never> => {
+      await this.db.query("UPDATE admin_challenges SET status = 'burned' WHERE id = $1 AND status = 'pending'", { bind: [challengeId] });
+      await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId, payload: { reason } }, origin);
+      throw new ForbiddenError(message);
+    };
+    const [row] = await this.db.query<{ nonce: string; status: string; admin_user_id: string; expired: boolean; password_hash: string }>(
+      `SELECT c.nonce, c.status, c.admin_user_id, c.expires_at <= now() AS expired, u.password_hash
+       FROM admin_challenges c JOIN admin_users u ON u.id = c.admin_user_id WHERE c.id = $1`,
+      { bind: [challengeId], type: QueryTypes.SELECT },
+    );
+    if (!row || row.admin_user_id !== principal.admin_user_id) throw new NotFoundError('challenge not found');
+    if (row.status !== 'pending') return fail('not_pending', `challenge is ${row.status}; request a new one`);
+    if (row.expired) return fail('expired', 'challenge expired; request a new one');
+    if (row.nonce !== nonce) return fail('nonce_mismatch', 'challenge verification failed; the challenge is burned, request a new one');
+    if (!(await verifyPassword(row.password_hash, password))) return fail('wrong_password', 'challenge verification failed; the challenge is burned, request a new one');
+    const token = randomToken();
+    const [updated] = (await this.db.query(
+      `UPDATE admin_challenges SET status = 'verified', token_hash = $2, token_expires_at = now() + make_interval(secs => $3)
+       WHERE id = $1 AND status = 'pending' RETURNING token_expires_at`,
+      { bind: [challengeId, sha256(token), this.config.challenge_token_ttl_seconds] },
+    )) as [{ token_expires_at: Date }[], unknown];
+    if (!updated[0]) return fail('raced', 'challenge was already used; request a new one');
+    await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId }, origin);
+    return { challenge_token: token, expires_at: updated[0].token_expires_at.toISOString() };
+  }
+
+  /**
+   * Spends a challenge token inside `transaction`; refuses a missing, stale,
+   * used, revoked or foreign token with a detail that says which.
+   */
+  async consume(token: string | undefined, principal: AdminPrincipal, transaction: Transaction): Promise<void> {
+    if (!token) throw new ForbiddenError('challenge required: send x-admin-challenge-token from a verified challenge');
+    const [spent] = (await this.db.query(
+      `UPDATE admin_challenges c SET status = 'used', used_at = now()
+       FROM admin_sessions s
+       WHERE c.token_hash = $1 AND c.admin_user_id = $2 AND c.status = 'verified' AND c.token_expires_at > now()
+         AND s.id = c.session_id AND s.revoked_at IS NULL
+       RETURNING c.id`,
+      { bind: [sha256(token), principal.admin_user_id], transaction },
+    )) as [{ id: string }[], unknown];
+    if (spent[0]) return;
+    const [row] = await this.db.query<ChallengeRow>(
+      `SELECT c.admin_user_id, c.status, s.revoked_at IS NULL AS session_live
+       FROM admin_challenges c JOIN admin_sessions s ON s.id = c.session_id WHERE c.token_hash = $1`,
+      { bind: [sha256(token)], type: QueryTypes.SELECT, transaction },
+    );
+    if (!row) throw new ForbiddenError('challenge token is not valid');
+    if (row.admin_user_id !== principal.admin_user_id) throw new ForbiddenError('challenge token belongs to another administrator');
+    if (row.status === 'used') throw new ForbiddenError('challenge token was already used; request a new challenge');
+    if (!row.session_live) throw new ForbiddenError('challenge token was revoked with its session; request a new challenge');
+    throw new ForbiddenError('challenge token is stale; request a new challenge');
+  }
+}

@@ -1,0 +1,93 @@
+import { BadRequestError, NotFoundError } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { z } from 'zod';
+import type { HostConfig } from '../config/schema.js';
+import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
+import type { Challenges } from './challenges.js';
+
+interface SettingDefinition {
+  description: string;
+  schema: z.ZodType<unknown>;
+  fromConfig(config: HostConfig): unknown;
+}
+
+/** Configuration keys an administrator may override at run time, without a restart. */
+const SETTINGS: Record<string, SettingDefinition> = {
+  'agent.system_prompt_max_length': {
+    description: 'Maximum system_prompt length in characters',
+    schema: z.number().int().positive().max(1_000_000),
+    fromConfig: (c) => c.agent.system_prompt_max_length,
+  },
+  'agent.judge_prompt_max_length': {
+    description: 'Maximum judge_prompt length in characters',
+    schema: z.number().int().positive().max(1_000_000),
+    fromConfig: (c) => c.agent.judge_prompt_max_length,
+  },
+};
+
+/** Database-backed system settings; each read sees the latest write of any host instance. */
+export class SystemSettings {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly config: HostConfig,
+    private readonly auth: AdminAuth,
+    private readonly challenges: Challenges,
+  ) {}
+
+  async list() {
+    const rows = await this.db.query<{ config_key: string; value: unknown; updated_by: string | null; updated_at: Date }>(
+      'SELECT config_key, value, updated_by, updated_at FROM system_settings',
+      { type: QueryTypes.SELECT },
+    );
+    const stored = new Map(rows.map((r) => [r.config_key, r]));
+    return {
+      items: Object.entries(SETTINGS).map(([key, def]) => {
+        const row = stored.get(key);
+        return {
+          config_key: key,
+          description: def.description,
+          value: row ? row.value : def.fromConfig(this.config),
+          default_value: def.fromConfig(this.config),
+          source: row ? 'database' : 'config',
+          updated_by: row?.updated_by ?? null,
+          updated_at: row?.updated_at.toISOString() ?? null,
+        };
+      }),
+    };
+  }
+
+  /** The effective value of a setting: the stored override, else the configuration. */
+  async value<T>(key: keyof typeof SETTINGS & string): Promise<T> {
+    const [row] = await this.db.query<{ value: T }>('SELECT value FROM system_settings WHERE config_key = $1', { bind: [key], type: QueryTypes.SELECT });
+    return row ? row.value : (SETTINGS[key]!.fromConfig(this.config) as T);
+  }
+
+  /** Needs a challenge; the change, the spent challenge and the audit record commit together. */
+  async update(key: string, body: unknown, principal: AdminPrincipal, origin: RequestOrigin, challengeToken: string | undefined) {
+    const definition = SETTINGS[key];
+    const refuse = async (reason: string, error: Error): Promise<never> => {
+      await this.auth.audit({ action: 'system_setting.update', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'system_setting', target_id: key, payload: { reason } }, origin);
+      throw error;
+    };
+    if (!definition) return refuse('unknown_key', new NotFoundError(`unknown system setting "${key}"`));
+    const value = (body as { value?: unknown } | undefined)?.value;
+    const parsed = definition.schema.safeParse(value);
+    if (!parsed.success) {
+      return refuse('invalid_value', new BadRequestError(`invalid value for ${key}: ${parsed.error.issues.map((i) => i.message).join('; ')}`));
+    }
+    await this.db.transaction(async (transaction) => {
+      await this.challenges.consume(challengeToken, principal, transaction);
+      await this.db.query(
+        `INSERT INTO system_settings (config_key, value, updated_by, updated_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (config_key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+        { bind: [key, JSON.stringify(parsed.data), principal.admin_user_id], transaction },
+      );
+      await this.auth.audit(
+        { action: 'system_setting.update', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'system_setting', target_id: key, payload: { value: parsed.data } },
+        origin,
+        transaction,
+      );
+    });
+    return (await this.list()).items.find((item) => item.config_key === key)!;
+  }
+}
