@@ -61,7 +61,7 @@ function loginLines(app: AgentHostApp): string[] {
   if (!created.generatedPassword) return [`  log in:    super admin "${created.username}" created from ADMIN_BOOTSTRAP_USERNAME / ADMIN_BOOTSTRAP_PASSWORD`];
   return [
     `  log in:    first super admin created: username "${created.username}", one-time password ${created.generatedPassword}`,
-    '             it is shown only now; change it after logging in (or set ADMIN_BOOTSTRAP_PASSWORD on a fresh data dir)',
+    '             it is shown only now; to choose your own, set ADMIN_BOOTSTRAP_PASSWORD before the first start',
   ];
 }
 

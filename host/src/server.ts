@@ -4,6 +4,7 @@ import restify, { type Request, type Response } from 'restify';
 import { adminGuard } from './access/admin-guard.js';
 import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
 import { routeFactories } from './routes/index.js';
+import { parseBody } from './validation.js';
 import type { RouteDefinition } from './routes/route.js';
 
 /** The restify server with every route file mounted behind the administrator guard. */
@@ -21,8 +22,9 @@ export function createServer(app: AgentHostApp) {
       const principal = await guard.authorize(req, route.access);
       const header = req.headers[CHALLENGE_HEADER];
       const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
-      const body = await route.handler(req, res, { principal, origin: originOf(req), challengeToken });
-      if (!res.headersSent) res.send(200, body);
+      const body = route.body ? parseBody(route.body, req.body) : undefined;
+      const result = await route.handler(req, res, { principal, origin: originOf(req), challengeToken, body });
+      if (!res.headersSent) res.send(200, result);
     });
   }
 

@@ -153,3 +153,15 @@ t.test('ADMIN_ACCESS_COOKIE_SECURE=true marks both cookies Secure', async (t) =>
   const { headers } = await new AdminClient(host.url).login();
   t.ok(headers.getSetCookie().every((c) => /; Secure/.test(c)));
 });
+
+t.test('a malformed login body is a 422 listing each problem', async (t) => {
+  const host = await startTestHost(t);
+  const { status, body } = await new AdminClient(host.url).request('POST', '/admin/auth/login', { username: '', extra: 1 });
+  t.equal(status, 422);
+  t.same(
+    body.detail.map((d: { loc: unknown[] }) => d.loc),
+    [['body', 'username'], ['body', 'password'], ['body']],
+    'each issue names where it is',
+  );
+  t.ok(body.detail.every((d: { msg: string; type: string }) => d.msg && d.type), 'each issue has msg and type');
+});

@@ -63,14 +63,13 @@ export class SystemSettings {
   }
 
   /** Needs a challenge; the change, the spent challenge and the audit record commit together. */
-  async update(key: string, body: unknown, principal: AdminPrincipal, origin: RequestOrigin, challengeToken: string | undefined) {
+  async update(key: string, value: unknown, principal: AdminPrincipal, origin: RequestOrigin, challengeToken: string | undefined) {
     const definition = SETTINGS[key];
     const refuse = async (reason: string, error: Error): Promise<never> => {
       await this.auth.audit({ action: 'system_setting.update', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'system_setting', target_id: key, payload: { reason } }, origin);
       throw error;
     };
     if (!definition) return refuse('unknown_key', new NotFoundError(`unknown system setting "${key}"`));
-    const value = (body as { value?: unknown } | undefined)?.value;
     const parsed = definition.schema.safeParse(value);
     if (!parsed.success) {
       return refuse('invalid_value', new BadRequestError(`invalid value for ${key}: ${parsed.error.issues.map((i) => i.message).join('; ')}`));

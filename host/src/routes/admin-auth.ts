@@ -2,8 +2,7 @@ import { PERMISSION_CATALOG, type AdminPrincipal } from '@agent-host/core';
 import { UnauthorizedError } from '@agent-host/sdk';
 import { z } from 'zod';
 import { clearSessionCookies, readCookie, REFRESH_COOKIE, setSessionCookies } from '../access/cookies.js';
-import { parseBody } from '../validation.js';
-import type { RouteFactory } from './route.js';
+import { route, type RouteFactory } from './route.js';
 
 const loginBody = z.object({ username: z.string().trim().min(1).max(120), password: z.string().min(1).max(1024) }).strict();
 
@@ -21,18 +20,18 @@ export const adminAuthRoutes: RouteFactory = (app) => {
   const auth = app.adminAuth!;
   const secure = app.config.admin.access_cookie_secure;
   return [
-    {
+    route({
       method: 'post',
       path: '/admin/auth/login',
       access: { public: true },
       summary: 'Log in with username and password; sets the HttpOnly access and refresh cookies',
-      handler: async (req, res, { origin }) => {
-        const { username, password } = parseBody(loginBody, req.body);
+      body: loginBody,
+      handler: async (_req, res, { origin, body: { username, password } }) => {
         const { principal, tokens } = await auth.login(username, password, origin);
         setSessionCookies(res, tokens, secure);
         return snapshot(principal);
       },
-    },
+    }),
     {
       method: 'post',
       path: '/admin/auth/refresh',
