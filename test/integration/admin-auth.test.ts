@@ -165,3 +165,21 @@ t.test('a malformed login body is a 422 listing each problem', async (t) => {
   );
   t.ok(body.detail.every((d: { msg: string; type: string }) => d.msg && d.type), 'each issue has msg and type');
 });
+
+t.test('isSessionLive (for the WebSocket gateway) follows logout, refresh and account changes', async (t) => {
+  const host = await startTestHost(t);
+  const auth = host.app.adminAuth!;
+  const client = new AdminClient(host.url);
+  await client.login();
+  const principal = (await auth.authenticate(client.cookies.get('agent_host_access')!.value))!;
+  t.equal(await auth.isSessionLive(principal), true, 'a fresh session is live');
+  await client.request('POST', '/admin/auth/refresh');
+  t.equal(await auth.isSessionLive(principal), false, 'after a refresh the old access version is not live');
+  const current = (await auth.authenticate(client.cookies.get('agent_host_access')!.value))!;
+  t.equal(await auth.isSessionLive(current), true);
+  await query(host.databaseUrl, "UPDATE admin_users SET status = 'disabled' WHERE id = $1", [current.admin_user_id]);
+  t.equal(await auth.isSessionLive(current), false, 'a disabled account is not live');
+  await query(host.databaseUrl, "UPDATE admin_users SET status = 'active' WHERE id = $1", [current.admin_user_id]);
+  await client.request('POST', '/admin/auth/logout');
+  t.equal(await auth.isSessionLive(current), false, 'after logout the session is not live');
+});

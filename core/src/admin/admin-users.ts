@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@agent-host/sdk';
+import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
+import type { Challenges } from './challenges.js';
+import { isPermissionCode, type RoleCode } from './permissions.js';
+import { hashPassword } from './secrets.js';
+
+interface UserRow {
+  id: string;
+  username: string;
+  display_name: string;
+  role_code: RoleCode;
+  status: 'active' | 'disabled';
+  is_protected: boolean;
+  created_at: Date;
+  updated_at: Date;
+  last_login_at: Date | null;
+}
+
+interface GrantRow {
+  id: string;
+  permission_code: string;
+  granted_by: string | null;
+  created_at: Date;
+}
+
+/** What an operator asked for, with the credentials of the request. */
+interface Operation {
+  operator: AdminPrincipal;
+  origin: RequestOrigin;
+  challengeToken: string | undefined;
+}
+
+const USER_COLUMNS = 'id, username, display_name, role_code, status, is_protected, created_at, updated_at, last_login_at';
+
+/**
+ * Administrator users and their grants (spec 4.5) with every guard of 5.5.
+ * Each write, the challenge it spends and its audit record commit in one
+ * transaction; a refused operation is audited as a failure.
+ */
+export class AdminUsers {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly auth: AdminAuth,
+    private readonly challenges: Challenges,
+  ) {}
+
+  async list(options: { limit: number; cursor?: string }) {
+    const rows = await this.db.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM admin_users WHERE ($1::text IS NULL OR lower(username) > $1) ORDER BY lower(username) LIMIT $2`,
+      { bind: [options.cursor ?? null, options.limit + 1], type: QueryTypes.SELECT },
+    );
+    const page = rows.slice(0, options.limit);
+    return {
+      items: await Promise.all(page.map((row) => this.present(row))),
+      next_cursor: rows.length > options.limit ? page.at(-1)!.username.toLowerCase() : null,
+      limit: options.limit,
+    };
+  }
+
+  async get(id: string) {
+    return this.present(await this.find(id));
+  }
+
+  /** Creates a `sub_admin`; initial grants need `admin_permissions.write` and a challenge. */
+  async create(input: { username: string; password: string; display_name?: string; permission_codes: string[] }, op: Operation) {
+    const codes = this.checkCodes(input.permission_codes);
+    if (codes.length && !op.operator.permissions.includes('admin_permissions.write')) {
+      await this.refuse(op, 'admin_user.create', undefined, 'missing_admin_permissions_write');
+      throw new ForbiddenError('initial permissions need admin_permissions.write');
+    }
+    const id = randomUUID();
+    const passwordHash = await hashPassword(input.password);
+    try {
+      await this.db.transaction(async (transaction) => {
+        if (codes.length) await this.challenges.consume(op.challengeToken, op.operator, transaction);
+        await this.db.query(
+          `INSERT INTO admin_users (id, username, display_name, password_hash, role_code, status, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, 'sub_admin', 'active', now(), now())`,
+          { bind: [id, input.username, input.display_name ?? input.username, passwordHash], transaction },
+        );
+        await this.insertGrants(id, codes, op.operator, transaction);
+        await this.success(op, 'admin_user.create', id, { username: input.username, permission_codes: codes }, transaction);
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) throw new ConflictError(`an administrator named "${input.username}" already exists`);
+      throw error;
+    }
+    return this.get(id);
+  }
+
+  /** Profile update; `role_code` / `status` only by a `super_admin`, with a challenge, and never on oneself. */
+  async update(id: string, input: { display_name?: string; role_code?: RoleCode; status?: 'active' | 'disabled' }, op: Operation) {
+    const target = await this.find(id);
+    await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.update');
+    const governance = (input.role_code !== undefined && input.role_code !== target.role_code) || (input.status !== undefined && input.status !== target.status);
+    if (governance) {
+      if (target.id === op.operator.admin_user_id) {
+        await this.refuse(op, 'admin_user.update', id, 'self_role_or_status_change');
+        throw new ForbiddenError('you cannot change your own role_code or status');
+      }
+      if (op.operator.role_code !== 'super_admin') {
+        await this.refuse(op, 'admin_user.update', id, 'role_or_status_change_needs_super_admin');
+        throw new ForbiddenError('only a super_admin can change role_code or status');
+      }
+    }
+    await this.db.transaction(async (transaction) => {
+      if (governance) await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      await this.db.query(
+        `UPDATE admin_users SET display_name = COALESCE($2, display_name), role_code = COALESCE($3, role_code),
+                status = COALESCE($4, status), updated_at = now() WHERE id = $1`,
+        { bind: [id, input.display_name ?? null, input.role_code ?? null, input.status ?? null], transaction },
+      );
+      if (input.status === 'disabled' || (input.role_code && input.role_code !== target.role_code)) {
+        await this.revokeSessions(id, 'account_changed', transaction);
+      }
+      await this.success(op, 'admin_user.update', id, { changed: Object.keys(input) }, transaction);
+    });
+    return this.get(id);
+  }
+
+  /** Needs a challenge; a `super_admin` target only by a `super_admin`; a protected one only by break-glass. */
+  async delete(id: string, op: Operation): Promise<void> {
+    const target = await this.find(id);
+    await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.delete');
+    if (target.id === op.operator.admin_user_id) {
+      await this.refuse(op, 'admin_user.delete', id, 'self_delete');
+      throw new ForbiddenError('you cannot delete yourself');
+    }
+    if (target.is_protected) {
+      await this.refuse(op, 'admin_user.delete', id, 'protected');
+      throw new ConflictError('this super admin is protected; use break-glass-delete with a reason');
+    }
+    await this.remove(target, op, 'admin_user.delete', {});
+  }
+
+  /** Deletes a protected super admin: a `super_admin` operator, a challenge and a reason. */
+  async breakGlassDelete(id: string, reason: string, op: Operation): Promise<void> {
+    const target = await this.find(id);
+    if (!target.is_protected || target.role_code !== 'super_admin') {
+      await this.refuse(op, 'admin_user.break_glass_delete', id, 'not_protected');
+      throw new ConflictError('break-glass delete is only for protected super admins; use DELETE');
+    }
+    await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.break_glass_delete');
+    if (target.id === op.operator.admin_user_id) {
+      await this.refuse(op, 'admin_user.break_glass_delete', id, 'self_delete');
+      throw new ForbiddenError('you cannot delete yourself');
+    }
+    await this.remove(target, op, 'admin_user.break_glass_delete', { reason });
+  }
+
+  /** Batch grant to a `sub_admin`; needs a challenge; nobody grants to themselves. */
+  async grant(id: string, permissionCodes: string[], op: Operation) {
+    const target = await this.find(id);
+    const codes = this.checkCodes(permissionCodes);
+    if (target.id === op.operator.admin_user_id) {
+      await this.refuse(op, 'admin_permission.grant', id, 'self_grant', { permission_codes: codes });
+      throw new ForbiddenError('you cannot grant permissions to yourself');
+    }
+    if (target.role_code !== 'sub_admin') {
+      await this.refuse(op, 'admin_permission.grant', id, 'target_not_sub_admin');
+      throw new ConflictError('permissions are granted to sub_admin users only; a super_admin holds them all');
+    }
+    await this.db.transaction(async (transaction) => {
+      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      const added = await this.insertGrants(id, codes, op.operator, transaction);
+      await this.success(op, 'admin_permission.grant', id, { permission_codes: added }, transaction);
+    });
+    return this.get(id);
+  }
+
+  /** Revokes one grant; needs a challenge. */
+  async revokeGrant(id: string, grantId: string, op: Operation) {
+    await this.find(id);
+    await this.db.transaction(async (transaction) => {
+      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      const [rows] = (await this.db.query(
+        "UPDATE admin_permission_grants SET status = 'revoked', revoked_at = now() WHERE id = $1 AND admin_user_id = $2 AND status = 'active' RETURNING permission_code",
+        { bind: [grantId, id], transaction },
+      )) as [{ permission_code: string }[], unknown];
+      if (!rows[0]) throw new NotFoundError(`no active grant ${grantId} on this administrator`);
+      await this.success(op, 'admin_permission.revoke', id, { grant_id: grantId, permission_code: rows[0].permission_code }, transaction);
+    });
+    return this.get(id);
+  }
+
+  /** Sets a new password and revokes every session of the target; needs a challenge. */
+  async resetPassword(id: string, newPassword: string, op: Operation): Promise<void> {
+    const target = await this.find(id);
+    await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.password_reset');
+    const passwordHash = await hashPassword(newPassword);
+    await this.db.transaction(async (transaction) => {
+      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      await this.db.query('UPDATE admin_users SET password_hash = $2, updated_at = now() WHERE id = $1', { bind: [id, passwordHash], transaction });
+      await this.revokeSessions(id, 'password_reset', transaction);
+      await this.success(op, 'admin_user.password_reset', id, {}, transaction);
+    });
+  }
+
+  private async remove(target: UserRow, op: Operation, action: string, payload: Record<string, unknown>): Promise<void> {
+    await this.db.transaction(async (transaction) => {
+      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      if (target.role_code === 'super_admin') {
+        const [other] = await this.db.query(
+          "SELECT 1 FROM admin_users WHERE role_code = 'super_admin' AND status = 'active' AND id <> $1 LIMIT 1",
+          { bind: [target.id], type: QueryTypes.SELECT, transaction },
+        );
+        if (!other) throw new ConflictError('the last active super admin cannot be deleted');
+      }
+      await this.db.query('DELETE FROM admin_users WHERE id = $1', { bind: [target.id], transaction });
+      await this.success(op, action, target.id, { username: target.username, ...payload }, transaction);
+    });
+  }
+
+  private async requireSuperAdminForSuperAdminTarget(target: UserRow, op: Operation, action: string): Promise<void> {
+    if (target.role_code === 'super_admin' && op.operator.role_code !== 'super_admin') {
+      await this.refuse(op, action, target.id, 'super_admin_target_needs_super_admin');
+      throw new ForbiddenError('only a super_admin can change, delete or reset a super_admin');
+    }
+  }
+
+  private checkCodes(codes: string[]): string[] {
+    const unknown = codes.filter((code) => !isPermissionCode(code));
+    if (unknown.length) {
+      throw new ValidationError(unknown.map((code) => ({ loc: ['body', 'permission_codes'], msg: `unknown permission "${code}"`, type: 'unknown_permission' })));
+    }
+    return [...new Set(codes)];
+  }
+
+  /** Adds grants not already active; resolves with the codes added. */
+  private async insertGrants(adminUserId: string, codes: string[], operator: AdminPrincipal, transaction: Transaction): Promise<string[]> {
+    const added: string[] = [];
+    for (const code of codes) {
+      const [rows] = (await this.db.query(
+        `INSERT INTO admin_permission_grants (id, admin_user_id, permission_code, status, granted_by, created_at)
+         VALUES ($1, $2, $3, 'active', $4, now()) ON CONFLICT (admin_user_id, permission_code) WHERE status = 'active' DO NOTHING RETURNING id`,
+        { bind: [randomUUID(), adminUserId, code, operator.admin_user_id], transaction },
+      )) as [unknown[], unknown];
+      if (rows.length) added.push(code);
+    }
+    return added;
+  }
+
+  private async revokeSessions(adminUserId: string, reason: string, transaction: Transaction): Promise<void> {
+    await this.db.query('UPDATE admin_sessions SET revoked_at = now(), revoked_reason = $2 WHERE admin_user_id = $1 AND revoked_at IS NULL', {
+      bind: [adminUserId, reason],
+      transaction,
+    });
+  }
+
+  private async find(id: string): Promise<UserRow> {
+    const [row] = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM admin_users WHERE id::text = $1`, { bind: [id], type: QueryTypes.SELECT });
+    if (!row) throw new NotFoundError(`administrator ${id} not found`);
+    return row;
+  }
+
+  private async present(row: UserRow) {
+    const grants = await this.db.query<GrantRow>(
+      "SELECT id, permission_code, granted_by, created_at FROM admin_permission_grants WHERE admin_user_id = $1 AND status = 'active' ORDER BY permission_code",
+      { bind: [row.id], type: QueryTypes.SELECT },
+    );
+    return {
+      admin_user_id: row.id,
+      username: row.username,
+      display_name: row.display_name,
+      role_code: row.role_code,
+      status: row.status,
+      is_protected: row.is_protected,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      last_login_at: row.last_login_at?.toISOString() ?? null,
+      grants: grants.map((g) => ({ grant_id: g.id, permission_code: g.permission_code, granted_by: g.granted_by, created_at: g.created_at.toISOString() })),
+      effective_permissions: await this.auth.permissionsOf(row.id, row.role_code),
+    };
+  }
+
+  private success(op: Operation, action: string, targetId: string, payload: Record<string, unknown>, transaction: Transaction): Promise<void> {
+    return this.auth.audit({ action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_user', target_id: targetId, payload }, op.origin, transaction);
+  }
+
+  private refuse(op: Operation, action: string, targetId: string | undefined, reason: string, payload: Record<string, unknown> = {}): Promise<void> {
+    return this.auth.audit(
+      { action, outcome: 'failure', actor_id: op.operator.admin_user_id, target_type: 'admin_user', ...(targetId && { target_id: targetId }), payload: { reason, ...payload } },
+      op.origin,
+    );
+  }
+}
