@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { AgentHostApp, type PluginInfo } from '@agent-host/core';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { AgentHostApp, createSuperAdmin, type PluginInfo } from '@agent-host/core';
 import { Command } from 'commander';
 import { startHost } from './start.js';
 
@@ -89,6 +91,70 @@ program
     const plugins = app.kernel.plugins();
     await app.stop();
     process.stdout.write(options.json ? JSON.stringify(plugins, null, 2) + '\n' : plugins.map(formatPlugin).join('\n') + '\n');
+    process.exit(0);
+  });
+
+/** A password typed on a terminal, not echoed; Ctrl+C cancels. */
+function promptHidden(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+    process.stderr.write(prompt);
+    const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
+    const finish = (line: string) => {
+      resolve(line); // before close(), whose 'close' event would resolve ''
+      rl.close();
+      process.stderr.write('\n');
+    };
+    rl.once('line', finish);
+    rl.once('close', () => resolve(''));
+    rl.once('SIGINT', () => {
+      rl.close();
+      process.stderr.write('\n');
+      reject(new Error('cancelled'));
+    });
+  });
+}
+
+/** The first line of piped stdin, or '' when it is empty. */
+function firstLine(): Promise<string> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, terminal: false });
+    rl.once('line', (line) => {
+      resolve(line); // before close(), whose 'close' event would resolve ''
+      rl.close();
+    });
+    rl.once('close', () => resolve(''));
+  });
+}
+
+/** ADMIN_PASSWORD, else one line of stdin (hidden on a terminal); empty means generate one. */
+async function newAdminPassword(): Promise<string> {
+  if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
+  return process.stdin.isTTY ? promptHidden('password for the new super admin (empty to generate one): ') : firstLine();
+}
+
+program
+  .command('admin')
+  .description('administrator commands')
+  .command('create-super-admin')
+  .description('create a super admin; the password comes from ADMIN_PASSWORD, else one line of stdin, else it is generated and printed once')
+  .requiredOption('--username <name>', 'login name of the new super admin')
+  .action(async (options: { username: string }) => {
+    const password = await newAdminPassword().catch(fail);
+    const app = AgentHostApp.create();
+    let created: Awaited<ReturnType<typeof createSuperAdmin>>;
+    try {
+      created = await createSuperAdmin(await app.startDatabaseOnly(), { username: options.username, ...(password && { password }) });
+    } catch (error) {
+      await app.stop();
+      fail(error);
+    }
+    await app.stop();
+    process.stdout.write(
+      created.generatedPassword
+        ? `created super admin "${created.username}"; one-time password ${created.generatedPassword}\n  it is shown only now and stored only as an argon2id hash\n`
+        : `created super admin "${created.username}"\n`,
+    );
     process.exit(0);
   });
 
