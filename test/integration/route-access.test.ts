@@ -17,7 +17,7 @@ const PUBLIC = [
   /^\/chat-orchestrators$/,
 ];
 // Routes any logged-in administrator may use, whatever their permissions.
-const LOGIN_ONLY = [/^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|docs|redoc)$/];
+const LOGIN_ONLY = [/^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|docs|redoc)$/, /^\/(docs|redoc)\/assets\/:file$/];
 
 t.test('every registered route is public per spec 5.6, login-only by nature, or declares a catalog permission', async (t) => {
   const host = await startTestHost(t);

@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { CHALLENGE_HEADER } from '../access/route-access.js';
+import { ACCESS_COOKIE } from '../access/cookies.js';
+import type { RouteDefinition } from '../routes/route.js';
+
+/** A JSON value as it appears in the document. */
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+/** The parts of an OpenAPI 3.1 document agent-host produces. */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Record<string, JsonObject>>;
+  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
+}
+
+export const SECURITY_SCHEME = ACCESS_COOKIE;
+const HTTP_METHODS = { get: 'get', post: 'post', put: 'put', patch: 'patch', del: 'delete' } as const;
+const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
+
+let hostVersion: string | undefined;
+/** host/package.json's version; the file sits two levels up from both src/openapi and dist/openapi. */
+function readHostVersion(): string {
+  hostVersion ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return hostVersion;
+}
+
+const errorResponse = (description: string, schema: 'HTTPError' | 'ValidationError'): JsonObject => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
+
+const SHARED_SCHEMAS: Record<string, JsonObject> = {
+  HTTPError: {
+    type: 'object',
+    description: 'Every error response: a message, or an object for structured errors.',
+    properties: { detail: { anyOf: [{ type: 'string' }, { type: 'object' }] } },
+    required: ['detail'],
+  },
+  ValidationError: {
+    type: 'object',
+    description: 'A request that failed validation (422): one entry per issue.',
+    properties: {
+      detail: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, description: 'Where the issue is, e.g. ["body", "username"]' },
+            msg: { type: 'string' },
+            type: { type: 'string', description: 'The issue code' },
+          },
+          required: ['loc', 'msg', 'type'],
+        },
+      },
+    },
+    required: ['detail'],
+  },
+};
+
+/** `/admin/system-settings/:config_key` → `/admin/system-settings/{config_key}`. */
+export const openApiPath = (path: string) => path.replace(PATH_PARAM, '{$1}');
+
+const operationId = (method: string, path: string) =>
+  `${method}_${path.replace(PATH_PARAM, 'by_$1').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` || method;
+
+/** Groups operations by their first segment (`/admin/<area>` for the administrator API). */
+function tagOf(path: string): string {
+  const [first, second] = path.split('/').filter(Boolean);
+  if (!first) return 'root';
+  return first === 'admin' && second && !second.startsWith(':') ? `admin/${second}` : first;
+}
+
+/**
+ * Converts a body schema to JSON Schema (the request side: before transforms
+ * and defaults). Its `$defs` (cycles, schemas with an id) move to
+ * components.schemas, since a `#/$defs/...` pointer inside the document would
+ * resolve against the document root.
+ */
+function bodySchema(schema: z.ZodType, components: Record<string, JsonObject>): JsonObject {
+  const { $schema: _dialect, $defs, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject & { $defs?: Record<string, JsonObject> };
+  if (!$defs) return json;
+  const rewrite = (value: Json, names: Map<string, string>): Json => {
+    if (Array.isArray(value)) return value.map((v) => rewrite(v, names));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) => {
+        if (key === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+          const name = decodeURIComponent(v.slice('#/$defs/'.length));
+          return [key, `#/components/schemas/${encodeURIComponent(names.get(name) ?? name)}`];
+        }
+        return [key, rewrite(v, names)];
+      }),
+    );
+  };
+  const hoist = (names: Map<string, string>) => Object.entries($defs).map(([name, def]) => [names.get(name)!, rewrite(def, names) as JsonObject] as const);
+  // Keep the schemas' own names when they are new or identical to what is there (a schema with an id shared by routes)...
+  let names = new Map(Object.keys($defs).map((name) => [name, name]));
+  let defs = hoist(names);
+  if (defs.some(([name, def]) => name in components && JSON.stringify(components[name]) !== JSON.stringify(def))) {
+    // ...else give every one a fresh name.
+    const taken = new Set(Object.keys(components));
+    names = new Map(
+      Object.keys($defs).map((name) => {
+        let unique = name;
+        for (let i = 2; taken.has(unique); i++) unique = `${name}_${i}`;
+        taken.add(unique);
+        return [name, unique];
+      }),
+    );
+    defs = hoist(names);
+  }
+  for (const [name, def] of defs) components[name] = def;
+  return rewrite(json, names) as JsonObject;
+}
+
+function accessDescription(access: RouteDefinition['access']): string | undefined {
+  if ('public' in access) return undefined;
+  if ('login' in access) return 'Requires an administrator login (the `agent_host_access` cookie).';
+  const challenge = access.challenge
+    ? ` Sensitive operation: also requires a challenge token in the \`${CHALLENGE_HEADER}\` header (POST /admin/auth/challenges, then POST /admin/auth/challenges/{challenge_id}/verify).`
+    : '';
+  return `Requires an administrator login and the permission \`${access.permission}\`.${challenge}`;
+}
+
+/** Builds the OpenAPI 3.1 document for a list of routes; call once per server, routes do not change at run time. */
+export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): OpenApiDocument {
+  const schemas: Record<string, JsonObject> = { ...SHARED_SCHEMAS };
+  const paths: OpenApiDocument['paths'] = {};
+
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    const method = HTTP_METHODS[route.method];
+    const { access } = route;
+    const parameters: JsonObject[] = [...route.path.matchAll(PATH_PARAM)].map(([, name]) => ({
+      name: name!,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
+    if ('challenge' in access && access.challenge) {
+      parameters.push({
+        name: CHALLENGE_HEADER,
+        in: 'header',
+        required: true,
+        description: 'Single-use challenge token from POST /admin/auth/challenges/{challenge_id}/verify',
+        schema: { type: 'string' },
+      });
+    }
+
+    const responses: JsonObject = { '200': { description: 'Success' } };
+    const operation: JsonObject = { operationId: operationId(method, route.path), summary: route.summary, tags: [tagOf(route.path)] };
+    const description = accessDescription(access);
+    if (description) operation.description = description;
+    if (parameters.length) operation.parameters = parameters;
+    if (route.body) {
+      operation.requestBody = {
+        // The server validates a missing body as {}: the body is required unless {} is valid.
+        required: !route.body.safeParse({}).success,
+        content: { 'application/json': { schema: bodySchema(route.body, schemas) } },
+      };
+      responses['422'] = errorResponse('The request body failed validation', 'ValidationError');
+    }
+    if (!('public' in access)) {
+      operation.security = [{ [SECURITY_SCHEME]: [] }];
+      responses['401'] = errorResponse('Administrator login required, or the session expired or was revoked', 'HTTPError');
+      if ('permission' in access) {
+        operation['x-permission'] = access.permission;
+        responses['403'] = errorResponse(
+          access.challenge ? `Missing permission ${access.permission}, or the challenge token was refused` : `Missing permission ${access.permission}`,
+          'HTTPError',
+        );
+      }
+    }
+    operation.responses = responses;
+    (paths[path] ??= {})[method] = operation;
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'agent-host',
+      version: readHostVersion(),
+      description: 'The agent-host HTTP API. Errors are `{"detail": ...}`; administrator routes authenticate with the HttpOnly `agent_host_access` cookie set by POST /admin/auth/login.',
+    },
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: ACCESS_COOKIE,
+          description: 'The access token cookie set by POST /admin/auth/login (HttpOnly; renewed by POST /admin/auth/refresh).',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createServer } from '@agent-host/host';
+import { validate } from '@readme/openapi-parser';
+import t from 'tap';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+
+const HOST_VERSION = (JSON.parse(readFileSync(new URL('../../host/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const METHODS: Record<string, string> = { get: 'get', post: 'post', put: 'put', patch: 'patch', del: 'delete' };
+const EXPECTED_TYPE: Record<string, RegExp> = { js: /^(text|application)\/javascript\b/, css: /^text\/css\b/, png: /^image\/png$/ };
+
+// Where the host's asset packages are installed, to compare what it serves with the files.
+const hostRequire = createRequire(new URL('../../host/package.json', import.meta.url));
+const packageDir = (name: string) => path.dirname(hostRequire.resolve(`${name}/package.json`));
+const ASSET_DIRS: Record<string, string> = {
+  '/docs/assets/': packageDir('swagger-ui-dist'),
+  '/redoc/assets/': path.join(packageDir('redoc'), 'bundles'),
+};
+
+/** A GET that keeps the body raw (AdminClient.request parses JSON); sends the client's cookies when given one. */
+async function rawGet(baseUrl: string, pathname: string, client?: AdminClient) {
+  const cookie = client
+    ? [...client.cookies].filter(([, c]) => pathname.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`).join('; ')
+    : '';
+  const response = await fetch(baseUrl + pathname, { headers: cookie ? { cookie } : {} });
+  const body = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, type: response.headers.get('content-type') ?? '', body, text: body.toString('utf8') };
+}
+
+/** The src and href values of an HTML page. */
+const references = (html: string) => [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+
+t.test('/openapi.json, /docs and /redoc', async (t) => {
+  const host = await startTestHost(t);
+  const { routes } = createServer(host.app);
+
+  t.test('without login all three answer 401 {detail}', async (t) => {
+    for (const pathname of ['/openapi.json', '/docs', '/redoc']) {
+      const { status, type, text } = await rawGet(host.url, pathname);
+      t.equal(status, 401, `${pathname} needs a login`);
+      t.match(type, /^application\/json/);
+      t.same(JSON.parse(text), { detail: 'administrator login required' });
+    }
+  });
+
+  const admin = new AdminClient(host.url);
+  const login = await admin.login();
+  t.equal(login.status, 200, 'the bootstrap administrator logs in');
+
+  t.test('the OpenAPI 3.1 document', async (t) => {
+    const { status, body: doc, headers } = await admin.request('GET', '/openapi.json');
+    t.equal(status, 200);
+    t.match(headers.get('content-type'), /^application\/json/);
+    t.equal(doc.openapi, '3.1.0');
+    t.same([doc.info.title, doc.info.version], ['agent-host', HOST_VERSION]);
+    t.same(doc.components.securitySchemes.agent_host_access, {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'agent_host_access',
+      description: doc.components.securitySchemes.agent_host_access.description,
+    });
+    t.same(doc.components.schemas.HTTPError.required, ['detail']);
+    t.same(doc.components.schemas.ValidationError.properties.detail.items.required, ['loc', 'msg', 'type']);
+
+    t.test('every registered route is documented, and nothing else', async (t) => {
+      t.ok(routes.length >= 14, 'the app routes and the doc routes are enumerated');
+      let operations = 0;
+      for (const path of Object.values(doc.paths) as Record<string, unknown>[]) operations += Object.keys(path).length;
+      t.equal(operations, routes.length, 'one operation per route');
+      for (const route of routes) {
+        const path = route.path.replace(/:(\w+)/g, '{$1}');
+        const name = `${route.method.toUpperCase()} ${path}`;
+        const op = doc.paths[path]?.[METHODS[route.method]!];
+        if (!t.ok(op, `${name} is documented`)) continue;
+        t.equal(op.summary, route.summary, `${name} has its summary`);
+        for (const [, param] of route.path.matchAll(/:(\w+)/g)) {
+          t.ok(
+            op.parameters?.some((p: any) => p.in === 'path' && p.name === param && p.required === true),
+            `${name} declares the path parameter ${param}`,
+          );
+        }
+        if ('public' in route.access) {
+          t.notOk(op.security, `${name} is public`);
+        } else {
+          t.same(op.security, [{ agent_host_access: [] }], `${name} needs the access cookie`);
+          t.equal(op.responses['401']?.content['application/json'].schema.$ref, '#/components/schemas/HTTPError', `${name} documents 401`);
+        }
+        if ('permission' in route.access) {
+          t.equal(op['x-permission'], route.access.permission, `${name} names its permission`);
+          t.match(op.description, route.access.permission, `${name} mentions its permission`);
+          t.ok(op.responses['403'], `${name} documents 403`);
+        }
+        if (route.body) {
+          t.ok(op.requestBody?.content['application/json'].schema, `${name} documents its body`);
+          t.equal(op.responses['422']?.content['application/json'].schema.$ref, '#/components/schemas/ValidationError', `${name} documents 422`);
+        } else {
+          t.notOk(op.requestBody, `${name} takes no body`);
+        }
+      }
+    });
+
+    t.test('the login body requires username and password', async (t) => {
+      const op = doc.paths['/admin/auth/login'].post;
+      const schema = op.requestBody.content['application/json'].schema;
+      t.equal(op.requestBody.required, true);
+      t.equal(schema.type, 'object');
+      t.same([...schema.required].sort(), ['password', 'username']);
+      t.match(schema.properties, { username: { type: 'string' }, password: { type: 'string' } });
+      t.notOk(schema.$schema, 'no per-schema dialect: OpenAPI 3.1 defaults to 2020-12');
+    });
+
+    t.test('the system-settings write documents its permission and challenge header', async (t) => {
+      const op = doc.paths['/admin/system-settings/{config_key}'].patch;
+      t.equal(op['x-permission'], 'system_settings.write');
+      t.match(op.description, /system_settings\.write/);
+      t.match(op.description, /x-admin-challenge-token/);
+      const header = op.parameters.find((p: any) => p.in === 'header');
+      t.match(header, { name: 'x-admin-challenge-token', in: 'header', required: true, schema: { type: 'string' } });
+      t.ok(op.parameters.some((p: any) => p.in === 'path' && p.name === 'config_key'));
+      t.same(Object.keys(op.responses).sort(), ['200', '401', '403', '422']);
+    });
+
+    t.test('a validator accepts the document', async (t) => {
+      const result = await validate(structuredClone(doc));
+      t.ok(result.valid, result.valid ? 'valid OpenAPI' : JSON.stringify(result.errors));
+      t.equal(result.specification, 'OpenAPI');
+    });
+  });
+
+  for (const [page, prefix, title] of [
+    ['/docs', '/docs/assets/', /Swagger UI/],
+    ['/redoc', '/redoc/assets/', /ReDoc/],
+  ] as const) {
+    t.test(`${page} serves an HTML page whose assets come from the host`, async (t) => {
+      const { status, type, text } = await rawGet(host.url, page, admin);
+      t.equal(status, 200);
+      t.match(type, /^text\/html/);
+      t.match(text, /^<!doctype html>/i, 'raw HTML, not a JSON-encoded string');
+      t.match(text, title);
+      t.match(text, /["']\/openapi\.json["']/, 'loads the document from the host');
+      const refs = references(text);
+      t.same(refs.filter((r) => /^[a-z]+:|^\/\//i.test(r)), [], 'nothing from another origin (the host may be offline)');
+      const assets = refs.filter((r) => r.startsWith(prefix));
+      t.ok(assets.some((a) => a.endsWith('.js')), 'loads a script from the host');
+      if (page === '/docs') t.ok(assets.some((a) => a.endsWith('.css')), 'loads the stylesheet from the host');
+      for (const asset of assets) {
+        const served = await rawGet(host.url, asset, admin);
+        t.equal(served.status, 200, `${asset} is served`);
+        t.match(served.type, EXPECTED_TYPE[asset.split('.').pop()!]!, `${asset} has its content-type`);
+        t.ok(served.body.equals(readFileSync(path.join(ASSET_DIRS[prefix]!, asset.slice(prefix.length)))), `${asset} is the package's file`);
+        const anonymous = await rawGet(host.url, asset);
+        t.equal(anonymous.status, 401, `${asset} needs a login`);
+        t.same(JSON.parse(anonymous.text), { detail: 'administrator login required' });
+      }
+    });
+  }
+
+  t.test('only allowlisted asset names are served', async (t) => {
+    for (const pathname of [
+      '/docs/assets/..%2F..%2Fpackage.json',
+      '/docs/assets/..%2F..%2F..%2F..%2Fhost%2Fpackage.json',
+      '/redoc/assets/..%2Fpackage.json',
+      '/docs/assets/%2e%2e%2fpackage.json',
+      '/docs/assets/index.html',
+      '/docs/assets/swagger-ui-bundle.js.map',
+      '/redoc/assets/swagger-ui.css',
+      '/docs/assets/__proto__',
+    ]) {
+      const { status, type, text } = await rawGet(host.url, pathname, admin);
+      t.equal(status, 404, `${pathname} is refused`);
+      t.match(type, /^application\/json/);
+      t.notMatch(text, /"name"\s*:/, `${pathname} leaks no file`);
+      t.type(JSON.parse(text).detail, 'string');
+    }
+  });
+});
