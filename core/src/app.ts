@@ -16,6 +16,7 @@ import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 import { migrate } from './db/migrator.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
 import { AdminAuth } from './admin/admin-auth.js';
+import { AdminUsers } from './admin/admin-users.js';
 import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
@@ -61,6 +62,7 @@ export class AgentHostApp {
   agenda?: Agenda;
   adminAuth?: AdminAuth;
   challenges?: Challenges;
+  adminUsers?: AdminUsers;
   systemSettings?: SystemSettings;
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
@@ -149,6 +151,22 @@ export class AgentHostApp {
       return await migrate(this.sequelize, MIGRATIONS_DIR, this.logger);
     } finally {
       await this.stop();
+    }
+  }
+
+  /** Opens the database (embedded unless DATABASE_URL) and migrates it, nothing else; `stop()` closes it (`agent-host admin ...`). */
+  async startDatabaseOnly(): Promise<Sequelize> {
+    try {
+      mkdirSync(this.dataDir, { recursive: true });
+      await this.startDatabase();
+      const sequelize = openDatabase(this.databaseUrl, this.config.database.pool_max);
+      this.sequelize = sequelize;
+      this.cleanups.push(() => sequelize.close());
+      await migrate(sequelize, MIGRATIONS_DIR, this.logger);
+      return sequelize;
+    } catch (error) {
+      await this.stop();
+      throw error;
     }
   }
 
@@ -247,6 +265,7 @@ export class AgentHostApp {
     this.adminAuth = new AdminAuth(this.requireDatabase(), this.config.admin, key);
     this.challenges = new Challenges(this.requireDatabase(), this.adminAuth, this.config.admin);
     this.systemSettings = new SystemSettings(this.requireDatabase(), this.config, this.adminAuth, this.challenges);
+    this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges);
     this.bootstrapAdmin = await this.adminAuth.bootstrap();
   }
 

@@ -17,3 +17,6 @@ export { AdminAuth, type AdminPrincipal, type IssuedTokens, type RequestOrigin }
 export { PERMISSION_CATALOG, isPermissionCode, type PermissionCode, type RoleCode } from './admin/permissions.js';
 export { Challenges } from './admin/challenges.js';
 export { SystemSettings } from './admin/system-settings.js';
+export { AdminUsers } from './admin/admin-users.js';
+export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type AuditLogQuery } from './admin/audit-log.js';
+export { createSuperAdmin, type CreatedSuperAdmin } from './admin/create-super-admin.js';

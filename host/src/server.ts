@@ -3,6 +3,7 @@ import { AgentHostError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { adminGuard } from './access/admin-guard.js';
 import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
+import { apiDocRoutes } from './routes/api-docs.js';
 import { routeFactories } from './routes/index.js';
 import { parseBody } from './validation.js';
 import type { RouteDefinition } from './routes/route.js';
@@ -13,6 +14,7 @@ export function createServer(app: AgentHostApp) {
   const log = app.logger.child({ component: 'http' });
   const server = restify.createServer({ name: 'agent-host', handleUncaughtExceptions: false });
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
+  routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
 
   server.use(restify.plugins.queryParser({ mapParams: false }));
   server.use(restify.plugins.bodyParser({ mapParams: false, maxBodySize: 1024 * 1024, rejectUnknown: false }));
@@ -24,7 +26,7 @@ export function createServer(app: AgentHostApp) {
       const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
       const body = route.body ? parseBody(route.body, req.body) : undefined;
       const result = await route.handler(req, res, { principal, origin: originOf(req), challengeToken, body });
-      if (!res.headersSent) res.send(200, result);
+      if (!res.headersSent) res.send(result);
     });
   }
 

@@ -1,5 +1,7 @@
 import { adminAuthRoutes } from './admin-auth.js';
 import { adminChallengeRoutes } from './admin-challenges.js';
+import { adminUserRoutes } from './admin-users.js';
+import { auditLogRoutes } from './audit-logs.js';
 import { chatOrchestratorRoutes } from './chat-orchestrators.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
@@ -15,5 +17,7 @@ export const routeFactories: RouteFactory[] = [
   releaseMetadataRoutes,
   adminAuthRoutes,
   adminChallengeRoutes,
+  adminUserRoutes,
   systemSettingRoutes,
+  auditLogRoutes,
 ];
