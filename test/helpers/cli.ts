@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { commandOf as procCommand, isAlive, parentOf } from '../../core/src/process/proc.js';
+
+export const alive = isAlive;
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = path.join(PROJECT_ROOT, 'host', 'dist', 'cli.js');
@@ -50,16 +53,6 @@ export async function servingUrl(run: CliRun, timeoutMs = 180_000): Promise<stri
   }
 }
 
-function parentOf(pid: number): number | undefined {
-  try {
-    // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may contain spaces.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Every live descendant of `root`. */
 export function descendants(root: number): number[] {
   const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
@@ -73,20 +66,5 @@ export function descendants(root: number): number[] {
   return found;
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Command line of a process, for messages. */
-export function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-  } catch {
-    return '(gone)';
-  }
-}
+export const commandOf = (pid: number): string => procCommand(pid) ?? '(gone)';

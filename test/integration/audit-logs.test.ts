@@ -3,20 +3,9 @@ import { hash } from '@node-rs/argon2';
 import t from 'tap';
 import { AdminClient, BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
+import type { AuditLogItem } from '@agent-host/core';
 
-interface Item {
-  id: string;
-  action: string;
-  outcome: string;
-  actor_id: string | null;
-  target_type: string | null;
-  target_id: string | null;
-  trace_id: string | null;
-  source: string;
-  client_ip: string | null;
-  payload: Record<string, unknown>;
-  created_at: string;
-}
+type Item = AuditLogItem;
 
 const ITEM_KEYS = ['action', 'actor_id', 'client_ip', 'created_at', 'id', 'outcome', 'payload', 'source', 'target_id', 'target_type', 'trace_id'];
 

