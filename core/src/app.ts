@@ -17,6 +17,7 @@ import { migrate } from './db/migrator.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
 import { AdminAuth } from './admin/admin-auth.js';
 import { AdminUsers } from './admin/admin-users.js';
+import { Agents } from './agents/agents.js';
 import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
@@ -63,6 +64,7 @@ export class AgentHostApp {
   adminAuth?: AdminAuth;
   challenges?: Challenges;
   adminUsers?: AdminUsers;
+  agents?: Agents;
   systemSettings?: SystemSettings;
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
@@ -266,6 +268,7 @@ export class AgentHostApp {
     this.challenges = new Challenges(this.requireDatabase(), this.adminAuth, this.config.admin);
     this.systemSettings = new SystemSettings(this.requireDatabase(), this.config, this.adminAuth, this.challenges);
     this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges);
+    this.agents = new Agents(this.requireDatabase(), this.config, this.systemSettings, this.kernel.registry(extensionPoints.orchestrators), this.adminAuth);
     this.bootstrapAdmin = await this.adminAuth.bootstrap();
   }
 

@@ -20,3 +20,5 @@ export { SystemSettings } from './admin/system-settings.js';
 export { AdminUsers } from './admin/admin-users.js';
 export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type AuditLogQuery } from './admin/audit-log.js';
 export { createSuperAdmin, type CreatedSuperAdmin } from './admin/create-super-admin.js';
+export { agentCreateSchema, agentUpdateSchema, type AgentCreateInput, type AgentUpdateInput } from './agents/agent-schema.js';
+export { Agents, judgePromptVersion, type AgentTypeChangeCheck } from './agents/agents.js';

@@ -96,7 +96,7 @@ t.test('agent-host migrate applies pending migrations once and then reports the 
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
   const first = runCli(['migrate'], env);
   t.equal((await first.exit).code, 0);
-  t.match(first.output(), /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js, 0004-admin-access\.js/);
+  t.match(first.output(), /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js, 0004-admin-access\.js, 0005-system-settings\.js, 0006-agents\.js/);
   const second = runCli(['migrate'], env);
   t.equal((await second.exit).code, 0);
   t.match(second.output(), /database is up to date/);

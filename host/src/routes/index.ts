@@ -1,6 +1,7 @@
 import { adminAuthRoutes } from './admin-auth.js';
 import { adminChallengeRoutes } from './admin-challenges.js';
 import { adminUserRoutes } from './admin-users.js';
+import { agentRoutes } from './agents.js';
 import { auditLogRoutes } from './audit-logs.js';
 import { chatOrchestratorRoutes } from './chat-orchestrators.js';
 import { healthRoutes } from './health.js';
@@ -19,5 +20,6 @@ export const routeFactories: RouteFactory[] = [
   adminChallengeRoutes,
   adminUserRoutes,
   systemSettingRoutes,
+  agentRoutes,
   auditLogRoutes,
 ];

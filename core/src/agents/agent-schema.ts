@@ -1,0 +1,145 @@
+import { z } from 'zod';
+
+export const AGENT_TYPES = ['chat', 'etl', 'document_extraction', 'fusion'] as const;
+export const MESSAGE_TYPES = ['rule', 'form', 'other'] as const;
+
+const text = z.string().trim().min(1);
+const nonNegativeInt = z.number().int().min(0).nullable();
+const nonNegativeUsd = z.number().min(0).nullable();
+
+const modelSlot = z
+  .object({
+    model_name: text.max(200),
+    model_provider: text.max(80),
+    model_temperature: z.number().min(0).max(2).nullable().optional(),
+  })
+  .strict();
+
+/** `model_routing_config` (spec 2.4): an empty slot falls back to the agent's primary triple. */
+export const modelRoutingConfig = z
+  .object({
+    enabled: z.boolean().default(false),
+    policy_version: z.string().default('v1'),
+    collapse_to_explicit_override: z.boolean().default(true),
+    fallback_to_primary_model: z.boolean().default(true),
+    tool_call_model: modelSlot.nullable().optional(),
+    general_model: modelSlot.nullable().optional(),
+    complex_task_model: modelSlot.nullable().optional(),
+    reasoning_model: modelSlot.nullable().optional(),
+  })
+  .strict();
+
+const typeResponse = z
+  .object({
+    enabled: z.boolean().default(false),
+    response_text: z.string().default(''),
+    message_key_responses: z
+      .array(z.object({ message_key: text.max(500), response_text: text.max(20_000) }).strict())
+      .default([]),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.enabled && value.response_text.trim() === '') {
+      ctx.addIssue({ code: 'custom', path: ['response_text'], message: 'an enabled default response needs a non-empty response_text' });
+    }
+    const seen = new Map<string, number>();
+    value.message_key_responses.forEach((item, index) => {
+      const key = item.message_key.trim().toLocaleLowerCase();
+      const first = seen.get(key);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['message_key_responses', index, 'message_key'],
+          message: `message_key "${item.message_key}" repeats item ${first} (keys are compared trimmed and case-insensitively)`,
+        });
+      } else seen.set(key, index);
+    });
+  });
+
+/** `message_type_response_config` (spec 4.2 rule 4): fixed responses per `message_type`. */
+export const messageTypeResponseConfig = z
+  .object({ rule: typeResponse.optional(), form: typeResponse.optional(), other: typeResponse.optional() })
+  .strict();
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** Every writable agent field; the create schema requires `name` and `agent_type`. */
+const agentFields = {
+  name: text.max(200),
+  description: z.string().max(5000),
+  agent_type: z.enum(AGENT_TYPES),
+  status: z.enum(['active', 'inactive']),
+  orchestrator_key: text.max(120).nullable(),
+  system_prompt: z.string().nullable(),
+  judge_prompt: z.string().nullable(),
+  public_access_mode: z.enum(['admin_only', 'public_anonymous', 'public_api_key']),
+  human_takeover_enabled: z.boolean(),
+  hide_rag_source_filename: z.boolean(),
+  model_name: text.max(200).nullable(),
+  model_provider: text.max(80).nullable(),
+  model_temperature: z.number().min(0).max(2).nullable(),
+  model_routing_config: modelRoutingConfig.nullable(),
+  message_type_response_config: messageTypeResponseConfig.nullable(),
+  mcp_response_config: jsonObject.nullable(),
+  mcp_runtime_config: jsonObject.nullable(),
+  response_grounding_config: jsonObject.nullable(),
+  max_concurrent_requests: nonNegativeInt,
+  max_total_requests: nonNegativeInt,
+  max_requests_per_day: nonNegativeInt,
+  max_total_tokens_daily: nonNegativeInt,
+  max_total_tokens_monthly: nonNegativeInt,
+  max_cost_usd_daily: nonNegativeUsd,
+  max_cost_usd_monthly: nonNegativeUsd,
+  max_tool_calls_total_per_request: nonNegativeInt,
+};
+
+export const agentCreateSchema = z
+  .object(agentFields)
+  .partial()
+  .required({ name: true, agent_type: true })
+  .strict();
+
+export const agentUpdateSchema = z.object(agentFields).partial().strict();
+
+export type AgentCreateInput = z.output<typeof agentCreateSchema>;
+export type AgentUpdateInput = z.output<typeof agentUpdateSchema>;
+
+/** Fields held by a version snapshot (spec 4.7 and 9.1 name the configuration ones; the rest keep a rollback whole). */
+export const SNAPSHOT_FIELDS = [
+  'name',
+  'description',
+  'agent_type',
+  'status',
+  'orchestrator_key',
+  'system_prompt',
+  'judge_prompt',
+  'public_access_mode',
+  'human_takeover_enabled',
+  'hide_rag_source_filename',
+  'model_name',
+  'model_provider',
+  'model_temperature',
+  'model_routing_config',
+  'message_type_response_config',
+  'mcp_response_config',
+  'mcp_runtime_config',
+  'response_grounding_config',
+  'max_concurrent_requests',
+  'max_total_requests',
+  'max_requests_per_day',
+  'max_total_tokens_daily',
+  'max_total_tokens_monthly',
+  'max_cost_usd_daily',
+  'max_cost_usd_monthly',
+  'max_tool_calls_total_per_request',
+] as const;
+
+/** Fields only chat agents may set to a non-empty value (spec 2.4). */
+export const CHAT_ONLY_FIELDS = [
+  'orchestrator_key',
+  'model_routing_config',
+  'message_type_response_config',
+  'mcp_response_config',
+  'mcp_runtime_config',
+  'response_grounding_config',
+] as const;

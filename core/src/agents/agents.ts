@@ -1,0 +1,286 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError, ValidationError, type Orchestrator, type ValidationIssue } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { AdminAuth, AdminPrincipal, RequestOrigin } from '../admin/admin-auth.js';
+import type { SystemSettings } from '../admin/system-settings.js';
+import type { HostConfig } from '../config/schema.js';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
+
+type AgentFields = { [K in (typeof SNAPSHOT_FIELDS)[number]]: unknown } & {
+  agent_type: string;
+  orchestrator_key: string | null;
+  system_prompt: string | null;
+  judge_prompt: string | null;
+  human_takeover_enabled: boolean;
+  hide_rag_source_filename: boolean;
+  public_access_mode: string;
+};
+
+interface AgentRow extends AgentFields {
+  id: string;
+  published_agent_version_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Refuses an `agent_type` change while incompatible work runs; later
+ * domains (evaluation, ETL, recognition, Fusion) register their checks.
+ * Resolves with a reason to refuse, or `undefined`.
+ */
+export type AgentTypeChangeCheck = (agentId: string, from: string, to: string) => Promise<string | undefined>;
+
+/** Who acts, from where. */
+export interface AgentOperation {
+  operator: AdminPrincipal;
+  origin: RequestOrigin;
+}
+
+const NUMERIC_FIELDS = ['max_total_requests', 'max_requests_per_day', 'max_total_tokens_daily', 'max_total_tokens_monthly', 'max_concurrent_requests', 'max_tool_calls_total_per_request', 'max_cost_usd_daily', 'max_cost_usd_monthly'] as const;
+const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config']);
+
+/** Read-only `judge_prompt_version`: `default` for the built-in prompt, else a hash of the stored text. */
+export function judgePromptVersion(judgePrompt: string | null): string {
+  const text = judgePrompt?.trim() ?? '';
+  return text === '' ? 'default' : `sha256:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+}
+
+/** Agents and their versions (spec 2.4, 4.7, 9.1). Every write commits with its audit record. */
+export class Agents {
+  private readonly typeChangeChecks: AgentTypeChangeCheck[] = [];
+
+  constructor(
+    private readonly db: Sequelize,
+    private readonly config: HostConfig,
+    private readonly settings: SystemSettings,
+    private readonly orchestrators: KeyedRegistry<Orchestrator>,
+    private readonly auth: AdminAuth,
+  ) {}
+
+  /** Lets a domain refuse `agent_type` changes while its jobs run. */
+  addTypeChangeCheck(check: AgentTypeChangeCheck): void {
+    this.typeChangeChecks.push(check);
+  }
+
+  async list(options: { limit: number; cursor?: string }) {
+    const rows = await this.db.query<AgentRow>(
+      'SELECT * FROM agents WHERE ($1::text IS NULL OR id::text > $1) ORDER BY id LIMIT $2',
+      { bind: [options.cursor ?? null, options.limit + 1], type: QueryTypes.SELECT },
+    );
+    const page = rows.slice(0, options.limit);
+    return { items: page.map(present), next_cursor: rows.length > options.limit ? page.at(-1)!.id : null, limit: options.limit };
+  }
+
+  async get(id: string) {
+    return present(await this.find(id));
+  }
+
+  /** `GET /public/agents`: active, anonymous-public agents, with no prompt or governance fields. */
+  async listPublic() {
+    const rows = await this.db.query<AgentRow>(
+      "SELECT * FROM agents WHERE status = 'active' AND public_access_mode = 'public_anonymous' ORDER BY name, id",
+      { type: QueryTypes.SELECT },
+    );
+    return { items: rows.map((r) => ({ agent_id: r.id, name: r.name, description: r.description, agent_type: r.agent_type })) };
+  }
+
+  async create(input: AgentCreateInput, op: AgentOperation) {
+    const fields = await this.validate(defaults(), input);
+    const id = randomUUID();
+    await this.db.transaction(async (transaction) => {
+      const columns = Object.keys(fields);
+      await this.db.query(
+        `INSERT INTO agents (id, ${columns.join(', ')}, created_by, created_at, updated_at)
+         VALUES ($1, ${columns.map((_, i) => `$${i + 2}`).join(', ')}, $${columns.length + 2}, now(), now())`,
+        { bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields])), op.operator.admin_user_id], transaction },
+      );
+      await this.audit(op, 'agent.create', id, { name: fields.name, agent_type: fields.agent_type }, transaction);
+    });
+    return this.get(id);
+  }
+
+  async update(id: string, input: AgentUpdateInput, op: AgentOperation) {
+    const current = await this.find(id);
+    const fields = await this.validate(current, input);
+    if (fields.agent_type !== current.agent_type) {
+      for (const check of this.typeChangeChecks) {
+        const reason = await check(id, current.agent_type, fields.agent_type);
+        if (reason) throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`);
+      }
+    }
+    await this.db.transaction(async (transaction) => {
+      await this.write(id, fields, transaction);
+      await this.audit(op, 'agent.update', id, { changed: Object.keys(input) }, transaction);
+    });
+    return this.get(id);
+  }
+
+  async delete(id: string, op: AgentOperation): Promise<void> {
+    await this.find(id);
+    await this.db.transaction(async (transaction) => {
+      await this.db.query('DELETE FROM agents WHERE id = $1', { bind: [id], transaction });
+      await this.audit(op, 'agent.delete', id, {}, transaction);
+    });
+  }
+
+  async listVersions(id: string) {
+    await this.find(id);
+    const rows = await this.db.query<{ id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }>(
+      'SELECT * FROM agent_versions WHERE agent_id = $1 ORDER BY version_number DESC',
+      { bind: [id], type: QueryTypes.SELECT },
+    );
+    return { items: rows.map(presentVersion) };
+  }
+
+  /** Stores the live configuration as an immutable snapshot. */
+  async snapshot(id: string, note: string | null, op: AgentOperation) {
+    const version = await this.db.transaction(async (transaction) => {
+      const created = await this.storeSnapshot(id, 'manual', note, op, transaction);
+      await this.audit(op, 'agent.version.create', id, { version_id: created.id, version_number: created.version_number }, transaction);
+      return created;
+    });
+    return presentVersion(version);
+  }
+
+  /** Snapshots the current configuration first, then restores `versionId`. */
+  async rollback(id: string, versionId: string, op: AgentOperation) {
+    const [target] = await this.db.query<{ snapshot: AgentFields }>('SELECT snapshot FROM agent_versions WHERE id::text = $1 AND agent_id = $2', {
+      bind: [versionId, id],
+      type: QueryTypes.SELECT,
+    });
+    if (!target) throw new NotFoundError(`version ${versionId} of agent ${id} not found`);
+    const restored = { ...target.snapshot };
+    if (restored.agent_type === 'chat' && !restored.orchestrator_key) restored.orchestrator_key = this.config.agent.default_orchestrator_key;
+    await this.db.transaction(async (transaction) => {
+      const backup = await this.storeSnapshot(id, 'rollback_backup', `before rollback to ${versionId}`, op, transaction);
+      await this.write(id, restored, transaction);
+      await this.audit(op, 'agent.rollback', id, { version_id: versionId, backup_version_id: backup.id }, transaction);
+    });
+    return this.get(id);
+  }
+
+  /** Freezes the live configuration as the version runtimes execute by default (`published_agent_version_id`). */
+  async publish(id: string, op: AgentOperation) {
+    await this.db.transaction(async (transaction) => {
+      const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
+      await this.db.query('UPDATE agents SET published_agent_version_id = $2, updated_at = now() WHERE id = $1', { bind: [id, version.id], transaction });
+      await this.audit(op, 'agent.publish', id, { version_id: version.id, version_number: version.version_number }, transaction);
+    });
+    return this.get(id);
+  }
+
+  private async storeSnapshot(id: string, reason: string, note: string | null, op: AgentOperation, transaction: Transaction) {
+    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id::text = $1 FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
+    if (!row) throw new NotFoundError(`agent ${id} not found`);
+    const live = present(row);
+    const snapshot = Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, live[f]]));
+    const [version] = await this.db.query<{ id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }>(
+      `INSERT INTO agent_versions (id, agent_id, version_number, reason, note, snapshot, created_by, created_at)
+       SELECT $1, $2, COALESCE(MAX(version_number), 0) + 1, $3, $4, $5, $6, now() FROM agent_versions WHERE agent_id = $2
+       RETURNING *`,
+      { bind: [randomUUID(), id, reason, note, JSON.stringify(snapshot), op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
+    );
+    return version!;
+  }
+
+  private async write(id: string, fields: Partial<AgentFields>, transaction: Transaction): Promise<void> {
+    const columns = Object.keys(fields).filter((c) => (SNAPSHOT_FIELDS as readonly string[]).includes(c));
+    await this.db.query(
+      `UPDATE agents SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
+      { bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields]))], transaction },
+    );
+  }
+
+  /**
+   * The rules of spec 2.4 on the submitted fields, then the resulting agent:
+   * chat-only fields are refused on other types and cleared when a chat
+   * agent changes type; chat agents get the default orchestrator.
+   */
+  private async validate(current: AgentFields, input: AgentUpdateInput): Promise<AgentFields> {
+    const next = { ...current, ...input } as AgentFields;
+    const issues: ValidationIssue[] = [];
+    const refuse = (field: string, msg: string) => issues.push({ loc: ['body', field], msg, type: 'value_error' });
+    if (next.agent_type !== 'chat') {
+      for (const field of CHAT_ONLY_FIELDS) if (input[field] !== undefined && input[field] !== null) refuse(field, `only chat agents take ${field}`);
+      if (input.human_takeover_enabled) refuse('human_takeover_enabled', 'human takeover is for chat agents only');
+      if (input.hide_rag_source_filename) refuse('hide_rag_source_filename', 'hide_rag_source_filename is for chat agents only');
+      for (const field of CHAT_ONLY_FIELDS) (next as Record<string, unknown>)[field] = null;
+      next.human_takeover_enabled = false;
+      next.hide_rag_source_filename = false;
+    } else {
+      next.orchestrator_key ??= this.config.agent.default_orchestrator_key;
+      if (!this.orchestrators.has(next.orchestrator_key)) {
+        const known = this.orchestrators.list().map((o) => o.key).join(', ');
+        refuse('orchestrator_key', `unknown orchestrator_key "${next.orchestrator_key}"; registered: ${known}`);
+      }
+    }
+    if (next.public_access_mode === 'public_api_key' && next.agent_type !== 'fusion') {
+      refuse('public_access_mode', 'public_api_key is for fusion agents only');
+    }
+    const limits: [keyof AgentFields, 'agent.system_prompt_max_length' | 'agent.judge_prompt_max_length'][] = [
+      ['system_prompt', 'agent.system_prompt_max_length'],
+      ['judge_prompt', 'agent.judge_prompt_max_length'],
+    ];
+    for (const [field, setting] of limits) {
+      const value = next[field];
+      if (typeof value !== 'string') continue;
+      const max = await this.settings.value<number>(setting);
+      if (value.length > max) refuse(field, `${field} is ${value.length} characters; the limit is ${max}`);
+    }
+    if (issues.length) throw new ValidationError(issues);
+    return next;
+  }
+
+  private async find(id: string): Promise<AgentRow> {
+    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id::text = $1', { bind: [id], type: QueryTypes.SELECT });
+    if (!row) throw new NotFoundError(`agent ${id} not found`);
+    return row;
+  }
+
+  private audit(op: AgentOperation, action: string, agentId: string, payload: Record<string, unknown>, transaction: Transaction): Promise<void> {
+    return this.auth.audit({ action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'agent', target_id: agentId, payload }, op.origin, transaction);
+  }
+}
+
+function defaults(): AgentFields {
+  return {
+    ...(Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, null])) as unknown as AgentFields),
+    description: '',
+    status: 'active',
+    public_access_mode: 'admin_only',
+    human_takeover_enabled: false,
+    hide_rag_source_filename: false,
+  };
+}
+
+function toColumn(column: string, value: unknown): unknown {
+  if (value === undefined) return null;
+  return JSON_FIELDS.has(column) && value !== null ? JSON.stringify(value) : value;
+}
+
+/** The agent as the API shows it: numbers as numbers, plus the derived `judge_prompt_version`. */
+function present(row: AgentRow) {
+  const numbers = Object.fromEntries(NUMERIC_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])]));
+  return {
+    agent_id: row.id,
+    ...(Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, row[f]])) as AgentFields),
+    ...numbers,
+    judge_prompt_version: judgePromptVersion(row.judge_prompt),
+    published_agent_version_id: row.published_agent_version_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function presentVersion(v: { id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }) {
+  return {
+    version_id: v.id,
+    version_number: v.version_number,
+    reason: v.reason,
+    note: v.note,
+    snapshot: v.snapshot,
+    created_by: v.created_by,
+    created_at: v.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,96 @@
+import { agentCreateSchema, agentUpdateSchema } from '@agent-host/core';
+import { z } from 'zod';
+import { parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() }).strict();
+const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
+
+export const agentRoutes: RouteFactory = (app) => {
+  const agents = app.agents!;
+  const id = (params: Record<string, string>) => String(params.agent_id);
+  return [
+    route({
+      method: 'get',
+      path: '/agents',
+      access: { permission: 'agents.read' },
+      summary: 'List agents ({items, next_cursor, limit})',
+      handler: async (req) => agents.list(parseQuery(listQuery, req.query)),
+    }),
+    route({
+      method: 'post',
+      path: '/agents',
+      access: { permission: 'agents.write' },
+      summary: 'Create an agent',
+      body: agentCreateSchema,
+      handler: async (_req, res, { principal, origin, body }) => {
+        res.status(201);
+        return agents.create(body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/agents/:agent_id',
+      access: { permission: 'agents.read' },
+      summary: 'One agent, with its read-only judge_prompt_version',
+      handler: async (req) => agents.get(id(req.params)),
+    }),
+    route({
+      method: 'patch',
+      path: '/agents/:agent_id',
+      access: { permission: 'agents.write' },
+      summary: 'Update an agent',
+      body: agentUpdateSchema,
+      handler: async (req, _res, { principal, origin, body }) => agents.update(id(req.params), body, { operator: principal!, origin }),
+    }),
+    route({
+      method: 'del',
+      path: '/agents/:agent_id',
+      access: { permission: 'agents.delete' },
+      summary: 'Delete an agent and its versions',
+      handler: async (req, _res, { principal, origin }) => {
+        await agents.delete(id(req.params), { operator: principal!, origin });
+        return { status: 'deleted' };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/agents/:agent_id/versions',
+      access: { permission: 'agents.read' },
+      summary: 'Version history, newest first',
+      handler: async (req) => agents.listVersions(id(req.params)),
+    }),
+    route({
+      method: 'post',
+      path: '/agents/:agent_id/versions',
+      access: { permission: 'agents.write' },
+      summary: 'Store the live configuration as an immutable snapshot',
+      body: snapshotBody,
+      handler: async (req, res, { principal, origin, body }) => {
+        res.status(201);
+        return agents.snapshot(id(req.params), body.note ?? null, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/agents/:agent_id/versions/:version_id/rollback',
+      access: { permission: 'agents.write' },
+      summary: 'Snapshot the current configuration, then restore this version',
+      handler: async (req, _res, { principal, origin }) => agents.rollback(id(req.params), String(req.params.version_id), { operator: principal!, origin }),
+    }),
+    route({
+      method: 'post',
+      path: '/agents/:agent_id/publish',
+      access: { permission: 'agents.write' },
+      summary: 'Freeze the live configuration as the published version',
+      handler: async (req, _res, { principal, origin }) => agents.publish(id(req.params), { operator: principal!, origin }),
+    }),
+    route({
+      method: 'get',
+      path: '/public/agents',
+      access: { public: true },
+      summary: 'Active agents open to anonymous callers, without prompts or governance fields',
+      handler: async () => agents.listPublic(),
+    }),
+  ];
+};
