@@ -18,6 +18,9 @@ import { buildHealthReport, type HealthReport } from './health/health-report.js'
 import { AdminAuth } from './admin/admin-auth.js';
 import { AdminUsers } from './admin/admin-users.js';
 import { Agents } from './agents/agents.js';
+import { ChatService } from './chat/chat-service.js';
+import { Conversations } from './chat/conversations.js';
+import { RequestLimits } from './chat/request-limits.js';
 import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
@@ -31,6 +34,7 @@ import { createRootLogger } from './services/logger.js';
 import { createLocalObjectStore } from './services/object-store-local.js';
 import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
+import { estimateCost, pricingFromConfig } from './usage/cost.js';
 
 /** Start-up refused; the message says why and what to change. */
 export class StartupError extends Error {
@@ -65,6 +69,7 @@ export class AgentHostApp {
   challenges?: Challenges;
   adminUsers?: AdminUsers;
   agents?: Agents;
+  chat?: ChatService;
   systemSettings?: SystemSettings;
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
@@ -117,6 +122,7 @@ export class AgentHostApp {
       await Promise.all([this.startDatabase(), this.startChroma()]);
       await this.openDatabase();
       await this.startAdminAccess();
+      this.startChat();
       await this.startJobs();
       this.registerCoreServices();
       this.registerCoreHealthChecks();
@@ -270,6 +276,27 @@ export class AgentHostApp {
     this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges);
     this.agents = new Agents(this.requireDatabase(), this.config, this.systemSettings, this.kernel.registry(extensionPoints.orchestrators), this.adminAuth);
     this.bootstrapAdmin = await this.adminAuth.bootstrap();
+  }
+
+  private startChat(): void {
+    const db = this.requireDatabase();
+    const pricing = pricingFromConfig(this.config);
+    // A lease outlives any healthy turn; a crashed instance's leases lapse after it.
+    const leaseSeconds = this.config.timeouts.model_request_seconds * 2 + 60;
+    this.chat = new ChatService({
+      config: this.config,
+      agents: this.agents!,
+      conversations: new Conversations(db),
+      limits: new RequestLimits(db, this.instanceId, leaseSeconds),
+      orchestrators: this.kernel.registry(extensionPoints.orchestrators),
+      providers: this.kernel.registry(extensionPoints.modelProviders),
+      estimateCost: (model, usage) => {
+        if (!model) return usage.token_usage_source === 'no_model_invocation' ? 0 : null;
+        const cost = estimateCost([{ ...model, usage }], pricing);
+        return cost.estimated_interaction_count ? cost.total_cost_usd : usage.token_usage_source === 'no_model_invocation' ? 0 : null;
+      },
+      logger: this.logger.child({ component: 'chat' }),
+    });
   }
 
   private async startJobs(): Promise<void> {

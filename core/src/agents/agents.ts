@@ -7,15 +7,8 @@ import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
 
-type AgentFields = { [K in (typeof SNAPSHOT_FIELDS)[number]]: unknown } & {
-  agent_type: string;
-  orchestrator_key: string | null;
-  system_prompt: string | null;
-  judge_prompt: string | null;
-  human_takeover_enabled: boolean;
-  hide_rag_source_filename: boolean;
-  public_access_mode: string;
-};
+/** Every stored agent field, as validated input defines it. */
+type AgentFields = { [K in keyof AgentUpdateInput]-?: Exclude<AgentUpdateInput[K], undefined> };
 
 interface AgentRow extends AgentFields {
   id: string;
@@ -259,9 +252,13 @@ function toColumn(column: string, value: unknown): unknown {
   return JSON_FIELDS.has(column) && value !== null ? JSON.stringify(value) : value;
 }
 
+/** An agent as the API shows it. */
+export type AgentView = ReturnType<typeof present>;
+
 /** The agent as the API shows it: numbers as numbers, plus the derived `judge_prompt_version`. */
 function present(row: AgentRow) {
-  const numbers = Object.fromEntries(NUMERIC_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])]));
+  // BIGINT and DECIMAL columns arrive as strings.
+  const numbers = Object.fromEntries(NUMERIC_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])])) as Pick<AgentFields, (typeof NUMERIC_FIELDS)[number]>;
   return {
     agent_id: row.id,
     ...(Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, row[f]])) as AgentFields),

@@ -12,6 +12,10 @@ const catalogModel = z
     category: z.string().min(1),
     /** Provider options for this model, for example `base_url`. */
     options: z.record(z.string(), z.unknown()).default({}),
+    /** USD per 1,000,000 input tokens, for estimated cost (spec 2.5); unset = not priced. */
+    input_price_per_million_tokens: z.number().nonnegative().optional(),
+    /** USD per 1,000,000 output tokens, for estimated cost (spec 2.5); unset = not priced. */
+    output_price_per_million_tokens: z.number().nonnegative().optional(),
   })
   .strict();
 
@@ -68,6 +72,8 @@ export const configSchema = z
         system_prompt_max_length: z.number().int().positive().default(30000),
         judge_prompt_max_length: z.number().int().positive().default(30000),
         default_orchestrator_key: z.string().min(1),
+        message_max_length: z.number().int().positive().default(8000),
+        history_message_limit: z.number().int().min(0).default(20),
       })
       .strict(),
     models: z

@@ -12,9 +12,10 @@ export function adminGuard(app: AgentHostApp): AccessGuard {
   const auth = app.adminAuth!;
   return {
     async authorize(req, access) {
-      if ('public' in access) return undefined;
       const token = readCookie(req, ACCESS_COOKIE);
       const principal = token ? await auth.authenticate(token) : undefined;
+      // Public routes serve anyone; an administrator session, when present, still identifies the caller.
+      if ('public' in access) return principal;
       const origin = originOf(req);
       const where = { method: req.method, path: req.path() };
       if (!principal) {

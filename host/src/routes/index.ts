@@ -7,6 +7,7 @@ import { chatOrchestratorRoutes } from './chat-orchestrators.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
+import { streamRoutes } from './stream.js';
 import { systemSettingRoutes } from './system-settings.js';
 import type { RouteFactory } from './route.js';
 
@@ -21,5 +22,6 @@ export const routeFactories: RouteFactory[] = [
   adminUserRoutes,
   systemSettingRoutes,
   agentRoutes,
+  streamRoutes,
   auditLogRoutes,
 ];

@@ -1,0 +1,313 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AgentSnapshot, Logger, MessageType, ModelProvider, Orchestrator, TurnContext, TurnResult } from '@agent-host/sdk';
+import { z } from 'zod';
+import type { AdminPrincipal } from '../admin/admin-auth.js';
+import type { Agents, AgentView } from '../agents/agents.js';
+import type { HostConfig } from '../config/schema.js';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import { summarizeTurnUsage, type TokenUsageSummary } from '../usage/token-usage.js';
+import { Conversations, type TurnRecord } from './conversations.js';
+import { agentText, matchFixedResponse, normalizeMessageType } from './fixed-response.js';
+import { TurnModelRouter, type ModelOverride } from './model-router.js';
+import type { RequestLimits } from './request-limits.js';
+
+/** `ChatRequest` (spec 4.2). `message_type` is free text: unknown values become `other`, never a 422. */
+export const chatRequestSchema = z
+  .object({
+    thread_id: z.string().trim().min(1).max(200),
+    agent_id: z.string().trim().min(1).max(64).nullable().optional(),
+    message: z.string(),
+    message_type: z.string().max(64).optional(),
+    model_name: z.string().trim().min(1).max(200).optional(),
+    model_provider: z.string().trim().min(1).max(80).optional(),
+    model_temperature: z.number().min(0).max(2).optional(),
+  })
+  .strict();
+
+export type ChatRequest = z.output<typeof chatRequestSchema>;
+
+/** SSE events of spec 6.1; `done` is always the last. */
+export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string } | { type: 'done' };
+
+
+/** Refusal before any turn runs: an `error` event, then `done`. */
+class Refusal extends Error {}
+
+const splitOnSpaces = (text: string) => text.split(/(?<= )/).filter((part) => part.length > 0);
+
+export interface ChatServiceDeps {
+  config: HostConfig;
+  agents: Agents;
+  conversations: Conversations;
+  limits: RequestLimits;
+  orchestrators: KeyedRegistry<Orchestrator>;
+  providers: KeyedRegistry<ModelProvider>;
+  /** Prices of the model catalog: the estimated cost of a turn's usage, or `null` when a price is missing. */
+  estimateCost(model: { model_provider: string; model_name: string } | null, usage: TokenUsageSummary): number | null;
+  logger: Logger;
+}
+
+/**
+ * One chat turn from request to `done` (spec 4.2): validation, session,
+ * fixed responses, limits, model resolution, the orchestrator, usage and
+ * one transaction persisting the turn. Every path ends with `done`.
+ */
+export class ChatService {
+  constructor(private readonly deps: ChatServiceDeps) {}
+
+  async *stream(request: ChatRequest, caller: { principal: AdminPrincipal | undefined; callerKey: string | null }, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+    try {
+      yield* this.turn(request, caller, signal);
+    } catch (error) {
+      if (error instanceof Refusal) yield { type: 'error', content: error.message };
+      else {
+        this.deps.logger.error({ err: error }, 'chat turn failed');
+        yield { type: 'error', content: 'the reply failed; please try again' };
+      }
+    } finally {
+      yield { type: 'done' };
+    }
+  }
+
+  private async *turn(request: ChatRequest, caller: { principal: AdminPrincipal | undefined; callerKey: string | null }, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+    const { config, conversations } = this.deps;
+    const started = Date.now();
+    const message = request.message;
+    if (message.trim() === '') throw new Refusal('message is empty');
+    if (message.length > config.agent.message_max_length) throw new Refusal(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`);
+    const agent = request.agent_id ? await this.loadAgent(request.agent_id, caller.principal) : null;
+    const messageType = normalizeMessageType(request.message_type);
+    const session = await conversations.ensureSession(request.thread_id, agent?.agent_id ?? null);
+    const turnId = randomUUID();
+    const traceId = randomBytes(16).toString('hex');
+    const base = {
+      turn_id: turnId,
+      session_id: session.id,
+      agent_id: agent?.agent_id ?? null,
+      message_type: messageType,
+      user_text: message,
+      caller_key: caller.callerKey,
+      trace_id: traceId,
+    };
+
+    const fixed = agent?.agent_type === 'chat' ? matchFixedResponse(agent.message_type_response_config, messageType, message) : undefined;
+    if (fixed !== undefined) {
+      let firstToken: number | null = null;
+      for (const content of splitOnSpaces(fixed)) {
+        firstToken ??= Date.now() - started;
+        yield { type: 'token', content };
+      }
+      await conversations.persistTurn({
+        ...base,
+        reply: fixed,
+        orchestrator_key: null,
+        response_source: 'fixed_response',
+        status: 'completed',
+        error_message: null,
+        model: null,
+        usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' },
+        estimated_cost_usd: 0,
+        counts_toward_limits: false,
+        first_token_ms: firstToken,
+        latency_ms: Date.now() - started,
+        context: this.context({ routing: null, messageType, agent, usage: null, result: { reply: fixed, response_source: 'fixed_response', observation: {} } }),
+      });
+      return;
+    }
+
+    if (agent) {
+      const refusal = await this.deps.limits.exceeded(agent.agent_id, agent);
+      if (refusal) throw new Refusal(refusal);
+    }
+    const override = this.validatedOverride(request);
+    const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
+    if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
+    try {
+      if (override) await conversations.writeOverride(session.id, override);
+      yield* this.runOrchestrator({ request, agent, session, messageType, override, base, started, signal });
+    } finally {
+      if (lease) await this.deps.limits.release(lease);
+    }
+  }
+
+  private async *runOrchestrator(input: {
+    request: ChatRequest;
+    agent: AgentView | null;
+    session: { id: string; model_name: string | null; model_provider: string | null; model_temperature: number | null };
+    messageType: MessageType;
+    override: ModelOverride | null;
+    base: Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_text' | 'caller_key' | 'trace_id'>;
+    started: number;
+    signal: AbortSignal;
+  }): AsyncGenerator<StreamEvent, void, void> {
+    const { config, conversations, orchestrators, providers } = this.deps;
+    const { agent, messageType, base, started, signal } = input;
+    const orchestratorKey = agent?.agent_type === 'chat' ? agent.orchestrator_key ?? config.agent.default_orchestrator_key : config.agent.default_orchestrator_key;
+    const orchestrator = orchestrators.get(orchestratorKey);
+    if (!orchestrator) throw new Refusal(`the chat runtime "${orchestratorKey}" is not available on this host`);
+    // A session keeps the override it was given, as if the request had repeated it.
+    const sessionOverride: ModelOverride | null = input.override ?? (input.session.model_provider || input.session.model_name
+      ? { model_name: input.session.model_name ?? undefined, model_provider: input.session.model_provider ?? undefined, model_temperature: input.session.model_temperature ?? undefined }
+      : null);
+    const snapshot = agent ? toSnapshot(agent, orchestratorKey) : null;
+    const router = new TurnModelRouter(snapshot, sessionOverride, config, providers);
+    const history = await conversations.history(base.session_id, config.agent.history_message_limit);
+    const spans: { name: string; ms: number; attributes: Record<string, unknown> }[] = [];
+    const context: TurnContext = {
+      agent: snapshot ?? defaultSnapshot(orchestratorKey),
+      session_id: base.session_id,
+      turn_id: base.turn_id,
+      message: agentText(messageType, input.request.message),
+      message_type: messageType,
+      history,
+      models: router,
+      retrieval: { search: async () => [] },
+      tools: { list: async () => [], call: async () => ({ status: 'error', result: null, error: 'no tools are mounted' }) },
+      skills: { list: async () => [], call: async () => ({ status: 'error', result: null, error: 'no skills are mounted' }) },
+      trace: {
+        traceId: base.trace_id,
+        span: async (name, run) => {
+          const attributes: Record<string, unknown> = {};
+          const t0 = Date.now();
+          try {
+            return await run(attributes);
+          } finally {
+            spans.push({ name, ms: Date.now() - t0, attributes });
+          }
+        },
+      },
+      log: this.deps.logger.child({ trace_id: base.trace_id, turn_id: base.turn_id }),
+      signal,
+    };
+
+    let reply = '';
+    let firstToken: number | null = null;
+    let result: TurnResult | undefined;
+    let failure: string | null = null;
+    const iterator = orchestrator.run(context);
+    try {
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done) {
+          result = step.value;
+          break;
+        }
+        if (step.value.type === 'token') {
+          firstToken ??= Date.now() - started;
+          reply += step.value.content;
+        }
+        yield step.value;
+      }
+    } catch (error) {
+      failure = signal.aborted ? 'client disconnected' : (error as Error).message;
+      if (!signal.aborted) yield { type: 'error', content: `the model failed to answer: ${(error as Error).message}` };
+    } finally {
+      const usage = summarizeTurnUsage(router.calls);
+      const finalModel = router.finalModel ?? null;
+      await conversations.persistTurn({
+        ...base,
+        reply: result?.reply ?? (reply || null),
+        orchestrator_key: orchestratorKey,
+        response_source: result?.response_source ?? 'model',
+        status: result ? 'completed' : signal.aborted ? 'aborted' : 'failed',
+        error_message: failure,
+        model: finalModel && { model_name: finalModel.model_name, model_provider: finalModel.model_provider, model_temperature: finalModel.model_temperature },
+        usage,
+        estimated_cost_usd: this.deps.estimateCost(finalModel, usage),
+        counts_toward_limits: true,
+        first_token_ms: firstToken,
+        latency_ms: Date.now() - started,
+        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? { reply, response_source: 'model', observation: {} }, spans }),
+      });
+    }
+  }
+
+  /** The turn context snapshot (spec 2.2); retrieval, skills and tools fill their parts in later features. */
+  private context(input: {
+    routing: ReturnType<TurnModelRouter['routingRecord']> | null;
+    messageType: MessageType;
+    agent: AgentView | null;
+    usage: TokenUsageSummary | null;
+    result: TurnResult;
+    spans?: { name: string; ms: number; attributes: Record<string, unknown> }[];
+  }) {
+    const usage = input.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' };
+    return {
+      observability_schema_version: 'v2',
+      context_payload: {
+        message_type: input.messageType,
+        agent_id: input.agent?.agent_id ?? null,
+        response_source: input.result.response_source,
+        observation: input.result.observation,
+        model_routing: input.routing,
+        trace_spans: input.spans ?? [],
+      },
+      rag_context: [],
+      skill_context: [],
+      mcp_context: [],
+      turn: { response_source: input.result.response_source, generation_usage: usage },
+      skill_calls: [],
+      mcp_calls: [],
+    };
+  }
+
+  private async loadAgent(agentId: string, principal: AdminPrincipal | undefined): Promise<AgentView> {
+    let agent: AgentView;
+    try {
+      agent = await this.deps.agents.get(agentId);
+    } catch {
+      throw new Refusal(`agent ${agentId} not found`);
+    }
+    if (agent.status !== 'active') throw new Refusal(`agent ${agentId} is not active`);
+    if (agent.public_access_mode === 'public_anonymous') return agent;
+    if (agent.public_access_mode === 'admin_only' && principal?.permissions.includes('conversations.write')) return agent;
+    if (agent.public_access_mode === 'admin_only') throw new Refusal(`agent ${agentId} is only available to administrators with conversations.write`);
+    throw new Refusal(`agent ${agentId} is served through its public API, not /stream`);
+  }
+
+  /** A request override is used only when its provider exists; otherwise the request is refused. */
+  private validatedOverride(request: ChatRequest): ModelOverride | null {
+    if (request.model_name === undefined && request.model_provider === undefined && request.model_temperature === undefined) return null;
+    if (request.model_provider !== undefined && !this.deps.providers.has(request.model_provider)) {
+      throw new Refusal(`unknown model_provider "${request.model_provider}"`);
+    }
+    return { model_name: request.model_name, model_provider: request.model_provider, model_temperature: request.model_temperature };
+  }
+}
+
+function toSnapshot(agent: AgentView, orchestratorKey: string): AgentSnapshot {
+  return {
+    agent_id: agent.agent_id,
+    name: agent.name as string,
+    agent_type: agent.agent_type as AgentSnapshot['agent_type'],
+    orchestrator_key: orchestratorKey,
+    system_prompt: agent.system_prompt,
+    model_name: agent.model_name as string | null,
+    model_provider: agent.model_provider as string | null,
+    model_temperature: agent.model_temperature as number | null,
+    hide_rag_source_filename: agent.hide_rag_source_filename,
+    model_routing_config: agent.model_routing_config as Record<string, unknown> | null,
+    mcp_response_config: agent.mcp_response_config as Record<string, unknown> | null,
+    mcp_runtime_config: agent.mcp_runtime_config as Record<string, unknown> | null,
+    response_grounding_config: agent.response_grounding_config as Record<string, unknown> | null,
+  };
+}
+
+/** Requests without `agent_id` run the default runtime with no agent configuration. */
+function defaultSnapshot(orchestratorKey: string): AgentSnapshot {
+  return {
+    agent_id: '',
+    name: '',
+    agent_type: 'chat',
+    orchestrator_key: orchestratorKey,
+    system_prompt: null,
+    model_name: null,
+    model_provider: null,
+    model_temperature: null,
+    hide_rag_source_filename: false,
+    model_routing_config: null,
+    mcp_response_config: null,
+    mcp_runtime_config: null,
+    response_grounding_config: null,
+  };
+}

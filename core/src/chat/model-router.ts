@@ -1,0 +1,158 @@
+import type {
+  AgentSnapshot,
+  ChatCallOptions,
+  ChatMessage,
+  ChatModel,
+  ChatStreamChunk,
+  ModelChoice,
+  ModelProvider,
+  ModelRouter,
+  ModelStage,
+} from '@agent-host/sdk';
+import type { HostConfig } from '../config/schema.js';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import type { ModelCall } from '../usage/token-usage.js';
+
+/** Request-level model fields (spec 4.2); any of them makes an explicit override. */
+export interface ModelOverride {
+  model_name?: string | undefined;
+  model_provider?: string | undefined;
+  model_temperature?: number | undefined;
+}
+
+
+interface StageDecision extends ModelChoice {
+  stage: ModelStage;
+}
+
+const SLOT_OF: Record<ModelStage, string> = {
+  tool_call: 'tool_call_model',
+  general: 'general_model',
+  complex_task: 'complex_task_model',
+  reasoning: 'reasoning_model',
+};
+
+type Slot = { model_name?: string; model_provider?: string; model_temperature?: number | null } | null | undefined;
+
+/**
+ * Resolves each stage's model by the spec's priority: explicit request
+ * fields, then the agent's routing config (when enabled and not overridden),
+ * then the agent's primary triple, then the global default. Records every
+ * decision for `context_payload.model_routing` and every call's usage.
+ */
+export class TurnModelRouter implements ModelRouter {
+  readonly calls: ModelCall[] = [];
+  private readonly decisions: StageDecision[] = [];
+  private final: StageDecision | undefined;
+
+  constructor(
+    private readonly agent: AgentSnapshot | null,
+    private readonly override: ModelOverride | null,
+    private readonly config: HostConfig,
+    private readonly providers: KeyedRegistry<ModelProvider>,
+  ) {}
+
+  get explicitOverride(): boolean {
+    const o = this.override;
+    return !!o && (o.model_name !== undefined || o.model_provider !== undefined || o.model_temperature !== undefined);
+  }
+
+  private get routing(): Record<string, unknown> | null {
+    const routing = this.agent?.model_routing_config as Record<string, unknown> | null | undefined;
+    return routing?.enabled === true && !this.explicitOverride ? routing : null;
+  }
+
+  private primary(): ModelChoice {
+    const a = this.agent;
+    if (a?.model_name && a.model_provider) {
+      return { model_name: a.model_name, model_provider: a.model_provider, model_temperature: a.model_temperature, role: 'agent_primary' };
+    }
+    return { model_name: this.config.models.default_model_name, model_provider: this.config.models.default_model_provider, model_temperature: a?.model_temperature ?? null, role: 'global_default' };
+  }
+
+  choose(stage: ModelStage): ModelChoice {
+    let choice: ModelChoice;
+    if (this.explicitOverride) {
+      const base = this.primary();
+      const o = this.override!;
+      choice = {
+        model_name: o.model_name ?? base.model_name,
+        model_provider: o.model_provider ?? base.model_provider,
+        model_temperature: o.model_temperature ?? base.model_temperature,
+        role: 'explicit_override',
+      };
+    } else if (this.routing) {
+      const slotName = SLOT_OF[stage];
+      const slot = this.routing[slotName] as Slot;
+      choice =
+        slot?.model_name && slot.model_provider
+          ? { model_name: slot.model_name, model_provider: slot.model_provider, model_temperature: slot.model_temperature ?? this.primary().model_temperature, role: slotName }
+          : { ...this.primary(), role: 'primary_fallback' };
+    } else {
+      choice = this.primary();
+    }
+    this.decisions.push({ stage, ...choice });
+    return choice;
+  }
+
+  chatModel(stage: ModelStage): ChatModel {
+    const choice = this.choose(stage);
+    const provider = this.providers.get(choice.model_provider);
+    if (!provider) throw new Error(`no enabled plugin provides model_provider "${choice.model_provider}"`);
+    const model = provider.createChatModel({
+      model_name: choice.model_name,
+      temperature: choice.model_temperature,
+      timeoutMs: this.config.timeouts.model_request_seconds * 1000,
+      options: this.config.models.catalog.find((m) => m.model_provider === choice.model_provider && m.model_name === choice.model_name)?.options ?? {},
+    });
+    this.final = { stage, ...choice };
+    return this.recording(model);
+  }
+
+  /** `context_payload.model_routing` (spec 2.2). */
+  routingRecord() {
+    const routing = this.agent?.model_routing_config as Record<string, unknown> | null | undefined;
+    return {
+      route_mode: this.explicitOverride ? 'explicit_override' : this.routing ? 'routed' : 'single',
+      policy_version: (routing?.policy_version as string | undefined) ?? null,
+      explicit_override_active: this.explicitOverride,
+      stage_decisions: this.decisions,
+      final_model_role: this.final?.role ?? null,
+      final_model_config: this.final
+        ? { model_name: this.final.model_name, model_provider: this.final.model_provider, model_temperature: this.final.model_temperature }
+        : null,
+    };
+  }
+
+  /** The model of the final reply stage: the turn's flat `model_*` fields. */
+  get finalModel(): ModelChoice | undefined {
+    return this.final;
+  }
+
+  /** Wraps a model so each call's usage (or the texts to estimate it) is recorded. */
+  private recording(model: ChatModel): ChatModel {
+    const calls = this.calls;
+    const promptOf = (messages: ChatMessage[]) => messages.map((m) => m.content).join('\n');
+    return {
+      provider: model.provider,
+      modelName: model.modelName,
+      async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
+        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '' };
+        calls.push(call);
+        for await (const chunk of model.stream(messages, options)) {
+          if (chunk.type === 'token') call.reply_text += chunk.content;
+          else if (chunk.type === 'usage') call.provider_usage = chunk.usage;
+          yield chunk;
+        }
+      },
+      async invoke(messages: ChatMessage[], options?: ChatCallOptions) {
+        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '' };
+        calls.push(call);
+        const result = await model.invoke(messages, options);
+        call.reply_text = result.content;
+        call.provider_usage = result.usage ?? null;
+        return result;
+      },
+    };
+  }
+}

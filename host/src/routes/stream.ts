@@ -1,0 +1,32 @@
+import { chatRequestSchema } from '@agent-host/core';
+import { route, type RouteFactory } from './route.js';
+
+/**
+ * `POST /stream` (spec 4.2, 6.1): server-sent events, each `data: <json>`
+ * and a blank line, written as they come; `done` is always last. A client
+ * that disconnects aborts the turn, which is still persisted.
+ */
+export const streamRoutes: RouteFactory = (app) => {
+  const chat = app.chat!;
+  return [
+    route({
+      method: 'post',
+      path: '/stream',
+      access: { public: true },
+      summary: 'Send a message and stream the reply as server-sent events (token, error, done)',
+      body: chatRequestSchema,
+      handler: async (_req, res, { principal, origin, body }) => {
+        const disconnected = new AbortController();
+        res.on('close', () => {
+          if (!res.writableFinished) disconnected.abort();
+        });
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+        const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
+        for await (const event of chat.stream(body, { principal, callerKey }, disconnected.signal)) {
+          if (!disconnected.signal.aborted) res.write(`data: ${JSON.stringify(event)}\n\n`);
+        }
+        res.end();
+      },
+    }),
+  ];
+};

@@ -1,0 +1,21 @@
+/** Reads a `text/event-stream` body into its `data:` events, in order. */
+export async function readEvents(response: Response): Promise<{ type: string; content?: string }[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      if (!block.startsWith('data: ')) throw new Error(`not an SSE data event: ${JSON.stringify(block)}`);
+      return JSON.parse(block.slice(6));
+    });
+}
+
+/** POSTs to /stream and returns the status, content type and events. */
+export async function stream(baseUrl: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('text/event-stream')) return { status: response.status, contentType, events: [], body: await response.json() };
+  return { status: response.status, contentType, events: await readEvents(response), body: undefined };
+}
+
+export const tokensOf = (events: { type: string; content?: string }[]) => events.filter((e) => e.type === 'token').map((e) => e.content).join('');

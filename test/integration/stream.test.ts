@@ -1,0 +1,216 @@
+import t from 'tap';
+import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
+import { readEvents, stream, tokensOf } from '../helpers/sse.js';
+
+t.test('POST /stream on the offline provider: SSE shape, persistence, usage, routing record', async (t) => {
+  const host = await startTestHost(t);
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const agent = (await admin.request('POST', '/agents', {
+    name: 'Helper',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    system_prompt: 'Refunds are issued within 14 days.',
+    message_type_response_config: { form: { enabled: true, response_text: 'Thanks, we got your form.', message_key_responses: [{ message_key: 'Opening Hours', response_text: 'We are open 9 to 5 on weekdays.' }] } },
+  })).body;
+
+  t.test('a reply streams as token events with done last, and the turn is persisted', async (t) => {
+    const { status, contentType, events } = await stream(host.url, { thread_id: 'thread-1', agent_id: agent.agent_id, message: 'When are refunds issued?' });
+    t.equal(status, 200);
+    t.match(contentType, /^text\/event-stream/);
+    t.same(events.at(-1), { type: 'done' }, 'done is the last event');
+    t.ok(events.filter((e) => e.type === 'token').length > 1, 'several token events');
+    t.equal(tokensOf(events), 'Refunds are issued within 14 days.', 'the offline model answers from its context');
+    const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['thread-1']);
+    t.same(
+      [turn!.status, turn!.response_source, turn!.orchestrator_key, turn!.model_provider, turn!.model_name, turn!.token_usage_source, turn!.counts_toward_limits],
+      ['completed', 'model', 'core_chat_v1', 'offline', 'offline-extractive', 'tokenizer_estimated', true],
+    );
+    t.ok(turn!.input_tokens > 0 && turn!.output_tokens > 0, 'tokens are estimated locally when the provider reports none');
+    const messages = await query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at', ['thread-1']);
+    t.same(messages.map((m) => m.role), ['user', 'assistant']);
+    const [snapshot] = await query(host.databaseUrl, 'SELECT observability_schema_version, context FROM turn_context_snapshots WHERE turn_id = $1', [turn!.id]);
+    t.equal(snapshot!.observability_schema_version, 'v2');
+    for (const part of ['context_payload', 'rag_context', 'skill_context', 'mcp_context', 'turn', 'skill_calls', 'mcp_calls']) t.ok(part in snapshot!.context, `the context holds ${part}`);
+    const routing = snapshot!.context.context_payload.model_routing;
+    t.same([routing.route_mode, routing.explicit_override_active, routing.final_model_role], ['single', false, 'global_default']);
+    t.same(routing.final_model_config, { model_name: 'offline-extractive', model_provider: 'offline', model_temperature: null });
+    t.equal(snapshot!.context.turn.generation_usage.token_usage_source, 'tokenizer_estimated');
+  });
+
+  t.test('a fixed response: split on spaces, no model, persisted but not counted, override not written', async (t) => {
+    const { events } = await stream(host.url, { thread_id: 'thread-2', agent_id: agent.agent_id, message: '  opening hours ', message_type: 'form', model_provider: 'offline', model_name: 'offline-extractive' });
+    t.same(events.filter((e) => e.type === 'token').map((e) => e.content), ['We ', 'are ', 'open ', '9 ', 'to ', '5 ', 'on ', 'weekdays.']);
+    t.same(events.at(-1), { type: 'done' });
+    const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['thread-2']);
+    t.same([turn!.response_source, turn!.token_usage_source, turn!.counts_toward_limits, turn!.model_name], ['fixed_response', 'no_model_invocation', false, null]);
+    const [session] = await query(host.databaseUrl, 'SELECT model_provider FROM chat_sessions WHERE id = $1', ['thread-2']);
+    t.equal(session!.model_provider, null, 'the request override is never written on the fixed-response path');
+    const fallback = await stream(host.url, { thread_id: 'thread-2', agent_id: agent.agent_id, message: 'anything else', message_type: 'form' });
+    t.equal(tokensOf(fallback.events), 'Thanks, we got your form.', 'the enabled default answers other form messages');
+  });
+
+  t.test('unknown message_type becomes other and reaches the runtime with its tag', async (t) => {
+    const { events } = await stream(host.url, { thread_id: 'thread-3', message: 'zzz', message_type: 'sticker' });
+    t.match(tokensOf(events), '"[message_type=other] zzz"', 'the model saw the tagged text');
+    const [turn] = await query(host.databaseUrl, 'SELECT message_type FROM conversation_turns WHERE session_id = $1', ['thread-3']);
+    t.equal(turn!.message_type, 'other');
+  });
+
+  t.test('bad requests: an error event then done, or a 4xx before the stream for malformed bodies', async (t) => {
+    for (const [body, expected] of [
+      [{ thread_id: 't-x', agent_id: '00000000-0000-0000-0000-000000000000', message: 'hi' }, /agent .* not found/],
+      [{ thread_id: 't-x', message: '   ' }, /message is empty/],
+      [{ thread_id: 't-x', message: 'x'.repeat(8001) }, /the limit is 8000/],
+      [{ thread_id: 't-x', message: 'hi', model_provider: 'nope' }, /unknown model_provider "nope"/],
+    ] as const) {
+      const { status, events } = await stream(host.url, body);
+      t.equal(status, 200);
+      t.same(events.map((e) => e.type), ['error', 'done']);
+      t.match(events[0]!.content, expected);
+    }
+    const malformed = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"thread_id": ' });
+    t.equal(malformed.status, 400, 'malformed JSON is a 400 before the stream');
+    t.type((await malformed.json()).detail, 'string');
+    const missing = await stream(host.url, { message: 'hi' });
+    t.equal(missing.status, 422, 'a body without thread_id is a 422 before the stream');
+  });
+
+  t.test('admin_only agents need an administrator with conversations.write', async (t) => {
+    const privateAgent = (await admin.request('POST', '/agents', { name: 'Internal', agent_type: 'chat' })).body;
+    const anonymous = await stream(host.url, { thread_id: 'thread-4', agent_id: privateAgent.agent_id, message: 'hi' });
+    t.same(anonymous.events.map((e) => e.type), ['error', 'done']);
+    t.match(anonymous.events[0]!.content, /only available to administrators with conversations.write/);
+    const cookie = `agent_host_access=${admin.cookies.get('agent_host_access')!.value}`;
+    const allowed = await stream(host.url, { thread_id: 'thread-4', agent_id: privateAgent.agent_id, message: 'hi' }, { cookie });
+    t.equal(allowed.events.at(-1)!.type, 'done');
+    t.notOk(allowed.events.some((e) => e.type === 'error'), 'an administrator session with conversations.write is served');
+  });
+
+  t.test('max_total_requests refuses further model turns, never fixed responses', async (t) => {
+    const limited = (await admin.request('POST', '/agents', {
+      name: 'Limited',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      max_total_requests: 1,
+      message_type_response_config: { rule: { enabled: true, response_text: 'Rule noted.' } },
+    })).body;
+    const first = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'hello' });
+    t.notOk(first.events.some((e) => e.type === 'error'));
+    const fixed = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'x', message_type: 'rule' });
+    t.equal(tokensOf(fixed.events), 'Rule noted.', 'a fixed response is never blocked');
+    const refused = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'again' });
+    t.same(refused.events.map((e) => e.type), ['error', 'done']);
+    t.match(refused.events[0]!.content, /max_total_requests limit \(1\)/);
+    const fixedAgain = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'y', message_type: 'rule' });
+    t.equal(tokensOf(fixedAgain.events), 'Rule noted.', 'and not counted: still answered after the limit');
+  });
+
+  t.test('model resolution: explicit override collapses routing; routing slots and their fallback', async (t) => {
+    const routed = (await admin.request('POST', '/agents', {
+      name: 'Routed',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'offline',
+      model_name: 'offline-extractive',
+      model_routing_config: { enabled: true, policy_version: 'p7', general_model: { model_provider: 'offline', model_name: 'offline-general' } },
+    })).body;
+    await stream(host.url, { thread_id: 'thread-6', agent_id: routed.agent_id, message: 'hi' });
+    const routing = async (thread: string) =>
+      (await query(host.databaseUrl, 'SELECT s.context, t.model_name FROM turn_context_snapshots s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.session_id = $1 ORDER BY t.created_at DESC LIMIT 1', [thread]))[0]!;
+    const r1 = await routing('thread-6');
+    t.same([r1.context.context_payload.model_routing.route_mode, r1.context.context_payload.model_routing.policy_version, r1.context.context_payload.model_routing.final_model_role, r1.model_name], ['routed', 'p7', 'general_model', 'offline-general']);
+    await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-override' });
+    const r2 = await routing('thread-7');
+    t.same([r2.context.context_payload.model_routing.route_mode, r2.context.context_payload.model_routing.explicit_override_active, r2.model_name], ['explicit_override', true, 'offline-override']);
+    const [session] = await query(host.databaseUrl, 'SELECT model_name, model_provider FROM chat_sessions WHERE id = $1', ['thread-7']);
+    t.same([session!.model_provider, session!.model_name], ['offline', 'offline-override'], 'a validated override is written to the session');
+    await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'again' });
+    t.equal((await routing('thread-7')).model_name, 'offline-override', 'the session keeps its override on later turns');
+  });
+});
+
+t.test('POST /stream against an OpenAI-compatible model: provider usage, failures and client aborts', async (t) => {
+  let chunkDelayMs = 0;
+  let fail = false;
+  const fixture = await startOpenAiFixture({
+    respond: () => (fail ? { status: 500, error: { message: 'upstream exploded' } } : { chunks: ['Hello ', 'from ', 'the ', 'model.'], chunkDelayMs, usage: { prompt_tokens: 11, completion_tokens: 4 } }),
+  });
+  t.teardown(() => fixture.close());
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const body = { message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' };
+
+  t.test('provider-reported usage and an estimated cost from the catalog prices', async (t) => {
+    const { events } = await stream(host.url, { ...body, thread_id: 'o-1' });
+    t.equal(tokensOf(events), 'Hello from the model.');
+    const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['o-1']);
+    t.same([turn!.token_usage_source, turn!.input_tokens, turn!.output_tokens, turn!.total_tokens], ['provider_reported', 11, 4, 15]);
+    t.equal(Number(turn!.estimated_cost_usd), Math.round((11 * 0.15 + 4 * 0.6)) / 1e6, 'cost from the gpt-4o-mini prices');
+  });
+
+  t.test('a model failure gives an error event, done last, and a failed turn', async (t) => {
+    fail = true;
+    const { events } = await stream(host.url, { ...body, thread_id: 'o-2' });
+    fail = false;
+    t.same(events.map((e) => e.type), ['error', 'done']);
+    t.match(events[0]!.content, /the model failed to answer/);
+    const [turn] = await query(host.databaseUrl, 'SELECT status, error_message FROM conversation_turns WHERE session_id = $1', ['o-2']);
+    t.equal(turn!.status, 'failed');
+  });
+
+  t.test('a client that disconnects mid-stream aborts the turn, which is still persisted', async (t) => {
+    chunkDelayMs = 300;
+    const controller = new AbortController();
+    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, thread_id: 'o-3' }), signal: controller.signal });
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    t.match(first, /"type":"token"/);
+    controller.abort();
+    chunkDelayMs = 0;
+    let turn: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && !turn; i++) {
+      [turn] = await query(host.databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', ['o-3']);
+      if (!turn) await new Promise((r) => setTimeout(r, 100));
+    }
+    t.equal(turn?.status, 'aborted');
+  });
+
+  t.test('the SSE reader helper sees what a browser sees', async (t) => {
+    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, thread_id: 'o-4' }) });
+    const events = await readEvents(response);
+    t.same(events.map((e) => e.type), ['token', 'token', 'token', 'token', 'done']);
+  });
+});
+
+t.test('max_concurrent_requests holds across two host instances sharing the database', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['slow ', 'reply'], beforeChunk: (index) => (index === 2 ? gate : undefined) }) }); // event 0 is the role chunk, 1 the first token
+  t.teardown(() => fixture.close());
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` };
+  const a = await startTestHost(t, { env });
+  const b = await startTestHost(t, { env, databaseUrl: a.databaseUrl });
+  const admin = new AdminClient(a.url);
+  await admin.login();
+  const agent = (await admin.request('POST', '/agents', {
+    name: 'One at a time',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    model_provider: 'openai',
+    model_name: 'gpt-4o-mini',
+    max_concurrent_requests: 1,
+  })).body;
+  const held = fetch(`${a.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'c-1', agent_id: agent.agent_id, message: 'first' }) });
+  const response = await held;
+  const reader = response.body!.getReader();
+  t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'instance A is mid-reply');
+  const other = await stream(b.url, { thread_id: 'c-2', agent_id: agent.agent_id, message: 'second' });
+  t.same(other.events.map((e) => e.type), ['error', 'done'], 'instance B refuses while A holds the only slot');
+  t.match(other.events[0]!.content, /already answering 1 requests/);
+  release();
+  while (!(await reader.read()).done);
+  const after = await stream(b.url, { thread_id: 'c-3', agent_id: agent.agent_id, message: 'third' });
+  t.notOk(after.events.some((e) => e.type === 'error'), 'once A finishes, B is served');
+});
