@@ -20,7 +20,9 @@ import { AdminUsers } from './admin/admin-users.js';
 import { Agents } from './agents/agents.js';
 import { ChatService } from './chat/chat-service.js';
 import { Conversations } from './chat/conversations.js';
+import { agentCostOverview } from './chat/cost-overview.js';
 import { RequestLimits } from './chat/request-limits.js';
+import { SessionQueries } from './chat/session-queries.js';
 import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
@@ -70,6 +72,9 @@ export class AgentHostApp {
   adminUsers?: AdminUsers;
   agents?: Agents;
   chat?: ChatService;
+  sessions?: SessionQueries;
+  /** `GET /agents/{agent_id}/cost-overview`. */
+  costOverview?: (agentId: string) => ReturnType<typeof agentCostOverview>;
   systemSettings?: SystemSettings;
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
@@ -281,6 +286,8 @@ export class AgentHostApp {
   private startChat(): void {
     const db = this.requireDatabase();
     const pricing = pricingFromConfig(this.config);
+    this.sessions = new SessionQueries(db);
+    this.costOverview = (agentId) => agentCostOverview(db, pricing, agentId);
     // A lease outlives any healthy turn; a crashed instance's leases lapse after it.
     const leaseSeconds = this.config.timeouts.model_request_seconds * 2 + 60;
     this.chat = new ChatService({

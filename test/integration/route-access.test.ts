@@ -27,6 +27,8 @@ t.test('every registered route is public per spec 5.6, login-only by nature, or 
     const name = `${route.method.toUpperCase()} ${route.path}`;
     if ('public' in route.access) t.ok(PUBLIC.some((p) => p.test(route.path)), `${name} is public and in the public list`);
     else if ('login' in route.access) t.ok(LOGIN_ONLY.some((p) => p.test(route.path)), `${name} needs only a login and is allowed to`);
-    else t.ok(isPermissionCode(route.access.permission), `${name} declares ${route.access.permission}, a catalog permission`);
+    else {
+      for (const code of [route.access.permission, ...(route.access.alsoRequires ?? [])]) t.ok(isPermissionCode(code), `${name} declares ${code}, a catalog permission`);
+    }
   }
 });

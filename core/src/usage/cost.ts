@@ -17,6 +17,8 @@ export interface CostEntry {
   model_provider: string;
   model_name: string;
   usage: Pick<TokenUsageSummary, 'input_tokens' | 'output_tokens' | 'token_usage_source'>;
+  /** How many interactions this entry's usage sums up (a grouped query); default 1. */
+  interactions?: number;
 }
 
 /** `EstimatedCostSummary` of spec 2.5. */
@@ -79,13 +81,13 @@ export function estimateCost(entries: Iterable<CostEntry>, pricing: PricingTable
     if (entry.usage.token_usage_source === 'no_model_invocation') continue;
     const prices = pricing.get(pricingKey(entry.model_provider, entry.model_name));
     if (!prices || !isPrice(prices.input_price_per_million_tokens) || !isPrice(prices.output_price_per_million_tokens)) {
-      missing_pricing_count += 1;
+      missing_pricing_count += entry.interactions ?? 1;
       continue;
     }
     if (entry.usage.token_usage_source === 'unavailable') continue;
     input += tokens(entry.usage.input_tokens) * scaledPrice(prices.input_price_per_million_tokens);
     output += tokens(entry.usage.output_tokens) * scaledPrice(prices.output_price_per_million_tokens);
-    estimated_interaction_count += 1;
+    estimated_interaction_count += entry.interactions ?? 1;
   }
   return {
     input_cost_usd: toUsd(input),

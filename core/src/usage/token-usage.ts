@@ -141,15 +141,16 @@ const COUNT_FIELD = {
 /**
  * Adds up many summaries: token sums (an `unavailable` record adds its 0s)
  * and how many records have each `token_usage_source`. A summary with an
- * unknown source counts as `unavailable`.
+ * unknown source counts as `unavailable`. A summary may stand for
+ * `interactions` records already summed (a grouped query), default 1.
  */
-export function rollupUsage(summaries: Iterable<TokenUsageSummary>): TokenUsageRollup {
+export function rollupUsage(summaries: Iterable<TokenUsageSummary & { interactions?: number }>): TokenUsageRollup {
   const rollup = { ...EMPTY_ROLLUP };
   for (const s of summaries) {
     rollup.input_tokens += s.input_tokens;
     rollup.output_tokens += s.output_tokens;
     rollup.total_tokens += s.input_tokens + s.output_tokens;
-    rollup[COUNT_FIELD[s.token_usage_source] ?? 'unavailable_count'] += 1;
+    rollup[COUNT_FIELD[s.token_usage_source] ?? 'unavailable_count'] += s.interactions ?? 1;
   }
   return rollup;
 }

@@ -23,12 +23,13 @@ export function adminGuard(app: AgentHostApp): AccessGuard {
         await auth.audit({ action: 'access.denied', outcome: 'denied', payload: { ...where, reason } }, origin);
         throw new UnauthorizedError(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
       }
-      if ('permission' in access && !principal.permissions.includes(access.permission)) {
+      const missing = 'permission' in access ? [access.permission, ...(access.alsoRequires ?? [])].find((p) => !principal.permissions.includes(p)) : undefined;
+      if (missing) {
         await auth.audit(
-          { action: 'access.denied', outcome: 'denied', actor_id: principal.admin_user_id, payload: { ...where, reason: 'missing_permission', permission: access.permission } },
+          { action: 'access.denied', outcome: 'denied', actor_id: principal.admin_user_id, payload: { ...where, reason: 'missing_permission', permission: missing } },
           origin,
         );
-        throw new ForbiddenError(`missing permission ${access.permission}`);
+        throw new ForbiddenError(`missing permission ${missing}`);
       }
       return principal;
     },

@@ -3,11 +3,12 @@ import type { Request } from 'restify';
 
 /**
  * Who may call a route: anyone (spec 5.6's public list), any logged-in
- * administrator, or holders of a permission. `challenge: true` marks a
+ * administrator, or holders of a permission (and of every `alsoRequires`
+ * permission). `challenge: true` marks a
  * sensitive operation (spec 5.4): its handler receives the
  * `x-admin-challenge-token` header and spends it with the change.
  */
-export type RouteAccess = { public: true } | { login: true } | { permission: string; challenge?: true };
+export type RouteAccess = { public: true } | { login: true } | { permission: string; alsoRequires?: readonly string[]; challenge?: true };
 
 export const CHALLENGE_HEADER = 'x-admin-challenge-token';
 

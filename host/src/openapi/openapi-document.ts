@@ -122,7 +122,8 @@ function accessDescription(access: RouteDefinition['access']): string | undefine
   const challenge = access.challenge
     ? ` Sensitive operation: also requires a challenge token in the \`${CHALLENGE_HEADER}\` header (POST /admin/auth/challenges, then POST /admin/auth/challenges/{challenge_id}/verify).`
     : '';
-  return `Requires an administrator login and the permission \`${access.permission}\`.${challenge}`;
+  const codes = [access.permission, ...(access.alsoRequires ?? [])].map((code) => `\`${code}\``).join(' and ');
+  return `Requires an administrator login and the permission${access.alsoRequires?.length ? 's' : ''} ${codes}.${challenge}`;
 }
 
 /** Builds the OpenAPI 3.1 document for a list of routes; call once per server, routes do not change at run time. */
@@ -168,6 +169,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       responses['401'] = errorResponse('Administrator login required, or the session expired or was revoked', 'HTTPError');
       if ('permission' in access) {
         operation['x-permission'] = access.permission;
+        if (access.alsoRequires?.length) operation['x-also-requires'] = [...access.alsoRequires];
         responses['403'] = errorResponse(
           access.challenge ? `Missing permission ${access.permission}, or the challenge token was refused` : `Missing permission ${access.permission}`,
           'HTTPError',

@@ -55,6 +55,13 @@ export const agentRoutes: RouteFactory = (app) => {
     }),
     route({
       method: 'get',
+      path: '/agents/:agent_id/cost-overview',
+      access: { permission: 'agents.read' },
+      summary: 'Usage rollups, estimated costs (USD, internal) and request counts of the agent',
+      handler: async (req) => app.costOverview!(id(req.params)),
+    }),
+    route({
+      method: 'get',
       path: '/agents/:agent_id/versions',
       access: { permission: 'agents.read' },
       summary: 'Version history, newest first',

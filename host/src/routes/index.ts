@@ -7,6 +7,7 @@ import { chatOrchestratorRoutes } from './chat-orchestrators.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
+import { sessionRoutes } from './sessions.js';
 import { streamRoutes } from './stream.js';
 import { systemSettingRoutes } from './system-settings.js';
 import type { RouteFactory } from './route.js';
@@ -23,5 +24,6 @@ export const routeFactories: RouteFactory[] = [
   systemSettingRoutes,
   agentRoutes,
   streamRoutes,
+  sessionRoutes,
   auditLogRoutes,
 ];

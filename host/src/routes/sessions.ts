@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const page = { limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() };
+const sessionQuery = z
+  .object({
+    ...page,
+    agent_id: z.string().uuid().optional(),
+    q: z.string().trim().min(1).max(200).optional(),
+    date_from: z.coerce.date().optional(),
+    date_to: z.coerce.date().optional(),
+  })
+  .strict();
+const pageQuery = z.object(page).strict();
+
+export const sessionRoutes: RouteFactory = (app) => {
+  const sessions = app.sessions!;
+  const sessionId = (params: Record<string, string>) => String(params.session_id);
+  return [
+    route({
+      method: 'get',
+      path: '/sessions',
+      access: { permission: 'conversations.read' },
+      summary: 'Sessions, most recent first; agent_id matches the binding or the latest turn',
+      handler: async (req) => sessions.listSessions(parseQuery(sessionQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/sessions/:session_id/messages',
+      access: { permission: 'conversations.read' },
+      summary: 'Message history, oldest first',
+      handler: async (req) => sessions.listMessages(sessionId(req.params), parseQuery(pageQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/sessions/:session_id/turns',
+      access: { permission: 'conversations.read' },
+      summary: 'Turns, newest first, with model and generation_usage',
+      handler: async (req) => sessions.listTurns(sessionId(req.params), parseQuery(pageQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/sessions/:session_id/turns/:turn_id/context',
+      access: { permission: 'conversations.read', alsoRequires: ['mcp.read', 'skills.read'] },
+      summary: 'The turn context snapshot: context_payload, rag/skill/mcp context and calls, the turn with its usage',
+      handler: async (req) => sessions.turnContext(sessionId(req.params), String(req.params.turn_id)),
+    }),
+  ];
+};

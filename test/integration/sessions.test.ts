@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { hash } from '@node-rs/argon2';
+import t from 'tap';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
+import { stream } from '../helpers/sse.js';
+
+t.test('sessions, messages, turns, turn context and the cost overview', async (t) => {
+  const host = await startTestHost(t);
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const agent = (await admin.request('POST', '/agents', {
+    name: 'Desk',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    system_prompt: 'Parcels ship within two days.',
+    max_total_requests: 10,
+    message_type_response_config: { rule: { enabled: true, response_text: 'Rule accepted.' } },
+  })).body;
+  await stream(host.url, { thread_id: 'alpha', agent_id: agent.agent_id, message: 'When do parcels ship?' });
+  await stream(host.url, { thread_id: 'alpha', agent_id: agent.agent_id, message: 'x', message_type: 'rule' });
+  await stream(host.url, { thread_id: 'beta', message: 'unrelated question about weather' });
+  await stream(host.url, { thread_id: 'gamma', agent_id: agent.agent_id, message: 'hello' });
+  await query(host.databaseUrl, "UPDATE chat_sessions SET agent_id = NULL WHERE id = 'gamma'");
+
+  t.test('GET /sessions: envelope, effective agent, filters, cursor', async (t) => {
+    const all = await admin.request('GET', '/sessions');
+    t.equal(all.status, 200);
+    t.same(Object.keys(all.body).sort(), ['items', 'limit', 'next_cursor']);
+    t.same(all.body.items.map((s: { session_id: string }) => s.session_id).sort(), ['alpha', 'beta', 'gamma']);
+    const gamma = all.body.items.find((s: { session_id: string }) => s.session_id === 'gamma');
+    t.same([gamma.agent_id, gamma.agent_name], [agent.agent_id, 'Desk'], 'an unbound session reports the agent of its latest turn');
+    const byAgent = await admin.request('GET', `/sessions?agent_id=${agent.agent_id}`);
+    t.same(byAgent.body.items.map((s: { session_id: string }) => s.session_id).sort(), ['alpha', 'gamma'], 'agent_id matches binding or latest turn');
+    const byText = await admin.request('GET', '/sessions?q=weather');
+    t.same(byText.body.items.map((s: { session_id: string }) => s.session_id), ['beta'], 'q matches message text');
+    const future = await admin.request('GET', `/sessions?date_from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    t.same(future.body.items, []);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const pageResponse: { body: { items: { session_id: string }[]; next_cursor: string | null } } = await admin.request('GET', `/sessions?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...pageResponse.body.items.map((s) => s.session_id));
+      cursor = pageResponse.body.next_cursor;
+    } while (cursor);
+    t.same(seen.sort(), ['alpha', 'beta', 'gamma'], 'cursor paging visits each session once');
+    t.equal((await admin.request('GET', '/sessions?limit=500')).status, 422);
+    t.equal((await admin.request('GET', '/sessions?cursor=garbage')).status, 400);
+  });
+
+  t.test('messages and turns of a session', async (t) => {
+    const messages = await admin.request('GET', '/sessions/alpha/messages');
+    t.same(messages.body.items.map((m: { role: string }) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    const turns = await admin.request('GET', '/sessions/alpha/turns');
+    t.equal(turns.body.items.length, 2);
+    const [fixed, model] = turns.body.items;
+    t.same([fixed.response_source, fixed.generation_usage.token_usage_source], ['fixed_response', 'no_model_invocation'], 'newest first');
+    t.same([model.response_source, model.model_provider, model.generation_usage.token_usage_source], ['model', 'offline', 'tokenizer_estimated']);
+    t.equal(model.user_message_preview, 'When do parcels ship?');
+    t.equal(model.assistant_reply_preview, 'Parcels ship within two days.');
+    t.equal((await admin.request('GET', '/sessions/nope/turns')).status, 404);
+  });
+
+  t.test('turn context needs conversations.read, mcp.read and skills.read', async (t) => {
+    const [turn] = (await admin.request('GET', '/sessions/alpha/turns')).body.items.slice(-1);
+    const context = await admin.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
+    t.equal(context.status, 200);
+    t.same(context.body.turn.generation_usage, turn.generation_usage);
+    t.equal(context.body.context_payload.model_routing.route_mode, 'single');
+    const id = randomUUID();
+    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'reader', $2, 'sub_admin')", [id, await hash('reader-password')]);
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [randomUUID(), id]);
+    const reader = new AdminClient(host.url);
+    await reader.login('reader', 'reader-password');
+    t.equal((await reader.request('GET', '/sessions/alpha/turns')).status, 200);
+    const denied = await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
+    t.equal(denied.status, 403);
+    t.same(denied.body, { detail: 'missing permission mcp.read' });
+  });
+
+  t.test('cost overview of the agent', async (t) => {
+    const { status, body } = await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`);
+    t.equal(status, 200);
+    for (const field of ['conversation_usage_rollup', 'evaluation_generation_usage_rollup', 'evaluation_judge_usage_rollup', 'conversation_estimated_cost', 'evaluation_generation_estimated_cost', 'evaluation_judge_estimated_cost', 'combined_estimated_cost', 'active_request_count', 'total_request_count', 'remaining_total_requests']) {
+      t.ok(field in body, `has ${field}`);
+    }
+    t.same(
+      [body.conversation_usage_rollup.tokenizer_estimated_count, body.conversation_usage_rollup.no_model_invocation_count],
+      [2, 1],
+      'two model turns (alpha, gamma) and one fixed response',
+    );
+    t.same([body.total_request_count, body.remaining_total_requests, body.active_request_count], [2, 8, 0], 'fixed responses do not count');
+    t.same([body.conversation_estimated_cost.estimated_interaction_count, body.conversation_estimated_cost.total_cost_usd], [2, 0], 'the offline model is priced at 0');
+    t.same(body.combined_estimated_cost, body.conversation_estimated_cost);
+  });
+});
