@@ -60,6 +60,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   });
   await qi.addIndex('conversation_turns', ['session_id', 'created_at']);
   await qi.addIndex('conversation_turns', ['agent_id', 'created_at']);
+  await qi.addIndex('conversation_turns', ['caller_key', 'created_at']);
 
   await qi.createTable('turn_context_snapshots', {
     turn_id: { type: DataTypes.UUID, primaryKey: true, references: { model: 'conversation_turns', key: 'id' }, onDelete: 'CASCADE' },

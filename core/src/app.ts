@@ -294,7 +294,7 @@ export class AgentHostApp {
       config: this.config,
       agents: this.agents!,
       conversations: new Conversations(db),
-      limits: new RequestLimits(db, this.instanceId, leaseSeconds),
+      limits: new RequestLimits(db, this.instanceId, leaseSeconds, this.config.agent.per_caller_daily_requests),
       orchestrators: this.kernel.registry(extensionPoints.orchestrators),
       providers: this.kernel.registry(extensionPoints.modelProviders),
       estimateCost: (model, usage) => {

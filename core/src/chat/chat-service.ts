@@ -115,10 +115,8 @@ export class ChatService {
       return;
     }
 
-    if (agent) {
-      const refusal = await this.deps.limits.exceeded(agent.agent_id, agent);
-      if (refusal) throw new Refusal(refusal);
-    }
+    const refusal = (agent && (await this.deps.limits.exceeded(agent.agent_id, agent))) || (await this.deps.limits.callerExceeded(caller.callerKey));
+    if (refusal) throw new Refusal(refusal);
     const override = this.validatedOverride(request);
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
     if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);

@@ -31,7 +31,19 @@ export class RequestLimits {
     private readonly db: Sequelize,
     private readonly instanceId: string,
     private readonly leaseSeconds: number,
+    private readonly perCallerDaily: number,
   ) {}
+
+  /** The per-user quota: counted turns of one caller in the current UTC day, across agents. */
+  async callerExceeded(callerKey: string | null): Promise<string | undefined> {
+    if (!callerKey || this.perCallerDaily <= 0) return undefined;
+    const [row] = await this.db.query<{ today: string }>(
+      `SELECT count(*) AS today FROM conversation_turns
+       WHERE caller_key = $1 AND counts_toward_limits AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+      { bind: [callerKey], type: QueryTypes.SELECT },
+    );
+    return Number(row!.today) >= this.perCallerDaily ? `you reached your daily request quota (${this.perCallerDaily}); try again tomorrow (UTC)` : undefined;
+  }
 
   /** A refusal message when a cumulative limit is reached, else `undefined`. */
   async exceeded(agentId: string, limits: AgentLimits): Promise<string | undefined> {

@@ -74,6 +74,7 @@ export const configSchema = z
         default_orchestrator_key: z.string().min(1),
         message_max_length: z.number().int().positive().default(8000),
         history_message_limit: z.number().int().min(0).default(20),
+        per_caller_daily_requests: z.number().int().min(0).default(0),
       })
       .strict(),
     models: z

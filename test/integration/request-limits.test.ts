@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
+import { stream, tokensOf } from '../helpers/sse.js';
+
+/** A persisted turn `daysAgo` UTC days back, with the given tokens and cost. */
+async function pastTurn(databaseUrl: string, agentId: string, options: { daysAgo: number; tokens?: number; cost?: number; counts?: boolean; caller?: string }) {
+  const session = `past-${randomUUID()}`;
+  const message = randomUUID();
+  await query(databaseUrl, 'INSERT INTO chat_sessions (id, agent_id) VALUES ($1, $2)', [session, agentId]);
+  await query(databaseUrl, "INSERT INTO chat_messages (id, session_id, role, content) VALUES ($1, $2, 'user', 'old')", [message, session]);
+  await query(
+    databaseUrl,
+    `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, message_type, response_source, status, total_tokens, token_usage_source,
+       estimated_cost_usd, counts_toward_limits, caller_key, trace_id, latency_ms, created_at)
+     VALUES ($1, $2, $3, $4, 'user_chat', 'model', 'completed', $5, 'provider_reported', $6, $7, $8, 'trace', 1, now() - make_interval(days => $9))`,
+    [randomUUID(), session, agentId, message, options.tokens ?? 0, options.cost ?? 0, options.counts ?? true, options.caller ?? null, options.daysAgo],
+  );
+}
+
+for (const quota of [0, 3]) t.test(quota ? 'the per-caller quota' : 'agent limits over UTC windows', async (t) => {
+  const host = await startTestHost(t, { env: { AGENT_HOST__AGENT__PER_CALLER_DAILY_REQUESTS: String(quota) } });
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const agentWith = async (limits: Record<string, number>) =>
+    (await admin.request('POST', '/agents', { name: 'limited', agent_type: 'chat', public_access_mode: 'public_anonymous', ...limits })).body.agent_id as string;
+  const ask = (agentId: string, thread = randomUUID()) => stream(host.url, { thread_id: thread, agent_id: agentId, message: 'hello' });
+  const refusedWith = async (agentId: string, pattern: RegExp) => {
+    const { events } = await ask(agentId);
+    t.same(events.map((e) => e.type), ['error', 'done']);
+    t.match(events[0]!.content, pattern);
+  };
+
+  if (!quota) t.test('max_requests_per_day counts only today (UTC); max_total_requests counts every day', async (t) => {
+    const daily = await agentWith({ max_requests_per_day: 1 });
+    await pastTurn(host.databaseUrl, daily, { daysAgo: 1 });
+    t.notOk((await ask(daily)).events.some((e) => e.type === 'error'), "yesterday's turn does not count toward today");
+    await refusedWith(daily, /max_requests_per_day limit \(1\)/);
+    const total = await agentWith({ max_total_requests: 1 });
+    await pastTurn(host.databaseUrl, total, { daysAgo: 40 });
+    await refusedWith(total, /max_total_requests limit \(1\)/);
+  });
+
+  if (!quota) t.test('token and cost limits, daily and monthly', async (t) => {
+    const tokensDaily = await agentWith({ max_total_tokens_daily: 100 });
+    await pastTurn(host.databaseUrl, tokensDaily, { daysAgo: 0, tokens: 100 });
+    await refusedWith(tokensDaily, /max_total_tokens_daily limit \(100\)/);
+    const tokensMonthly = await agentWith({ max_total_tokens_monthly: 100 });
+    await pastTurn(host.databaseUrl, tokensMonthly, { daysAgo: 40, tokens: 500 });
+    t.notOk((await ask(tokensMonthly)).events.some((e) => e.type === 'error'), 'last month does not count');
+    const costDaily = await agentWith({ max_cost_usd_daily: 0.5 });
+    await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
+    t.notOk((await ask(costDaily)).events.some((e) => e.type === 'error'), 'under the cost limit');
+    await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
+    await refusedWith(costDaily, /max_cost_usd_daily limit \(0\.5\)/);
+    const uncounted = await agentWith({ max_total_tokens_daily: 100 });
+    await pastTurn(host.databaseUrl, uncounted, { daysAgo: 0, tokens: 1000, counts: false });
+    t.notOk((await ask(uncounted)).events.some((e) => e.type === 'error'), 'turns that do not count (fixed responses) are ignored');
+  });
+
+  if (quota) t.test('the per-caller quota counts a caller across agents, never fixed responses', async (t) => {
+    const a = await agentWith({});
+    const b = (await admin.request('POST', '/agents', { name: 'fixed', agent_type: 'chat', public_access_mode: 'public_anonymous', message_type_response_config: { rule: { enabled: true, response_text: 'ok' } } })).body.agent_id;
+    await ask(a);
+    await ask(b);
+    for (let i = 0; i < 3; i++) t.equal(tokensOf((await stream(host.url, { thread_id: randomUUID(), agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'fixed responses are not counted');
+    await ask(a);
+    const { events } = await ask(b);
+    t.same(events.map((e) => e.type), ['error', 'done'], 'the fourth model turn of the day is refused');
+    t.match(events[0]!.content, /daily request quota \(3\)/);
+    t.equal(tokensOf((await stream(host.url, { thread_id: randomUUID(), agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'and fixed responses still answer');
+  });
+});
