@@ -155,20 +155,24 @@ export class AdminAuth {
 
   /** Creates the first super admin when there is no administrator; returns a generated password to print once. */
   async bootstrap(): Promise<{ username: string; generatedPassword?: string } | undefined> {
-    const [existing] = await this.db.query('SELECT 1 FROM admin_users LIMIT 1', { type: QueryTypes.SELECT });
-    if (existing) return undefined;
     const username = this.config.bootstrap_username.trim() || 'admin';
     const generated = this.config.bootstrap_password ? undefined : randomToken(15);
-    await this.db.transaction(async (transaction) => {
+    const passwordHash = await hashPassword(this.config.bootstrap_password || generated!);
+    // Instances starting together on one database: the lock lets exactly one of them create the admin.
+    const created = await this.db.transaction(async (transaction) => {
+      await this.db.query("SELECT pg_advisory_xact_lock(hashtext('agent-host.admin-bootstrap'))", { transaction });
+      const [existing] = await this.db.query('SELECT 1 FROM admin_users LIMIT 1', { type: QueryTypes.SELECT, transaction });
+      if (existing) return false;
       const id = randomUUID();
       await this.db.query(
         `INSERT INTO admin_users (id, username, display_name, password_hash, role_code, status, is_protected, created_at, updated_at)
          VALUES ($1, $2, $2, $3, 'super_admin', 'active', true, now(), now())`,
-        { bind: [id, username, await hashPassword(this.config.bootstrap_password || generated!)], transaction },
+        { bind: [id, username, passwordHash], transaction },
       );
       await this.audit({ action: 'admin_user.bootstrap', outcome: 'success', actor_id: 'system', target_type: 'admin_user', target_id: id, payload: { username } }, { clientIp: null }, transaction);
+      return true;
     });
-    return { username, ...(generated && { generatedPassword: generated }) };
+    return created ? { username, ...(generated && { generatedPassword: generated }) } : undefined;
   }
 
   private async loadSession(sessionId: string, accessVersion: number): Promise<AdminPrincipal | undefined> {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import type { Logger } from '@agent-host/sdk';
@@ -33,8 +34,20 @@ export function createMigrator(sequelize: Sequelize, migrationsDir: string, logg
   });
 }
 
-/** Applies every pending migration; resolves with the names applied. */
+/**
+ * Applies every pending migration; resolves with the names applied. Host
+ * instances starting together on one database take turns: a session-level
+ * advisory lock, held on a connection of its own, spans the whole run.
+ */
 export async function migrate(sequelize: Sequelize, migrationsDir: string, logger: Logger): Promise<string[]> {
-  const applied = await createMigrator(sequelize, migrationsDir, logger).up();
-  return applied.map((m) => m.name);
+  const { host, port, database, username, password } = sequelize.config;
+  const lock = new pg.Client({ host, port: Number(port), database, user: username, password: password ?? undefined });
+  await lock.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock(hashtext('agent-host.migrations'))");
+    const applied = await createMigrator(sequelize, migrationsDir, logger).up();
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.end();
+  }
 }

@@ -1,0 +1,64 @@
+// max_concurrent_requests across two host processes sharing one database.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { runCli, servingUrl } from '../helpers/cli.js';
+import { AdminClient, BOOTSTRAP_ADMIN } from '../helpers/host.js';
+import { chromaUrl, createTestDatabase } from '../helpers/services.js';
+import { stream } from '../helpers/sse.js';
+
+t.test('a slot taken on host process A is refused on host process B until A finishes', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // Event 0 is the role chunk and 1 the first token; the reply holds before event 2.
+  const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['held ', 'reply'], beforeChunk: (index) => (index === 2 ? gate : undefined) }) });
+  t.teardown(() => fixture.close());
+  const databaseUrl = await createTestDatabase(t);
+  // Both processes start at once: they also race to create the first super admin.
+  const starting = ['a', 'b'].map(async (name) => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), `agent-host-${name}-`));
+    t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+    const run = runCli(['start'], {
+      ...process.env,
+      APP_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      DATABASE_URL: databaseUrl,
+      CHROMA_URL: chromaUrl(),
+      AGENT_HOST_DATA_DIR: dataDir,
+      ADMIN_ACCESS_TOKEN_SECRET_KEY: 'shared-signing-key-for-both-instances-0123456789',
+      ADMIN_BOOTSTRAP_USERNAME: BOOTSTRAP_ADMIN.username,
+      ADMIN_BOOTSTRAP_PASSWORD: BOOTSTRAP_ADMIN.password,
+      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`,
+    });
+    t.teardown(async () => {
+      run.child.kill('SIGTERM');
+      await run.exit;
+    });
+    return servingUrl(run);
+  });
+  const [a, b] = (await Promise.all(starting)) as [string, string];
+  const admin = new AdminClient(a);
+  t.equal((await admin.login()).status, 200);
+  const agent = (await admin.request('POST', '/agents', {
+    name: 'One at a time',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    model_provider: 'openai',
+    model_name: 'gpt-4o-mini',
+    max_concurrent_requests: 1,
+  })).body;
+
+  const held = await fetch(`${a}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'x-1', agent_id: agent.agent_id, message: 'first' }) });
+  const reader = held.body!.getReader();
+  t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'process A is mid-reply');
+  const refused = await stream(b, { thread_id: 'x-2', agent_id: agent.agent_id, message: 'second' });
+  t.same(refused.events.map((e) => e.type), ['error', 'done'], 'process B refuses while A holds the only slot');
+  t.match(refused.events[0]!.content, /already answering 1 requests/);
+  release();
+  while (!(await reader.read()).done);
+  const served = await stream(b, { thread_id: 'x-3', agent_id: agent.agent_id, message: 'third' });
+  t.notOk(served.events.some((e) => e.type === 'error'), 'after A finishes, B serves');
+});
