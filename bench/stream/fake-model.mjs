@@ -1,0 +1,77 @@
+// A zero-latency OpenAI-compatible model for the stream benchmark (node:http, no framework).
+// POST /v1/chat/completions with `stream: true` answers 20 content deltas, a finish chunk, a usage
+// chunk when `stream_options.include_usage` is true, then `data: [DONE]`, written at once, no delay.
+// Run as a child of run.mjs (IPC): sends {port} when listening, answers {type:'count'} with the
+// number of completions served; exits when the parent goes away.
+import { createServer } from 'node:http';
+
+const TOKENS = Array.from({ length: 20 }, (_, i) => `tok${i} `);
+
+let served = 0;
+let sequence = 0;
+const created = Math.floor(Date.now() / 1000);
+
+function stream(res, body) {
+  const id = `chatcmpl-bench-${++sequence}`;
+  const model = typeof body.model === 'string' ? body.model : 'bench-model';
+  const includeUsage = body.stream_options?.include_usage === true;
+  const head = `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"system_fingerprint":"fp_bench",`;
+  const usageNull = includeUsage ? ',"usage":null' : '';
+  const delta = (d, finish = null) => `data: ${head}"choices":[{"index":0,"delta":${d},"logprobs":null,"finish_reason":${finish}}]${usageNull}}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.write(delta('{"role":"assistant","content":"","refusal":null}'));
+  for (const token of TOKENS) res.write(delta(`{"content":${JSON.stringify(token)}}`));
+  res.write(delta('{}', '"stop"'));
+  if (includeUsage) {
+    res.write(`data: ${head}"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":${TOKENS.length},"total_tokens":${TOKENS.length + 1}}}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
+  served++;
+}
+
+function complete(res, body) {
+  const model = typeof body.model === 'string' ? body.model : 'bench-model';
+  res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      id: `chatcmpl-bench-${++sequence}`,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: TOKENS.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: TOKENS.length, total_tokens: TOKENS.length + 1 },
+    }),
+  );
+  served++;
+}
+
+const server = createServer((req, res) => {
+  const parts = [];
+  req.on('data', (part) => parts.push(part));
+  req.on('end', () => {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error"}}');
+      return;
+    }
+    let body;
+    try {
+      body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json","type":"invalid_request_error"}}');
+      return;
+    }
+    if (body.stream === true) stream(res, body);
+    else complete(res, body);
+  });
+});
+server.keepAliveTimeout = 60_000;
+
+if (process.send) {
+  server.listen(0, '127.0.0.1', () => process.send({ type: "listening", port: server.address().port, expected: TOKENS.join("") }));
+  process.on('message', (message) => {
+    if (message?.type === 'count') process.send({ type: 'count', served });
+  });
+  process.on('disconnect', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}

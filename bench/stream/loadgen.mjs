@@ -1,0 +1,117 @@
+// Closed-loop load generator of the stream benchmark, run as a child of run.mjs (IPC) so it stays off
+// the servers' event loops. On {type:'run', url, concurrency, seconds, warmupSeconds, label} it runs
+// `concurrency` clients, each sending POST /stream, reading the SSE reply to its end and sending the
+// next, for a warm-up (discarded) then `seconds`; it answers with the time to first `token` event
+// and to completion of every reply that ended with `done` and no `error` within the window.
+// On {type:'verify', url} it sends one request and answers with what came back.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+const REQUEST_TIMEOUT_MS = 30_000;
+let sequence = 0;
+
+/** One POST /stream; resolves (never rejects) with its outcome. */
+function request(agent, url, label) {
+  const body = JSON.stringify({ thread_id: `bench-${label}-${process.pid}-${++sequence}`, message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' });
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const out = { ttft: null, total: null, tokens: 0, text: '', error: null, done: false, status: 0, ended: 0 };
+    const finish = (failure) => {
+      if (out.ended) return;
+      out.ended = performance.now();
+      out.total = out.ended - started;
+      if (failure && !out.error) out.error = failure;
+      resolve(out);
+    };
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: '/stream', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        out.status = res.statusCode;
+        res.setEncoding('utf8');
+        let buffer = '';
+        res.on('data', (chunk) => {
+          buffer += chunk;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) !== -1) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            for (const line of block.split('\n')) {
+              if (!line.startsWith('data:')) continue;
+              let event;
+              try {
+                event = JSON.parse(line.slice(5));
+              } catch {
+                out.error ??= `unparsable event: ${line.slice(0, 80)}`;
+                continue;
+              }
+              if (event.type === 'token') {
+                if (out.ttft === null) out.ttft = performance.now() - started;
+                out.tokens++;
+                out.text += event.content;
+              } else if (event.type === 'error') out.error ??= String(event.content);
+              else if (event.type === 'done') out.done = true;
+            }
+          }
+        });
+        res.on('end', () => finish(res.statusCode === 200 ? null : `HTTP ${res.statusCode}`));
+        res.on('error', (e) => finish(e.message));
+        res.on('aborted', () => finish('aborted'));
+      },
+    );
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('request timed out')));
+    req.on('error', (e) => finish(e.message));
+    req.end(body);
+  });
+}
+
+async function closedLoop({ url, concurrency, seconds, label }, record) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const counts = { sent: 0, ok: 0, failed: 0, late: 0 };
+  const failures = new Map();
+  const client = async () => {
+    while (performance.now() < deadline) {
+      counts.sent++;
+      const r = await request(agent, url, label);
+      const ok = r.done && r.error === null && r.status === 200;
+      if (!ok) {
+        counts.failed++;
+        const key = r.error ?? (r.done ? 'unknown' : 'no done event');
+        failures.set(key, (failures.get(key) ?? 0) + 1);
+      } else counts.ok++;
+      if (r.ended > deadline) counts.late++;
+      else if (ok && record) record(r);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  agent.destroy();
+  return { counts, failures: Object.fromEntries(failures), elapsed_ms: performance.now() - started };
+}
+
+process.on('message', async (message) => {
+  try {
+    if (message.type === 'verify') {
+      const agent = new http.Agent({ keepAlive: false });
+      const r = await request(agent, new URL(message.url), message.label ?? 'verify');
+      agent.destroy();
+      process.send({ type: 'verified', result: r });
+    } else if (message.type === 'run') {
+      const url = new URL(message.url);
+      let warmup = null;
+      if (message.warmupSeconds > 0) warmup = await closedLoop({ ...message, url, seconds: message.warmupSeconds, label: `${message.label}-warmup` }, null);
+      const ttft = [];
+      const total = [];
+      const tokenCounts = {};
+      const measured = await closedLoop({ ...message, url }, (r) => {
+        ttft.push(r.ttft ?? r.total);
+        total.push(r.total);
+        tokenCounts[r.tokens] = (tokenCounts[r.tokens] ?? 0) + 1;
+      });
+      process.send({ type: 'result', warmup, measured, ttft, total, token_counts: tokenCounts });
+    }
+  } catch (error) {
+    process.send({ type: 'failed', error: String(error?.stack ?? error) });
+  }
+});
+process.on('disconnect', () => process.exit(0));
