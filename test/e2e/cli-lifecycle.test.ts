@@ -81,7 +81,7 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
   t.same(
     plugins.map((p: any) => [p.id, p.origin, p.registered]),
     [
-      ['models-langchain', 'first-party', { modelProviders: ['openai', 'offline'] }],
+      ['models-langchain', 'first-party', { modelProviders: ['openai', 'anthropic', 'ollama', 'offline'] }],
       ['orchestrator-core-chat', 'first-party', { orchestrators: ['core_chat_v1'] }],
       ['orchestrator-react-agent', 'first-party', { orchestrators: ['react_agent_v1'] }],
     ],

@@ -1,5 +1,7 @@
 import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
+import { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './lib/anthropic-provider.js';
 import { OfflineModelProvider } from './lib/offline-provider.js';
+import { OLLAMA_DEFAULT_BASE_URL, OllamaProvider } from './lib/ollama-provider.js';
 import { OpenAiCompatibleProvider } from './lib/openai-provider.js';
 
 const config = z
@@ -8,6 +10,12 @@ const config = z
     openai_base_url: z.string().url().default('https://api.openai.com/v1'),
     /** Name of the environment variable holding the API key (the key itself never sits in config files). */
     openai_api_key_env: z.string().min(1).default('OPENAI_API_KEY'),
+    /** Base URL of the Anthropic API (without `/v1`); a catalog entry's `options.base_url` overrides it per model. */
+    anthropic_base_url: z.string().url().default(ANTHROPIC_DEFAULT_BASE_URL),
+    /** Name of the environment variable holding the Anthropic API key. */
+    anthropic_api_key_env: z.string().min(1).default('ANTHROPIC_API_KEY'),
+    /** Base URL of the Ollama server; a catalog entry's `options.base_url` overrides it per model. */
+    ollama_base_url: z.string().url().default(OLLAMA_DEFAULT_BASE_URL),
   })
   .strict();
 
@@ -27,6 +35,15 @@ export default definePlugin({
             log,
           }),
         );
+        providers.register(
+          'anthropic',
+          new AnthropicProvider({
+            baseUrl: options.anthropic_base_url,
+            apiKey: () => process.env[options.anthropic_api_key_env],
+            log,
+          }),
+        );
+        providers.register('ollama', new OllamaProvider({ baseUrl: options.ollama_base_url, log }));
         providers.register('offline', new OfflineModelProvider());
       },
     });

@@ -1,0 +1,149 @@
+// The part every LangChain-backed provider (openai, anthropic, ollama) shares:
+// message conversion, tool binding, the streaming loop, tool-call and usage
+// extraction, one deadline for the whole request, and the mapping of failures
+// to UpstreamTimeoutError / UpstreamError. A provider only says how to build its
+// LangChain chat model and how it asks for structured output.
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import type { BaseChatModel, BaseChatModelCallOptions } from '@langchain/core/language_models/chat_models';
+import type { AIMessageChunk } from '@langchain/core/messages';
+import type { Runnable } from '@langchain/core/runnables';
+import {
+  UpstreamError,
+  UpstreamTimeoutError,
+  type ChatCallOptions,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatModel,
+  type ChatModelSpec,
+  type ChatStreamChunk,
+  type JsonSchema,
+  type Logger,
+  type ProviderUsage,
+  type ToolCallRequest,
+} from '@agent-host/sdk';
+import { textOf, toLangChain } from './langchain-messages.js';
+
+/** A LangChain chat model, possibly with tools or call options bound. */
+export type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions>;
+
+/** The structured-output request of one call. */
+export type ResponseSchema = NonNullable<ChatCallOptions['responseSchema']>;
+
+export const toolCallsOf = (message: AIMessageChunk): ToolCallRequest[] =>
+  (message.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, name: c.name, arguments: c.args as Record<string, unknown> }));
+
+/**
+ * The usage the server reported, or `undefined` when it reported none (LangChain
+ * leaves an empty `usage_metadata` object on invoke when the response carries
+ * no `usage`; LangChain drops zero counts, so a missing count is zero).
+ */
+export function usageOf(message: AIMessageChunk): ProviderUsage | undefined {
+  const usage = message.usage_metadata;
+  const input = usage?.input_tokens;
+  const output = usage?.output_tokens;
+  if (typeof input !== 'number' && typeof output !== 'number') return undefined;
+  return { input_tokens: input ?? 0, output_tokens: output ?? 0 };
+}
+
+/** A tool spec in the OpenAI function format, which every LangChain integration's `bindTools` accepts. */
+const functionTool = (t: NonNullable<ChatCallOptions['tools']>[number]) => ({
+  type: 'function' as const,
+  function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
+});
+
+export const jsonSchemaOf = (schema: JsonSchema) => schema as Record<string, unknown>;
+
+/**
+ * A `ChatModel` over a LangChain chat model. `stream` yields each text delta as
+ * it arrives, then the tool calls and the usage of the whole answer; `invoke`
+ * returns the whole answer. Both run under one deadline (`spec.timeoutMs`) that
+ * bounds the whole request, streaming included, joined with the caller's signal.
+ */
+export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> implements ChatModel {
+  abstract readonly provider: string;
+  readonly modelName: string;
+  private readonly timeoutMs: number;
+
+  constructor(spec: ChatModelSpec, private readonly log: Logger) {
+    this.modelName = spec.model_name;
+    this.timeoutMs = spec.timeoutMs;
+  }
+
+  /**
+   * The LangChain chat model for one call. `signal` aborts the call (the caller's
+   * signal joined with the deadline); providers whose client takes no per-request
+   * signal use it to drop the HTTP request.
+   */
+  protected abstract chatModel(signal: AbortSignal): BaseChatModel<CallOptions, AIMessageChunk>;
+
+  /** Asks `model` for JSON output matching `schema`, the provider's native way. */
+  protected abstract withResponseSchema(model: ChatRunnable<CallOptions>, schema: ResponseSchema): ChatRunnable<CallOptions>;
+
+  /**
+   * The usage of a whole answer, `undefined` when the server reported none.
+   * `usageChunks` (streaming only) are the chunks that carried usage, in order,
+   * for providers whose streamed counts are not plain increments.
+   */
+  protected usage(message: AIMessageChunk, _usageChunks?: readonly AIMessageChunk[]): ProviderUsage | undefined {
+    return usageOf(message);
+  }
+
+  private runnable(signal: AbortSignal, options?: ChatCallOptions): ChatRunnable<CallOptions> {
+    const client = this.chatModel(signal);
+    let model: ChatRunnable<CallOptions> = client;
+    if (options?.tools?.length) {
+      if (!client.bindTools) throw new Error(`model provider ${this.provider} cannot bind tools`);
+      model = client.bindTools(options.tools.map(functionTool));
+    }
+    if (options?.responseSchema) model = this.withResponseSchema(model, options.responseSchema);
+    return model;
+  }
+
+  /** The caller's signal joined with one deadline for the whole request, streaming included. */
+  private deadline(options?: ChatCallOptions) {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    return { deadline, signal: options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline };
+  }
+
+  async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
+    let merged: AIMessageChunk | undefined;
+    const usageChunks: AIMessageChunk[] = [];
+    const { deadline, signal } = this.deadline(options);
+    try {
+      const stream = await this.runnable(signal, options).stream(toLangChain(messages), { signal } as Partial<CallOptions>);
+      for await (const chunk of stream) {
+        merged = merged ? merged.concat(chunk) : chunk;
+        if (chunk.usage_metadata) usageChunks.push(chunk);
+        const text = textOf(chunk.content);
+        if (text) yield { type: 'token', content: text };
+      }
+    } catch (error) {
+      throw this.mapError(error, options?.signal, deadline);
+    }
+    if (!merged) return;
+    for (const call of toolCallsOf(merged)) yield { type: 'tool_call', call };
+    const usage = this.usage(merged, usageChunks);
+    if (usage) yield { type: 'usage', usage };
+  }
+
+  async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
+    const { deadline, signal } = this.deadline(options);
+    try {
+      const message = await this.runnable(signal, options).invoke(toLangChain(messages), { signal } as Partial<CallOptions>);
+      const usage = this.usage(message);
+      return { content: textOf(message.content), tool_calls: toolCallsOf(message), ...(usage && { usage }) };
+    } catch (error) {
+      throw this.mapError(error, options?.signal, deadline);
+    }
+  }
+
+  private mapError(error: unknown, signal: AbortSignal | undefined, deadline: AbortSignal): unknown {
+    if (signal?.aborted) return error;
+    const message = (error as Error).message ?? String(error);
+    if (deadline.aborted || (error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
+      return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
+    }
+    this.log.warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');
+    return new UpstreamError(`model ${this.modelName} request failed: ${message}`, { cause: error });
+  }
+}
