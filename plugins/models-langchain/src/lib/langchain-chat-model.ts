@@ -112,7 +112,8 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
     try {
       const stream = await this.runnable(signal, options).stream(toLangChain(messages), { signal } as Partial<CallOptions>);
       for await (const chunk of stream) {
-        merged = merged ? merged.concat(chunk) : chunk;
+        // Only tool-call and usage chunks are needed afterwards; text goes out as it comes, unmerged.
+        if (chunk.tool_call_chunks?.length || chunk.usage_metadata) merged = merged ? merged.concat(chunk) : chunk;
         if (chunk.usage_metadata) usageChunks.push(chunk);
         const text = textOf(chunk.content);
         if (text) yield { type: 'token', content: text };

@@ -36,14 +36,27 @@ class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   }
 }
 
+/** Built clients kept per model settings: building one (and its HTTP client) costs more than a short turn's streaming. */
+const CACHED_MODELS = 64;
+
 /** `model_provider = "openai"`: any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio) through LangChain. */
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly displayName = 'OpenAI-compatible (LangChain)';
   readonly offline = false;
+  private readonly models = new Map<string, ChatModel>();
 
   constructor(private readonly options: OpenAiProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    return new OpenAiChatModel(spec, this.options);
+    const key = JSON.stringify([spec.model_name, spec.temperature, spec.timeoutMs, spec.options, this.options.apiKey() ?? null]);
+    let model = this.models.get(key);
+    if (model) {
+      this.models.delete(key); // re-inserted below: most recently used last
+    } else {
+      model = new OpenAiChatModel(spec, this.options);
+      if (this.models.size >= CACHED_MODELS) this.models.delete(this.models.keys().next().value!);
+    }
+    this.models.set(key, model);
+    return model;
   }
 }
