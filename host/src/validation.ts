@@ -1,5 +1,5 @@
 import { ValidationError } from '@agent-host/sdk';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 function parseAt<S extends z.ZodType>(where: 'body' | 'query', schema: S, value: unknown): z.output<S> {
   const parsed = schema.safeParse(value ?? {});
@@ -14,3 +14,9 @@ export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.outp
 
 /** Parses query parameters the same way (`loc` starts with `query`). */
 export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> => parseAt('query', schema, query);
+
+/** The paging of every list endpoint: `limit` 1 to 200 (default 50) and an opaque `cursor`. */
+export const pagingFields = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional(),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseQuery } from '../validation.js';
+import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const password = z.string().min(12, 'at least 12 characters').max(1024);
@@ -21,7 +21,7 @@ const updateBody = z
 const grantBody = z.object({ permission_codes: z.array(z.string()).min(1) }).strict();
 const breakGlassBody = z.object({ reason: z.string().trim().min(10, 'say why, in at least 10 characters').max(2000) }).strict();
 const resetBody = z.object({ new_password: password }).strict();
-const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
+const listQuery = z.object(pagingFields).strict();
 
 export const adminUserRoutes: RouteFactory = (app) => {
   const users = app.adminUsers!;

@@ -1,9 +1,9 @@
 import { agentCreateSchema, agentUpdateSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { parseQuery } from '../validation.js';
+import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
-const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() }).strict();
+const listQuery = z.object(pagingFields).strict();
 const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
 
 export const agentRoutes: RouteFactory = (app) => {

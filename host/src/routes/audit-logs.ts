@@ -1,6 +1,6 @@
 import { AuditLog, decodeAuditCursor } from '@agent-host/core';
 import { z } from 'zod';
-import { parseQuery } from '../validation.js';
+import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 /** An ISO 8601 time with `Z` or an offset, or a date (midnight UTC). */
@@ -20,8 +20,8 @@ const listQuery = z
     outcome: z.enum(['success', 'failure', 'denied']).optional(),
     since: isoTime.optional(),
     until: isoTime.optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().refine((c) => decodeAuditCursor(c) !== undefined, 'cursor is not valid; use next_cursor from a previous page').optional(),
+    ...pagingFields,
+    cursor: pagingFields.cursor.refine((c) => c === undefined || decodeAuditCursor(c) !== undefined, 'cursor is not valid; use next_cursor from a previous page'),
   })
   .strict();
 

@@ -1,18 +1,17 @@
 import { z } from 'zod';
-import { parseQuery } from '../validation.js';
+import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
-const page = { limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() };
 const sessionQuery = z
   .object({
-    ...page,
+    ...pagingFields,
     agent_id: z.string().uuid().optional(),
     q: z.string().trim().min(1).max(200).optional(),
     date_from: z.coerce.date().optional(),
     date_to: z.coerce.date().optional(),
   })
   .strict();
-const pageQuery = z.object(page).strict();
+const pageQuery = z.object(pagingFields).strict();
 
 export const sessionRoutes: RouteFactory = (app) => {
   const sessions = app.sessions!;
