@@ -1,119 +1,40 @@
 // The `openai` model provider of plugins/models-langchain against an
 // OpenAI-compatible fixture server speaking the real wire protocol.
 import t from 'tap';
-import {
-  UpstreamError,
-  UpstreamTimeoutError,
-  type ChatCallOptions,
-  type ChatMessage,
-  type ChatModel,
-  type ChatModelSpec,
-  type ChatStreamChunk,
-  type Logger,
-  type ModelProvider,
-} from '@agent-host/sdk';
-import modelsPlugin from '../../plugins/models-langchain/src/index.js';
+import { UpstreamTimeoutError, type ChatModel, type ChatModelSpec, type Logger } from '@agent-host/sdk';
 import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
+import {
+  chatModel,
+  collect,
+  providerContract,
+  providersFromPlugin,
+  recordingLogger,
+  setEnvFor,
+  specFor,
+  startedFixture,
+  streamTokens,
+  tokensOf,
+  user,
+  type Test,
+} from '../helpers/model-provider.js';
 
-/** What the fixture helper needs of a tap test. */
-interface Test {
-  teardown(fn: () => Promise<void> | void): void;
-}
-
-interface RecordingLogger extends Logger {
-  warnings: unknown[];
-}
-
-function recordingLogger(): RecordingLogger {
-  const warnings: unknown[] = [];
-  const log: RecordingLogger = {
-    warnings,
-    debug() {},
-    info() {},
-    warn: (obj) => void warnings.push(obj),
-    error() {},
-    child: () => log,
-  };
-  return log;
-}
-
-async function fixture(tt: Test, respond?: OpenAiFixtureOptions['respond']): Promise<OpenAiFixture> {
-  const server = await startOpenAiFixture(respond ? { respond } : {});
-  tt.teardown(() => server.close());
-  return server;
-}
-
-const spec = (overrides: Partial<ChatModelSpec> = {}): ChatModelSpec => ({
-  model_name: 'gpt-4o-mini',
-  temperature: null,
-  timeoutMs: 5_000,
-  options: {},
-  ...overrides,
-});
+const fixture = (tt: Test, respond?: OpenAiFixtureOptions['respond']): Promise<OpenAiFixture> => startedFixture(tt, startOpenAiFixture, respond);
+const spec = specFor('gpt-4o-mini');
 
 function modelAt(server: OpenAiFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger()): ChatModel {
-  return new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', log }).createChatModel(spec(overrides));
+  return chatModel(new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', log }), spec(overrides));
 }
 
-async function collect(stream: AsyncIterable<ChatStreamChunk>): Promise<ChatStreamChunk[]> {
-  const chunks: ChatStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
-
-const tokensOf = (chunks: ChatStreamChunk[]) => chunks.flatMap((c) => (c.type === 'token' ? [c.content] : []));
-const user = (content: string): ChatMessage[] => [{ role: 'user', content }];
-
-/** Runs the plugin's real register/init with `config`, resolving deps by ref id. */
-async function providersFromPlugin(config: Record<string, unknown>): Promise<Map<string, ModelProvider>> {
-  const providers = new Map<string, ModelProvider>();
-  const inits: { deps: Record<string, { id: string }>; init(deps: any, config: any): void | Promise<void> }[] = [];
-  modelsPlugin.register({ registerInit: (init) => void inits.push(init as never) });
-  const [init] = inits;
-  if (!init) throw new Error('plugin did not call registerInit');
-  const services: Record<string, unknown> = {
-    'core.modelProviders': { register: (key: string, provider: ModelProvider) => void providers.set(key, provider) },
-    'core.logger': recordingLogger(),
-  };
-  const deps = Object.fromEntries(
-    Object.entries(init.deps).map(([name, ref]) => {
-      if (!(ref.id in services)) throw new Error(`test does not provide ${ref.id}`);
-      return [name, services[ref.id]];
-    }),
-  );
-  await init.init(deps, modelsPlugin.config.parse(config));
-  return providers;
-}
-
-t.test('stream yields tokens in order as they arrive, without buffering the reply', async (tt) => {
-  const pieces = ['The ', 'quick ', 'brown ', 'fox ', 'jumps.'];
-  let firstTokenSeen = false;
-  let releaseLast!: () => void;
-  const firstTokenObserved = new Promise<void>((resolve) => (releaseLast = resolve));
-  let firstTokenSeenBeforeLastSent: boolean | undefined;
-  const server = await fixture(tt, () => ({
-    chunks: pieces,
-    beforeChunk: async (index, total) => {
-      if (index !== total - 1) return;
-      // Hold the last event back until the client has seen a token (or 2 s pass,
-      // so a buffering client still finishes and the assertion below fails).
-      await Promise.race([firstTokenObserved, new Promise((r) => setTimeout(r, 2_000))]);
-      firstTokenSeenBeforeLastSent = firstTokenSeen;
-    },
-  }));
-  const tokens: string[] = [];
-  for await (const chunk of modelAt(server).stream(user('say something'))) {
-    if (chunk.type !== 'token') continue;
-    tokens.push(chunk.content);
-    if (!firstTokenSeen) {
-      firstTokenSeen = true;
-      releaseLast();
-    }
-  }
-  tt.same(tokens, pieces, 'each content delta becomes one token chunk, in the order the server sent them');
-  tt.equal(firstTokenSeenBeforeLastSent, true, 'the first token reaches the caller before the server has sent the end of the stream');
-  tt.equal(server.bodies[0]?.stream, true, 'stream() asks the server for an SSE stream');
+providerContract(t, {
+  fixture,
+  modelAt,
+  framesBeforeThirdToken: 3, // the role chunk, then one chunk a token
+  errorStatuses: [500, 401],
+  errorReply: (status, message) => ({ status, error: { message } }),
+  checkStreamRequest(tt, server) {
+    tt.equal(server.bodies[0]?.stream, true, 'stream() asks the server for an SSE stream');
+  },
 });
 
 t.test('provider-reported usage comes through in stream and invoke', async (tt) => {
@@ -224,100 +145,6 @@ t.test('responseSchema sends response_format json_schema', async (tt) => {
   tt.equal(server.bodies[2]?.response_format, undefined, 'no response_format without responseSchema');
 });
 
-t.test('a request slower than timeoutMs rejects with UpstreamTimeoutError', async (tt) => {
-  const server = await fixture(tt, () => ({ content: 'too late', delayMs: 3_000 }));
-  const model = modelAt(server, { timeoutMs: 200 });
-
-  let started = Date.now();
-  const invoked = await model.invoke(user('slow')).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  tt.ok(invoked instanceof UpstreamTimeoutError, 'invoke past the timeout rejects with UpstreamTimeoutError');
-  tt.equal((invoked as UpstreamTimeoutError | undefined)?.status, 504, 'the timeout maps to 504');
-  tt.ok(Date.now() - started < 2_000, 'invoke gives up at the timeout instead of waiting for the slow answer');
-
-  started = Date.now();
-  const streamed = await collect(model.stream(user('slow'))).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  tt.ok(streamed instanceof UpstreamTimeoutError, 'stream past the timeout rejects with UpstreamTimeoutError');
-  tt.ok(Date.now() - started < 2_000, 'stream gives up at the timeout instead of waiting for the slow answer');
-});
-
-t.test('HTTP errors reject with UpstreamError', async (tt) => {
-  for (const status of [500, 401]) {
-    const server = await fixture(tt, () => ({ status, error: { message: `scripted failure ${status}` } }));
-    const log = recordingLogger();
-    const model = modelAt(server, {}, log);
-
-    const invoked = await model.invoke(user('fail')).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    tt.ok(invoked instanceof UpstreamError, `invoke: HTTP ${status} rejects with UpstreamError`);
-    tt.notOk(invoked instanceof UpstreamTimeoutError, `invoke: HTTP ${status} is not reported as a timeout`);
-    tt.equal((invoked as UpstreamError).status, 502, `invoke: HTTP ${status} maps to 502`);
-    tt.match((invoked as Error).message, `scripted failure ${status}`, `invoke: the upstream error message is kept for the logs`);
-
-    const streamed = await collect(model.stream(user('fail'))).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    tt.ok(streamed instanceof UpstreamError, `stream: HTTP ${status} rejects with UpstreamError`);
-    tt.equal(server.bodies.length, 2, `HTTP ${status} is not retried (one request per call)`);
-    tt.equal(log.warnings.length, 2, `each HTTP ${status} failure is logged as a warning`);
-  }
-});
-
-t.test('an aborted signal stops the stream', async (tt) => {
-  const words = Array.from({ length: 20 }, (_, i) => `w${i} `);
-  const server = await fixture(tt, () => ({ chunks: words, chunkDelayMs: 50 }));
-  const model = modelAt(server);
-  const controller = new AbortController();
-  const tokens: string[] = [];
-  const started = Date.now();
-  const outcome = await (async () => {
-    for await (const chunk of model.stream(user('long answer'), { signal: controller.signal })) {
-      if (chunk.type !== 'token') continue;
-      tokens.push(chunk.content);
-      if (tokens.length === 2) controller.abort();
-    }
-  })().then(
-    () => 'ended',
-    (error: unknown) => error,
-  );
-  tt.same(tokens, ['w0 ', 'w1 '], 'no token is yielded after the signal aborts');
-  tt.notOk(outcome instanceof UpstreamError || outcome instanceof UpstreamTimeoutError, 'an abort is not reported as an upstream failure');
-  tt.ok(Date.now() - started < 20 * 50, 'the stream stops well before the server would have finished');
-  const deadline = Date.now() + 2_000;
-  while (server.requests[0]?.outcome === 'pending' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  tt.equal(server.requests[0]?.outcome, 'disconnected', 'the HTTP request is dropped, so the server stops sending');
-
-  const before = new AbortController();
-  before.abort();
-  const options: ChatCallOptions = { signal: before.signal };
-  await tt.rejects(model.invoke(user('x'), options), { name: 'AbortError' }, 'invoke with an already aborted signal rejects with AbortError');
-  await tt.rejects(collect(model.stream(user('x'), options)), { name: 'AbortError' }, 'stream with an already aborted signal rejects with AbortError');
-  tt.equal(server.requests.length, 1, 'an already aborted call sends no request');
-});
-
-t.test('an aborted signal stops a pending invoke', async (tt) => {
-  const server = await fixture(tt, () => ({ content: 'late', delayMs: 3_000 }));
-  const controller = new AbortController();
-  const started = Date.now();
-  setTimeout(() => controller.abort(), 100);
-  const error = await modelAt(server)
-    .invoke(user('x'), { signal: controller.signal })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  tt.equal((error as Error | undefined)?.name, 'AbortError', 'invoke rejects with AbortError when its signal aborts');
-  tt.ok(Date.now() - started < 2_000, 'invoke stops at the abort, not when the server answers');
-});
-
 t.test("a catalog entry's options.base_url overrides the plugin's base URL", async (tt) => {
   const pluginDefault = await fixture(tt, () => ({ content: 'from the plugin default' }));
   const catalogTarget = await fixture(tt, () => ({ content: 'from the catalog base_url' }));
@@ -336,14 +163,7 @@ t.test("a catalog entry's options.base_url overrides the plugin's base URL", asy
 t.test('the plugin reads the API key from the env var named in config', async (tt) => {
   const server = await fixture(tt, () => ({ content: 'authorised' }));
   const envName = `AGENT_HOST_TEST_MODEL_KEY_${process.pid}`;
-  const saved = process.env.OPENAI_API_KEY;
-  process.env[envName] = 'sk-from-named-env';
-  process.env.OPENAI_API_KEY = 'sk-from-default-env';
-  tt.teardown(() => {
-    delete process.env[envName];
-    if (saved === undefined) delete process.env.OPENAI_API_KEY;
-    else process.env.OPENAI_API_KEY = saved;
-  });
+  setEnvFor(tt, { [envName]: 'sk-from-named-env', OPENAI_API_KEY: 'sk-from-default-env' });
 
   const providers = await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: envName });
   const openai = providers.get('openai');
@@ -369,21 +189,10 @@ t.test('temperature is sent only when the spec sets one', async (tt) => {
   tt.notOk('temperature' in (server.bodies[1] ?? {}), "temperature null leaves the provider's default (not sent)");
 });
 
-t.test('the model timeout bounds the whole streamed request, not only the headers', async (t) => {
-  const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['a ', 'b ', 'c ', 'd'], chunkDelayMs: 200 }) });
-  t.teardown(() => fixture.close());
-  const model = new OpenAiCompatibleProvider({ baseUrl: fixture.url, apiKey: () => 'k', log: recordingLogger() }).createChatModel({
-    model_name: 'stall',
-    temperature: null,
-    timeoutMs: 300,
-    options: {},
-  });
+t.test('the model timeout bounds the whole streamed request, not only the headers', async (tt) => {
+  const server = await fixture(tt, () => ({ chunks: ['a ', 'b ', 'c ', 'd'], chunkDelayMs: 200 }));
+  const model = modelAt(server, { model_name: 'stall', timeoutMs: 300 });
   const seen: string[] = [];
-  await t.rejects(
-    (async () => {
-      for await (const chunk of model.stream([{ role: 'user', content: 'hi' }])) if (chunk.type === 'token') seen.push(chunk.content);
-    })(),
-    UpstreamTimeoutError,
-  );
-  t.ok(seen.length < 4, 'the stream is cut before it completes');
+  await tt.rejects(streamTokens(model, user('hi'), seen), UpstreamTimeoutError);
+  tt.ok(seen.length < 4, 'the stream is cut before it completes');
 });

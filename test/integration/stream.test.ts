@@ -73,7 +73,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     }
     const malformed = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"thread_id": ' });
     t.equal(malformed.status, 400, 'malformed JSON is a 400 before the stream');
-    t.type((await malformed.json()).detail, 'string');
+    t.type(((await malformed.json()) as { detail: unknown }).detail, 'string');
     const missing = await stream(host.url, { message: 'hi' });
     t.equal(missing.status, 422, 'a body without thread_id is a 422 before the stream');
   });
