@@ -13,7 +13,8 @@ import { loadConfig, productionGuardProblems } from './config/load.js';
 import type { HostConfig } from './config/schema.js';
 import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
 import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
-import { migrate } from './db/migrator.js';
+import { withAdvisoryLock } from './db/advisory-lock.js';
+import { migrate, STARTUP_LOCK } from './db/migrator.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
 import { AdminAuth } from './admin/admin-auth.js';
 import { AdminUsers } from './admin/admin-users.js';
@@ -307,10 +308,15 @@ export class AgentHostApp {
   }
 
   private async startJobs(): Promise<void> {
-    const { agenda, backend } = createAgenda(this.config, this.databaseUrl, this.instanceId);
-    agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
     // Connected before anything can fail, so a refused start never races a half-open job store.
-    await agenda.ready;
+    const connect = async () => {
+      const created = createAgenda(this.config, this.databaseUrl, this.instanceId);
+      created.agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
+      await created.agenda.ready;
+      return created;
+    };
+    // The Postgres backend creates its table as it connects, which instances starting together must not do at once.
+    const { agenda, backend } = this.config.jobs.backend === 'postgres' ? await withAdvisoryLock(this.requireDatabase(), STARTUP_LOCK, connect) : await connect();
     this.agenda = agenda;
     this.jobs = new AgendaJobs(agenda, this.logger);
     const drainMs = (this.config.server.shutdown_timeout_seconds * 1000) / 2;

@@ -1,9 +1,12 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import type { Logger } from '@agent-host/sdk';
+import { withAdvisoryLock } from './advisory-lock.js';
+
+/** The lock start-up steps that must not run concurrently across instances take. */
+export const STARTUP_LOCK = 'agent-host.startup';
 
 type QueryInterface = ReturnType<Sequelize['getQueryInterface']>;
 interface MigrationModule {
@@ -36,18 +39,8 @@ export function createMigrator(sequelize: Sequelize, migrationsDir: string, logg
 
 /**
  * Applies every pending migration; resolves with the names applied. Host
- * instances starting together on one database take turns: a session-level
- * advisory lock, held on a connection of its own, spans the whole run.
+ * instances starting together on one database take turns.
  */
 export async function migrate(sequelize: Sequelize, migrationsDir: string, logger: Logger): Promise<string[]> {
-  const { host, port, database, username, password } = sequelize.config;
-  const lock = new pg.Client({ host, port: Number(port), database, user: username, password: password ?? undefined });
-  await lock.connect();
-  try {
-    await lock.query("SELECT pg_advisory_lock(hashtext('agent-host.migrations'))");
-    const applied = await createMigrator(sequelize, migrationsDir, logger).up();
-    return applied.map((m) => m.name);
-  } finally {
-    await lock.end();
-  }
+  return withAdvisoryLock(sequelize, STARTUP_LOCK, async () => (await createMigrator(sequelize, migrationsDir, logger).up()).map((m) => m.name));
 }
