@@ -1,29 +1,23 @@
 import { ChatAnthropic, type ChatAnthropicCallOptions } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import type { ChatModel, ChatModelSpec, Logger, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { jsonSchemaOf, LangChainChatModel, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 /** The Anthropic API URL `@anthropic-ai/sdk` uses when none is given (it appends `/v1/messages`). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-
-export interface AnthropicProviderOptions {
-  baseUrl: string;
-  apiKey: () => string | undefined;
-  log: Logger;
-}
 
 class AnthropicChatModel extends LangChainChatModel<ChatAnthropicCallOptions> {
   readonly provider = 'anthropic';
   private readonly client: ChatAnthropic;
 
-  constructor(spec: ChatModelSpec, options: AnthropicProviderOptions) {
+  constructor(spec: ChatModelSpec, options: LangChainProviderOptions) {
     super(spec, options.log);
-    const baseUrl = typeof spec.options.base_url === 'string' ? spec.options.base_url : options.baseUrl;
+    const baseUrl = baseUrlOf(spec, options.baseUrl);
     this.client = new ChatAnthropic({
       model: spec.model_name,
       ...(spec.temperature !== null && { temperature: spec.temperature }),
       // A missing key still builds the model; the API answers 401 (an UpstreamError).
-      apiKey: options.apiKey() || 'not-configured',
+      apiKey: options.apiKey?.() || 'not-configured',
       // Always explicit, so neither ANTHROPIC_BASE_URL nor a LangSmith gateway redirects the requests.
       anthropicApiUrl: baseUrl,
       // The key from the configured env var is the only credential: no ANTHROPIC_AUTH_TOKEN bearer.
@@ -67,7 +61,7 @@ export class AnthropicProvider implements ModelProvider {
   readonly displayName = 'Anthropic (LangChain)';
   readonly offline = false;
 
-  constructor(private readonly options: AnthropicProviderOptions) {}
+  constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
     return new AnthropicChatModel(spec, this.options);

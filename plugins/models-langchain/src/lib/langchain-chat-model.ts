@@ -148,3 +148,16 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
     return new UpstreamError(`model ${this.modelName} request failed: ${message}`, { cause: error });
   }
 }
+
+/** What a LangChain-backed provider is built with: its default base URL, its API key source, a logger. */
+export interface LangChainProviderOptions {
+  baseUrl: string;
+  /** Reads the key when a model is built; absent for providers without keys. */
+  apiKey?: () => string | undefined;
+  log: Logger;
+}
+
+/** A catalog entry's `options.base_url` wins over the provider's default. */
+export function baseUrlOf(spec: ChatModelSpec, fallback: string): string {
+  return typeof spec.options.base_url === 'string' ? spec.options.base_url : fallback;
+}

@@ -1,14 +1,9 @@
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOllama, type ChatOllamaCallOptions } from '@langchain/ollama';
-import type { ChatModel, ChatModelSpec, Logger, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { jsonSchemaOf, LangChainChatModel, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 export const OLLAMA_DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
-
-export interface OllamaProviderOptions {
-  baseUrl: string;
-  log: Logger;
-}
 
 class OllamaChatModel extends LangChainChatModel<ChatOllamaCallOptions> {
   readonly provider = 'ollama';
@@ -16,10 +11,10 @@ class OllamaChatModel extends LangChainChatModel<ChatOllamaCallOptions> {
 
   constructor(
     private readonly spec: ChatModelSpec,
-    options: OllamaProviderOptions,
+    options: LangChainProviderOptions,
   ) {
     super(spec, options.log);
-    this.baseUrl = typeof spec.options.base_url === 'string' ? spec.options.base_url : options.baseUrl;
+    this.baseUrl = baseUrlOf(spec, options.baseUrl);
   }
 
   /**
@@ -62,7 +57,7 @@ export class OllamaProvider implements ModelProvider {
   readonly displayName = 'Ollama (LangChain)';
   readonly offline = false;
 
-  constructor(private readonly options: OllamaProviderOptions) {}
+  constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
     return new OllamaChatModel(spec, this.options);

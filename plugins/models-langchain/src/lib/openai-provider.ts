@@ -1,24 +1,18 @@
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
-import type { ChatModel, ChatModelSpec, Logger, ModelProvider } from '@agent-host/sdk';
-import { jsonSchemaOf, LangChainChatModel, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
-
-export interface OpenAiProviderOptions {
-  baseUrl: string;
-  apiKey: () => string | undefined;
-  log: Logger;
-}
+import type { ChatModel, ChatModelSpec, ModelProvider } from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   readonly provider = 'openai';
   private readonly client: ChatOpenAI;
 
-  constructor(spec: ChatModelSpec, options: OpenAiProviderOptions) {
+  constructor(spec: ChatModelSpec, options: LangChainProviderOptions) {
     super(spec, options.log);
-    const baseUrl = typeof spec.options.base_url === 'string' ? spec.options.base_url : options.baseUrl;
+    const baseUrl = baseUrlOf(spec, options.baseUrl);
     this.client = new ChatOpenAI({
       model: spec.model_name,
       ...(spec.temperature !== null && { temperature: spec.temperature }),
-      apiKey: options.apiKey() ?? 'not-configured',
+      apiKey: options.apiKey?.() || 'not-configured',
       configuration: { baseURL: baseUrl },
       timeout: spec.timeoutMs,
       maxRetries: 0,
@@ -45,10 +39,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly offline = false;
   private readonly models = new Map<string, ChatModel>();
 
-  constructor(private readonly options: OpenAiProviderOptions) {}
+  constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    const key = JSON.stringify([spec.model_name, spec.temperature, spec.timeoutMs, spec.options, this.options.apiKey() ?? null]);
+    const key = JSON.stringify([spec.model_name, spec.temperature, spec.timeoutMs, spec.options, this.options.apiKey?.() ?? null]);
     let model = this.models.get(key);
     if (model) {
       this.models.delete(key); // re-inserted below: most recently used last
