@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { AgentHostApp, createSuperAdmin, type PluginInfo } from '@agent-host/core';
 import { Command } from 'commander';
+import { encryptSecret } from './secrets-cli.js';
 import { startHost } from './start.js';
 
 const program = new Command('agent-host').description('A plugin-based, extensible agent host');
@@ -155,6 +156,23 @@ program
         ? `created super admin "${created.username}"; one-time password ${created.generatedPassword}\n  it is shown only now and stored only as an argon2id hash\n`
         : `created super admin "${created.username}"\n`,
     );
+    process.exit(0);
+  });
+
+program
+  .command('secrets')
+  .description('secrets commands')
+  .command('encrypt')
+  .description("encrypt one line of stdin (hidden prompt on a terminal) with the host's secrets key and print the ciphertext, e.g. for a catalog entry's options.api_key_encrypted")
+  .action(async () => {
+    const plaintext = await (process.stdin.isTTY ? promptHidden('secret to encrypt: ') : firstLine()).catch(fail);
+    let ciphertext: string;
+    try {
+      ciphertext = encryptSecret(plaintext);
+    } catch (error) {
+      fail(error);
+    }
+    process.stdout.write(ciphertext + '\n');
     process.exit(0);
   });
 

@@ -1,26 +1,15 @@
-import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { AdminClient } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
-import { embeddedEnv, PROJECT_ROOT, runCli, servingUrl } from '../helpers/cli.js';
+import { embeddedEnv, runCli, runWithStdin, servingUrl } from '../helpers/cli.js';
 
 async function embeddedDatabaseUrl(dataDir: string): Promise<string> {
   const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
   const port = (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[3]!.trim();
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/agent_host`;
-}
-
-/** Runs the CLI with `input` on a piped stdin. */
-function runWithStdin(args: string[], env: NodeJS.ProcessEnv, input: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--no-deprecation', path.join(PROJECT_ROOT, 'host', 'dist', 'cli.js'), ...args], { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
 }
 
 t.test('agent-host admin create-super-admin on the embedded default', async (t) => {

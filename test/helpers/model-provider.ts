@@ -4,6 +4,7 @@
 // register/init, and `providerContract`, the cases every provider must pass
 // against its wire-protocol fixture server (streaming without buffering,
 // deadlines, HTTP and mid-stream errors, aborts).
+import { randomBytes } from 'node:crypto';
 import {
   UpstreamError,
   UpstreamTimeoutError,
@@ -14,7 +15,9 @@ import {
   type ChatStreamChunk,
   type Logger,
   type ModelProvider,
+  type SecretsService,
 } from '@agent-host/sdk';
+import { createSecrets } from '../../core/src/services/secrets.js';
 import modelsPlugin from '../../plugins/models-langchain/src/index.js';
 import type { FixtureServer, Respond, ScriptedReply } from '../fixtures/fixture-server.js';
 
@@ -124,8 +127,14 @@ export function setEnvFor(tt: Test, vars: Record<string, string>): void {
   });
 }
 
-/** Runs the plugin's real register/init with `config`, resolving deps by ref id. */
-export async function providersFromPlugin(config: Record<string, unknown>): Promise<Map<string, ModelProvider>> {
+/**
+ * Runs the plugin's real register/init with `config`, resolving deps by ref id;
+ * `secrets` defaults to core's under a fresh key, `log` to a recording logger.
+ */
+export async function providersFromPlugin(
+  config: Record<string, unknown>,
+  { secrets = createSecrets(randomBytes(32)), log = recordingLogger() }: { secrets?: SecretsService; log?: Logger } = {},
+): Promise<Map<string, ModelProvider>> {
   const providers = new Map<string, ModelProvider>();
   const inits: { deps: Record<string, { id: string }>; init(deps: any, config: any): void | Promise<void> }[] = [];
   modelsPlugin.register({ registerInit: (init) => void inits.push(init as never) });
@@ -133,7 +142,8 @@ export async function providersFromPlugin(config: Record<string, unknown>): Prom
   if (!init) throw new Error('plugin did not call registerInit');
   const services: Record<string, unknown> = {
     'core.modelProviders': { register: (key: string, provider: ModelProvider) => void providers.set(key, provider) },
-    'core.logger': recordingLogger(),
+    'core.logger': log,
+    'core.secrets': secrets,
   };
   const deps = Object.fromEntries(
     Object.entries(init.deps).map(([name, ref]) => {

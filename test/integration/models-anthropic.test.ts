@@ -1,14 +1,17 @@
 // The `anthropic` model provider of plugins/models-langchain (LangChain's
 // ChatAnthropic) against a fixture server speaking the Anthropic Messages API
 // wire protocol (JSON messages and SSE event streams).
+import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { type ChatModel, type ChatModelSpec, type Logger } from '@agent-host/sdk';
+import { createSecrets } from '../../core/src/services/secrets.js';
 import modelsPlugin from '../../plugins/models-langchain/src/index.js';
 import { AnthropicProvider } from '../../plugins/models-langchain/src/lib/anthropic-provider.js';
 import { startAnthropicFixture, type AnthropicFixture, type AnthropicFixtureOptions } from '../fixtures/anthropic-server.js';
 import {
   chatModel,
   collect,
+  failureOf,
   providerContract,
   providersFromPlugin,
   recordingLogger,
@@ -175,6 +178,20 @@ t.test('the plugin reads the API key from the env var named in config', async (t
   const defaults = await providersFromPlugin({ anthropic_base_url: server.url });
   await defaults.get('anthropic')!.createChatModel(spec()).invoke(user('and by default?'));
   tt.equal(server.requests[1]?.headers['x-api-key'], 'sk-ant-from-default-env', 'without anthropic_api_key_env the key comes from ANTHROPIC_API_KEY');
+});
+
+t.test("a catalog entry's options.api_key_encrypted or options.api_key_env selects that model's key", async (tt) => {
+  const server = await fixture(tt);
+  const secrets = createSecrets(randomBytes(32));
+  const entryEnv = `AGENT_HOST_TEST_ANTHROPIC_ENTRY_KEY_${process.pid}`;
+  setEnvFor(tt, { [entryEnv]: 'sk-ant-entry-env', ANTHROPIC_API_KEY: 'sk-ant-from-default-env' });
+  const anthropic = (await providersFromPlugin({ anthropic_base_url: server.url }, { secrets })).get('anthropic')!;
+  await anthropic.createChatModel(spec({ options: { api_key_encrypted: secrets.encrypt('sk-ant-encrypted'), api_key_env: entryEnv } })).invoke(user('hi'));
+  await anthropic.createChatModel(spec({ options: { api_key_env: entryEnv } })).invoke(user('hi'));
+  tt.same(server.requests.map((r) => r.headers['x-api-key']), ['sk-ant-encrypted', 'sk-ant-entry-env'], 'the encrypted key wins, then the entry variable');
+  const failure = await failureOf(anthropic.createChatModel(spec({ model_name: 'claude-broken', options: { api_key_encrypted: 'v1:bad:bad:bad' } })).invoke(user('hi')));
+  tt.match((failure as Error | undefined)?.message, /^model claude-broken: options\.api_key_encrypted cannot be decrypted/, 'a bad ciphertext fails the call, naming the model');
+  tt.equal(server.requests.length, 2, 'and sends nothing');
 });
 
 t.test('the plugin defaults to the Anthropic API URL', async (tt) => {

@@ -1,12 +1,23 @@
 // The `openai` model provider of plugins/models-langchain against an
 // OpenAI-compatible fixture server speaking the real wire protocol.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { UpstreamTimeoutError, type ChatModel, type ChatModelSpec, type Logger } from '@agent-host/sdk';
+import { createSecrets, parseSecretsKey } from '../../core/src/services/secrets.js';
 import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
+import { embeddedEnv, runWithStdin } from '../helpers/cli.js';
+import { startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
+import { stream, tokensOf as eventText } from '../helpers/sse.js';
 import {
   chatModel,
   collect,
+  failureOf,
   providerContract,
   providersFromPlugin,
   recordingLogger,
@@ -195,4 +206,142 @@ t.test('the model timeout bounds the whole streamed request, not only the header
   const seen: string[] = [];
   await tt.rejects(streamTokens(model, user('hi'), seen), UpstreamTimeoutError);
   tt.ok(seen.length < 4, 'the stream is cut before it completes');
+});
+
+/** The Authorization header of every request `server` received, in order. */
+const authorizations = (server: OpenAiFixture) => server.requests.map((r) => r.headers.authorization);
+
+/** Per-test names for the key variables, so no real OPENAI_API_KEY is read. */
+const keyEnv = (name: string) => `AGENT_HOST_TEST_${name}_${process.pid}`;
+
+t.test("a catalog entry's options.api_key_env selects that model's key", async (tt) => {
+  const server = await fixture(tt);
+  setEnvFor(tt, { [keyEnv('DEFAULT_KEY')]: 'sk-plugin-default', [keyEnv('VLLM_KEY')]: 'sk-vllm' });
+  const openai = (await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: keyEnv('DEFAULT_KEY') })).get('openai')!;
+  await openai.createChatModel(spec({ model_name: 'vllm-model', options: { api_key_env: keyEnv('VLLM_KEY') } })).invoke(user('hi'));
+  await collect(openai.createChatModel(spec({ model_name: 'vllm-model', options: { api_key_env: keyEnv('VLLM_KEY') } })).stream(user('hi')));
+  await openai.createChatModel(spec({ model_name: 'plain-model' })).invoke(user('hi'));
+  tt.same(
+    authorizations(server),
+    ['Bearer sk-vllm', 'Bearer sk-vllm', 'Bearer sk-plugin-default'],
+    "the entry's variable is sent for its model (invoke and stream); an entry without one keeps the plugin-level variable",
+  );
+});
+
+t.test('options.api_key_encrypted is decrypted with core secrets and sent; cached clients do not hold the key in clear', async (tt) => {
+  const server = await fixture(tt);
+  const secrets = createSecrets(randomBytes(32));
+  setEnvFor(tt, { [keyEnv('DEFAULT_KEY')]: 'sk-plugin-default' });
+  const openai = (await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: keyEnv('DEFAULT_KEY') }, { secrets })).get('openai')!;
+  const vault = spec({ model_name: 'vault-model', options: { api_key_encrypted: secrets.encrypt('sk-from-the-vault') } });
+  await openai.createChatModel(vault).invoke(user('hi'));
+  await collect(openai.createChatModel(vault).stream(user('hi')));
+  await openai.createChatModel(spec()).invoke(user('hi'));
+  tt.same(authorizations(server), ['Bearer sk-from-the-vault', 'Bearer sk-from-the-vault', 'Bearer sk-plugin-default'], 'the decrypted key reaches the server');
+  const cacheKeys = [...(openai as unknown as { models: Map<string, ChatModel> }).models.keys()];
+  tt.equal(cacheKeys.length, 2, 'one cached client per model and key');
+  for (const plaintext of ['sk-from-the-vault', 'sk-plugin-default']) tt.notMatch(cacheKeys.join('\n'), plaintext, `the cache keys hold no plaintext key (${plaintext.slice(0, 5)}…)`);
+});
+
+t.test('key precedence: options.api_key_encrypted, then options.api_key_env, then the plugin-level variable', async (tt) => {
+  const server = await fixture(tt);
+  const secrets = createSecrets(randomBytes(32));
+  setEnvFor(tt, { [keyEnv('DEFAULT_KEY')]: 'sk-plugin-default', [keyEnv('ENTRY_KEY')]: 'sk-entry-env' });
+  const openai = (await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: keyEnv('DEFAULT_KEY') }, { secrets })).get('openai')!;
+  const both = { api_key_encrypted: secrets.encrypt('sk-encrypted'), api_key_env: keyEnv('ENTRY_KEY') };
+  await openai.createChatModel(spec({ options: both })).invoke(user('hi'));
+  await openai.createChatModel(spec({ options: { api_key_env: keyEnv('ENTRY_KEY') } })).invoke(user('hi'));
+  await openai.createChatModel(spec()).invoke(user('hi'));
+  tt.same(authorizations(server), ['Bearer sk-encrypted', 'Bearer sk-entry-env', 'Bearer sk-plugin-default'], 'encrypted beats the entry variable, which beats the plugin variable');
+});
+
+t.test("a bad ciphertext or an unset named variable fails that model's calls, naming it, without the key", async (tt) => {
+  const server = await fixture(tt);
+  const log = recordingLogger();
+  const foreign = createSecrets(randomBytes(32)).encrypt('sk-under-another-key');
+  setEnvFor(tt, { [keyEnv('DEFAULT_KEY')]: 'sk-plugin-default' });
+  const openai = (await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: keyEnv('DEFAULT_KEY') }, { log })).get('openai')!;
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['garbled-model', { api_key_encrypted: 'not-a-ciphertext' }, /^model garbled-model: options\.api_key_encrypted cannot be decrypted with this host's secrets key .*agent-host secrets encrypt/],
+    ['foreign-model', { api_key_encrypted: foreign }, /^model foreign-model: options\.api_key_encrypted cannot be decrypted/],
+    ['unset-env-model', { api_key_env: keyEnv('UNSET_KEY') }, new RegExp(`^model unset-env-model: options\\.api_key_env names the environment variable ${keyEnv('UNSET_KEY')}, which is not set$`)],
+    ['typo-model', { api_key_env: 42 }, /^model typo-model: options\.api_key_env must be a non-empty string$/],
+  ];
+  for (const [model_name, options, why] of cases) {
+    let model: ChatModel | undefined;
+    tt.doesNotThrow(() => (model = openai.createChatModel(spec({ model_name, options }))), `${model_name}: building the model does not throw`);
+    tt.equal(model?.modelName, model_name, `${model_name}: the model still names itself`);
+    tt.match(((await failureOf(model!.invoke(user('hi')))) as Error | undefined)?.message, why, `${model_name}: invoke rejects, saying which model and why`);
+    tt.match(((await failureOf(collect(model!.stream(user('hi'))))) as Error | undefined)?.message, why, `${model_name}: stream rejects the same way`);
+  }
+  tt.equal(server.requests.length, 0, 'no request is sent without the key the entry asked for (not even with the plugin-level key)');
+  tt.equal(log.warnings.length, cases.length * 2, 'each failed call is logged as a warning');
+  tt.notMatch(JSON.stringify(log.warnings), /sk-under-another-key|sk-plugin-default/, 'the warnings carry no key');
+  await openai.createChatModel(spec()).invoke(user('hi'));
+  tt.same(authorizations(server), ['Bearer sk-plugin-default'], 'the other models keep working');
+});
+
+/** A config file whose model catalog is `entries` (openai models with the given options). */
+function catalogToml(entries: [string, Record<string, string>][]): string {
+  return entries
+    .map(([name, options]) =>
+      [
+        '[[models.catalog]]',
+        `model_name = ${JSON.stringify(name)}`,
+        'model_provider = "openai"',
+        'description = "a test model"',
+        'category = "chat"',
+        `options = { ${Object.entries(options).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ')} }`,
+      ].join('\n'),
+    )
+    .join('\n\n');
+}
+
+t.test('agent-host secrets encrypt: the host decrypts what it prints; a bad ciphertext fails the turn, naming the model', async (tt) => {
+  const server = await fixture(tt, () => ({ content: 'hello from the vault model' }));
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-secrets-'));
+  tt.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const cliEnv = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST_SECRETS_KEY: '' });
+
+  const made = await runWithStdin(['secrets', 'encrypt'], cliEnv, 'sk-made-by-the-cli\n');
+  tt.equal(made.code, 0, `exits 0\n${made.output}`);
+  const ciphertext = made.stdout.trim();
+  tt.match(ciphertext, /^v1:[\w-]+:[\w-]+:[\w-]+$/, 'stdout is the ciphertext alone');
+  tt.notMatch(made.output, 'sk-made-by-the-cli', 'the plaintext is not printed');
+  tt.equal((await stat(path.join(dataDir, 'secrets.key'))).mode & 0o777, 0o600, 'without a configured key, the data-dir key is generated (mode 600)');
+
+  const empty = await runWithStdin(['secrets', 'encrypt'], cliEnv, '');
+  tt.equal(empty.code, 1, 'empty input exits 1');
+  tt.match(empty.output, /agent-host: nothing to encrypt: the secret is empty/);
+
+  const configuredKey = randomBytes(32).toString('base64');
+  const keyedDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-secrets-'));
+  tt.teardown(() => rm(keyedDir, { recursive: true, force: true }));
+  const keyed = await runWithStdin(['secrets', 'encrypt'], embeddedEnv({ AGENT_HOST_DATA_DIR: keyedDir, AGENT_HOST_SECRETS_KEY: configuredKey }), 'sk-under-the-configured-key\n');
+  tt.equal(createSecrets(parseSecretsKey(configuredKey)).decrypt(keyed.stdout.trim()), 'sk-under-the-configured-key', 'with AGENT_HOST_SECRETS_KEY the ciphertext is made under that key');
+  tt.notOk(existsSync(path.join(keyedDir, 'secrets.key')), 'and no data-dir key is generated');
+
+  const configFile = path.join(dataDir, 'models.toml');
+  await writeFile(
+    configFile,
+    catalogToml([
+      ['vault-model', { base_url: server.url, api_key_encrypted: ciphertext }],
+      ['broken-vault-model', { base_url: server.url, api_key_encrypted: keyed.stdout.trim() }],
+    ]),
+  );
+  const host = await startTestHost(tt, { env: { AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST_SECRETS_KEY: '', AGENT_HOST_CONFIG: configFile } });
+  const turn = (thread_id: string, model_name: string) => stream(host.url, { thread_id, message: 'hi', model_provider: 'openai', model_name });
+
+  const ok = await turn('vault-1', 'vault-model');
+  tt.equal(eventText(ok.events), 'hello from the vault model', 'the turn is answered');
+  tt.same(authorizations(server), ['Bearer sk-made-by-the-cli'], 'the key the CLI encrypted reaches the server');
+
+  const bad = await turn('vault-2', 'broken-vault-model');
+  tt.same(bad.events.map((e) => e.type), ['error', 'done'], 'a ciphertext under another key gives an error event, then done');
+  tt.match(bad.events[0]?.content, /^the model failed to answer: model broken-vault-model: options\.api_key_encrypted cannot be decrypted/, 'the error event names the model and why');
+  tt.notMatch(bad.events[0]?.content, 'sk-under-the-configured-key', 'and carries no key');
+  const [failed] = await query(host.databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', ['vault-2']);
+  tt.equal(failed?.status, 'failed', 'the turn is recorded as failed');
+  tt.equal(server.requests.length, 1, 'the failing model sent no request');
+  tt.equal(eventText((await turn('vault-3', 'vault-model')).events), 'hello from the vault model', 'the host keeps serving');
 });

@@ -1,28 +1,34 @@
 // The chat runtimes core_chat_v1 (CoreChatOrchestrator) and react_agent_v1
-// (ReactAgentOrchestrator), run with a TurnContext built here: real model
-// providers (offline, or openai against the fixture server), a retrieval handle
-// with fixed chunks, real in-test tools, and a trace that records spans.
+// (ReactAgentOrchestrator, with its LangChain adapter SdkChatModel), run with a
+// TurnContext built here: real model providers (offline, or openai against the
+// fixture server) or scripted ones, a retrieval handle with fixed chunks, real
+// in-test tools, and a trace that records spans.
 import t from 'tap';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
+import { tool } from 'langchain';
 import type {
   AgentSnapshot,
+  ChatCallOptions,
   ChatMessage,
   ChatModel,
   ChatModelSpec,
+  ChatStreamChunk,
   JsonSchema,
   Logger,
   ModelProvider,
   ModelStage,
   RetrievedChunk,
   ToolCallOutcome,
-  ToolHandle,
   TurnContext,
   TurnEvent,
   TurnResult,
+  TurnToolHandle,
 } from '@agent-host/sdk';
 import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
 import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
 import { CoreChatOrchestrator } from '../../plugins/orchestrator-core-chat/src/lib/core-chat.js';
 import { ReactAgentOrchestrator } from '../../plugins/orchestrator-react-agent/src/lib/react-agent.js';
+import { SdkChatModel, toLangChainMessages, toSdkMessages } from '../../plugins/orchestrator-react-agent/src/lib/sdk-chat-model.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
 
 /** What the fixture helper needs of a tap test. */
@@ -112,7 +118,9 @@ function buildTurnContext(options: {
     },
   });
 
-  const toolHandle: ToolHandle = {
+  const toolHandle: TurnToolHandle = {
+    // Core's MCP pipeline has its own tests (test/integration/mcp-pipeline.test.ts); here it finds no tool to call.
+    runPipeline: async () => ({ action: 'continue', tool_results: [], guidance: null, observation: {} }),
     list: async () => Object.entries(tools).map(([name, tool]) => ({ name, description: tool.description, input_schema: tool.input_schema })),
     async call(name, args): Promise<ToolCallOutcome> {
       toolCalls.push({ name, args });
@@ -199,7 +207,7 @@ t.test('core_chat_v1 streams tokens whose concatenation equals the reply', async
   tt.equal(tokens.join(''), result.reply, 'the streamed tokens join to exactly the returned reply');
   tt.match(result.reply, REFUNDS, 'the (offline) model answers from the retrieved passage');
   tt.notMatch(result.reply, SHIPPING, 'the non-matching passage is not in the answer');
-  tt.equal(result.response_source, 'model', 'the reply is marked as coming from the model');
+  tt.equal(result.response_source, 'llm_generated', 'the reply is marked as coming from the model');
   tt.equal(result.observation.rag_chunk_count, 2, 'the observation counts the retrieved chunks');
   tt.same(harness.modelCalls.map((c) => c.stage), ['general'], 'core chat makes one model call, on the general stage');
 });
@@ -326,7 +334,8 @@ t.test('react_agent_v1 calls the tool the model asks for and feeds the result ba
   tt.ok(second.indexOf(assistant) < second.indexOf(toolMessage), 'the tool result follows the call it answers');
 
   tt.equal(result.reply, 'Order A-17 ships Monday.', "the final answer is the model's reply after the tool result");
-  tt.equal(tokenText(events).join(''), result.reply, 'the streamed tokens join to the reply');
+  tt.same(tokenText(events), ['Order A-17 ', 'ships ', 'Monday.'], 'each streamed delta becomes one token event, once and in order');
+  tt.ok(server.bodies.every((b) => b.stream === true), 'every model call is streamed');
   tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order'] }, 'the observation records the steps and the tools called');
   tt.same(harness.modelCalls.map((c) => c.stage), ['tool_call', 'general'], 'the first step uses the tool_call model, later steps the general model');
   tt.ok(harness.spans.some((s) => s.name === 'react-tool-lookup_order'), 'the tool call runs in a react-tool-<name> span');
@@ -409,4 +418,206 @@ t.test('react_agent_v1 answers in one step when the model calls no tool', async 
   tt.equal(result.reply, REFUNDS, 'the reply is the model answer');
   tt.equal(tokenText(events).join(''), result.reply, 'the streamed tokens join to the reply');
   tt.same(result.observation, { react_steps: 1, react_tool_calls: [] }, 'one step, no tool calls');
+});
+
+// ---------------------------------------------------------------------------
+// react_agent_v1 on LangChain's agent loop, with scripted models
+
+/** One scripted model call: what it was sent, and the chunks it answers with. */
+type Script = (messages: ChatMessage[], options: ChatCallOptions | undefined) => AsyncIterable<ChatStreamChunk>;
+
+/** A provider whose models answer every call by `script`; the agent only streams, so `invoke` is refused. */
+const scripted = (script: Script): ModelProvider => ({
+  displayName: 'Scripted',
+  offline: false,
+  createChatModel: (spec) => ({
+    provider: 'scripted',
+    modelName: spec.model_name,
+    stream: script,
+    invoke: async () => {
+      throw new Error('the agent loop streams every model call');
+    },
+  }),
+});
+
+const toolResults = (messages: ChatMessage[]) => messages.filter((m) => m.role === 'tool');
+
+t.test('react_agent_v1 streams each token to the caller as the model produces it', async (tt) => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const harness = buildTurnContext({
+    provider: scripted(async function* () {
+      yield { type: 'token', content: 'Parcels ' };
+      await released; // the rest of the answer waits until the caller has seen the first token
+      yield { type: 'token', content: 'ship ' };
+      yield { type: 'token', content: 'in two days.' };
+    }),
+    message: 'When do parcels ship?',
+  });
+  const run = new ReactAgentOrchestrator(5).run(harness.context);
+  let timer: NodeJS.Timeout | undefined;
+  const first = await Promise.race([run.next(), new Promise<'held back'>((resolve) => (timer = setTimeout(() => resolve('held back'), 2_000)))]);
+  clearTimeout(timer);
+  tt.same(first, { done: false, value: { type: 'token', content: 'Parcels ' } }, 'the first token reaches the caller while the model is still answering');
+  release();
+  const { events, result } = await drive(run);
+  tt.same(tokenText(events), ['ship ', 'in two days.'], 'the later tokens follow in order, each once');
+  tt.equal(result.reply, 'Parcels ship in two days.', 'the reply is the whole answer');
+  tt.same(result.observation, { react_steps: 1, react_tool_calls: [] }, 'one step, no tool calls');
+});
+
+t.test('react_agent_v1 ends with an empty reply when the model answers nothing', async (tt) => {
+  const harness = buildTurnContext({ provider: scripted(async function* () {}), message: 'Anything?' });
+  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  tt.same(events, [], 'no token is streamed');
+  tt.same([result.reply, result.observation.react_steps], ['', 1], 'the reply is empty after one step');
+});
+
+t.test('react_agent_v1 runs the tool calls of one step through the tool handle and sends every result back', async (tt) => {
+  const harness = buildTurnContext({
+    provider: scripted(async function* (messages, options) {
+      if (toolResults(messages).length === 0) {
+        tt.same(options?.tools?.map((x) => x.name), ['search_knowledge', 'lookup_order'], 'the model is offered search_knowledge and the agent tools');
+        yield { type: 'token', content: 'Checking both. ' };
+        yield { type: 'tool_call', call: { id: 'call_a', name: 'lookup_order', arguments: { order_id: 'A-17' } } };
+        yield { type: 'tool_call', call: { id: 'call_b', name: 'lookup_order', arguments: { order_id: 'B-2' } } };
+        yield { type: 'usage', usage: { input_tokens: 30, output_tokens: 12 } };
+      } else {
+        yield { type: 'token', content: 'A-17 ships Monday; B-2 is unknown.' };
+      }
+    }),
+    message: 'Where are A-17 and B-2?',
+    tools: { lookup_order: lookupOrder },
+  });
+  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+
+  tt.same(
+    harness.toolCalls,
+    [
+      { name: 'lookup_order', args: { order_id: 'A-17' } },
+      { name: 'lookup_order', args: { order_id: 'B-2' } },
+    ],
+    'each call goes to context.tools.call with the arguments the model chose',
+  );
+  const second = harness.modelCalls[1]?.messages ?? [];
+  tt.same(
+    second.find((m) => m.role === 'assistant'),
+    {
+      role: 'assistant',
+      content: 'Checking both. ',
+      tool_calls: [
+        { id: 'call_a', name: 'lookup_order', arguments: { order_id: 'A-17' } },
+        { id: 'call_b', name: 'lookup_order', arguments: { order_id: 'B-2' } },
+      ],
+    },
+    "the next model call repeats the model's text and both calls",
+  );
+  tt.same(
+    toolResults(second).map((m) => [m.tool_call_id, JSON.parse(m.content)]),
+    [
+      ['call_a', { order_id: 'A-17', status: 'shipped', eta: 'Monday' }],
+      ['call_b', { status: 'error', error: 'no order B-2' }],
+    ],
+    'each result reaches the next model call as a tool message answering its call',
+  );
+  tt.same(tokenText(events), ['Checking both. ', 'A-17 ships Monday; B-2 is unknown.'], 'the text of every step is streamed, in order');
+  tt.equal(result.reply, 'A-17 ships Monday; B-2 is unknown.', 'the reply is the last step');
+  tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order', 'lookup_order'] }, 'both calls are recorded');
+  tt.same(harness.spans.map((s) => s.name), ['react-tool-lookup_order', 'react-tool-lookup_order'], 'each call runs in its own span');
+});
+
+t.test('react_agent_v1 answers search_knowledge from the retrieval handle and reports tool failures to the model', async (tt) => {
+  const harness = buildTurnContext({
+    provider: scripted(async function* (messages) {
+      const results = toolResults(messages);
+      if (results.length === 0) yield { type: 'tool_call', call: { id: 'call_s', name: 'search_knowledge', arguments: { query: 'refund window' } } };
+      else if (results.length === 1) yield { type: 'tool_call', call: { id: 'call_bad', name: 'lookup_order', arguments: { order: 7 } } };
+      else yield { type: 'token', content: 'Refunds take 30 days.' };
+    }),
+    message: 'How long do refunds take?',
+    chunks: CHUNKS,
+    tools: { lookup_order: lookupOrder },
+  });
+  const { result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  tt.same(harness.searches, ['refund window'], 'search_knowledge searches with the query the model chose');
+  const [passages, refused] = toolResults(harness.modelCalls[2]?.messages ?? []);
+  tt.equal(passages?.content, `${REFUNDS}\n\n${SHIPPING}`, 'the passages reach the model as the search_knowledge result');
+  tt.equal(refused?.tool_call_id, 'call_bad', 'a call whose arguments break the input schema is still answered');
+  tt.match(refused?.content, /did not match expected schema/, 'with an error the model can correct');
+  tt.same(harness.toolCalls, [], 'such a call never reaches the tool handle');
+  tt.equal(result.reply, 'Refunds take 30 days.', 'the model answers after both results');
+  tt.equal(result.observation.react_steps, 3, 'three steps');
+});
+
+t.test('react_agent_v1 stops when the turn is aborted', async (tt) => {
+  const controller = new AbortController();
+  let seen: AbortSignal | undefined;
+  const harness = buildTurnContext({
+    provider: scripted(async function* (_messages, options) {
+      seen = options?.signal;
+      yield { type: 'token', content: 'Let me ' };
+      await new Promise((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal?.reason)));
+      yield { type: 'tool_call', call: { id: 'call_late', name: 'lookup_order', arguments: { order_id: 'A-17' } } };
+    }),
+    message: 'Where is A-17?',
+    tools: { lookup_order: lookupOrder },
+  });
+  harness.context.signal = controller.signal;
+  const run = new ReactAgentOrchestrator(5).run(harness.context);
+  tt.same((await run.next()).value, { type: 'token', content: 'Let me ' }, 'the turn is streaming');
+  controller.abort(new Error('client disconnected'));
+  await tt.rejects(run.next(), 'the run ends with an error once the turn is aborted');
+  tt.ok(seen?.aborted, "the model's call received the turn's abort signal");
+  tt.equal(harness.modelCalls.length, 1, 'no further model call is made');
+  tt.same(harness.toolCalls, [], 'no tool runs');
+});
+
+t.test('react_agent_v1 holds the largest max_steps: tools on every step but the last', async (tt) => {
+  const harness = buildTurnContext({
+    provider: scripted(async function* (_messages, options) {
+      yield { type: 'token', content: options?.tools ? 'Checking. ' : 'A-17 has shipped.' };
+      yield { type: 'tool_call', call: { id: `call_${harness.modelCalls.length}`, name: 'lookup_order', arguments: { order_id: 'A-17' } } };
+    }),
+    message: 'Where is A-17?',
+    tools: { lookup_order: lookupOrder },
+  });
+  const { result } = await drive(new ReactAgentOrchestrator(20).run(harness.context));
+  tt.equal(harness.modelCalls.length, 20, 'the model is called max_steps times');
+  tt.same(harness.modelCalls.map((c) => c.toolNames === undefined), [...Array(19).fill(false), true], 'the last call is offered no tools');
+  tt.equal(harness.toolCalls.length, 19, 'the call the model makes on the last step anyway is not run');
+  tt.equal(result.reply, 'A-17 has shipped.', 'the last step is the reply');
+  tt.equal(result.observation.react_steps, 20, 'the observation records max_steps steps');
+});
+
+// ---------------------------------------------------------------------------
+// SdkChatModel: an SDK ChatModel as a LangChain chat model
+
+t.test('SdkChatModel maps messages both ways and turns bound LangChain tools into SDK tool specs', async (tt) => {
+  const conversation: ChatMessage[] = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Where is A-17?' },
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-17' } }] },
+    { role: 'tool', content: '{"status":"shipped"}', tool_call_id: 'call_1' },
+  ];
+  tt.same(toSdkMessages(toLangChainMessages(conversation)), conversation, 'SDK messages survive a round trip through LangChain messages');
+
+  let sent: { messages: ChatMessage[]; options: ChatCallOptions | undefined } | undefined;
+  const model = new SdkChatModel({
+    provider: 'scripted',
+    modelName: 'm',
+    stream: () => {
+      throw new Error('invoke does not stream');
+    },
+    async invoke(messages, options) {
+      sent = { messages, options };
+      return { content: 'On its way.', tool_calls: [{ id: 'call_2', name: 'lookup_order', arguments: { order_id: 'B-2' } }], usage: { input_tokens: 9, output_tokens: 4 } };
+    },
+  });
+  const lookup = tool(async () => '', { name: 'lookup_order', description: 'Look up an order by id', schema: lookupOrder.input_schema as JSONSchema });
+  const answer = await model.bindTools([lookup]).invoke(toLangChainMessages(conversation));
+  tt.same(sent?.messages, conversation, 'the SDK model receives the conversation');
+  tt.same(sent?.options?.tools, [{ name: 'lookup_order', description: 'Look up an order by id', parameters: lookupOrder.input_schema }], 'the bound tool is offered with its JSON schema');
+  tt.equal(answer.text, 'On its way.', "the answer's text comes back");
+  tt.same(answer.tool_calls?.map((c) => [c.id, c.name, c.args]), [['call_2', 'lookup_order', { order_id: 'B-2' }]], "the answer's tool calls come back");
+  tt.same([answer.usage_metadata?.input_tokens, answer.usage_metadata?.output_tokens], [9, 4], 'the reported usage comes back');
 });

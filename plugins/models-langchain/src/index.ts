@@ -1,5 +1,6 @@
-import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
+import { coreServices, definePlugin, extensionPoints, z, type ChatModelSpec } from '@agent-host/sdk';
 import { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './lib/anthropic-provider.js';
+import { apiKeyOf } from './lib/langchain-chat-model.js';
 import { OfflineModelProvider } from './lib/offline-provider.js';
 import { OLLAMA_DEFAULT_BASE_URL, OllamaProvider } from './lib/ollama-provider.js';
 import { OpenAiCompatibleProvider } from './lib/openai-provider.js';
@@ -8,11 +9,14 @@ const config = z
   .object({
     /** Base URL of the OpenAI-compatible API; a catalog entry's `options.base_url` overrides it per model. */
     openai_base_url: z.string().url().default('https://api.openai.com/v1'),
-    /** Name of the environment variable holding the API key (the key itself never sits in config files). */
+    /**
+     * Name of the environment variable holding the API key (the key itself never sits in config files);
+     * a catalog entry's `options.api_key_encrypted` or `options.api_key_env` overrides it per model.
+     */
     openai_api_key_env: z.string().min(1).default('OPENAI_API_KEY'),
     /** Base URL of the Anthropic API (without `/v1`); a catalog entry's `options.base_url` overrides it per model. */
     anthropic_base_url: z.string().url().default(ANTHROPIC_DEFAULT_BASE_URL),
-    /** Name of the environment variable holding the Anthropic API key. */
+    /** Name of the environment variable holding the Anthropic API key; catalog entries override it as for openai. */
     anthropic_api_key_env: z.string().min(1).default('ANTHROPIC_API_KEY'),
     /** Base URL of the Ollama server; a catalog entry's `options.base_url` overrides it per model. */
     ollama_base_url: z.string().url().default(OLLAMA_DEFAULT_BASE_URL),
@@ -25,13 +29,14 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { providers: extensionPoints.modelProviders, log: coreServices.logger },
-      async init({ providers, log }, options) {
+      deps: { providers: extensionPoints.modelProviders, log: coreServices.logger, secrets: coreServices.secrets },
+      async init({ providers, log, secrets }, options) {
+        const keyFor = (defaultEnv: string) => (spec: ChatModelSpec) => apiKeyOf(spec, secrets, defaultEnv);
         providers.register(
           'openai',
           new OpenAiCompatibleProvider({
             baseUrl: options.openai_base_url,
-            apiKey: () => process.env[options.openai_api_key_env],
+            apiKey: keyFor(options.openai_api_key_env),
             log,
           }),
         );
@@ -39,7 +44,7 @@ export default definePlugin({
           'anthropic',
           new AnthropicProvider({
             baseUrl: options.anthropic_base_url,
-            apiKey: () => process.env[options.anthropic_api_key_env],
+            apiKey: keyFor(options.anthropic_api_key_env),
             log,
           }),
         );

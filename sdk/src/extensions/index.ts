@@ -3,6 +3,7 @@ import type { DocumentParser, DocumentRecognizer } from './documents.js';
 import type { Embedder } from './embedders.js';
 import type { EtlRuntime, FusionRuntime } from './jobs-runtimes.js';
 import type { ModelProvider } from './models.js';
+import type { ObjectStoreBackend } from './object-stores.js';
 import type { Orchestrator } from './orchestrators.js';
 import type { ExtensionRegistry } from './registry.js';
 import type { Retriever } from './retrievers.js';
@@ -34,12 +35,17 @@ export type {
   Orchestrator,
   RetrievalHandle,
   RetrievedChunk,
+  ToolGuidance,
   ToolHandle,
+  ToolPipelineResult,
+  ToolResultContext,
   Trace,
   TurnContext,
   TurnEvent,
   TurnResult,
+  TurnToolHandle,
 } from './orchestrators.js';
+export { assertObjectKey, OBJECT_STORE_PROXY_PATH, objectStoreProxyDownload, type ObjectStoreBackend } from './object-stores.js';
 export type { ExtensionRegistry } from './registry.js';
 export type { Retriever, VectorFilter, VectorHit, VectorMetadata, VectorPoint } from './retrievers.js';
 export type { SkillBackend, SkillInvocation, ToolBackend, ToolCallOptions, ToolCallOutcome, ToolDescriptor, ToolServerConnection } from './tools.js';
@@ -69,4 +75,6 @@ export const extensionPoints = Object.freeze({
   etlRuntimes: createExtensionPoint<ExtensionRegistry<EtlRuntime>>({ id: 'core.etlRuntimes' }),
   /** Fusion runtimes by name. */
   fusionRuntimes: createExtensionPoint<ExtensionRegistry<FusionRuntime>>({ id: 'core.fusionRuntimes' }),
+  /** Object store backends by the name `[object_store] backend` selects (`local` is built in). */
+  objectStores: createExtensionPoint<ExtensionRegistry<ObjectStoreBackend>>({ id: 'core.objectStores' }),
 });

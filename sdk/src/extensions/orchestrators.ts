@@ -71,6 +71,57 @@ export interface ToolHandle {
   call(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome>;
 }
 
+/**
+ * Why the tool path stopped before a call: a missing or ambiguous identifier
+ * (spec 4.13). The final model call should ask the user for it.
+ * @beta
+ */
+export interface ToolGuidance {
+  /** A required identifier is missing, or several compete. */
+  kind: 'missing_arguments' | 'ambiguous_identifier';
+  /** The tool the pipeline meant to call. */
+  tool_name: string;
+  /** The identifier arguments that have no value. */
+  missing_identifiers: string[];
+  /** The arguments that can carry an identifier. */
+  candidate_identifier_arguments: string[];
+  /** For `ambiguous_identifier`: the competing values. */
+  candidate_identifiers: string[];
+  /** What to ask the user, in plain words. */
+  message: string;
+}
+
+/** A tool result for the final model call to answer from. @beta */
+export interface ToolResultContext {
+  /** The tool that was called. */
+  tool_name: string;
+  /** How the call ended. */
+  status: ToolCallOutcome['status'];
+  /** The business payload, or the failure minimum raw JSON (`server_name`, `tool_name`, `status`, `error_message`). */
+  result: unknown;
+}
+
+/**
+ * What core's MCP tool pipeline decided for the turn. `reply`: a direct
+ * response or raw passthrough is the whole reply (no final model call).
+ * `continue`: the final model call answers, with the tool results and the
+ * guidance, if any. `observation` holds the `mcp_*` fields of spec 4.13.
+ * @beta
+ */
+export type ToolPipelineResult =
+  | { action: 'reply'; reply: string; response_source: string; observation: Record<string, unknown> }
+  | { action: 'continue'; tool_results: ToolResultContext[]; guidance: ToolGuidance | null; observation: Record<string, unknown> };
+
+/**
+ * The tool handle of a turn. `runPipeline` runs the MCP tool pipeline of
+ * spec 4.13 (selection, gates, argument generation, required-argument check,
+ * call, response rules), each stage in its own trace span, with audits.
+ * @beta
+ */
+export interface TurnToolHandle extends ToolHandle {
+  runPipeline(): Promise<ToolPipelineResult>;
+}
+
 /** Named spans for the turn trace (for example `mcp-tool-selection-decision`). @public */
 export interface Trace {
   readonly traceId: string;
@@ -92,7 +143,7 @@ export interface TurnContext {
   history: ChatMessage[];
   models: ModelRouter;
   retrieval: RetrievalHandle;
-  tools: ToolHandle;
+  tools: TurnToolHandle;
   skills: ToolHandle;
   trace: Trace;
   log: Logger;

@@ -1,5 +1,6 @@
 import type { ValidationIssue } from '../errors.js';
 import type { JsonSchema } from './models.js';
+import type { ToolHandle } from './orchestrators.js';
 
 /** A tool server as a backend sees it, with its decrypted secret. @beta */
 export interface ToolServerConnection {
@@ -54,8 +55,15 @@ export interface ToolBackend {
 export interface SkillInvocation {
   skill_version_id: string;
   backend_ref_id: string | null;
+  /** The version's `config`, as {@link SkillBackend.validateConfig} accepted it. */
   config: Readonly<Record<string, unknown>>;
   input: Record<string, unknown>;
+  /**
+   * The tools of the server `backend_ref_id` names (for `mcp`: an MCP server), reached through core: the
+   * credential stays in core, the mount's `tool_allowlist` applies, and calls share the invocation's timeout.
+   * Absent when the backend type names no tool server.
+   */
+  tools?: ToolHandle;
 }
 
 /**
@@ -63,5 +71,7 @@ export interface SkillInvocation {
  * @beta
  */
 export interface SkillBackend {
+  /** Checks a skill version's `config` before it is stored; issue locations start at `config`. */
+  validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[];
   invoke(invocation: SkillInvocation, options: ToolCallOptions): Promise<ToolCallOutcome>;
 }

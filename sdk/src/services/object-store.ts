@@ -18,8 +18,8 @@ export interface DownloadDescriptor {
 
 /**
  * Binary object storage (a local directory by default, S3-compatible by
- * plugin). Keys are relative paths; implementations refuse keys that escape
- * the store.
+ * plugin). Keys are relative paths; implementations refuse keys that could
+ * escape the store (`assertObjectKey`).
  * @public
  */
 export interface ObjectStore {

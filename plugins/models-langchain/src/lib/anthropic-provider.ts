@@ -1,7 +1,7 @@
 import { ChatAnthropic, type ChatAnthropicCallOptions } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, usageOf, withApiKey, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 /** The Anthropic API URL `@anthropic-ai/sdk` uses when none is given (it appends `/v1/messages`). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -10,17 +10,17 @@ class AnthropicChatModel extends LangChainChatModel<ChatAnthropicCallOptions> {
   readonly provider = 'anthropic';
   private readonly client: ChatAnthropic;
 
-  constructor(spec: ChatModelSpec, options: LangChainProviderOptions) {
+  constructor(spec: ChatModelSpec, apiKey: string | undefined, options: LangChainProviderOptions) {
     super(spec, options.log);
     const baseUrl = baseUrlOf(spec, options.baseUrl);
     this.client = new ChatAnthropic({
       model: spec.model_name,
       ...(spec.temperature !== null && { temperature: spec.temperature }),
       // A missing key still builds the model; the API answers 401 (an UpstreamError).
-      apiKey: options.apiKey?.() || 'not-configured',
+      apiKey: apiKey || 'not-configured',
       // Always explicit, so neither ANTHROPIC_BASE_URL nor a LangSmith gateway redirects the requests.
       anthropicApiUrl: baseUrl,
-      // The key from the configured env var is the only credential: no ANTHROPIC_AUTH_TOKEN bearer.
+      // The catalog entry's or the configured key is the only credential: no ANTHROPIC_AUTH_TOKEN bearer.
       clientOptions: { timeout: spec.timeoutMs, authToken: null },
       maxRetries: 0,
       streamUsage: true,
@@ -64,6 +64,6 @@ export class AnthropicProvider implements ModelProvider {
   constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    return new AnthropicChatModel(spec, this.options);
+    return withApiKey('anthropic', spec, this.options, (apiKey) => new AnthropicChatModel(spec, apiKey, this.options));
   }
 }

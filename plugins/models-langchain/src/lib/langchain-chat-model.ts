@@ -19,6 +19,7 @@ import {
   type JsonSchema,
   type Logger,
   type ProviderUsage,
+  type SecretsService,
   type ToolCallRequest,
 } from '@agent-host/sdk';
 import { textOf, toLangChain } from './langchain-messages.js';
@@ -152,12 +153,82 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
 /** What a LangChain-backed provider is built with: its default base URL, its API key source, a logger. */
 export interface LangChainProviderOptions {
   baseUrl: string;
-  /** Reads the key when a model is built; absent for providers without keys. */
-  apiKey?: () => string | undefined;
+  /**
+   * The API key of one catalog entry, read when its model is built (see
+   * `apiKeyOf`); throws when the entry's own key source fails. Absent for
+   * providers without keys.
+   */
+  apiKey?: (spec: ChatModelSpec) => string | undefined;
   log: Logger;
 }
 
 /** A catalog entry's `options.base_url` wins over the provider's default. */
 export function baseUrlOf(spec: ChatModelSpec, fallback: string): string {
   return typeof spec.options.base_url === 'string' ? spec.options.base_url : fallback;
+}
+
+const keyError = (spec: ChatModelSpec, why: string) => new Error(`model ${spec.model_name}: ${why}`);
+
+/** A key option of a catalog entry: absent, or a non-empty string. */
+function keyOption(spec: ChatModelSpec, name: 'api_key_encrypted' | 'api_key_env'): string | undefined {
+  const value = spec.options[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw keyError(spec, `options.${name} must be a non-empty string`);
+  return value;
+}
+
+/**
+ * A catalog entry's API key, first of: `options.api_key_encrypted` (decrypted
+ * with the host's secrets key), the variable named by `options.api_key_env`,
+ * the provider's default variable `defaultEnv`. A source the entry names must
+ * give a key, so a bad ciphertext or an unset variable throws, naming the
+ * model and the option but never the key; an unset default variable gives no
+ * key, for endpoints that need none.
+ */
+export function apiKeyOf(spec: ChatModelSpec, secrets: SecretsService, defaultEnv: string): string | undefined {
+  const encrypted = keyOption(spec, 'api_key_encrypted');
+  if (encrypted !== undefined) {
+    try {
+      return secrets.decrypt(encrypted);
+    } catch (error) {
+      throw keyError(
+        spec,
+        `options.api_key_encrypted cannot be decrypted with this host's secrets key (${(error as Error).message}); make it with \`agent-host secrets encrypt\``,
+      );
+    }
+  }
+  const envName = keyOption(spec, 'api_key_env');
+  if (envName === undefined) return process.env[defaultEnv] || undefined;
+  const key = process.env[envName];
+  if (!key) throw keyError(spec, `options.api_key_env names the environment variable ${envName}, which is not set`);
+  return key;
+}
+
+/**
+ * `build(key)` with the API key of `spec`. When the entry's key source fails,
+ * a model whose every call rejects with why: the turn reports it in its error
+ * event, and the host keeps serving the other models.
+ */
+export function withApiKey(provider: string, spec: ChatModelSpec, options: LangChainProviderOptions, build: (apiKey: string | undefined) => ChatModel): ChatModel {
+  let apiKey: string | undefined;
+  try {
+    apiKey = options.apiKey?.(spec);
+  } catch (error) {
+    const reason = error as Error;
+    const fail = () => {
+      options.log.warn({ provider, model: spec.model_name, err: reason.message }, 'model has no usable API key');
+      return reason;
+    };
+    return {
+      provider,
+      modelName: spec.model_name,
+      async *stream() {
+        throw fail();
+      },
+      async invoke() {
+        throw fail();
+      },
+    };
+  }
+  return build(apiKey);
 }

@@ -1,18 +1,20 @@
+import { createHash } from 'node:crypto';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 import type { ChatModel, ChatModelSpec, ModelProvider } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, withApiKey, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   readonly provider = 'openai';
   private readonly client: ChatOpenAI;
 
-  constructor(spec: ChatModelSpec, options: LangChainProviderOptions) {
+  constructor(spec: ChatModelSpec, apiKey: string | undefined, options: LangChainProviderOptions) {
     super(spec, options.log);
     const baseUrl = baseUrlOf(spec, options.baseUrl);
     this.client = new ChatOpenAI({
       model: spec.model_name,
       ...(spec.temperature !== null && { temperature: spec.temperature }),
-      apiKey: options.apiKey?.() || 'not-configured',
+      // Endpoints such as a local vLLM need no key; OpenAI itself answers 401 (an UpstreamError).
+      apiKey: apiKey || 'not-configured',
       configuration: { baseURL: baseUrl },
       timeout: spec.timeoutMs,
       maxRetries: 0,
@@ -42,12 +44,18 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    const key = JSON.stringify([spec.model_name, spec.temperature, spec.timeoutMs, spec.options, this.options.apiKey?.() ?? null]);
+    return withApiKey('openai', spec, this.options, (apiKey) => this.cachedModel(spec, apiKey));
+  }
+
+  private cachedModel(spec: ChatModelSpec, apiKey: string | undefined): ChatModel {
+    // The key goes in only as a hash, so the map's keys never show it in clear (in a dump or a log).
+    const keyHash = apiKey === undefined ? null : createHash('sha256').update(apiKey).digest('base64url');
+    const key = JSON.stringify([spec.model_name, spec.temperature, spec.timeoutMs, spec.options, keyHash]);
     let model = this.models.get(key);
     if (model) {
       this.models.delete(key); // re-inserted below: most recently used last
     } else {
-      model = new OpenAiChatModel(spec, this.options);
+      model = new OpenAiChatModel(spec, apiKey, this.options);
       if (this.models.size >= CACHED_MODELS) this.models.delete(this.models.keys().next().value!);
     }
     this.models.set(key, model);

@@ -1,68 +1,90 @@
-import type { ChatMessage, Orchestrator, ToolCallRequest, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
+import { AIMessage, AIMessageChunk, HumanMessage, createAgent, createMiddleware, tool, type BaseMessage } from 'langchain';
+import type { Orchestrator, ToolDescriptor, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import { SdkChatModel, detached, toLangChainMessages } from './sdk-chat-model.js';
+
+const SEARCH_KNOWLEDGE: ToolDescriptor = {
+  name: 'search_knowledge',
+  description: "Search the agent's knowledge sources; returns matching passages.",
+  input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+};
 
 /**
- * `react_agent_v1` (experimental): a reason-act loop. Each step streams the
- * model's answer; when the model asks for tools, core's tool handle runs them
- * (policy and audit enforced there) and the results go back to the model.
- * Retrieval is offered as the tool `search_knowledge`.
+ * `react_agent_v1` (experimental): LangChain's agent loop (`createAgent`) over
+ * the turn's handles. Every model call goes through the SDK chat models core
+ * hands the turn (first step the `tool_call` stage, later steps `general`),
+ * their tokens are streamed as they arrive, and the tools the model asks for
+ * run through core's tool handle (policy and audit enforced there). Retrieval
+ * is offered as the tool `search_knowledge`.
  */
 export class ReactAgentOrchestrator implements Orchestrator {
   readonly displayName = 'ReAct agent (experimental)';
   readonly description = 'Experimental tool-calling agent loop over the same tool and retrieval handles; non-default until its evaluation gates pass.';
   readonly experimental = true;
 
+  /** @param maxSteps model calls per turn; the last one is offered no tools, so it must answer. */
   constructor(private readonly maxSteps: number) {}
 
   async *run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void> {
-    const tools = [
-      {
-        name: 'search_knowledge',
-        description: "Search the agent's knowledge sources; returns matching passages.",
-        parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-      },
-      ...(await context.tools.list()).map((t) => ({ name: t.name, description: t.description, parameters: t.input_schema })),
-    ];
-    const messages: ChatMessage[] = [
-      ...(context.agent.system_prompt ? [{ role: 'system' as const, content: context.agent.system_prompt }] : []),
-      ...context.history,
-      { role: 'user', content: context.message },
-    ];
     const toolCalls: string[] = [];
-    for (let step = 1; step <= this.maxSteps; step++) {
-      const model = context.models.chatModel(step === 1 ? 'tool_call' : 'general');
-      const offerTools = step < this.maxSteps;
-      let reply = '';
-      const calls: ToolCallRequest[] = [];
-      for await (const chunk of model.stream(messages, { signal: context.signal, ...(offerTools && { tools }) })) {
-        if (chunk.type === 'token') {
-          reply += chunk.content;
-          yield { type: 'token', content: chunk.content };
-        } else if (chunk.type === 'tool_call') {
-          calls.push(chunk.call);
-        }
-      }
-      // The last step offers no tools: a call the model makes anyway is not run
-      // (its result could never reach the model), and the step's text is the reply.
-      if (calls.length === 0 || !offerTools) {
-        return { reply, response_source: 'model', observation: { react_steps: step, react_tool_calls: toolCalls } };
-      }
-      messages.push({ role: 'assistant', content: reply, tool_calls: calls });
-      for (const call of calls) {
-        toolCalls.push(call.name);
-        const content = await context.trace.span(`react-tool-${call.name}`, () => this.callTool(context, call));
-        messages.push({ role: 'tool', content, tool_call_id: call.id });
-      }
-    }
-    return { reply: '', response_source: 'model', observation: { react_steps: this.maxSteps, react_tool_calls: toolCalls } };
-  }
+    const tools = [SEARCH_KNOWLEDGE, ...(await context.tools.list())].map((descriptor) =>
+      tool(
+        (args: Record<string, unknown>) => {
+          toolCalls.push(descriptor.name);
+          return detached(() => context.trace.span(`react-tool-${descriptor.name}`, () => callTool(context, descriptor.name, args)));
+        },
+        { name: descriptor.name, description: descriptor.description, schema: descriptor.input_schema as JSONSchema },
+      ),
+    );
 
-  private async callTool(context: TurnContext, call: ToolCallRequest): Promise<string> {
-    if (call.name === 'search_knowledge') {
-      const query = typeof call.arguments.query === 'string' ? call.arguments.query : context.message;
-      const chunks = await context.retrieval.search(query);
-      return chunks.map((c) => c.content).join('\n\n') || 'no matching passages';
+    let steps = 0;
+    const maxSteps = this.maxSteps;
+    const stepBound = createMiddleware({
+      name: 'ReactStepBound',
+      async wrapModelCall(request, handler) {
+        steps += 1;
+        const last = steps === maxSteps;
+        const response = await handler({
+          ...request,
+          ...(steps > 1 && { model: new SdkChatModel(context.models.chatModel('general')) }),
+          ...(last && { tools: [] }),
+        });
+        // A call the model makes on the last step anyway is not run: its result could never reach the model.
+        return last && response.tool_calls?.length ? new AIMessage({ id: response.id, content: response.content }) : response;
+      },
+    });
+    const agent = createAgent({
+      model: new SdkChatModel(context.models.chatModel('tool_call')),
+      tools,
+      middleware: [stepBound],
+      ...(context.agent.system_prompt && { systemPrompt: context.agent.system_prompt }),
+    });
+
+    const stream = await agent.stream(
+      { messages: [...toLangChainMessages(context.history), new HumanMessage(context.message)] },
+      // A step is a model node and a tools node; the middleware ends the loop, the limit only backs it up.
+      { streamMode: ['messages', 'values'], signal: context.signal, recursionLimit: 2 * maxSteps + 1 },
+    );
+    let messages: BaseMessage[] = [];
+    for await (const [mode, payload] of stream) {
+      if (mode === 'values') {
+        messages = payload.messages;
+      } else if (mode === 'messages') {
+        const [chunk] = payload;
+        if (AIMessageChunk.isInstance(chunk) && chunk.text) yield { type: 'token', content: chunk.text };
+      }
     }
-    const outcome = await context.tools.call(call.name, call.arguments);
-    return JSON.stringify(outcome.status === 'success' ? outcome.result : { status: outcome.status, error: outcome.error });
+    const answer = messages.at(-1);
+    const reply = answer && AIMessage.isInstance(answer) ? answer.text : '';
+    return { reply, response_source: 'llm_generated', observation: { react_steps: steps, react_tool_calls: toolCalls } };
   }
+}
+
+async function callTool(context: TurnContext, name: string, args: Record<string, unknown>): Promise<string> {
+  if (name === SEARCH_KNOWLEDGE.name) {
+    const chunks = await context.retrieval.search(String(args.query));
+    return chunks.map((c) => c.content).join('\n\n') || 'no matching passages';
+  }
+  const outcome = await context.tools.call(name, args);
+  return JSON.stringify(outcome.status === 'success' ? outcome.result : { status: outcome.status, error: outcome.error });
 }

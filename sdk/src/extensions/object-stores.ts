@@ -1,0 +1,52 @@
+import { BadRequestError } from '../errors.js';
+import type { DownloadDescriptor, ObjectStore, StoredObjectInfo } from '../services/object-store.js';
+
+/**
+ * An object store backend, registered under the name that
+ * `[object_store] backend` selects (`local`, a directory, is built in). Core
+ * hands the selected backend to every plugin as `coreServices.objectStore`
+ * and serves its proxy downloads through `open`.
+ * @beta
+ */
+export interface ObjectStoreBackend extends ObjectStore {
+  /** Streams the bytes of `key`; a missing key rejects with `NotFoundError`. */
+  open(key: string): Promise<{ body: AsyncIterable<Uint8Array>; info: StoredObjectInfo }>;
+}
+
+/** Where the host serves same-origin proxy downloads; the key follows, one URI-encoded segment per `/`. @beta */
+export const OBJECT_STORE_PROXY_PATH = '/object-store/objects';
+
+const MAX_KEY_BYTES = 1024; // S3's limit, kept for every backend so keys move between them
+
+/**
+ * Refuses (`BadRequestError`) a key that could address something outside the
+ * store: empty, absolute, with a backslash or control character, an empty,
+ * `.` or `..` segment, or longer than 1024 bytes. Every backend applies this
+ * rule, so a key valid on one is valid on all.
+ * @beta
+ */
+export function assertObjectKey(key: string): void {
+  const refuse = (why: string) => {
+    throw new BadRequestError(`invalid object key ${JSON.stringify(key)}: ${why}`);
+  };
+  if (typeof key !== 'string' || key === '') refuse('empty');
+  if (new TextEncoder().encode(key).byteLength > MAX_KEY_BYTES) refuse(`longer than ${MAX_KEY_BYTES} bytes`);
+  if (key.startsWith('/')) refuse('absolute');
+  if (key.includes('\\')) refuse('contains a backslash');
+  if (/[\u0000-\u001f\u007f]/.test(key)) refuse('contains a control character');
+  if (key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) refuse('has an empty, "." or ".." segment');
+}
+
+/**
+ * The download descriptor of the host's same-origin proxy for `key`, with the
+ * reason no public URL is offered (spec: `download_mode=object_store_proxy`).
+ * @beta
+ */
+export function objectStoreProxyDownload(key: string, warning: string): DownloadDescriptor {
+  assertObjectKey(key);
+  return {
+    download_url: `${OBJECT_STORE_PROXY_PATH}/${key.split('/').map(encodeURIComponent).join('/')}`,
+    download_mode: 'object_store_proxy',
+    download_warning: warning,
+  };
+}
