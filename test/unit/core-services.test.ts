@@ -47,7 +47,14 @@ t.test('local object store keeps bytes and content type and never leaves its dir
     download_mode: 'object_store_proxy',
     download_warning: 'the local object store has no public endpoint; the file is served through the host',
   });
-  for (const key of ['../escape', '/etc/passwd', 'a/../../b', '', 'x.meta.json']) {
+  const opened = await store.open('sources/s1/report.pdf');
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of opened.body) chunks.push(chunk);
+  t.same([...Buffer.concat(chunks)], [1, 2, 3], 'open streams the same bytes');
+  t.equal(opened.info.size, 3);
+  await t.rejects(store.open('sources/s1'), NotFoundError, 'a key naming a directory is no object');
+  t.equal(await store.exists('sources/s1'), false);
+  for (const key of ['../escape', '/etc/passwd', 'a/../../b', '', 'x.meta.json', '..\\escape', 'a\\b', 'a//b', './a', 'a/\u0000']) {
     await t.rejects(store.get(key), BadRequestError, `key ${JSON.stringify(key)} is refused`);
   }
   await store.delete('sources/s1/report.pdf');

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BadRequestError, NotFoundError, type ObjectStore } from '@agent-host/sdk';
+import { assertObjectKey, BadRequestError, NotFoundError, objectStoreProxyDownload, type ObjectStoreBackend } from '@agent-host/sdk';
 
 const META = '.meta.json';
 
@@ -10,18 +10,25 @@ const META = '.meta.json';
  * would leave the directory is refused. Downloads go through the host's
  * same-origin proxy, since a directory has no public URL.
  */
-export function createLocalObjectStore(root: string): ObjectStore {
+export function createLocalObjectStore(root: string): ObjectStoreBackend {
   const base = path.resolve(root);
   const fileOf = (key: string) => {
+    assertObjectKey(key);
     const file = path.resolve(base, key);
-    if (key === '' || path.isAbsolute(key) || !file.startsWith(base + path.sep) || file.endsWith(META)) {
-      throw new BadRequestError(`invalid object key "${key}"`);
-    }
+    // The key rule already keeps keys inside; this also guards the sidecar files.
+    if (!file.startsWith(base + path.sep) || file.endsWith(META)) throw new BadRequestError(`invalid object key ${JSON.stringify(key)}`);
     return file;
   };
   const readInfo = async (key: string, file: string) => {
     const meta = existsSync(file + META) ? (JSON.parse(await readFile(file + META, 'utf8')) as { content_type: string }) : undefined;
     return { key, size: (await stat(file)).size, content_type: meta?.content_type ?? 'application/octet-stream' };
+  };
+  // A key naming a directory (the prefix of other keys) is no object.
+  const isFile = (file: string) => stat(file).then((s) => s.isFile(), () => false);
+  const existing = async (key: string) => {
+    const file = fileOf(key);
+    if (!(await isFile(file))) throw new NotFoundError(`object "${key}" not found`);
+    return file;
   };
   return {
     async put(key, data, { contentType }) {
@@ -32,9 +39,13 @@ export function createLocalObjectStore(root: string): ObjectStore {
       return { key, size: data.byteLength, content_type: contentType };
     },
     async get(key) {
-      const file = fileOf(key);
-      if (!existsSync(file)) throw new NotFoundError(`object "${key}" not found`);
+      const file = await existing(key);
       return { data: await readFile(file), info: await readInfo(key, file) };
+    },
+    async open(key) {
+      const file = await existing(key);
+      const info = await readInfo(key, file);
+      return { body: createReadStream(file), info };
     },
     async delete(key) {
       const file = fileOf(key);
@@ -42,15 +53,11 @@ export function createLocalObjectStore(root: string): ObjectStore {
       await rm(file + META, { force: true });
     },
     async exists(key) {
-      return existsSync(fileOf(key));
+      return isFile(fileOf(key));
     },
     async describeDownload(key) {
       fileOf(key);
-      return {
-        download_url: `/object-store/objects/${key.split('/').map(encodeURIComponent).join('/')}`,
-        download_mode: 'object_store_proxy',
-        download_warning: 'the local object store has no public endpoint; the file is served through the host',
-      };
+      return objectStoreProxyDownload(key, 'the local object store has no public endpoint; the file is served through the host');
     },
   };
 }

@@ -1,0 +1,98 @@
+import type { DocumentParser, Logger, ObjectStoreBackend, ParsedDocument } from '@agent-host/sdk';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import { chunkDocument, type Chunking } from './chunking.js';
+import type { DocumentRepository, DocumentRow } from './document-repository.js';
+import { baseContentType } from './documents.js';
+import { pointId, type VectorIndex } from './vector-index.js';
+
+/** What became of one document in a job. */
+export interface DocumentResult {
+  document_id: string;
+  filename: string | null;
+  status: 'indexed' | 'failed' | 'skipped';
+  point_count?: number;
+  error?: string;
+}
+
+export type IndexMode = 'ingest' | 'rebuild_from_snapshot';
+
+/** A failure whose `vector_status` is `verification_failed` rather than `reindex_required`. */
+class VerificationError extends Error {
+  constructor(
+    message: string,
+    readonly counts: { expected: number; actual: number },
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One document through the pipeline: parse (or read the parse snapshot when
+ * rebuilding) -> store the snapshot -> chunk -> embed -> replace its chunks in
+ * Postgres and its points in the vector store -> verify the point count.
+ * Idempotent: a second run over the same document (a recovered job) ends in
+ * the same single set of chunks and points.
+ */
+export class DocumentIndexer {
+  constructor(
+    private readonly repository: DocumentRepository,
+    private readonly parsers: KeyedRegistry<DocumentParser>,
+    private readonly objectStore: ObjectStoreBackend,
+    private readonly index: VectorIndex,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(documentId: string, mode: IndexMode, chunkingOverride: Chunking | null, sourceChunking: Chunking): Promise<DocumentResult> {
+    const row = await this.repository.find(documentId);
+    if (!row) return { document_id: documentId, filename: null, status: 'skipped', error: 'the document was deleted' };
+    const log = this.logger.child({ document_id: documentId, mode });
+    await this.repository.markProcessing(documentId);
+    try {
+      const parsed = mode === 'ingest' ? await this.parse(row) : await this.readSnapshot(row);
+      const chunking = chunkingOverride ?? sourceChunking;
+      const chunks = (await chunkDocument(parsed, chunking)).map((chunk, i) => ({ ...chunk, id: pointId(row.id, i) }));
+      const vectors = await this.index.embed(chunks.map((c) => c.content));
+      const collection = this.index.collectionFor(row.source_id);
+      if (row.vector_collection && row.vector_collection !== collection) await this.index.deleteDocument(row.vector_collection, row.id);
+      await this.repository.recordCollection(row.id, collection);
+      await this.repository.replaceChunks(row, chunks);
+      await this.index.replaceDocument(
+        collection,
+        row.id,
+        chunks.map((c, i) => ({ id: c.id, content: c.content, metadata: { ...c.metadata, source_id: row.source_id, document_id: row.id, chunk_index: i } })),
+        vectors,
+      );
+      const actual = await this.index.countDocument(collection, row.id);
+      if (actual !== chunks.length) throw new VerificationError(`the vector store holds ${actual} points for this document, expected ${chunks.length}`, { expected: chunks.length, actual });
+      if (!(await this.repository.markIndexed(row.id, { collection, chunking, count: chunks.length }))) {
+        // Deleted while it was being indexed: take back what this run wrote.
+        await this.index.deleteDocument(collection, row.id);
+        return { document_id: row.id, filename: row.filename, status: 'skipped', error: 'the document was deleted' };
+      }
+      log.info({ chunks: chunks.length }, 'document indexed');
+      return { document_id: row.id, filename: row.filename, status: 'indexed', point_count: chunks.length };
+    } catch (error) {
+      const message = (error as Error).message;
+      log.warn({ err: error }, 'document failed');
+      if (error instanceof VerificationError) await this.repository.markFailed(row.id, message, 'verification_failed', error.counts);
+      else await this.repository.markFailed(row.id, message, 'reindex_required');
+      return { document_id: row.id, filename: row.filename, status: 'failed', error: message };
+    }
+  }
+
+  private async parse(row: DocumentRow): Promise<ParsedDocument> {
+    const parser = this.parsers.get(baseContentType(row.content_type));
+    if (!parser) throw new Error(`no document parser handles content type "${row.content_type}" any more`);
+    const { data } = await this.objectStore.get(row.object_key);
+    const parsed = await parser.parse({ data, filename: row.filename, contentType: row.content_type });
+    await this.repository.saveSnapshot(row.id, parsed);
+    return parsed;
+  }
+
+  private async readSnapshot(row: DocumentRow): Promise<ParsedDocument> {
+    const snapshot = await this.repository.snapshot(row.id);
+    if (!snapshot) throw new Error('the document has no parse snapshot; run ingestion instead');
+    return snapshot;
+  }
+}
+

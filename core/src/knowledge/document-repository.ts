@@ -1,0 +1,128 @@
+import { NotFoundError, type ParsedDocument } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Chunk, Chunking } from './chunking.js';
+
+export interface DocumentRow {
+  id: string;
+  source_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: string;
+  sha256: string;
+  object_key: string;
+  status: 'uploaded' | 'processing' | 'indexed' | 'failed';
+  vector_status: 'pending_verification' | 'indexed' | 'reindex_required' | 'verification_failed';
+  expected_point_count: number | null;
+  actual_point_count: number | null;
+  vector_verified_at: Date | null;
+  vector_collection: string | null;
+  chunking_strategy: string | null;
+  chunking_params: Record<string, number> | null;
+  error_message: string | null;
+  metadata_json: Record<string, unknown>;
+  indexed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Document rows and their derived data in Postgres: status transitions, the
+ * parse snapshot and the chunks (with their full-text vectors for the
+ * keyword fallback).
+ */
+export class DocumentRepository {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly textSearchConfig: string,
+  ) {}
+
+  async find(documentId: string): Promise<DocumentRow | undefined> {
+    const [row] = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE id::text = $1', { bind: [documentId], type: QueryTypes.SELECT });
+    return row;
+  }
+
+  async require(sourceId: string, documentId: string): Promise<DocumentRow> {
+    const row = await this.find(documentId);
+    if (!row || row.source_id !== sourceId) throw new NotFoundError(`document ${documentId} not found in knowledge source ${sourceId}`);
+    return row;
+  }
+
+  /** Work has started: waiting for vectors. */
+  async markProcessing(documentId: string): Promise<void> {
+    await this.db.query(
+      "UPDATE knowledge_documents SET status = 'processing', vector_status = 'pending_verification', error_message = NULL, updated_at = now() WHERE id = $1",
+      { bind: [documentId] },
+    );
+  }
+
+  /**
+   * A failure never leaves a waiting `vector_status` (spec 2.6): a failed
+   * verification is `verification_failed`, any other failure
+   * `reindex_required`.
+   */
+  async markFailed(documentId: string, message: string, vectorStatus: 'reindex_required' | 'verification_failed', counts?: { expected: number; actual: number }): Promise<void> {
+    await this.db.query(
+      `UPDATE knowledge_documents SET status = 'failed', vector_status = $2, error_message = $3,
+         expected_point_count = COALESCE($4, expected_point_count), actual_point_count = COALESCE($5, actual_point_count),
+         vector_verified_at = CASE WHEN $5::int IS NULL THEN vector_verified_at ELSE now() END, updated_at = now() WHERE id = $1`,
+      { bind: [documentId, vectorStatus, message.slice(0, 4000), counts?.expected ?? null, counts?.actual ?? null] },
+    );
+  }
+
+  /** Verified: as many points as chunks. Resolves false when the document was deleted meanwhile. */
+  async markIndexed(documentId: string, result: { collection: string; chunking: Chunking; count: number }): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE knowledge_documents SET status = 'indexed', vector_status = 'indexed', error_message = NULL, expected_point_count = $2, actual_point_count = $2,
+         vector_verified_at = now(), vector_collection = $3, chunking_strategy = $4, chunking_params = $5, indexed_at = now(), updated_at = now()
+       WHERE id = $1 RETURNING id`,
+      { bind: [documentId, result.count, result.collection, result.chunking.strategy, JSON.stringify(result.chunking.params)], type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
+  }
+
+  /** Records where the document's points are before they are written, so a delete finds them even if the job dies. */
+  async recordCollection(documentId: string, collection: string): Promise<void> {
+    await this.db.query('UPDATE knowledge_documents SET vector_collection = $2, updated_at = now() WHERE id = $1', { bind: [documentId, collection] });
+  }
+
+  async saveSnapshot(documentId: string, parsed: ParsedDocument): Promise<void> {
+    await this.db.query(
+      `INSERT INTO knowledge_parse_snapshots (document_id, text, elements, metadata, created_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (document_id) DO UPDATE SET text = EXCLUDED.text, elements = EXCLUDED.elements, metadata = EXCLUDED.metadata, created_at = now()`,
+      { bind: [documentId, stripNul(parsed.text), JSON.stringify(parsed.elements).replace(/\\u0000/g, ''), JSON.stringify(parsed.metadata)] },
+    );
+  }
+
+  async hasSnapshot(documentId: string): Promise<boolean> {
+    const rows = await this.db.query('SELECT 1 FROM knowledge_parse_snapshots WHERE document_id = $1', { bind: [documentId], type: QueryTypes.SELECT });
+    return rows.length > 0;
+  }
+
+  async snapshot(documentId: string): Promise<(ParsedDocument & { created_at: Date }) | undefined> {
+    const [row] = await this.db.query<ParsedDocument & { created_at: Date }>('SELECT text, elements, metadata, created_at FROM knowledge_parse_snapshots WHERE document_id = $1', {
+      bind: [documentId],
+      type: QueryTypes.SELECT,
+    });
+    return row;
+  }
+
+  /** Replaces the document's chunks in one statement. */
+  async replaceChunks(document: { id: string; source_id: string }, chunks: (Chunk & { id: string })[]): Promise<void> {
+    await this.db.transaction(async (transaction) => {
+      await this.db.query('DELETE FROM knowledge_chunks WHERE document_id = $1', { bind: [document.id], transaction });
+      if (!chunks.length) return;
+      await this.db.query(
+        `INSERT INTO knowledge_chunks (id, document_id, source_id, chunk_index, content, metadata, search_vector)
+         SELECT c.id, $1, $2, c.chunk_index, c.content, c.metadata, to_tsvector($3::regconfig, c.content)
+         FROM jsonb_to_recordset($4::jsonb) AS c(id text, chunk_index int, content text, metadata jsonb)`,
+        {
+          bind: [document.id, document.source_id, this.textSearchConfig, JSON.stringify(chunks.map((c, i) => ({ id: c.id, chunk_index: i, content: stripNul(c.content), metadata: c.metadata })))],
+          transaction,
+        },
+      );
+    });
+  }
+}
+
+// Postgres text cannot hold NUL; a parser may pass one through from a binary format.
+const stripNul = (text: string) => text.replace(/\u0000/g, '');

@@ -1,0 +1,149 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  BadRequestError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  type DocumentParser,
+  type Logger,
+  type ObjectStoreBackend,
+} from '@agent-host/sdk';
+import type { Sequelize } from 'sequelize';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import { DocumentRepository, type DocumentRow } from './document-repository.js';
+import { auditKnowledge, type KnowledgeOperation } from './operation.js';
+import { newestFirst } from './paging.js';
+import type { KnowledgeSources } from './sources.js';
+import type { VectorIndex } from './vector-index.js';
+
+/** The parser registry key of a content type: lower case, without parameters (`; charset=...`). */
+export const baseContentType = (contentType: string) => contentType.split(';', 1)[0]!.trim().toLowerCase();
+
+/** An uploaded file as the transport read it. */
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  data: Uint8Array;
+}
+
+/** An object key segment from a file name: no separators, control characters or dot segments, at most 200 characters. */
+function keySegment(filename: string): string {
+  const cleaned = filename.replace(/[/\\\u0000-\u001f\u007f]/g, '_').slice(-200);
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'document' : cleaned;
+}
+
+/**
+ * Documents of a source (spec 2.6, 4.8): uploads keep the original bytes in
+ * the object store and the original `filename` and `content_type`; deleting
+ * removes the vectors, the chunks, the snapshot and the stored bytes.
+ */
+export class KnowledgeDocuments {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly repository: DocumentRepository,
+    private readonly sources: KnowledgeSources,
+    private readonly parsers: KeyedRegistry<DocumentParser>,
+    private readonly objectStore: ObjectStoreBackend,
+    private readonly index: VectorIndex,
+    readonly uploadMaxBytes: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Refuses (415) a content type no registered parser reads; the transport asks before it reads the file. */
+  checkContentType(contentType: string): void {
+    if (this.parsers.has(baseContentType(contentType))) return;
+    const supported = this.parsers.list().map((p) => p.key).sort();
+    throw new UnsupportedMediaTypeError(`no document parser handles content type "${contentType}"; supported: ${supported.join(', ') || 'none (enable a parser plugin)'}`);
+  }
+
+  async upload(sourceId: string, file: UploadedFile, op: KnowledgeOperation) {
+    await this.sources.requireStandard(sourceId, 'given uploads through the documents endpoint');
+    if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename');
+    if (file.data.byteLength > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`);
+    this.checkContentType(file.contentType);
+    const id = randomUUID();
+    const key = `knowledge/${sourceId}/${id}/${keySegment(file.filename)}`;
+    await this.objectStore.put(key, file.data, { contentType: file.contentType });
+    try {
+      await this.db.transaction(async (transaction) => {
+        await this.db.query(
+          `INSERT INTO knowledge_documents (id, source_id, filename, content_type, size_bytes, sha256, object_key, status, vector_status, created_by, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploaded', 'reindex_required', $8, now(), now())`,
+          { bind: [id, sourceId, file.filename, file.contentType, file.data.byteLength, createHash('sha256').update(file.data).digest('hex'), key, op.operator.admin_user_id], transaction },
+        );
+        await auditKnowledge(this.db, op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: file.data.byteLength } }, transaction);
+      });
+    } catch (error) {
+      await this.objectStore.delete(key).catch((cleanup: unknown) => this.logger.warn({ err: cleanup, key }, 'could not remove the object of a failed upload'));
+      throw error;
+    }
+    return this.get(sourceId, id);
+  }
+
+  async list(sourceId: string, options: { limit: number; cursor?: string; status?: string }) {
+    await this.sources.find(sourceId);
+    return newestFirst<DocumentRow, Awaited<ReturnType<KnowledgeDocuments['present']>>>(
+      this.db,
+      { from: 'knowledge_documents', where: 'r.source_id = $1 AND ($2::text IS NULL OR r.status = $2)', bind: [sourceId, options.status ?? null] },
+      options,
+      (row) => this.present(row),
+    );
+  }
+
+  async get(sourceId: string, documentId: string) {
+    return this.present(await this.repository.require(sourceId, documentId));
+  }
+
+  /** Removes the document's vectors first (a failure leaves everything in place), then its rows and its stored bytes. */
+  async delete(sourceId: string, documentId: string, op: KnowledgeOperation) {
+    await this.sources.requireStandard(sourceId, 'changed by deleting documents');
+    const row = await this.repository.require(sourceId, documentId);
+    if (row.vector_collection) await this.index.deleteDocument(row.vector_collection, row.id);
+    await this.db.transaction(async (transaction) => {
+      await this.db.query('DELETE FROM knowledge_documents WHERE id = $1', { bind: [row.id], transaction });
+      await auditKnowledge(this.db, op, { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } }, transaction);
+    });
+    await this.objectStore.delete(row.object_key).catch((error: unknown) => this.logger.warn({ err: error, key: row.object_key }, 'could not remove the stored bytes of a deleted document'));
+    return { status: 'deleted', document_id: row.id };
+  }
+
+  /** The original bytes, for the same-origin download route. */
+  async open(sourceId: string, documentId: string) {
+    const row = await this.repository.require(sourceId, documentId);
+    const { body, info } = await this.objectStore.open(row.object_key);
+    return { body, size: info.size, filename: row.filename, contentType: row.content_type };
+  }
+
+  /**
+   * The document as the API shows it. A presigned URL is passed on; when the
+   * store offers only its proxy, `download_url` is this document's own
+   * download route, which sends the original filename.
+   */
+  private async present(row: DocumentRow) {
+    const download = await this.objectStore.describeDownload(row.object_key);
+    const downloadUrl = download.download_mode === 'object_store_proxy' ? `/knowledge-sources/${row.source_id}/documents/${row.id}/download` : download.download_url;
+    return {
+      document_id: row.id,
+      source_id: row.source_id,
+      filename: row.filename,
+      content_type: row.content_type,
+      size_bytes: Number(row.size_bytes),
+      sha256: row.sha256,
+      status: row.status,
+      processing_status: row.status,
+      vector_status: row.vector_status,
+      expected_point_count: row.expected_point_count,
+      actual_point_count: row.actual_point_count,
+      vector_verified_at: row.vector_verified_at?.toISOString() ?? null,
+      chunking_strategy: row.chunking_strategy,
+      chunking_params: row.chunking_params,
+      error_message: row.error_message,
+      metadata_json: row.metadata_json,
+      download_url: downloadUrl,
+      download_mode: download.download_mode,
+      download_warning: download.download_warning,
+      indexed_at: row.indexed_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError, ValidationError, type JobScheduler } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { z } from 'zod';
+import { parseChunking, type Chunking } from './chunking.js';
+import type { DocumentResult, IndexMode } from './document-indexer.js';
+import type { DocumentRepository } from './document-repository.js';
+import { auditKnowledge, type KnowledgeOperation } from './operation.js';
+import { newestFirst } from './paging.js';
+import type { KnowledgeSources } from './sources.js';
+
+export const INGEST_JOB = 'ingest';
+
+export const ingestSchema = z
+  .object({
+    /** Only these documents; default: every document not indexed yet (or every document with `force`). */
+    document_ids: z.array(z.string().uuid()).max(10_000).optional(),
+    force: z.boolean().optional(),
+  })
+  .strict();
+export const rebuildSchema = z.object({ chunking_strategy: z.string().min(1).max(64).optional(), chunking_params: z.record(z.string(), z.unknown()).optional() }).strict();
+export type IngestInput = z.output<typeof ingestSchema>;
+export type RebuildInput = z.output<typeof rebuildSchema>;
+
+/** `queued -> running -> succeeded | partially_failed | failed`; a running job whose lease lapsed is `recovering` until a worker claims it again. */
+export type IngestionStatus = 'queued' | 'running' | 'recovering' | 'succeeded' | 'partially_failed' | 'failed';
+
+export interface IngestionJobRow {
+  id: string;
+  source_id: string;
+  job_kind: IndexMode;
+  status: IngestionStatus;
+  document_ids: string[];
+  documents_total: number;
+  documents_done: number;
+  documents_failed: number;
+  document_results: DocumentResult[];
+  chunking_strategy: string | null;
+  chunking_params: Record<string, number> | null;
+  error_message: string | null;
+  attempt_count: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  worker_heartbeat_at: Date | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+const ACTIVE = "('queued', 'running', 'recovering')";
+
+/** Ingestion jobs: what `POST .../ingest` and `.../rebuild-from-snapshot` queue, and their status (spec 4.8). */
+export class IngestionJobs {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly sources: KnowledgeSources,
+    private readonly documents: DocumentRepository,
+    private readonly jobs: () => JobScheduler,
+  ) {}
+
+  async ingest(sourceId: string, input: IngestInput, op: KnowledgeOperation) {
+    await this.sources.requireStandard(sourceId, 'ingested through the ingest endpoint');
+    let ids: string[];
+    if (input.document_ids) {
+      const found = await this.db.query<{ id: string }>('SELECT id FROM knowledge_documents WHERE source_id = $1 AND id = ANY($2::uuid[])', {
+        bind: [sourceId, input.document_ids],
+        type: QueryTypes.SELECT,
+      });
+      const known = new Set(found.map((r) => r.id));
+      const issues = input.document_ids.flatMap((id, i) => (known.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }]));
+      if (issues.length) throw new ValidationError(issues);
+      ids = [...known];
+    } else {
+      const rows = await this.db.query<{ id: string }>(
+        `SELECT id FROM knowledge_documents WHERE source_id = $1 AND ($2 OR status <> 'indexed' OR vector_status <> 'indexed') ORDER BY created_at, id`,
+        { bind: [sourceId, input.force ?? false], type: QueryTypes.SELECT },
+      );
+      ids = rows.map((r) => r.id);
+    }
+    return this.queue(sourceId, 'ingest', ids, null, op);
+  }
+
+  /** Rebuilds one document's chunks and points from its parse snapshot, optionally with another chunking. */
+  async rebuild(sourceId: string, documentId: string, input: RebuildInput, op: KnowledgeOperation) {
+    await this.sources.find(sourceId);
+    await this.documents.require(sourceId, documentId);
+    if (!(await this.documents.hasSnapshot(documentId))) throw new ConflictError(`document ${documentId} has no parse snapshot yet; run ingestion first`);
+    if (input.chunking_params !== undefined && input.chunking_strategy === undefined) {
+      throw new ValidationError([{ loc: ['body', 'chunking_strategy'], msg: 'chunking_params needs chunking_strategy', type: 'missing' }]);
+    }
+    const chunking = input.chunking_strategy
+      ? parseChunking(input.chunking_strategy, input.chunking_params, { strategy: ['body', 'chunking_strategy'], params: ['body', 'chunking_params'] })
+      : null;
+    return this.queue(sourceId, 'rebuild_from_snapshot', [documentId], chunking, op);
+  }
+
+  async list(sourceId: string, options: { limit: number; cursor?: string }) {
+    await this.sources.find(sourceId);
+    return newestFirst(this.db, { from: 'ingestion_jobs', where: 'r.source_id = $1', bind: [sourceId] }, options, presentJob);
+  }
+
+  async get(jobId: string) {
+    return presentJob(await this.find(jobId));
+  }
+
+  async find(jobId: string): Promise<IngestionJobRow> {
+    const [row] = await this.db.query<IngestionJobRow>('SELECT * FROM ingestion_jobs WHERE id::text = $1', { bind: [jobId], type: QueryTypes.SELECT });
+    if (!row) throw new NotFoundError(`ingestion job ${jobId} not found`);
+    return row;
+  }
+
+  /**
+   * Records the job and queues its Agenda run. One job at a time per source:
+   * a second while one is queued or running is a 409. A failure to queue
+   * fails the job rather than leaving it queued forever.
+   */
+  private async queue(sourceId: string, kind: IndexMode, documentIds: string[], chunking: Chunking | null, op: KnowledgeOperation) {
+    const id = randomUUID();
+    await this.db.transaction(async (transaction) => {
+      // Serialises job creation per source, so two requests cannot both pass the check below.
+      await this.db.query('SELECT id FROM knowledge_sources WHERE id = $1 FOR UPDATE', { bind: [sourceId], transaction });
+      const [active] = await this.db.query<{ id: string }>(`SELECT id FROM ingestion_jobs WHERE source_id = $1 AND status IN ${ACTIVE} LIMIT 1`, {
+        bind: [sourceId],
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      if (active) throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`);
+      await this.db.query(
+        `INSERT INTO ingestion_jobs (id, source_id, job_kind, status, document_ids, documents_total, chunking_strategy, chunking_params, created_by, created_at, updated_at)
+         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now(), now())`,
+        { bind: [id, sourceId, kind, JSON.stringify(documentIds), documentIds.length, chunking?.strategy ?? null, chunking ? JSON.stringify(chunking.params) : null, op.operator.admin_user_id], transaction },
+      );
+      await auditKnowledge(this.db, op, { action: `ingestion_job.${kind}`, target_type: 'ingestion_job', target_id: id, payload: { source_id: sourceId, documents_total: documentIds.length } }, transaction);
+    });
+    try {
+      await this.jobs().now(INGEST_JOB, { job_id: id });
+    } catch (error) {
+      await this.db.query("UPDATE ingestion_jobs SET status = 'failed', error_message = $2, completed_at = now(), updated_at = now() WHERE id = $1", {
+        bind: [id, `could not queue the job: ${(error as Error).message}`],
+      });
+      throw error;
+    }
+    return this.get(id);
+  }
+}
+
+export function presentJob(row: IngestionJobRow) {
+  return {
+    job_id: row.id,
+    source_id: row.source_id,
+    job_kind: row.job_kind,
+    status: row.status,
+    documents_total: row.documents_total,
+    documents_done: row.documents_done,
+    documents_failed: row.documents_failed,
+    progress: row.documents_total ? row.documents_done / row.documents_total : row.status === 'succeeded' ? 1 : 0,
+    document_ids: row.document_ids,
+    document_results: row.document_results,
+    chunking_strategy: row.chunking_strategy,
+    chunking_params: row.chunking_params,
+    error_message: row.error_message,
+    attempt_count: row.attempt_count,
+    worker_heartbeat_at: row.worker_heartbeat_at?.toISOString() ?? null,
+    lease_expires_at: row.lease_expires_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
+    completed_at: row.completed_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,39 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+export interface KeywordHit {
+  chunk_id: string;
+  document_id: string;
+  source_id: string;
+  chunk_index: number;
+  content: string;
+  metadata: Record<string, unknown>;
+  score: number;
+  matched_words: string[];
+}
+
+/** The distinct words of a query, lower case; `or` is left out because it is the search syntax's operator. */
+export function queryWords(query: string): string[] {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter((w) => w.length > 1 && w !== 'or'))];
+}
+
+/**
+ * Postgres full-text search over the stored chunks of indexed documents:
+ * any query word may match (words are OR-ed, stemmed by the configured text
+ * search configuration), ranked by cover density scaled into [0, 1), with
+ * the query words each chunk matched.
+ */
+export async function keywordSearch(db: Sequelize, textSearchConfig: string, sourceIds: string[], words: string[], limit: number): Promise<KeywordHit[]> {
+  if (!words.length || !sourceIds.length) return [];
+  const rows = await db.query<KeywordHit>(
+    `WITH q AS (SELECT websearch_to_tsquery($1::regconfig, $2) AS query)
+     SELECT c.id AS chunk_id, c.document_id, c.source_id, c.chunk_index, c.content, c.metadata,
+            ts_rank_cd(c.search_vector, q.query, 32) AS score,
+            ARRAY(SELECT w FROM unnest($3::text[]) w WHERE c.search_vector @@ plainto_tsquery($1::regconfig, w)) AS matched_words
+     FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id CROSS JOIN q
+     WHERE c.source_id = ANY($4::uuid[]) AND d.status = 'indexed' AND c.search_vector @@ q.query
+     ORDER BY score DESC, c.id LIMIT $5`,
+    { bind: [textSearchConfig, words.join(' or '), words, sourceIds, limit], type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ ...r, score: Number(r.score) }));
+}

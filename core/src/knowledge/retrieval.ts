@@ -1,0 +1,221 @@
+import type { Logger } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { HostConfig } from '../config/schema.js';
+import { keywordSearch, queryWords } from './keyword-search.js';
+import type { VectorIndex } from './vector-index.js';
+
+export interface RetrievalSettings {
+  top_k: number;
+  threshold: number;
+}
+
+export interface MountedSource {
+  source_id: string;
+  name: string;
+  source_kind: string;
+  priority: number;
+}
+
+/** One chunk retrieval hands on, with its source fields (spec 2.2). */
+export interface RagChunk {
+  chunk_id: string;
+  content: string;
+  score: number;
+  retrieval_mode: 'vector' | 'keyword_fallback';
+  matched_words: string[] | null;
+  source_id: string;
+  source_name: string;
+  source_kind: string;
+  source_priority: number;
+  document_id: string;
+  document_filename: string;
+  document_origin: string;
+  chunk_index: number;
+  metadata: Record<string, unknown>;
+}
+
+/** A raw nearest neighbour, kept or not, with why not. */
+export interface VectorCandidate {
+  chunk_id: string;
+  score: number;
+  source_id: string;
+  document_id: string | null;
+  document_filename: string | null;
+  chunk_index: number | null;
+  content_preview: string;
+  kept: boolean;
+  excluded_reason: 'below_threshold' | 'document_not_indexed' | 'beyond_top_k' | null;
+}
+
+export interface KeywordFallback {
+  used: boolean;
+  mode: 'keyword_fallback' | null;
+  reason: string | null;
+  query_words: string[];
+  matched_words: string[];
+  hit_count: number;
+}
+
+export interface RetrievalRun {
+  query: string;
+  top_k: number;
+  threshold: number;
+  mounted_sources: MountedSource[];
+  vector_candidates: VectorCandidate[];
+  vector_error: string | null;
+  keyword_fallback: KeywordFallback;
+  chunks: RagChunk[];
+}
+
+interface DocumentInfo {
+  id: string;
+  filename: string;
+  status: string;
+  metadata_json: Record<string, unknown>;
+}
+
+/** A run that found nothing (yet). */
+export function emptyRun(query: string, settings: RetrievalSettings, sources: MountedSource[] = []): RetrievalRun {
+  return {
+    query,
+    top_k: settings.top_k,
+    threshold: settings.threshold,
+    mounted_sources: sources,
+    vector_candidates: [],
+    vector_error: null,
+    keyword_fallback: { used: false, mode: null, reason: null, query_words: [], matched_words: [], hit_count: 0 },
+    chunks: [],
+  };
+}
+
+const preview = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
+/**
+ * Retrieval over an agent's mounted sources only: nearest chunks by vector
+ * (at least `threshold`, best `top_k`), and when no vector hit is left (none
+ * close enough, or the vector path failed) Postgres full-text search over the
+ * same sources' stored chunks, recording the fallback and the words matched.
+ * Only chunks of documents currently `indexed` are returned.
+ */
+export class Retrieval {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly index: VectorIndex,
+    private readonly config: HostConfig['knowledge'],
+    private readonly logger: Logger,
+  ) {}
+
+  /** The agent's `retrieval_config` over the `[knowledge]` defaults. */
+  settingsFor(retrievalConfig: { top_k?: number; score_threshold?: number } | null | undefined): RetrievalSettings {
+    return { top_k: retrievalConfig?.top_k ?? this.config.default_top_k, threshold: retrievalConfig?.score_threshold ?? this.config.default_score_threshold };
+  }
+
+  async mountedSources(agentId: string): Promise<MountedSource[]> {
+    return this.db.query<MountedSource>(
+      `SELECT s.id AS source_id, s.name, s.source_kind, s.priority FROM knowledge_mounts m JOIN knowledge_sources s ON s.id = m.source_id
+       WHERE m.agent_id::text = $1 ORDER BY s.priority DESC, s.name, s.id`,
+      { bind: [agentId], type: QueryTypes.SELECT },
+    );
+  }
+
+  async run(agentId: string, query: string, settings: RetrievalSettings): Promise<RetrievalRun> {
+    const sources = await this.mountedSources(agentId);
+    const run = emptyRun(query, settings, sources);
+    if (!sources.length || query.trim() === '') return run;
+    const bySource = new Map(sources.map((s) => [s.source_id, s]));
+    try {
+      run.chunks = await this.vectorSearch(run, bySource);
+    } catch (error) {
+      run.vector_error = (error as Error).message;
+      this.logger.warn({ err: error, agent_id: agentId }, 'vector search failed; using the keyword fallback');
+    }
+    if (!run.chunks.length) run.chunks = await this.keywordFallback(run, bySource);
+    return run;
+  }
+
+  private async vectorSearch(run: RetrievalRun, sources: Map<string, MountedSource>): Promise<RagChunk[]> {
+    const [vector] = await this.index.embed([run.query]);
+    const fetch = Math.max(run.top_k * 2, 10);
+    const hits = (
+      await Promise.all([...sources.values()].map(async (s) => (await this.index.query(this.index.collectionFor(s.source_id), vector!, fetch)).map((hit) => ({ ...hit, source: s }))))
+    ).flat();
+    hits.sort((a, b) => b.score - a.score || b.source.priority - a.source.priority);
+    const documents = await this.documents(hits.map((h) => String(h.metadata.document_id ?? '')));
+    const chunks: RagChunk[] = [];
+    for (const hit of hits) {
+      const document = documents.get(String(hit.metadata.document_id ?? ''));
+      const excluded = !document || document.status !== 'indexed' ? 'document_not_indexed' : hit.score < run.threshold ? 'below_threshold' : chunks.length >= run.top_k ? 'beyond_top_k' : null;
+      const chunkIndex = typeof hit.metadata.chunk_index === 'number' ? hit.metadata.chunk_index : null;
+      run.vector_candidates.push({
+        chunk_id: hit.id,
+        score: hit.score,
+        source_id: hit.source.source_id,
+        document_id: document?.id ?? (hit.metadata.document_id as string | undefined) ?? null,
+        document_filename: document?.filename ?? null,
+        chunk_index: chunkIndex,
+        content_preview: preview(hit.document),
+        kept: excluded === null,
+        excluded_reason: excluded,
+      });
+      if (excluded === null) {
+        const { source_id: _s, document_id: _d, chunk_index: _c, ...metadata } = hit.metadata;
+        chunks.push(ragChunk(hit.id, hit.document, hit.score, 'vector', null, hit.source, document!, chunkIndex ?? 0, metadata));
+      }
+    }
+    return chunks;
+  }
+
+  private async keywordFallback(run: RetrievalRun, sources: Map<string, MountedSource>): Promise<RagChunk[]> {
+    const words = queryWords(run.query);
+    const hits = await keywordSearch(this.db, this.config.text_search_config, [...sources.keys()], words, run.top_k);
+    const documents = await this.documents(hits.map((h) => h.document_id));
+    run.keyword_fallback = {
+      used: true,
+      mode: 'keyword_fallback',
+      reason: run.vector_error ? `vector search failed: ${run.vector_error}` : run.vector_candidates.length ? `no vector hit scored at least ${run.threshold}` : 'the vector search found no chunks',
+      query_words: words,
+      matched_words: [...new Set(hits.flatMap((h) => h.matched_words))],
+      hit_count: hits.length,
+    };
+    return hits.map((h) => ragChunk(h.chunk_id, h.content, h.score, 'keyword_fallback', h.matched_words, sources.get(h.source_id)!, documents.get(h.document_id)!, h.chunk_index, h.metadata));
+  }
+
+  private async documents(ids: string[]): Promise<Map<string, DocumentInfo>> {
+    const wanted = [...new Set(ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)))];
+    if (!wanted.length) return new Map();
+    const rows = await this.db.query<DocumentInfo>('SELECT id, filename, status, metadata_json FROM knowledge_documents WHERE id = ANY($1::uuid[])', {
+      bind: [wanted],
+      type: QueryTypes.SELECT,
+    });
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+}
+
+function ragChunk(
+  chunkId: string,
+  content: string,
+  score: number,
+  mode: RagChunk['retrieval_mode'],
+  matchedWords: string[] | null,
+  source: MountedSource,
+  document: DocumentInfo,
+  chunkIndex: number,
+  metadata: Record<string, unknown>,
+): RagChunk {
+  return {
+    chunk_id: chunkId,
+    content,
+    score,
+    retrieval_mode: mode,
+    matched_words: matchedWords,
+    source_id: source.source_id,
+    source_name: source.name,
+    source_kind: source.source_kind,
+    source_priority: source.priority,
+    document_id: document.id,
+    document_filename: document.filename,
+    document_origin: typeof document.metadata_json.document_origin === 'string' ? document.metadata_json.document_origin : 'upload',
+    chunk_index: chunkIndex,
+    metadata,
+  };
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { Embedder, Retriever, VectorHit, VectorMetadata } from '@agent-host/sdk';
+import type { KeyedRegistry } from '../kernel/registry.js';
+
+/** One chunk as it is written to the vector store. */
+export interface IndexedChunk {
+  id: string;
+  content: string;
+  metadata: VectorMetadata;
+}
+
+/**
+ * The configured embedder and vector store (`[knowledge] embedder`,
+ * `retriever`). Each source has its own collection per embedder model
+ * (`ks-<source_id>-<model fingerprint>`), so vectors of different models are
+ * never compared and switching the embedder leaves old vectors unread until
+ * the documents are ingested again. Point ids are `<document_id>:<chunk index>`
+ * and every document is deleted before it is written, so running a document
+ * twice (a recovered job) leaves exactly one set of points.
+ */
+export class VectorIndex {
+  constructor(
+    private readonly embedders: KeyedRegistry<Embedder>,
+    private readonly retrievers: KeyedRegistry<Retriever>,
+    readonly embedderKey: string,
+    readonly retrieverKey: string,
+  ) {}
+
+  embedder(): Embedder {
+    const embedder = this.embedders.get(this.embedderKey);
+    if (!embedder) throw new Error(`embedder "${this.embedderKey}" ([knowledge] embedder) is not registered by any enabled plugin`);
+    return embedder;
+  }
+
+  retriever(): Retriever {
+    const retriever = this.retrievers.get(this.retrieverKey);
+    if (!retriever) throw new Error(`retriever "${this.retrieverKey}" ([knowledge] retriever) is not registered by any enabled plugin`);
+    return retriever;
+  }
+
+  /** The collection of a source for the current embedder model. */
+  collectionFor(sourceId: string): string {
+    const { provider, model, dim } = this.embedder().describe();
+    const fingerprint = createHash('sha256').update(`${provider}\n${model}\n${dim}`).digest('hex').slice(0, 12);
+    return `ks-${sourceId}-${fingerprint}`;
+  }
+
+  async embed(texts: string[]): Promise<number[][]> {
+    return texts.length ? this.embedder().embed(texts) : [];
+  }
+
+  /** Replaces every point of a document: delete, then upsert. */
+  async replaceDocument(collection: string, documentId: string, chunks: IndexedChunk[], vectors: number[][]): Promise<void> {
+    const retriever = this.retriever();
+    await retriever.delete(collection, { where: { document_id: documentId } });
+    await retriever.upsert(
+      collection,
+      chunks.map((chunk, i) => ({ id: chunk.id, vector: vectors[i]!, document: chunk.content, metadata: chunk.metadata })),
+    );
+  }
+
+  deleteDocument(collection: string, documentId: string): Promise<void> {
+    return this.retriever().delete(collection, { where: { document_id: documentId } });
+  }
+
+  countDocument(collection: string, documentId: string): Promise<number> {
+    return this.retriever().count(collection, { document_id: documentId });
+  }
+
+  query(collection: string, vector: number[], topK: number): Promise<VectorHit[]> {
+    return this.retriever().query(collection, { vector, topK });
+  }
+}
+
+export const pointId = (documentId: string, index: number) => `${documentId}:${index}`;

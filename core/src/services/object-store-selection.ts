@@ -1,0 +1,43 @@
+import type { ObjectStoreBackend } from '@agent-host/sdk';
+
+/**
+ * `coreServices.objectStore`. Plugins resolve it while they initialise, before
+ * the plugin providing the configured backend may have registered it, so it
+ * forwards to the backend core selects once every plugin has initialised.
+ */
+export class SelectedObjectStore implements ObjectStoreBackend {
+  private backend?: ObjectStoreBackend;
+
+  use(backend: ObjectStoreBackend): void {
+    this.backend = backend;
+  }
+
+  async put(...args: Parameters<ObjectStoreBackend['put']>) {
+    return this.selected().put(...args);
+  }
+
+  async get(key: string) {
+    return this.selected().get(key);
+  }
+
+  async open(key: string) {
+    return this.selected().open(key);
+  }
+
+  async delete(key: string) {
+    return this.selected().delete(key);
+  }
+
+  async exists(key: string) {
+    return this.selected().exists(key);
+  }
+
+  async describeDownload(key: string) {
+    return this.selected().describeDownload(key);
+  }
+
+  private selected(): ObjectStoreBackend {
+    if (!this.backend) throw new Error('the object store is selected after every plugin has initialised; use it from an onStart hook or later');
+    return this.backend;
+  }
+}

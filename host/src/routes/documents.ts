@@ -1,0 +1,75 @@
+import { pipeline } from 'node:stream/promises';
+import { z } from 'zod';
+import { attachmentDisposition } from '../http/attachment.js';
+import { readUpload } from '../http/upload.js';
+import { pagingFields, parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const listQuery = z.object({ ...pagingFields, status: z.enum(['uploaded', 'processing', 'indexed', 'failed']).optional() }).strict();
+
+/** Documents of a knowledge source (spec 2.6, 4.8): multipart upload, list, detail, delete and the same-origin download. */
+export const documentRoutes: RouteFactory = (app) => {
+  const documents = app.knowledge!.documents;
+  const log = app.logger.child({ component: 'document-download' });
+  const sourceId = (params: Record<string, string>) => String(params.source_id);
+  const documentId = (params: Record<string, string>) => String(params.document_id);
+  return [
+    route({
+      method: 'post',
+      path: '/knowledge-sources/:source_id/documents',
+      access: { permission: 'knowledge.write' },
+      summary: 'Upload a document (multipart/form-data, field "file"); 413 over the upload limit, 415 for a type no parser reads',
+      handler: async (req, res, { principal, origin }) => {
+        const file = await readUpload(req, { field: 'file', maxBytes: documents.uploadMaxBytes, checkContentType: (type) => documents.checkContentType(type) });
+        const created = await documents.upload(sourceId(req.params), file, { operator: principal!, origin });
+        res.status(201);
+        return created;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources/:source_id/documents',
+      access: { permission: 'knowledge.read' },
+      summary: 'Documents of a source, newest first ({items, next_cursor, limit}); filter by status',
+      handler: async (req) => documents.list(sourceId(req.params), parseQuery(listQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources/:source_id/documents/:document_id',
+      access: { permission: 'knowledge.read' },
+      summary: 'One document: status, vector_status, point counts and download fields',
+      handler: async (req) => documents.get(sourceId(req.params), documentId(req.params)),
+    }),
+    route({
+      method: 'del',
+      path: '/knowledge-sources/:source_id/documents/:document_id',
+      access: { permission: 'knowledge.write' },
+      summary: 'Delete a document with its chunks, vectors and stored file',
+      handler: async (req, _res, { principal, origin }) => documents.delete(sourceId(req.params), documentId(req.params), { operator: principal!, origin }),
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources/:source_id/documents/:document_id/download',
+      access: { permission: 'knowledge.read' },
+      summary: 'The original document through the host (same-origin proxy), with its original filename',
+      handler: async (req, res) => {
+        const file = await documents.open(sourceId(req.params), documentId(req.params));
+        // Uploaded bytes are sent as an attachment the browser neither sniffs nor runs.
+        res.writeHead(200, {
+          'content-type': file.contentType,
+          'content-length': String(file.size),
+          'content-disposition': attachmentDisposition(file.filename),
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; sandbox",
+          'cache-control': 'private, no-cache',
+        });
+        try {
+          await pipeline(file.body, res);
+        } catch (error) {
+          log.warn({ err: error, document_id: documentId(req.params) }, 'document download ended early');
+        }
+        return undefined;
+      },
+    }),
+  ];
+};

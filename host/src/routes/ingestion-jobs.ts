@@ -1,0 +1,50 @@
+import { ingestSchema, rebuildSchema } from '@agent-host/core';
+import { z } from 'zod';
+import { pagingFields, parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const listQuery = z.object(pagingFields).strict();
+
+/** Ingestion and its jobs (spec 4.8). */
+export const ingestionJobRoutes: RouteFactory = (app) => {
+  const ingestion = app.knowledge!.ingestion;
+  const sourceId = (params: Record<string, string>) => String(params.source_id);
+  return [
+    route({
+      method: 'post',
+      path: '/knowledge-sources/:source_id/ingest',
+      access: { permission: 'knowledge.write' },
+      summary: 'Start an ingestion job over the documents not indexed yet (or document_ids, or all with force)',
+      body: ingestSchema,
+      handler: async (req, res, { principal, origin, body }) => {
+        res.status(202);
+        return ingestion.ingest(sourceId(req.params), body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/knowledge-sources/:source_id/documents/:document_id/rebuild-from-snapshot',
+      access: { permission: 'knowledge.write' },
+      summary: 'Rebuild chunks and vectors from the parse snapshot, optionally with another chunking_strategy and chunking_params',
+      body: rebuildSchema,
+      handler: async (req, res, { principal, origin, body }) => {
+        res.status(202);
+        return ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources/:source_id/ingestion-jobs',
+      access: { permission: 'knowledge.read' },
+      summary: 'Ingestion jobs of a source, newest first',
+      handler: async (req) => ingestion.list(sourceId(req.params), parseQuery(listQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/ingestion-jobs/:job_id',
+      access: { permission: 'knowledge.read' },
+      summary: 'Ingestion job status with progress (documents done / total)',
+      handler: async (req) => ingestion.get(String(req.params.job_id)),
+    }),
+  ];
+};

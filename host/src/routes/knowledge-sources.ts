@@ -1,0 +1,46 @@
+import { sourceCreateSchema, sourceUpdateSchema } from '@agent-host/core';
+import { z } from 'zod';
+import { pagingFields, parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const listQuery = z.object(pagingFields).strict();
+
+/** Knowledge sources (spec 4.8). */
+export const knowledgeSourceRoutes: RouteFactory = (app) => {
+  const sources = app.knowledge!.sources;
+  return [
+    route({
+      method: 'post',
+      path: '/knowledge-sources',
+      access: { permission: 'knowledge.write' },
+      summary: 'Create a knowledge source (source_kind standard) with its chunking strategy',
+      body: sourceCreateSchema,
+      handler: async (_req, res, { principal, origin, body }) => {
+        res.status(201);
+        return sources.create(body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources',
+      access: { permission: 'knowledge.read' },
+      summary: 'Knowledge sources, newest first ({items, next_cursor, limit})',
+      handler: async (req) => sources.list(parseQuery(listQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources/:source_id',
+      access: { permission: 'knowledge.read' },
+      summary: 'One knowledge source, with source_kind and managed_for_agent_id',
+      handler: async (req) => sources.get(String(req.params.source_id)),
+    }),
+    route({
+      method: 'patch',
+      path: '/knowledge-sources/:source_id',
+      access: { permission: 'knowledge.write' },
+      summary: 'Update a knowledge source (refused for managed_correction sources)',
+      body: sourceUpdateSchema,
+      handler: async (req, _res, { principal, origin, body }) => sources.update(String(req.params.source_id), body, { operator: principal!, origin }),
+    }),
+  ];
+};

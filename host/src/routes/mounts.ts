@@ -1,0 +1,35 @@
+import { mountCreateSchema } from '@agent-host/core';
+import { route, type RouteFactory } from './route.js';
+
+/** Knowledge mounts on agents (spec 4.8). */
+export const mountRoutes: RouteFactory = (app) => {
+  const mounts = app.knowledge!.mounts;
+  const agentId = (params: Record<string, string>) => String(params.agent_id);
+  return [
+    route({
+      method: 'post',
+      path: '/agents/:agent_id/mounts',
+      access: { permission: 'knowledge.write' },
+      summary: 'Mount a knowledge source on an agent (managed_correction sources are refused)',
+      body: mountCreateSchema,
+      handler: async (req, res, { principal, origin, body }) => {
+        res.status(201);
+        return mounts.create(agentId(req.params), body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/agents/:agent_id/mounts',
+      access: { permission: 'knowledge.read' },
+      summary: "The agent's knowledge mounts",
+      handler: async (req) => mounts.list(agentId(req.params)),
+    }),
+    route({
+      method: 'del',
+      path: '/agents/:agent_id/mounts/:mount_id',
+      access: { permission: 'knowledge.write' },
+      summary: 'Unmount by mount_id, falling back to the source_id of a mount of this agent',
+      handler: async (req, _res, { principal, origin }) => mounts.delete(agentId(req.params), String(req.params.mount_id), { operator: principal!, origin }),
+    }),
+  ];
+};

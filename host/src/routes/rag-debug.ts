@@ -1,0 +1,14 @@
+import { ragDebugSchema } from '@agent-host/core';
+import { route, type RouteFactory } from './route.js';
+
+/** `POST /sessions/{session_id}/turns/{turn_id}/rag-debug` (spec 4.4): needs only conversations.read. */
+export const ragDebugRoutes: RouteFactory = (app) => [
+  route({
+    method: 'post',
+    path: '/sessions/:session_id/turns/:turn_id/rag-debug',
+    access: { permission: 'conversations.read' },
+    summary: "Re-run a turn's retrieval (query, threshold, top_k overridable): mounted sources, vector candidates, final chunks, keyword fallback, conclusion",
+    body: ragDebugSchema,
+    handler: async (req, _res, { body }) => app.knowledge!.ragDebug(String(req.params.session_id), String(req.params.turn_id), body),
+  }),
+];

@@ -1,0 +1,59 @@
+import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
+import { createS3Clients } from './lib/s3-clients.js';
+import { createS3ObjectStore } from './lib/s3-object-store.js';
+
+const httpUrl = z.string().refine((v) => v === '' || /^https?:\/\/[^/]/.test(v), 'must be empty or an http(s) URL');
+
+const config = z
+  .object({
+    /** S3 API endpoint the host uses, for example `http://minio:9000`; empty means AWS S3 in `region`. */
+    endpoint: httpUrl.default(''),
+    /** Region the requests are signed for. */
+    region: z.string().min(1).default('us-east-1'),
+    /** The bucket holding every object; it must exist. */
+    bucket: z.string().min(1),
+    /** Name of the environment variable holding the access key id (keys never sit in config files). */
+    access_key_id_env: z.string().min(1).default('AWS_ACCESS_KEY_ID'),
+    /** Name of the environment variable holding the secret access key. */
+    secret_access_key_env: z.string().min(1).default('AWS_SECRET_ACCESS_KEY'),
+    /** Address buckets as `<endpoint>/<bucket>` rather than `<bucket>.<endpoint>` (MinIO and most S3-compatible servers). */
+    force_path_style: z.boolean().default(false),
+    /** Lifetime of a presigned download URL (S3 allows at most 7 days). */
+    presign_ttl_seconds: z.number().int().min(1).max(604_800).default(900),
+  })
+  .strict();
+
+export default definePlugin({
+  id: 'object-store-s3',
+  sdk: '^1.1.0',
+  config,
+  register(env) {
+    env.registerInit({
+      deps: {
+        objectStores: extensionPoints.objectStores,
+        hostConfig: coreServices.config,
+        lifecycle: coreServices.lifecycle,
+        log: coreServices.logger,
+      },
+      async init({ objectStores, hostConfig, lifecycle, log }, options) {
+        const publicEndpoint = String(hostConfig.section('object_store')?.public_endpoint ?? ''); // OBJECT_STORE_PUBLIC_ENDPOINT
+        const { client, publicClient } = createS3Clients(
+          {
+            endpoint: options.endpoint,
+            region: options.region,
+            forcePathStyle: options.force_path_style,
+            accessKeyIdEnv: options.access_key_id_env,
+            secretAccessKeyEnv: options.secret_access_key_env,
+          },
+          publicEndpoint,
+          process.env,
+        );
+        objectStores.register('s3', createS3ObjectStore({ client, publicClient, bucket: options.bucket, presignTtlSeconds: options.presign_ttl_seconds, log }));
+        lifecycle.onStop(() => {
+          client.destroy();
+          publicClient?.destroy();
+        });
+      },
+    });
+  },
+});

@@ -1,0 +1,46 @@
+import { S3Client } from '@aws-sdk/client-s3';
+
+export interface S3ConnectionOptions {
+  /** S3 API endpoint the host uses; empty: AWS S3 in `region`. */
+  endpoint: string;
+  region: string;
+  forcePathStyle: boolean;
+  /** Names of the environment variables holding the access key pair. */
+  accessKeyIdEnv: string;
+  secretAccessKeyEnv: string;
+}
+
+/**
+ * The access key pair from the named environment variables; when neither is
+ * set, `undefined` lets the AWS SDK's default chain (instance role, shared
+ * config...) find credentials. One without the other is a mistake, refused.
+ */
+export function credentialsFromEnv(options: S3ConnectionOptions, env: NodeJS.ProcessEnv) {
+  const accessKeyId = env[options.accessKeyIdEnv]?.trim();
+  const secretAccessKey = env[options.secretAccessKeyEnv]?.trim();
+  if (!accessKeyId && !secretAccessKey) return undefined;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new Error(`set both ${options.accessKeyIdEnv} and ${options.secretAccessKeyEnv}, or neither (then the AWS default credential chain applies)`);
+  }
+  return { accessKeyId, secretAccessKey };
+}
+
+/**
+ * One client for the endpoint the host reaches and, when a public endpoint is
+ * set, one that signs download URLs for it (the signature covers the host
+ * name, so it must be the one clients will use).
+ */
+export function createS3Clients(options: S3ConnectionOptions, publicEndpoint: string, env: NodeJS.ProcessEnv): { client: S3Client; publicClient?: S3Client } {
+  const credentials = credentialsFromEnv(options, env);
+  const clientFor = (endpoint: string) =>
+    new S3Client({
+      ...(endpoint && { endpoint }),
+      region: options.region,
+      forcePathStyle: options.forcePathStyle,
+      ...(credentials && { credentials }),
+      // Many S3-compatible servers reject the flexible checksums the SDK now sends by default.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  return { client: clientFor(options.endpoint), ...(publicEndpoint && { publicClient: clientFor(publicEndpoint) }) };
+}

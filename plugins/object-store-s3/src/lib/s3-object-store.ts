@@ -1,0 +1,81 @@
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { assertObjectKey, NotFoundError, objectStoreProxyDownload, type Logger, type ObjectStoreBackend } from '@agent-host/sdk';
+
+export interface S3ObjectStoreOptions {
+  /** Reads and writes, against the endpoint the host reaches. */
+  client: S3Client;
+  /** Signs download URLs against the public endpoint; absent, downloads go through the host's proxy. */
+  publicClient?: S3Client;
+  bucket: string;
+  /** Lifetime of a presigned download URL. */
+  presignTtlSeconds: number;
+  log: Logger;
+}
+
+export const NO_PUBLIC_ENDPOINT_WARNING = 'OBJECT_STORE_PUBLIC_ENDPOINT is not set; the file is served through the host';
+export const PRESIGN_FAILED_WARNING = 'presigning a public download URL failed; the file is served through the host';
+
+const isMissing = (error: unknown) => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+};
+
+/** An S3 bucket as an object store backend: keys are object keys, checked by the same rule as every backend's. */
+export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreBackend {
+  const { client, publicClient, bucket, presignTtlSeconds, log } = options;
+
+  const getObject = async (key: string) => {
+    assertObjectKey(key);
+    try {
+      const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      if (!response.Body) throw new Error(`GetObject returned no body for "${key}"`);
+      return { body: response.Body, info: { key, size: response.ContentLength ?? 0, content_type: response.ContentType ?? 'application/octet-stream' } };
+    } catch (error) {
+      if (isMissing(error)) throw new NotFoundError(`object "${key}" not found`);
+      throw error;
+    }
+  };
+
+  return {
+    async put(key, data, { contentType }) {
+      assertObjectKey(key);
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType, ContentLength: data.byteLength }));
+      return { key, size: data.byteLength, content_type: contentType };
+    },
+    async get(key) {
+      const { body, info } = await getObject(key);
+      return { data: await body.transformToByteArray(), info };
+    },
+    async open(key) {
+      const { body, info } = await getObject(key);
+      // In Node the SDK's body is an http.IncomingMessage, an async iterable of bytes.
+      return { body: body as unknown as AsyncIterable<Uint8Array>, info };
+    },
+    async delete(key) {
+      assertObjectKey(key);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async exists(key) {
+      assertObjectKey(key);
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return true;
+      } catch (error) {
+        if (isMissing(error)) return false;
+        throw error;
+      }
+    },
+    async describeDownload(key) {
+      assertObjectKey(key);
+      if (!publicClient) return objectStoreProxyDownload(key, NO_PUBLIC_ENDPOINT_WARNING);
+      try {
+        const url = await getSignedUrl(publicClient, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: presignTtlSeconds });
+        return { download_url: url, download_mode: 'presigned_url', download_warning: null };
+      } catch (error) {
+        log.warn({ err: error, key }, 'presigning a download URL failed; the host proxy serves it');
+        return objectStoreProxyDownload(key, PRESIGN_FAILED_WARNING);
+      }
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
+import { ChromaRetriever } from './lib/chroma-retriever.js';
+
+const config = z
+  .object({
+    /** URL of the Chroma server; empty uses the host's `[chroma].url` (`CHROMA_URL`). */
+    url: z.union([z.literal(''), z.string().url()]).default(''),
+  })
+  .strict();
+
+export default definePlugin({
+  id: 'retriever-chroma',
+  sdk: '^1.0.0',
+  config,
+  register(env) {
+    env.registerInit({
+      deps: { retrievers: extensionPoints.retrievers, hostConfig: coreServices.config },
+      async init({ retrievers, hostConfig }, options) {
+        const hostUrl = () => {
+          const url = hostConfig.section('chroma')?.url;
+          return typeof url === 'string' && url ? url : undefined;
+        };
+        retrievers.register('chroma', new ChromaRetriever({ url: () => options.url || hostUrl() }));
+      },
+    });
+  },
+});

@@ -1,0 +1,187 @@
+import {
+  BadRequestError,
+  ConflictError,
+  UpstreamError,
+  type HealthCheckResult,
+  type Retriever,
+  type VectorFilter,
+  type VectorHit,
+  type VectorMetadata,
+  type VectorPoint,
+} from '@agent-host/sdk';
+import { ChromaClient, ChromaClientError, ChromaConnectionError, ChromaNotFoundError, ChromaValueError, type Collection, type Metadata, type Where } from 'chromadb';
+
+/** Collection metadata key holding the vector length the collection was created for. */
+const DIM_KEY = 'agent_host_dim';
+
+/** Chroma's `where` for a filter: equality per key, `$in` for arrays, `$and` across keys; `undefined` when empty. */
+function chromaWhere(filter: VectorFilter | undefined): Where | undefined {
+  const clauses = Object.entries(filter ?? {}).map(([key, value]): Where => ({ [key]: Array.isArray(value) ? { $in: value } : value }) as Where);
+  if (clauses.length === 0) return undefined;
+  return clauses.length === 1 ? clauses[0] : { $and: clauses };
+}
+
+/** Cosine distance (1 - cosine similarity, in [0, 2]) as a score in [0, 1]: the cosine similarity, with opposite directions floored at 0. */
+const similarityOf = (distance: number | null) => (distance === null ? 0 : Math.min(1, Math.max(0, 1 - distance)));
+
+export interface ChromaRetrieverOptions {
+  /** The Chroma server's URL, read on first use (so the host may learn it after plugins are wired). */
+  url: () => string | undefined;
+}
+
+interface Connection {
+  url: string;
+  client: ChromaClient;
+}
+
+/**
+ * `chroma`: one Chroma collection per name, created on first upsert in cosine
+ * space and tagged with the vector length; reads of a collection that does
+ * not exist find nothing instead of creating it.
+ */
+export class ChromaRetriever implements Retriever {
+  private connection?: Connection;
+  private readonly collections = new Map<string, Collection>();
+  private maxBatchSize?: number;
+
+  constructor(private readonly options: ChromaRetrieverOptions) {}
+
+  async upsert(collection: string, points: VectorPoint[]): Promise<void> {
+    const dim = points[0]?.vector.length;
+    if (dim === undefined) return;
+    const wrong = points.find((p) => p.vector.length !== dim);
+    if (wrong) throw new BadRequestError(`point "${wrong.id}" has a ${wrong.vector.length}-dimensional vector, the others ${dim}`);
+    await this.run('upsert', collection, { dim }, async (target) => {
+      const size = (this.maxBatchSize ??= await this.client().client.getMaxBatchSize());
+      for (let start = 0; start < points.length; start += size) {
+        const batch = points.slice(start, start + size);
+        await target.upsert({
+          ids: batch.map((p) => p.id),
+          embeddings: batch.map((p) => p.vector),
+          documents: batch.map((p) => p.document),
+          // Chroma refuses an empty metadata object but takes null for "none".
+          metadatas: batch.map((p) => (Object.keys(p.metadata).length ? p.metadata : null)) as Metadata[],
+        });
+      }
+    });
+  }
+
+  async query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter }): Promise<VectorHit[]> {
+    if (query.topK <= 0) return [];
+    const result = await this.run('query', collection, undefined, async (target) => {
+      this.checkDim(collection, target, query.vector.length);
+      const where = chromaWhere(query.where);
+      return target.query({
+        queryEmbeddings: [query.vector],
+        nResults: query.topK,
+        include: ['documents', 'metadatas', 'distances'],
+        ...(where ? { where } : {}),
+      });
+    });
+    if (!result) return [];
+    const ids = result.ids[0] ?? [];
+    return ids.map((id, i) => ({
+      id,
+      score: similarityOf(result.distances[0]?.[i] ?? null),
+      document: result.documents[0]?.[i] ?? '',
+      metadata: (result.metadatas[0]?.[i] ?? {}) as VectorMetadata,
+    }));
+  }
+
+  async delete(collection: string, selector: { ids?: string[]; where?: VectorFilter }): Promise<void> {
+    const where = chromaWhere(selector.where);
+    // Neither ids nor a filter would mean "everything"; that is never what a caller meant by leaving them out.
+    if (!selector.ids && !where) throw new BadRequestError('delete needs ids or a where filter');
+    if (selector.ids?.length === 0 && !where) return;
+    await this.run('delete', collection, undefined, (target) => target.delete({ ...(selector.ids ? { ids: selector.ids } : {}), ...(where ? { where } : {}) }));
+  }
+
+  async count(collection: string, where?: VectorFilter): Promise<number> {
+    const filter = chromaWhere(where);
+    const counted = await this.run('count', collection, undefined, async (target) =>
+      filter ? (await target.get({ where: filter, include: [] })).ids.length : target.count(),
+    );
+    return counted ?? 0;
+  }
+
+  async health(): Promise<HealthCheckResult> {
+    let url = '';
+    try {
+      const connection = this.client();
+      url = connection.url;
+      await connection.client.heartbeat();
+      return { state: 'ok' };
+    } catch (error) {
+      return { state: 'failed', message: url ? `no heartbeat from Chroma at ${url}: ${(error as Error).message}` : (error as Error).message };
+    }
+  }
+
+  private client(): Connection {
+    if (this.connection) return this.connection;
+    const url = this.options.url();
+    if (!url) throw new UpstreamError('no Chroma server configured: set [plugins.retriever-chroma].url, or [chroma].url (CHROMA_URL)');
+    const parsed = new URL(url);
+    const ssl = parsed.protocol === 'https:';
+    this.connection = { url, client: new ChromaClient({ host: parsed.hostname, port: Number(parsed.port || (ssl ? 443 : 80)), ssl }) };
+    return this.connection;
+  }
+
+  /** The collection, created (cosine space, tagged with `dim`) when `create` is given; `undefined` when it does not exist. */
+  private async open(name: string, create?: { dim: number }): Promise<Collection | undefined> {
+    const cached = this.collections.get(name);
+    if (cached) return cached;
+    const { client } = this.client();
+    let collection: Collection;
+    try {
+      collection = create
+        ? await client.getOrCreateCollection({ name, metadata: { [DIM_KEY]: create.dim }, configuration: { hnsw: { space: 'cosine' } }, embeddingFunction: null })
+        : await client.getCollection({ name });
+    } catch (error) {
+      if (error instanceof ChromaNotFoundError) return undefined;
+      throw error;
+    }
+    const space = collection.configuration?.hnsw?.space;
+    if (space && space !== 'cosine') throw new ConflictError(`Chroma collection "${name}" uses the ${space} space; this retriever scores by cosine`);
+    this.collections.set(name, collection);
+    return collection;
+  }
+
+  private checkDim(name: string, collection: Collection, dim: number): void {
+    const expected = collection.metadata?.[DIM_KEY];
+    if (typeof expected === 'number' && expected !== dim) {
+      throw new ConflictError(`Chroma collection "${name}" holds ${expected}-dimensional vectors, not ${dim}: was the embedder changed? Re-index into a new collection`);
+    }
+  }
+
+  /**
+   * Runs `op` on the collection, mapping Chroma's errors to the host's. A
+   * cached handle whose collection was deleted behind our back is dropped and
+   * the operation tried once more.
+   */
+  private async run<T>(what: string, name: string, create: { dim: number } | undefined, op: (collection: Collection) => Promise<T>): Promise<T | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const collection = await this.open(name, create);
+        if (!collection) return undefined;
+        if (create) this.checkDim(name, collection, create.dim);
+        return await op(collection);
+      } catch (error) {
+        if (error instanceof ChromaNotFoundError && attempt === 0 && this.collections.delete(name)) continue;
+        throw this.hostError(what, name, error);
+      }
+    }
+  }
+
+  private hostError(what: string, name: string, error: unknown): unknown {
+    if (!(error instanceof Error) || error instanceof UpstreamError || error instanceof ConflictError || error instanceof BadRequestError) return error;
+    const url = this.connection?.url ?? '';
+    if (error instanceof ChromaConnectionError) return new UpstreamError(`cannot reach Chroma at ${url}`, { cause: error });
+    if (error instanceof ChromaClientError) {
+      // Chroma's message starts with the request URL; its reason follows "status: ".
+      const reason = error.message.split(' with status: ').at(-1);
+      return new BadRequestError(`Chroma refused ${what} on collection "${name}": ${reason}`);
+    }
+    if (error instanceof ChromaValueError) return new BadRequestError(`Chroma refused ${what} on collection "${name}": ${error.message}`);
+    return new UpstreamError(`Chroma ${what} on collection "${name}" failed: ${error.message}`, { cause: error });
+  }
+}
