@@ -1,7 +1,9 @@
-import type { ChatMessage, Orchestrator, RetrievedChunk, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import type { ChatMessage, Orchestrator, RetrievedChunk, ToolPipelineResult, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import { runSkills, skillSection, type SkillResult } from './skills-stage.js';
+import { runTools, toolSection } from './tools-stage.js';
 
-/** The system message: the agent's prompt plus the retrieved passages. */
-export function systemMessage(context: TurnContext, chunks: RetrievedChunk[]): ChatMessage | undefined {
+/** The system message: the agent's prompt, the retrieved passages, the skills' results and the tools' results or guidance. */
+export function systemMessage(context: TurnContext, chunks: RetrievedChunk[], skills: SkillResult[] = [], tools?: ToolPipelineResult): ChatMessage | undefined {
   const parts: string[] = [];
   if (context.agent.system_prompt) parts.push(context.agent.system_prompt);
   if (chunks.length) {
@@ -11,14 +13,18 @@ export function systemMessage(context: TurnContext, chunks: RetrievedChunk[]): C
         chunks.map((c) => (hide || !c.document_filename ? c.content : `[${c.document_filename}] ${c.content}`)).join('\n\n'),
     );
   }
+  const skillText = skillSection(skills);
+  if (skillText) parts.push(skillText);
+  const toolText = tools && toolSection(tools);
+  if (toolText) parts.push(toolText);
   return parts.length ? { role: 'system', content: parts.join('\n\n') } : undefined;
 }
 
 /**
- * `core_chat_v1`: retrieval from the agent's mounted sources, then the final
- * model call streamed token by token. Core applies fixed responses, limits
- * and persistence around it; the tool and skill stages plug in before the
- * final call.
+ * `core_chat_v1`: retrieval from the agent's mounted sources, the skills, the
+ * MCP tool pipeline (run by core; a direct response ends the turn), then the
+ * final model call streamed token by token. Core applies fixed responses,
+ * quick match, limits and persistence around it.
  */
 export class CoreChatOrchestrator implements Orchestrator {
   readonly displayName = 'Core chat';
@@ -31,7 +37,14 @@ export class CoreChatOrchestrator implements Orchestrator {
       attributes.chunk_count = found.length;
       return found;
     });
-    const system = systemMessage(context, chunks);
+    const skills = await runSkills(context);
+    const tools = await runTools(context);
+    if (tools.action === 'reply') {
+      // A direct response or raw passthrough is the whole reply: no final model call.
+      for (const content of tools.reply.split(/(?<= )/)) if (content) yield { type: 'token', content };
+      return { reply: tools.reply, response_source: tools.response_source, observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation } };
+    }
+    const system = systemMessage(context, chunks, skills, tools);
     const messages: ChatMessage[] = [...(system ? [system] : []), ...context.history, { role: 'user', content: context.message }];
     const model = context.models.chatModel('general');
     let reply = '';
@@ -40,6 +53,6 @@ export class CoreChatOrchestrator implements Orchestrator {
       reply += chunk.content;
       yield { type: 'token', content: chunk.content };
     }
-    return { reply, response_source: 'model', observation: { rag_chunk_count: chunks.length } };
+    return { reply, response_source: 'llm_generated', observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation } };
   }
 }

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError, ValidationError, type SecretsService } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { auditMcp, type McpOperation } from './operation.js';
+import { newestFirst } from './paging.js';
+import type { CredentialCreateInput, CredentialUpdateInput } from './schemas.js';
+
+export interface CredentialRow {
+  id: string;
+  name: string;
+  description: string;
+  scope: 'shared' | 'server';
+  mcp_server_id: string | null;
+  encrypted_secret_json: string;
+  secret_keys: string[];
+  rotated_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * MCP credentials (spec 2.7, 5.8): the secret is stored only as AES-256-GCM
+ * ciphertext and leaves this class only decrypted for a tool call, never in
+ * a response, log or audit (those carry the key names). The scope governs
+ * reuse: `shared` credentials serve any server, `server` ones only theirs.
+ */
+export class McpCredentials {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly secrets: SecretsService,
+  ) {}
+
+  list(page: { limit: number; cursor?: string }) {
+    return newestFirst(this.db, 'mcp_credentials', page, presentCredential);
+  }
+
+  async get(id: string) {
+    return presentCredential(await this.find(id));
+  }
+
+  async create(input: CredentialCreateInput, op: McpOperation) {
+    const scope = input.scope ?? 'shared';
+    const serverId = await this.checkScope(scope, input.mcp_server_id ?? null);
+    const id = randomUUID();
+    await this.db.transaction(async (transaction) => {
+      await this.db.query(
+        `INSERT INTO mcp_credentials (id, name, description, scope, mcp_server_id, encrypted_secret_json, secret_keys, created_by, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`,
+        { bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), op.operator.admin_user_id], transaction },
+      );
+      await auditMcp(this.db, op, { action: 'mcp.credential.create', target_type: 'mcp_credential', target_id: id, payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) } }, transaction);
+    });
+    return this.get(id);
+  }
+
+  async update(id: string, input: CredentialUpdateInput, op: McpOperation) {
+    const current = await this.find(id);
+    const scope = input.scope ?? current.scope;
+    const serverId = await this.checkScope(scope, input.mcp_server_id !== undefined ? input.mcp_server_id : current.mcp_server_id);
+    await this.db.transaction(async (transaction) => {
+      if (scope === 'server') await this.refuseForeignUsers(id, serverId!, transaction);
+      await this.db.query('UPDATE mcp_credentials SET name = $2, description = $3, scope = $4, mcp_server_id = $5, updated_at = now() WHERE id = $1', {
+        bind: [id, input.name ?? current.name, input.description ?? current.description, scope, serverId],
+        transaction,
+      });
+      await auditMcp(this.db, op, { action: 'mcp.credential.update', target_type: 'mcp_credential', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+    });
+    return this.get(id);
+  }
+
+  /** Replaces the secret; the answer names the servers and mounts that use it, to verify again. */
+  async rotate(id: string, secretPayload: Record<string, string>, op: McpOperation) {
+    await this.find(id);
+    await this.db.transaction(async (transaction) => {
+      await this.db.query('UPDATE mcp_credentials SET encrypted_secret_json = $2, secret_keys = $3, rotated_at = now(), updated_at = now() WHERE id = $1', {
+        bind: [id, this.encrypt(secretPayload), JSON.stringify(Object.keys(secretPayload))],
+        transaction,
+      });
+      await auditMcp(this.db, op, { action: 'mcp.credential.rotate', target_type: 'mcp_credential', target_id: id, payload: { secret_keys: Object.keys(secretPayload) } }, transaction);
+    });
+    const affected = await this.db.query<{ mcp_server_id: string; server_name: string; mount_id: string | null; agent_id: string | null }>(
+      `SELECT s.id AS mcp_server_id, s.name AS server_name, m.id AS mount_id, m.agent_id FROM mcp_servers s
+       LEFT JOIN agent_mcp_mounts m ON m.mcp_server_id = s.id WHERE s.credential_id = $1 ORDER BY s.name, m.created_at`,
+      { bind: [id], type: QueryTypes.SELECT },
+    );
+    return {
+      ...(await this.get(id)),
+      servers_to_reverify: [...new Map(affected.map((a) => [a.mcp_server_id, { mcp_server_id: a.mcp_server_id, server_name: a.server_name }])).values()],
+      mounts_to_reverify: affected.filter((a) => a.mount_id).map((a) => ({ mount_id: a.mount_id, agent_id: a.agent_id, mcp_server_id: a.mcp_server_id })),
+    };
+  }
+
+  async delete(id: string, op: McpOperation) {
+    await this.find(id);
+    const users = await this.db.query<{ id: string; name: string }>('SELECT id, name FROM mcp_servers WHERE credential_id = $1 ORDER BY name', { bind: [id], type: QueryTypes.SELECT });
+    if (users.length) throw new ConflictError(`credential ${id} is used by ${users.map((s) => `server "${s.name}" (${s.id})`).join(', ')}; detach it there first`);
+    await this.db.transaction(async (transaction) => {
+      await this.db.query('DELETE FROM mcp_credentials WHERE id = $1', { bind: [id], transaction });
+      await auditMcp(this.db, op, { action: 'mcp.credential.delete', target_type: 'mcp_credential', target_id: id }, transaction);
+    });
+    return { status: 'deleted', credential_id: id };
+  }
+
+  /** The decrypted secret for a call by `serverId`, refused when the scope does not allow that server. */
+  async secretFor(credentialId: string, serverId: string): Promise<Record<string, string>> {
+    const row = await this.find(credentialId);
+    if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${serverId}`);
+    return JSON.parse(this.secrets.decrypt(row.encrypted_secret_json)) as Record<string, string>;
+  }
+
+  /** Refuses attaching a credential to a server its scope does not allow. */
+  async checkAttachable(credentialId: string, serverId: string): Promise<void> {
+    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id::text = $1', { bind: [credentialId], type: QueryTypes.SELECT });
+    if (!row) throw new ValidationError([{ loc: ['body', 'credential_id'], msg: `credential ${credentialId} not found`, type: 'value_error' }]);
+    if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`);
+  }
+
+  private async find(id: string): Promise<CredentialRow> {
+    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id::text = $1', { bind: [id], type: QueryTypes.SELECT });
+    if (!row) throw new NotFoundError(`credential ${id} not found`);
+    return row;
+  }
+
+  private encrypt(payload: Record<string, string>): string {
+    return this.secrets.encrypt(JSON.stringify(payload));
+  }
+
+  private async checkScope(scope: 'shared' | 'server', serverId: string | null): Promise<string | null> {
+    if (scope === 'shared') {
+      if (serverId) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: 'a shared credential names no server; use scope "server" to bind it to one', type: 'value_error' }]);
+      return null;
+    }
+    if (!serverId) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: 'scope "server" needs mcp_server_id', type: 'missing' }]);
+    const [server] = await this.db.query('SELECT 1 FROM mcp_servers WHERE id::text = $1', { bind: [serverId], type: QueryTypes.SELECT });
+    if (!server) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: `MCP server ${serverId} not found`, type: 'value_error' }]);
+    return serverId;
+  }
+
+  /** Narrowing a credential to one server must not strand other servers that use it. */
+  private async refuseForeignUsers(id: string, serverId: string, transaction: Transaction): Promise<void> {
+    const others = await this.db.query<{ name: string }>('SELECT name FROM mcp_servers WHERE credential_id = $1 AND id <> $2', { bind: [id, serverId], type: QueryTypes.SELECT, transaction });
+    if (others.length) throw new ConflictError(`credential ${id} is also used by ${others.map((s) => `"${s.name}"`).join(', ')}; it cannot be scoped to one server`);
+  }
+}
+
+const usableBy = (row: CredentialRow, serverId: string) => row.scope === 'shared' || row.mcp_server_id === serverId;
+
+/** Metadata only: the ciphertext and the secret never leave. */
+export function presentCredential(row: CredentialRow) {
+  return {
+    credential_id: row.id,
+    name: row.name,
+    description: row.description,
+    scope: row.scope,
+    mcp_server_id: row.mcp_server_id,
+    secret_keys: row.secret_keys,
+    has_secret: true,
+    rotated_at: row.rotated_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,40 @@
+import type { SecretsService, ToolBackend } from '@agent-host/sdk';
+import type { Sequelize } from 'sequelize';
+import type { HostConfig } from '../config/schema.js';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import { McpCallAudits } from './call-audits.js';
+import { McpCredentials } from './credentials.js';
+import { McpMounts } from './mounts.js';
+import { McpServerActions } from './server-actions.js';
+import { McpServers } from './servers.js';
+import { TurnTools, type TurnToolsInput } from './turn-tools.js';
+
+export interface McpDeps {
+  db: Sequelize;
+  config: HostConfig['mcp'];
+  secrets: SecretsService;
+  backends: KeyedRegistry<ToolBackend>;
+}
+
+/** The MCP tools domain (spec 2.7, 4.13): servers, credentials, mounts, administrator actions, call audits, and each turn's tool path. */
+export class Mcp {
+  readonly servers: McpServers;
+  readonly credentials: McpCredentials;
+  readonly mounts: McpMounts;
+  readonly actions: McpServerActions;
+  readonly audits: McpCallAudits;
+
+  constructor(readonly deps: McpDeps) {
+    this.credentials = new McpCredentials(deps.db, deps.secrets);
+    this.servers = new McpServers(deps.db, deps.backends, this.credentials);
+    this.mounts = new McpMounts(deps.db);
+    this.audits = new McpCallAudits(deps.db);
+    this.actions = new McpServerActions(deps.db, this.servers, this.mounts, this.audits);
+  }
+
+  /** The tool path of one chat turn. */
+  turnTools(input: TurnToolsInput): TurnTools {
+    const discovery = { usableMounts: (agentId: string) => this.mounts.usable(agentId), resolve: (server: Parameters<McpServers['resolveRow']>[0]) => this.servers.resolveRow(server) };
+    return new TurnTools({ ...discovery, audits: this.audits, config: this.deps.config }, input);
+  }
+}

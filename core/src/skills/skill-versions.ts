@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError, type SkillBackend } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
+import { decodeCursor, keysetPage } from '../db/keyset-cursor.js';
+import type { KeyedRegistry } from '../kernel/registry.js';
+import { requireActiveServer, validateBackend } from './backend-checks.js';
+import type { SkillMcpServers } from './mcp-servers.js';
+import { auditSkillChange, type SkillOperation } from './operation.js';
+import type { SkillAssets } from './skill-assets.js';
+
+const versionFields = {
+  backend_type: z.string().trim().min(1).max(64),
+  backend_ref_id: z.string().trim().min(1).max(200).nullable(),
+  config: z.record(z.string(), z.unknown()),
+};
+
+/** `POST /skills/{id}/versions`: a draft unless `is_released` asks to release it at once (same rules as the release call). */
+export const versionCreateSchema = z.object({ ...versionFields, is_released: z.boolean() }).partial().required({ backend_type: true }).strict();
+export const versionUpdateSchema = z.object(versionFields).partial().strict();
+export type VersionCreateInput = z.output<typeof versionCreateSchema>;
+export type VersionUpdateInput = z.output<typeof versionUpdateSchema>;
+
+export interface VersionRow {
+  id: string;
+  skill_id: string;
+  version_number: number;
+  backend_type: string;
+  backend_ref_id: string | null;
+  config: Record<string, unknown>;
+  is_released: boolean;
+  released_at: Date | null;
+  released_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * Skill versions (spec 3.3, 4.12): a draft is edited in place; release checks
+ * the backend once more (an `mcp` server must be active, else 409) and makes
+ * the version immutable.
+ */
+export class SkillVersions {
+  constructor(
+    private readonly db: Sequelize,
+    private readonly assets: SkillAssets,
+    private readonly backends: KeyedRegistry<SkillBackend>,
+    private readonly servers: SkillMcpServers,
+  ) {}
+
+  async list(skillId: string, options: { released_only: boolean; limit: number; cursor?: string }) {
+    await this.assets.find(skillId);
+    const [cursorAt, cursorId] = decodeCursor(options.cursor);
+    const rows = await this.db.query<VersionRow>(
+      `SELECT * FROM skill_versions WHERE skill_id = $1 AND (NOT $2::boolean OR is_released)
+       AND ($3::timestamptz IS NULL OR (created_at, id::text) < ($3::timestamptz, $4::text))
+       ORDER BY created_at DESC, id DESC LIMIT $5`,
+      { bind: [skillId, options.released_only, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
+    );
+    return keysetPage(rows, options.limit, presentVersion);
+  }
+
+  async get(skillId: string, versionId: string) {
+    return presentVersion(await this.find(skillId, versionId));
+  }
+
+  async create(skillId: string, input: VersionCreateInput, op: SkillOperation) {
+    const backend = { backend_type: input.backend_type, backend_ref_id: input.backend_ref_id ?? null, config: input.config ?? {} };
+    validateBackend(this.backends, backend);
+    const id = randomUUID();
+    if (input.is_released) await requireActiveServer(this.servers, { ...backend, id }, 'released');
+    await this.db.transaction(async (transaction) => {
+      // Locking the skill numbers its versions one at a time.
+      await this.assets.find(skillId, transaction);
+      await this.db.query(
+        `INSERT INTO skill_versions (id, skill_id, version_number, backend_type, backend_ref_id, config, is_released, released_at, released_by, created_by, created_at, updated_at)
+         SELECT $1::uuid, $2::uuid, COALESCE(max(version_number), 0) + 1, $3::text, $4::text, $5::jsonb, $6::boolean,
+                CASE WHEN $6::boolean THEN now() END, CASE WHEN $6::boolean THEN $7::uuid END, $7::uuid, now(), now()
+         FROM skill_versions WHERE skill_id = $2`,
+        { bind: [id, skillId, backend.backend_type, backend.backend_ref_id, JSON.stringify(backend.config), input.is_released ?? false, op.operator.admin_user_id], transaction },
+      );
+      const payload = { skill_id: skillId, backend_type: backend.backend_type, backend_ref_id: backend.backend_ref_id, is_released: input.is_released ?? false };
+      await auditSkillChange(this.db, op, { action: 'skill_version.create', target_type: 'skill_version', target_id: id, payload }, transaction);
+    });
+    return this.get(skillId, id);
+  }
+
+  /** Edits a draft in place; a released version is immutable (409). */
+  async update(skillId: string, versionId: string, input: VersionUpdateInput, op: SkillOperation) {
+    await this.db.transaction(async (transaction) => {
+      const current = await this.find(skillId, versionId, transaction);
+      if (current.is_released) throw immutable(current);
+      const next = {
+        backend_type: input.backend_type ?? current.backend_type,
+        backend_ref_id: input.backend_ref_id === undefined ? current.backend_ref_id : input.backend_ref_id,
+        config: input.config ?? current.config,
+      };
+      validateBackend(this.backends, next);
+      await this.db.query('UPDATE skill_versions SET backend_type = $2, backend_ref_id = $3, config = $4, updated_at = now() WHERE id = $1', {
+        bind: [versionId, next.backend_type, next.backend_ref_id, JSON.stringify(next.config)],
+        transaction,
+      });
+      await auditSkillChange(this.db, op, { action: 'skill_version.update', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, changed: Object.keys(input) } }, transaction);
+    });
+    return this.get(skillId, versionId);
+  }
+
+  async release(skillId: string, versionId: string, op: SkillOperation) {
+    await this.db.transaction(async (transaction) => {
+      const version = await this.find(skillId, versionId, transaction);
+      if (version.is_released) throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`);
+      if (!this.backends.has(version.backend_type)) {
+        throw new ConflictError(`skill version ${versionId} cannot be released: no enabled plugin provides its backend "${version.backend_type}"`);
+      }
+      await requireActiveServer(this.servers, version, 'released');
+      await this.db.query('UPDATE skill_versions SET is_released = true, released_at = now(), released_by = $2, updated_at = now() WHERE id = $1', {
+        bind: [versionId, op.operator.admin_user_id],
+        transaction,
+      });
+      await auditSkillChange(this.db, op, { action: 'skill_version.release', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, version_number: version.version_number } }, transaction);
+    });
+    return this.get(skillId, versionId);
+  }
+
+  /** A version by id alone (mounts name only the version); `FOR UPDATE` inside a transaction. */
+  async findById(versionId: string, transaction?: Transaction): Promise<VersionRow> {
+    const [row] = await this.db.query<VersionRow>(`SELECT * FROM skill_versions WHERE id::text = $1${transaction ? ' FOR UPDATE' : ''}`, {
+      bind: [versionId],
+      type: QueryTypes.SELECT,
+      ...(transaction && { transaction }),
+    });
+    if (!row) throw new NotFoundError(`skill version ${versionId} not found`);
+    return row;
+  }
+
+  private async find(skillId: string, versionId: string, transaction?: Transaction): Promise<VersionRow> {
+    const row = await this.findById(versionId, transaction);
+    if (row.skill_id !== skillId) throw new NotFoundError(`skill ${skillId} has no version ${versionId}`);
+    return row;
+  }
+}
+
+const immutable = (version: VersionRow) =>
+  new ConflictError(`skill version ${version.id} (version ${version.version_number}) is released and immutable; create a new version to change it`);
+
+export function presentVersion(row: VersionRow) {
+  return {
+    version_id: row.id,
+    skill_id: row.skill_id,
+    version_number: row.version_number,
+    backend_type: row.backend_type,
+    backend_ref_id: row.backend_ref_id,
+    config: row.config,
+    is_released: row.is_released,
+    released_at: row.released_at?.toISOString() ?? null,
+    released_by: row.released_by,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

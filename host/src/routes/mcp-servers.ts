@@ -1,0 +1,69 @@
+import { serverCreateSchema, serverUpdateSchema, testCallSchema } from '@agent-host/core';
+import { z } from 'zod';
+import { pagingFields, parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const listQuery = z.object(pagingFields).strict();
+
+/** MCP servers, their health check and test call (spec 4.13). */
+export const mcpServerRoutes: RouteFactory = (app) => {
+  const mcp = app.mcp!;
+  const id = (params: Record<string, string>) => String(params.mcp_server_id);
+  return [
+    route({
+      method: 'post',
+      path: '/mcp-servers',
+      access: { permission: 'mcp.write' },
+      summary: 'Register an MCP server; transport_type must be a registered tool backend, connection_config is checked by it',
+      body: serverCreateSchema,
+      handler: async (_req, res, { principal, origin, body }) => {
+        res.status(201);
+        return mcp.servers.create(body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/mcp-servers',
+      access: { permission: 'mcp.read' },
+      summary: 'MCP servers, newest first ({items, next_cursor, limit})',
+      handler: async (req) => mcp.servers.list(parseQuery(listQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/mcp-servers/:mcp_server_id',
+      access: { permission: 'mcp.read' },
+      summary: 'One MCP server',
+      handler: async (req) => mcp.servers.get(id(req.params)),
+    }),
+    route({
+      method: 'patch',
+      path: '/mcp-servers/:mcp_server_id',
+      access: { permission: 'mcp.write' },
+      summary: 'Update an MCP server',
+      body: serverUpdateSchema,
+      handler: async (req, _res, { principal, origin, body }) => mcp.servers.update(id(req.params), body, { operator: principal!, origin }),
+    }),
+    route({
+      method: 'del',
+      path: '/mcp-servers/:mcp_server_id',
+      access: { permission: 'mcp.write' },
+      summary: 'Delete an MCP server that no agent mounts',
+      handler: async (req, _res, { principal, origin }) => mcp.servers.delete(id(req.params), { operator: principal!, origin }),
+    }),
+    route({
+      method: 'post',
+      path: '/mcp-servers/:mcp_server_id/health-check',
+      access: { permission: 'mcp.write' },
+      summary: 'Connectivity check; sets the server status to active or error (inactive stays)',
+      handler: async (req, _res, { principal, origin }) => mcp.actions.healthCheck(id(req.params), { operator: principal!, origin }),
+    }),
+    route({
+      method: 'post',
+      path: '/mcp-servers/:mcp_server_id/test-call',
+      access: { permission: 'mcp.write' },
+      summary: 'tools/list (the tools and the raw answer) or tools/call, optionally with another credential and timeout',
+      body: testCallSchema,
+      handler: async (req, _res, { principal, origin, body }) => mcp.actions.testCall(id(req.params), body, { operator: principal!, origin }),
+    }),
+  ];
+};

@@ -1,0 +1,89 @@
+import { SKILL_STATUSES, skillCreateSchema, skillUpdateSchema, versionCreateSchema, versionUpdateSchema } from '@agent-host/core';
+import { z } from 'zod';
+import { pagingFields, parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const skillQuery = z.object({ ...pagingFields, status: z.enum(SKILL_STATUSES).optional() }).strict();
+const versionQuery = z.object({ ...pagingFields, released_only: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') }).strict();
+
+/** Skill assets and their versions (spec 4.12). */
+export const skillRoutes: RouteFactory = (app) => {
+  const { assets, versions } = app.skills!;
+  const skillId = (params: Record<string, string>) => String(params.skill_id);
+  const versionId = (params: Record<string, string>) => String(params.version_id);
+  return [
+    route({
+      method: 'post',
+      path: '/skills',
+      access: { permission: 'skills.write' },
+      summary: 'Create a skill asset (its name is the tool name runtimes show the model)',
+      body: skillCreateSchema,
+      handler: async (_req, res, { principal, origin, body }) => {
+        res.status(201);
+        return assets.create(body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/skills',
+      access: { permission: 'skills.read' },
+      summary: 'Skills, newest first, optionally by status ({items, next_cursor, limit})',
+      handler: async (req) => assets.list(parseQuery(skillQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/skills/:skill_id',
+      access: { permission: 'skills.read' },
+      summary: 'One skill',
+      handler: async (req) => assets.get(skillId(req.params)),
+    }),
+    route({
+      method: 'patch',
+      path: '/skills/:skill_id',
+      access: { permission: 'skills.write' },
+      summary: 'Update a skill (name, description, status)',
+      body: skillUpdateSchema,
+      handler: async (req, _res, { principal, origin, body }) => assets.update(skillId(req.params), body, { operator: principal!, origin }),
+    }),
+    route({
+      method: 'post',
+      path: '/skills/:skill_id/versions',
+      access: { permission: 'skills.write' },
+      summary: 'Create a version: a draft, unless is_released=true releases it at once under the release rules',
+      body: versionCreateSchema,
+      handler: async (req, res, { principal, origin, body }) => {
+        res.status(201);
+        return versions.create(skillId(req.params), body, { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/skills/:skill_id/versions',
+      access: { permission: 'skills.read' },
+      summary: "The skill's versions, newest first; released_only=true for released ones",
+      handler: async (req) => versions.list(skillId(req.params), parseQuery(versionQuery, req.query)),
+    }),
+    route({
+      method: 'get',
+      path: '/skills/:skill_id/versions/:version_id',
+      access: { permission: 'skills.read' },
+      summary: 'One skill version',
+      handler: async (req) => versions.get(skillId(req.params), versionId(req.params)),
+    }),
+    route({
+      method: 'patch',
+      path: '/skills/:skill_id/versions/:version_id',
+      access: { permission: 'skills.write' },
+      summary: 'Edit a draft version in place (a released version is immutable: 409)',
+      body: versionUpdateSchema,
+      handler: async (req, _res, { principal, origin, body }) => versions.update(skillId(req.params), versionId(req.params), body, { operator: principal!, origin }),
+    }),
+    route({
+      method: 'post',
+      path: '/skills/:skill_id/versions/:version_id/release',
+      access: { permission: 'skills.write' },
+      summary: 'Release a draft; an mcp version needs its backend_ref_id server active (else 409)',
+      handler: async (req, _res, { principal, origin }) => versions.release(skillId(req.params), versionId(req.params), { operator: principal!, origin }),
+    }),
+  ];
+};

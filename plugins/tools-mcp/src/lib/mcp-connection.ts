@@ -1,0 +1,89 @@
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Deadline } from './deadline.js';
+import { ProcessGroupStdioTransport, type StdioLaunch } from './stdio-transport.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+const CLIENT_INFO = { name: 'agent-host', version };
+
+/** How to reach an MCP server. */
+export type McpTarget =
+  | { kind: 'stdio'; launch: StdioLaunch }
+  | { kind: 'http'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable_http' | 'sse' };
+
+/** The wire an open connection runs over; `auto` resolves to one of the HTTP two. */
+export type McpWire = 'stdio' | 'streamable_http' | 'sse';
+
+/** A connected, initialised MCP client. */
+export interface McpConnection {
+  readonly client: Client;
+  readonly wire: McpWire;
+  /** The stdio server's process id. */
+  readonly pid?: number;
+  /** For stdio, how the process ended and its last stderr; empty otherwise. */
+  diagnosis(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens and initialises a connection within `deadline`. A failed or
+ * abandoned attempt is closed before this rejects, so no child is left behind.
+ * `onDead` runs whenever the open connection closes, whoever closed it.
+ */
+export async function openConnection(target: McpTarget, deadline: Deadline, onDead: () => void): Promise<McpConnection> {
+  if (target.kind === 'stdio') {
+    const transport = new ProcessGroupStdioTransport(target.launch);
+    try {
+      const client = await connect(transport, deadline, onDead);
+      return { client, wire: 'stdio', pid: transport.pid, diagnosis: () => transport.diagnosis(), close: () => client.close() };
+    } catch (error) {
+      throw withDiagnosis(error, transport.diagnosis(), deadline);
+    }
+  }
+  const url = new URL(target.url);
+  const requestInit = { headers: target.headers };
+  if (target.transport !== 'sse') {
+    try {
+      const client = await connect(new StreamableHTTPClientTransport(url, { requestInit }), deadline, onDead);
+      return httpConnection(client, 'streamable_http');
+    } catch (error) {
+      if (target.transport === 'streamable_http' || !servesOnlySse(error)) throw error;
+    }
+  }
+  return httpConnection(await connect(new SSEClientTransport(url, { requestInit }), deadline, onDead), 'sse');
+}
+
+/** `error` with how a stdio server ended appended, once it has ended; a timeout stays as it is. */
+export function withDiagnosis(error: unknown, diagnosis: string, deadline: Deadline): unknown {
+  if (!diagnosis || deadline.timedOut(error)) return error;
+  return new Error(`${error instanceof Error ? error.message : String(error)} (${diagnosis})`, { cause: error });
+}
+
+/**
+ * The MCP backwards-compatibility rule: a 4xx to the Streamable HTTP POST
+ * means an older server that speaks the SSE transport at that URL. 401 and
+ * 403 are left as they are: the credential is wrong either way.
+ */
+function servesOnlySse(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+}
+
+function httpConnection(client: Client, wire: McpWire): McpConnection {
+  return { client, wire, diagnosis: () => '', close: () => client.close() };
+}
+
+async function connect(transport: Transport, deadline: Deadline, onDead: () => void): Promise<Client> {
+  // The host is a client only: it offers no sampling, roots or elicitation.
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  try {
+    await deadline.race(client.connect(transport, deadline.requestOptions()));
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  client.onclose = onDead;
+  return client;
+}

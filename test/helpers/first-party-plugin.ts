@@ -1,0 +1,33 @@
+// Loads one first-party plugin (plugins/<id>, its built dist) through the real
+// kernel, with its config section and the core services a test provides, so
+// a test sees exactly what the host would register.
+import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createRootLogger, Kernel, PROJECT_ROOT } from '@agent-host/core';
+import { container } from 'tsyringe';
+
+/** `services` maps ref ids (`core.config`, ...) to instances; the logger is provided (silent). */
+export async function loadFirstPartyPlugin(id: string, config: Record<string, unknown> = {}, services: Record<string, unknown> = {}): Promise<Kernel> {
+  const scope = container.createChildContainer();
+  for (const [refId, value] of Object.entries(services)) scope.register(refId, { useValue: value });
+  const logger = createRootLogger('silent');
+  const kernel = new Kernel({
+    container: scope,
+    logger,
+    specifiers: [id],
+    disabled: [],
+    pluginsDir: path.join(PROJECT_ROOT, 'plugins'),
+    baseDir: PROJECT_ROOT,
+    pluginConfig: (pluginId) => (pluginId === id ? config : undefined),
+    scopedServices: { 'core.logger': () => logger },
+  });
+  await kernel.init();
+  return kernel;
+}
+
+/** The `contributes` of a first-party plugin's manifest. */
+export async function contributesOf(id: string): Promise<Record<string, string[]>> {
+  const manifest = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'plugins', id, 'package.json'), 'utf8'));
+  return manifest.agentHost.contributes ?? {};
+}
