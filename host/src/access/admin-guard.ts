@@ -12,7 +12,7 @@ export function adminGuard(app: AgentHostApp): AccessGuard {
   const auth = app.adminAuth!;
   return {
     async authorize(req, access) {
-      const token = readCookie(req, ACCESS_COOKIE);
+      const token = readCookie(req.headers, ACCESS_COOKIE);
       const principal = token ? await auth.authenticate(token) : undefined;
       // Public routes serve anyone; an administrator session, when present, still identifies the caller.
       if ('public' in access) return principal;

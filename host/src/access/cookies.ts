@@ -1,15 +1,16 @@
 import type { IssuedTokens } from '@agent-host/core';
 import { parse, serialize, type SerializeOptions } from 'cookie';
-import type { Request, Response } from 'restify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Response } from 'restify';
 
 export const ACCESS_COOKIE = 'agent_host_access';
 export const REFRESH_COOKIE = 'agent_host_refresh';
 /** The refresh cookie is only sent to the endpoints that consume it. */
 const REFRESH_PATH = '/admin/auth';
 
-export function readCookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  return header ? parse(header)[name] : undefined;
+/** A cookie of an HTTP request or a WebSocket handshake. */
+export function readCookie(headers: IncomingHttpHeaders, name: string): string | undefined {
+  return headers.cookie ? parse(headers.cookie)[name] : undefined;
 }
 
 function base(secure: boolean): SerializeOptions {

@@ -1,0 +1,42 @@
+import pg from 'pg';
+
+/**
+ * The connection pool handed to the socket.io Postgres adapter. The adapter
+ * keeps one LISTEN connection checked out and cannot release it when it is
+ * closed while still opening it, which would hold `pool.end()` forever; this
+ * pool tracks what it hands out and ends it on close. After close the
+ * adapter's reconnect attempts wait forever instead of spinning.
+ */
+export function createAdapterPool(connectionString: string, onError: (err: Error) => void) {
+  const pool = new pg.Pool({ connectionString, max: 3 });
+  pool.on('error', onError);
+  const checkedOut = new Set<pg.PoolClient>();
+  let closed = false;
+  const never = () => new Promise<never>(() => undefined);
+  const adapterPool = {
+    query: pool.query.bind(pool),
+    async connect(): Promise<pg.PoolClient> {
+      if (closed) return never();
+      const client = await pool.connect();
+      if (closed) {
+        client.release(true);
+        return never();
+      }
+      checkedOut.add(client);
+      const release = client.release.bind(client);
+      client.release = (destroy?: Error | boolean) => {
+        checkedOut.delete(client);
+        return release(destroy);
+      };
+      return client;
+    },
+  } as unknown as pg.Pool;
+  return {
+    pool: adapterPool,
+    async close(): Promise<void> {
+      closed = true;
+      for (const client of [...checkedOut]) client.release(true);
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import type { Server as HttpServer } from 'node:http';
+import { chatRequestSchema, type AgentHostApp, type Operator, type SessionBroadcast } from '@agent-host/core';
+import { createAdapter } from '@socket.io/postgres-adapter';
+import { Server, type Namespace, type Socket } from 'socket.io';
+import { Adapter } from 'socket.io-adapter';
+import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
+import { createAdapterPool } from './adapter-pool.js';
+import { revoke, RoomFanOut, REVOKED_DETAIL, type SocketState } from './fan-out.js';
+import { parseMessageTag, readInbound, type InboundPayload } from './inbound.js';
+
+/** Spec 4.3 and 8: the history sent on connect holds at most this many messages. */
+export const HISTORY_LIMIT = 200;
+const ADMIN_NAMESPACE = /^\/ws\/([^/]+)$/;
+const PUBLIC_NAMESPACE = /^\/public\/ws\/([^/]+)$/;
+/** Server-side event carrying a session broadcast to the other instances. */
+const BROADCAST_EVENT = 'agent-host:session-broadcast';
+
+interface ConnectionState extends SocketState {
+  public: boolean;
+  role: 'customer' | 'operator';
+  operatorId: string | null;
+  operatorName: string | null;
+  agentId: string | null;
+  clientIp: string | null;
+}
+
+/** A refusal shown to the client (connect_error message, or an `error` event). */
+class Refused extends Error {}
+
+export interface Gateway {
+  /** Sockets connected to this instance. */
+  readonly socketCount: number;
+  close(): Promise<void>;
+}
+
+const queryValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.trim() || null;
+
+/**
+ * The WebSocket gateway (spec 4.3, 6.2, 6.3): socket.io on the host's HTTP
+ * server, namespace `/ws/{session_id}` for administrators and
+ * `/public/ws/{session_id}` for anonymous customers, one room per session.
+ * Whatever the chat and takeover services publish is delivered to the
+ * session's sockets on this instance and, through the Postgres adapter, on
+ * every other instance.
+ */
+export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gateway {
+  const log = app.logger.child({ component: 'ws' });
+  const auth = app.adminAuth!;
+  const fanOutPool = createAdapterPool(app.databaseUrl, (err) => log.warn({ err }, 'websocket fan-out connection error'));
+  const postgresAdapter = createAdapter(fanOutPool.pool, { errorHandler: (err) => log.warn({ err }, 'websocket fan-out error') });
+  // Only the main namespace goes through Postgres: a per-session namespace would LISTEN on a channel named
+  // after the session (Postgres caps channel names at 63 bytes). Broadcasts cross instances as server-side
+  // events on "/", and each instance delivers them to its own sockets.
+  const adapterFor = function (nsp: Namespace) {
+    return nsp.name === '/' ? postgresAdapter(nsp) : new Adapter(nsp);
+  } as unknown as typeof Adapter;
+  const io = new Server(httpServer, { adapter: adapterFor, serveClient: false, cleanupEmptyChildNamespaces: true });
+  const shutdown = new AbortController();
+  const fanOut = new RoomFanOut(
+    (principal) => auth.isSessionLive(principal),
+    (err) => log.error({ err }, 'websocket delivery failed'),
+  );
+
+  const unsubscribe = app.sessionEvents.subscribe((broadcast) => {
+    void fanOut.deliver(broadcast);
+    io.serverSideEmit(BROADCAST_EVENT, broadcast);
+  });
+  io.on(BROADCAST_EVENT, (broadcast: SessionBroadcast) => void fanOut.deliver(broadcast));
+
+  const adminNamespace = io.of(ADMIN_NAMESPACE);
+  adminNamespace.use((socket, next) => {
+    handshake(socket, false).then(() => next(), (error: Error) => next(error instanceof Refused ? error : new Error('connection failed')));
+  });
+  adminNamespace.on('connection', onConnection);
+  const publicNamespace = io.of(PUBLIC_NAMESPACE);
+  publicNamespace.use((socket, next) => {
+    handshake(socket, true).then(() => next(), (error: Error) => next(error instanceof Refused ? error : new Error('connection failed')));
+  });
+  publicNamespace.on('connection', onConnection);
+
+  /** Authenticates, reads the query and opens the session; the state lands on `socket.data`. */
+  async function handshake(socket: Socket, isPublic: boolean): Promise<void> {
+    const match = (isPublic ? PUBLIC_NAMESPACE : ADMIN_NAMESPACE).exec(socket.nsp.name)!;
+    const sessionId = decodeURIComponent(match[1]!);
+    const query = socket.handshake.query;
+    const state: ConnectionState = {
+      sessionId,
+      public: isPublic,
+      role: queryValue(query.role) === 'operator' ? 'operator' : 'customer',
+      operatorId: queryValue(query.operator_id),
+      operatorName: queryValue(query.operator_name),
+      agentId: queryValue(query.agent_id),
+      clientIp: socket.handshake.address || null,
+    };
+    const role = queryValue(query.role);
+    if (role && role !== 'customer' && role !== 'operator') throw new Refused('role must be customer or operator');
+    if (isPublic && state.role === 'operator') throw new Refused('the public WebSocket serves customers only; operators connect to /ws/{session_id}');
+    if (!isPublic) {
+      const token = readCookie(socket.handshake.headers, ACCESS_COOKIE);
+      const principal = token ? await auth.authenticate(token) : undefined;
+      if (!principal) throw new Refused(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
+      if (!principal.permissions.includes('conversations.read')) throw new Refused('missing permission conversations.read');
+      state.principal = principal;
+    }
+    if (state.agentId) {
+      const agent = await app.agents!.get(state.agentId).catch(() => undefined);
+      if (!agent) throw new Refused(`agent ${state.agentId} not found`);
+      if (isPublic && (agent.status !== 'active' || agent.public_access_mode !== 'public_anonymous')) throw new Refused(`agent ${state.agentId} is not public`);
+    }
+    const session = await app.takeover!.open(sessionId, state.agentId);
+    if (!session) throw new Refused(`session ${sessionId} not found; pass agent_id to start a new session`);
+    // A session answers with the agent it was first bound to; unless that is the query's agent (checked above), check it.
+    if (isPublic && session.agent_id !== state.agentId) {
+      const agent = session.agent_id ? await app.agents!.get(session.agent_id).catch(() => undefined) : undefined;
+      if (!agent || agent.public_access_mode !== 'public_anonymous') throw new Refused(`session ${sessionId} is not public`);
+    }
+    state.agentId = session.agent_id;
+    socket.data = state;
+  }
+
+  function onConnection(socket: Socket): void {
+    const state = socket.data as ConnectionState;
+    fanOut.join(socket);
+    void socket.join(state.sessionId);
+    // Queued with the session's broadcasts, so nothing published meanwhile arrives before the history.
+    void fanOut.enqueue(state.sessionId, async () => {
+      const messages = await app.sessions!.latestMessages(state.sessionId, HISTORY_LIMIT);
+      await fanOut.send(state.sessionId, 'history', { type: 'history', session_id: state.sessionId, messages }, socket);
+      const session = await app.takeover!.state(state.sessionId);
+      await fanOut.send(state.sessionId, 'session', { type: 'session', ...session }, socket);
+    });
+    // One inbound event at a time per socket, in the order sent.
+    let inbound = Promise.resolve();
+    socket.onAny((name: string, ...args: unknown[]) => {
+      const ack = typeof args.at(-1) === 'function' ? (args.pop() as (reply: unknown) => void) : undefined;
+      inbound = inbound.then(() => handle(socket, state, name, args[0], ack));
+    });
+  }
+
+  async function handle(socket: Socket, state: ConnectionState, name: string, payload: unknown, ack?: (reply: unknown) => void): Promise<void> {
+    const fail = (detail: string) => {
+      socket.emit('error', { type: 'error', session_id: state.sessionId, detail });
+      ack?.({ ok: false, detail });
+    };
+    try {
+      if (state.principal && !(await auth.isSessionLive(state.principal))) {
+        ack?.({ ok: false, detail: REVOKED_DETAIL });
+        revoke(socket);
+        return;
+      }
+      const event = readInbound(name, payload);
+      if (typeof event === 'string') return fail(event);
+      if (event.event === 'agent_takeover') await app.takeover!.takeover(state.sessionId, operatorOf(state), event.force ?? false);
+      else if (event.event === 'agent_release') await app.takeover!.release(state.sessionId, operatorOf(state), event.force ?? false);
+      else if (state.role === 'operator') await app.takeover!.manualMessage(state.sessionId, operatorOf(state), event.content ?? '');
+      else {
+        const errors = await customerMessage(state, event);
+        if (errors.length) return fail(errors.join('; '));
+      }
+      ack?.({ ok: true });
+    } catch (error) {
+      if (error instanceof Refused || (error as { status?: number }).status !== undefined) return fail((error as Error).message);
+      log.error({ err: error, event: name }, 'websocket event failed');
+      fail('the event failed; please try again');
+    }
+  }
+
+  /** Operator actions need `role=operator`, an `operator_id` and `conversations.write`; never on the public namespace. */
+  function operatorOf(state: ConnectionState): Operator {
+    if (state.public) throw new Refused('the public WebSocket cannot take over, release or reply by hand');
+    if (state.role !== 'operator') throw new Refused('connect with role=operator to take over, release or reply by hand');
+    if (!state.operatorId) throw new Refused('operator_id is required to take over, release or reply by hand');
+    if (!state.principal!.permissions.includes('conversations.write')) throw new Refused('missing permission conversations.write');
+    return { operator_id: state.operatorId, operator_name: state.operatorName, admin_user_id: state.principal!.admin_user_id, channel: 'websocket', client_ip: state.clientIp };
+  }
+
+  /** The same pipeline as `POST /stream`; the stored messages reach the room as `message` events. */
+  async function customerMessage(state: ConnectionState, event: InboundPayload): Promise<string[]> {
+    const { message_type, body } = parseMessageTag(event.content ?? '');
+    const request = chatRequestSchema.safeParse({
+      thread_id: state.sessionId,
+      agent_id: state.agentId,
+      message: body,
+      message_type: message_type ?? event.message_type,
+      model_name: event.model_name,
+      model_provider: event.model_provider,
+      model_temperature: event.model_temperature,
+    });
+    if (!request.success) return request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const callerKey = state.principal ? `admin:${state.principal.admin_user_id}` : state.clientIp ? `ip:${state.clientIp}` : null;
+    const errors: string[] = [];
+    for await (const streamed of app.chat!.stream(request.data, { principal: state.principal, callerKey }, shutdown.signal)) {
+      if (streamed.type === 'error') errors.push(streamed.content);
+    }
+    return errors;
+  }
+
+  return {
+    get socketCount() {
+      return fanOut.socketCount;
+    },
+    async close() {
+      unsubscribe();
+      shutdown.abort();
+      io.local.disconnectSockets(true);
+      io.engine.close();
+      io.of('/').adapter.close();
+      await fanOutPool.close();
+    },
+  };
+}
