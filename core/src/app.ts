@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { coreServices, extensionPoints, type Logger } from '@agent-host/sdk';
+import { coreServices, extensionPoints, type Logger, type SecretsService } from '@agent-host/sdk';
 import type { Agenda } from 'agenda';
 import type { Sequelize } from 'sequelize';
 import { container as rootContainer } from 'tsyringe';
@@ -23,18 +23,25 @@ import { ChatService } from './chat/chat-service.js';
 import { Conversations } from './chat/conversations.js';
 import { agentCostOverview } from './chat/cost-overview.js';
 import { RequestLimits } from './chat/request-limits.js';
+import { SessionEvents } from './chat/session-events.js';
 import { SessionQueries } from './chat/session-queries.js';
+import { Takeover } from './takeover/takeover.js';
 import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
 import { createAgenda } from './jobs/create-agenda.js';
 import { Kernel } from './kernel/kernel.js';
+import { Knowledge } from './knowledge/knowledge.js';
+import { Mcp } from './mcp/mcp.js';
+import { skillMcpServers } from './skills/mcp-servers.js';
+import { Skills } from './skills/skills.js';
 import { DEFAULT_CONFIG_DIR, FIRST_PARTY_PLUGINS_DIR, MIGRATIONS_DIR } from './paths.js';
 import { createAuditWriter } from './services/audit.js';
 import { HealthRegistry } from './services/health.js';
 import { createHttpClient } from './services/http-client.js';
 import { createRootLogger } from './services/logger.js';
 import { createLocalObjectStore } from './services/object-store-local.js';
+import { SelectedObjectStore } from './services/object-store-selection.js';
 import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
 import { estimateCost, pricingFromConfig } from './usage/cost.js';
@@ -64,6 +71,8 @@ export class AgentHostApp {
   readonly instanceId: string;
   readonly health = new HealthRegistry();
   readonly kernel: Kernel;
+  /** The backend `[object_store] backend` selects, once plugins have initialised; the download proxy reads it. */
+  readonly objectStore = new SelectedObjectStore();
   databaseUrl = '';
   chromaUrl = '';
   sequelize?: Sequelize;
@@ -74,6 +83,12 @@ export class AgentHostApp {
   agents?: Agents;
   chat?: ChatService;
   sessions?: SessionQueries;
+  takeover?: Takeover;
+  knowledge?: Knowledge;
+  mcp?: Mcp;
+  skills?: Skills;
+  /** What happens in sessions, for the WebSocket gateway. */
+  readonly sessionEvents = new SessionEvents();
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview?: (agentId: string) => ReturnType<typeof agentCostOverview>;
   systemSettings?: SystemSettings;
@@ -121,6 +136,16 @@ export class AgentHostApp {
     return path.resolve(this.config.app.data_dir);
   }
 
+  /**
+   * The secrets service under the configured key, or the one generated into
+   * the data directory; plugins get it, and `agent-host secrets encrypt` uses
+   * it so that what it encrypts decrypts here.
+   */
+  secrets(): SecretsService {
+    mkdirSync(this.dataDir, { recursive: true });
+    return createSecrets(resolveSecretsKey(this.config.secrets.key, this.dataDir));
+  }
+
   /** Starts everything; on failure, stops what had started and rethrows. */
   async start(): Promise<void> {
     try {
@@ -128,11 +153,16 @@ export class AgentHostApp {
       await Promise.all([this.startDatabase(), this.startChroma()]);
       await this.openDatabase();
       await this.startAdminAccess();
+      this.startKnowledge();
+      this.startMcp();
+      this.startSkills();
       this.startChat();
       await this.startJobs();
+      await this.knowledge!.start(this.requireJobs().forOwner('knowledge'));
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
+      this.selectObjectStore();
       await this.kernel.start();
       this.cleanups.push(() => this.kernel.stop());
       await this.agenda!.start();
@@ -284,10 +314,42 @@ export class AgentHostApp {
     this.bootstrapAdmin = await this.adminAuth.bootstrap();
   }
 
+  private startKnowledge(): void {
+    this.knowledge = new Knowledge({
+      db: this.requireDatabase(),
+      config: this.config.knowledge,
+      instanceId: this.instanceId,
+      parsers: this.kernel.registry(extensionPoints.documentParsers),
+      embedders: this.kernel.registry(extensionPoints.embedders),
+      retrievers: this.kernel.registry(extensionPoints.retrievers),
+      objectStore: this.objectStore,
+      logger: this.logger.child({ component: 'knowledge' }),
+    });
+  }
+
+  private startMcp(): void {
+    this.mcp = new Mcp({
+      db: this.requireDatabase(),
+      config: this.config.mcp,
+      secrets: this.secrets(),
+      backends: this.kernel.registry(extensionPoints.toolBackends),
+    });
+  }
+
+  private startSkills(): void {
+    this.skills = new Skills({
+      db: this.requireDatabase(),
+      backends: this.kernel.registry(extensionPoints.skillBackends),
+      servers: skillMcpServers(this.mcp!.servers),
+      logger: this.logger.child({ component: 'skills' }),
+    });
+  }
+
   private startChat(): void {
     const db = this.requireDatabase();
     const pricing = pricingFromConfig(this.config);
     this.sessions = new SessionQueries(db);
+    this.takeover = new Takeover(db, this.sessionEvents);
     this.costOverview = (agentId) => agentCostOverview(db, pricing, agentId);
     // A lease outlives any healthy turn; a crashed instance's leases lapse after it.
     const leaseSeconds = this.config.timeouts.model_request_seconds * 2 + 60;
@@ -303,6 +365,10 @@ export class AgentHostApp {
         const cost = estimateCost([{ ...model, usage }], pricing);
         return cost.estimated_interaction_count ? cost.total_cost_usd : usage.token_usage_source === 'no_model_invocation' ? 0 : null;
       },
+      events: this.sessionEvents,
+      knowledge: this.knowledge!,
+      skills: this.skills!,
+      mcp: this.mcp!,
       logger: this.logger.child({ component: 'chat' }),
     });
   }
@@ -331,22 +397,38 @@ export class AgentHostApp {
 
   private registerCoreServices(): void {
     const { config } = this;
+    // Plugins see the Chroma the host uses, the embedded one included.
+    const effective = { ...config, chroma: { ...config.chroma, url: this.chromaUrl } };
     const configService = {
       appEnv: config.app.env,
       section: (name: string) => {
-        const value = (config as unknown as Record<string, unknown>)[name];
+        const value = (effective as unknown as Record<string, unknown>)[name];
         return value && typeof value === 'object' ? (structuredClone(value) as Record<string, unknown>) : undefined;
       },
     };
     const objectsDir = config.object_store.local_dir || path.join(this.dataDir, 'objects');
     const values: [string, unknown][] = [
       [coreServices.config.id, configService],
-      [coreServices.secrets.id, createSecrets(resolveSecretsKey(config.secrets.key, this.dataDir))],
-      [coreServices.objectStore.id, createLocalObjectStore(path.resolve(objectsDir))],
+      [coreServices.secrets.id, this.secrets()],
+      [coreServices.objectStore.id, this.objectStore],
       [coreServices.clock.id, { now: () => new Date() }],
       [coreServices.http.id, createHttpClient(config.timeouts.http_request_seconds * 1000)],
     ];
     for (const [token, value] of values) this.container.register(token, { useValue: value });
+    // Registered like a plugin's backend, so no plugin can claim the name `local`.
+    this.kernel.registry(extensionPoints.objectStores).forPlugin('core', () => undefined).register('local', createLocalObjectStore(path.resolve(objectsDir)));
+  }
+
+  private selectObjectStore(): void {
+    const registry = this.kernel.registry(extensionPoints.objectStores);
+    const name = this.config.object_store.backend;
+    const backend = registry.get(name);
+    if (!backend) {
+      const known = registry.list().map((entry) => `"${entry.key}"`).join(', ');
+      throw new StartupError(`[object_store] backend "${name}" is not registered: enable the plugin that provides it, or choose one of ${known}`);
+    }
+    this.objectStore.use(backend);
+    this.logger.info({ backend: name, provided_by: registry.ownerOf(name) }, 'object store selected');
   }
 
   private registerCoreHealthChecks(): void {

@@ -26,3 +26,32 @@ export { rollupUsage, summarizeTurnUsage, type ModelCall, type TokenCounts, type
 export { estimateCost, pricingFromConfig, pricingKey, type CostEntry, type EstimatedCostSummary, type ModelPrices, type PricingTable } from './usage/cost.js';
 export { groupCallsByScope, readUsageCalls, type StoredModelCall } from './usage/usage-events.js';
 export { chatRequestSchema, ChatService, type ChatRequest, type StreamEvent } from './chat/chat-service.js';
+export { presentMessage, presentSessionState, type PresentedMessage, type SessionState } from './chat/messages.js';
+export type { SessionBroadcast, SessionEvents, TakeoverEventView } from './chat/session-events.js';
+export { type Operator, Takeover } from './takeover/takeover.js';
+export { Knowledge } from './knowledge/knowledge.js';
+export { CHUNKING_STRATEGIES } from './knowledge/chunking.js';
+export { baseContentType, type UploadedFile } from './knowledge/documents.js';
+export { ingestSchema, rebuildSchema } from './knowledge/ingestion-jobs.js';
+export { inspectSchema } from './knowledge/inspect-runs.js';
+export { mountCreateSchema } from './knowledge/mounts.js';
+export { ragDebugSchema } from './knowledge/rag-debug.js';
+export { sourceCreateSchema, sourceUpdateSchema } from './knowledge/sources.js';
+export { Mcp } from './mcp/mcp.js';
+export {
+  credentialCreateSchema,
+  credentialRotateSchema,
+  credentialUpdateSchema,
+  mountCreateSchema as mcpMountCreateSchema,
+  mountUpdateSchema as mcpMountUpdateSchema,
+  responsePreviewSchema,
+  serverCreateSchema,
+  serverUpdateSchema,
+  testCallSchema,
+} from './mcp/schemas.js';
+export { Skills } from './skills/skills.js';
+export { SKILL_STATUSES, skillCreateSchema, skillUpdateSchema } from './skills/skill-assets.js';
+export { versionCreateSchema, versionUpdateSchema } from './skills/skill-versions.js';
+export { skillMountCreateSchema, skillMountUpdateSchema } from './skills/skill-mounts.js';
+export { SKILL_CALL_STATUSES } from './skills/skill-call-audits.js';
+export { ToolCallBudget } from './chat/tool-budget.js';

@@ -17,7 +17,9 @@ export function createServer(app: AgentHostApp) {
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
 
   server.use(restify.plugins.queryParser({ mapParams: false }));
-  server.use(restify.plugins.bodyParser({ mapParams: false, maxBodySize: 1024 * 1024, rejectUnknown: false }));
+  // Multipart uploads are streamed by their routes under their own size limit, never buffered here.
+  const bodyParsers = restify.plugins.bodyParser({ mapParams: false, maxBodySize: 1024 * 1024, rejectUnknown: false }) as unknown as restify.RequestHandler[];
+  server.use(bodyParsers.map((parse): restify.RequestHandler => (req, res, next) => (req.getContentType() === 'multipart/form-data' ? next() : parse(req, res, next))));
 
   for (const route of routes) {
     server[route.method](route.path, async (req: Request, res: Response) => {

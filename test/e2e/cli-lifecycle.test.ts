@@ -84,6 +84,25 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
       ['models-langchain', 'first-party', { modelProviders: ['openai', 'anthropic', 'ollama', 'offline'] }],
       ['orchestrator-core-chat', 'first-party', { orchestrators: ['core_chat_v1'] }],
       ['orchestrator-react-agent', 'first-party', { orchestrators: ['react_agent_v1'] }],
+      [
+        'parsers-local',
+        'first-party',
+        {
+          documentParsers: [
+            'application/pdf',
+            'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+            'text/html',
+            'text/markdown',
+            'text/x-markdown',
+            'text/csv',
+            'text/plain',
+          ],
+        },
+      ],
+      ['embedders', 'first-party', { embedders: ['feature-hashing', 'openai'] }],
+      ['retriever-chroma', 'first-party', { retrievers: ['chroma'] }],
+      ['tools-mcp', 'first-party', { toolBackends: ['stdio', 'http_sse'] }],
+      ['skills-mcp', 'first-party', { skillBackends: ['mcp'] }],
     ],
   );
   t.ok(plugins.every((p: any) => /^\d+\.\d+\.\d+/.test(p.version) && p.location && p.sdk), 'each has a version, location and SDK range');

@@ -1,12 +1,9 @@
 // max_concurrent_requests across two host processes sharing one database.
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
-import { runCli, servingUrl } from '../helpers/cli.js';
-import { AdminClient, BOOTSTRAP_ADMIN } from '../helpers/host.js';
-import { chromaUrl, createTestDatabase } from '../helpers/services.js';
+import { startHostProcesses } from '../helpers/cli.js';
+import { AdminClient } from '../helpers/host.js';
+import { createTestDatabase } from '../helpers/services.js';
 import { stream } from '../helpers/sse.js';
 
 t.test('a slot taken on host process A is refused on host process B until A finishes', async (t) => {
@@ -17,29 +14,7 @@ t.test('a slot taken on host process A is refused on host process B until A fini
   t.teardown(() => fixture.close());
   const databaseUrl = await createTestDatabase(t);
   // Both processes start at once: they also race to create the first super admin.
-  const starting = ['a', 'b'].map(async (name) => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), `agent-host-${name}-`));
-    t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-    const run = runCli(['start'], {
-      ...process.env,
-      APP_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      PORT: '0',
-      DATABASE_URL: databaseUrl,
-      CHROMA_URL: chromaUrl(),
-      AGENT_HOST_DATA_DIR: dataDir,
-      ADMIN_ACCESS_TOKEN_SECRET_KEY: 'shared-signing-key-for-both-instances-0123456789',
-      ADMIN_BOOTSTRAP_USERNAME: BOOTSTRAP_ADMIN.username,
-      ADMIN_BOOTSTRAP_PASSWORD: BOOTSTRAP_ADMIN.password,
-      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`,
-    });
-    t.teardown(async () => {
-      run.child.kill('SIGTERM');
-      await run.exit;
-    });
-    return servingUrl(run);
-  });
-  const [a, b] = (await Promise.all(starting)) as [string, string];
+  const [a, b] = (await startHostProcesses(t, databaseUrl, 2, { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` })) as [string, string];
   const admin = new AdminClient(a);
   t.equal((await admin.login()).status, 200);
   const agent = (await admin.request('POST', '/agents', {

@@ -49,11 +49,16 @@ export class AdminClient {
   readonly cookies = new Map<string, { value: string; path: string }>();
   constructor(readonly baseUrl: string) {}
 
-  async request(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) {
-    const cookie = [...this.cookies]
+  /** The Cookie header this client sends to `pathname` (also for WebSocket handshakes). */
+  cookieHeader(pathname = '/'): string {
+    return [...this.cookies]
       .filter(([, c]) => pathname.startsWith(c.path))
       .map(([name, c]) => `${name}=${c.value}`)
       .join('; ');
+  }
+
+  async request(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) {
+    const cookie = this.cookieHeader(pathname);
     const response = await fetch(this.baseUrl + pathname, {
       method,
       headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(cookie && { cookie }), ...headers },

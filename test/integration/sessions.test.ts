@@ -55,7 +55,7 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.equal(turns.body.items.length, 2);
     const [fixed, model] = turns.body.items;
     t.same([fixed.response_source, fixed.generation_usage.token_usage_source], ['fixed_response', 'no_model_invocation'], 'newest first');
-    t.same([model.response_source, model.model_provider, model.generation_usage.token_usage_source], ['model', 'offline', 'tokenizer_estimated']);
+    t.same([model.response_source, model.model_provider, model.generation_usage.token_usage_source], ['llm_generated', 'offline', 'tokenizer_estimated']);
     t.equal(model.user_message_preview, 'When do parcels ship?');
     t.equal(model.assistant_reply_preview, 'Parcels ship within two days.');
     t.equal((await admin.request('GET', '/sessions/nope/turns')).status, 404);

@@ -26,7 +26,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['thread-1']);
     t.same(
       [turn!.status, turn!.response_source, turn!.orchestrator_key, turn!.model_provider, turn!.model_name, turn!.token_usage_source, turn!.counts_toward_limits],
-      ['completed', 'model', 'core_chat_v1', 'offline', 'offline-extractive', 'tokenizer_estimated', true],
+      ['completed', 'llm_generated', 'core_chat_v1', 'offline', 'offline-extractive', 'tokenizer_estimated', true],
     );
     t.ok(turn!.input_tokens > 0 && turn!.output_tokens > 0, 'tokens are estimated locally when the provider reports none');
     const messages = await query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at', ['thread-1']);

@@ -13,7 +13,7 @@ t.test('default.toml alone is a valid development configuration', async (t) => {
   t.equal(config.agent.system_prompt_max_length, 30000);
   t.equal(config.agent.judge_prompt_max_length, 30000);
   t.equal(config.mcp.history_user_message_window, 3);
-  t.same(config.plugins.enabled, ['models-langchain', 'orchestrator-core-chat', 'orchestrator-react-agent']);
+  t.same(config.plugins.enabled, ['models-langchain', 'orchestrator-core-chat', 'orchestrator-react-agent', 'parsers-local', 'embedders', 'retriever-chroma', 'tools-mcp', 'skills-mcp']);
   t.same(productionGuardProblems(config), []);
 });
 

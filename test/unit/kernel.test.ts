@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRootLogger, Kernel } from '@agent-host/core';
-import { extensionPoints, PluginRefusedError } from '@agent-host/sdk';
+import { extensionPoints, PluginRefusedError, SDK_VERSION } from '@agent-host/sdk';
 import t from 'tap';
 import { container } from 'tsyringe';
 
@@ -35,7 +35,7 @@ t.test('an SDK range the host does not satisfy refuses start-up, naming the plug
   const error = await refusal(t, kernel(['./sdk-too-new']));
   t.equal(error.pluginId, 'sdk-too-new');
   t.equal(error.reason, 'sdk_range_mismatch');
-  t.match(error.message, /plugin "sdk-too-new" refused \(sdk_range_mismatch\): requires @agent-host\/sdk \^2\.0\.0, but this host provides 1\.0\.0/);
+  t.equal(error.message, `plugin "sdk-too-new" refused (sdk_range_mismatch): requires @agent-host/sdk ^2.0.0, but this host provides ${SDK_VERSION}`);
 });
 
 t.test('config failing the plugin schema refuses start-up, naming the plugin and the key', async (t) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpResponseConfig, mcpRuntimeConfig } from '../mcp/agent-config.js';
 
 export const AGENT_TYPES = ['chat', 'etl', 'document_extraction', 'fusion'] as const;
 export const MESSAGE_TYPES = ['rule', 'form', 'other'] as const;
@@ -63,6 +64,14 @@ export const messageTypeResponseConfig = z
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** `retrieval_config` (chat only): how many chunks retrieval hands the model and the least vector score kept; unset keys use `[knowledge]` defaults. */
+export const retrievalConfig = z
+  .object({
+    top_k: z.number().int().min(1).max(50).optional(),
+    score_threshold: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
 /** Every writable agent field; the create schema requires `name` and `agent_type`. */
 const agentFields = {
   name: text.max(200),
@@ -80,9 +89,10 @@ const agentFields = {
   model_temperature: z.number().min(0).max(2).nullable(),
   model_routing_config: modelRoutingConfig.nullable(),
   message_type_response_config: messageTypeResponseConfig.nullable(),
-  mcp_response_config: jsonObject.nullable(),
-  mcp_runtime_config: jsonObject.nullable(),
+  mcp_response_config: mcpResponseConfig.nullable(),
+  mcp_runtime_config: mcpRuntimeConfig.nullable(),
   response_grounding_config: jsonObject.nullable(),
+  retrieval_config: retrievalConfig.nullable(),
   max_concurrent_requests: nonNegativeInt,
   max_total_requests: nonNegativeInt,
   max_requests_per_day: nonNegativeInt,
@@ -124,6 +134,7 @@ export const SNAPSHOT_FIELDS = [
   'mcp_response_config',
   'mcp_runtime_config',
   'response_grounding_config',
+  'retrieval_config',
   'max_concurrent_requests',
   'max_total_requests',
   'max_requests_per_day',
@@ -142,4 +153,5 @@ export const CHAT_ONLY_FIELDS = [
   'mcp_response_config',
   'mcp_runtime_config',
   'response_grounding_config',
+  'retrieval_config',
 ] as const;

@@ -31,7 +31,7 @@ export interface AgentOperation {
 }
 
 const NUMERIC_FIELDS = ['max_total_requests', 'max_requests_per_day', 'max_total_tokens_daily', 'max_total_tokens_monthly', 'max_concurrent_requests', 'max_tool_calls_total_per_request', 'max_cost_usd_daily', 'max_cost_usd_monthly'] as const;
-const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config']);
+const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config', 'retrieval_config']);
 
 /** Read-only `judge_prompt_version`: `default` for the built-in prompt, else a hash of the stored text. */
 export function judgePromptVersion(judgePrompt: string | null): string {

@@ -1,15 +1,24 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AgentSnapshot, Logger, MessageType, ModelProvider, Orchestrator, TurnContext, TurnResult } from '@agent-host/sdk';
+import type { AgentSnapshot, ChatMessage, Logger, MessageType, ModelProvider, Orchestrator, Trace, TurnContext, TurnResult } from '@agent-host/sdk';
 import { z } from 'zod';
 import type { AdminPrincipal } from '../admin/admin-auth.js';
 import type { Agents, AgentView } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
+import type { Knowledge } from '../knowledge/knowledge.js';
+import type { TurnRetrieval } from '../knowledge/turn-retrieval.js';
+import type { Mcp } from '../mcp/mcp.js';
+import type { TurnTools } from '../mcp/turn-tools.js';
+import type { Skills } from '../skills/skills.js';
+import type { TurnSkills } from '../skills/turn-skills.js';
 import { summarizeTurnUsage, type TokenUsageSummary } from '../usage/token-usage.js';
-import { Conversations, type TurnRecord } from './conversations.js';
+import type { Conversations, SessionRow, TurnRecord } from './conversations.js';
 import { agentText, matchFixedResponse, normalizeMessageType } from './fixed-response.js';
+import { presentMessage, type MessageRow } from './messages.js';
 import { TurnModelRouter, type ModelOverride } from './model-router.js';
 import type { RequestLimits } from './request-limits.js';
+import type { SessionEvents } from './session-events.js';
+import { ToolCallBudget } from './tool-budget.js';
 
 /** `ChatRequest` (spec 4.2). `message_type` is free text: unknown values become `other`, never a 422. */
 export const chatRequestSchema = z
@@ -44,6 +53,14 @@ export interface ChatServiceDeps {
   providers: KeyedRegistry<ModelProvider>;
   /** Prices of the model catalog: the estimated cost of a turn's usage, or `null` when a price is missing. */
   estimateCost(model: { model_provider: string; model_name: string } | null, usage: TokenUsageSummary): number | null;
+  /** Stored messages are published here for the session's WebSocket room. */
+  events: SessionEvents;
+  /** Retrieval over the agent's mounted sources. */
+  knowledge: Pick<Knowledge, 'turnRetrieval'>;
+  /** The agent's mounted skills. */
+  skills: Pick<Skills, 'turnSkills'>;
+  /** The agent's mounted MCP tools: the tool handle, the MCP pipeline and quick match. */
+  mcp: Pick<Mcp, 'turnTools'>;
   logger: Logger;
 }
 
@@ -77,7 +94,12 @@ export class ChatService {
     if (message.length > config.agent.message_max_length) throw new Refusal(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`);
     const agent = request.agent_id ? await this.loadAgent(request.agent_id, caller.principal) : null;
     const messageType = normalizeMessageType(request.message_type);
-    const session = await conversations.ensureSession(request.thread_id, agent?.agent_id ?? null);
+    const { session, history } = await conversations.openSession(request.thread_id, agent?.agent_id ?? null, config.agent.history_message_limit);
+    if (session.status === 'HUMAN_ACTIVE') {
+      // A human operator answers: the message is stored and shown, the AI stays silent and no turn is created.
+      this.publish(session.id, [await conversations.storeCustomerMessage(session.id, message, messageType)]);
+      return;
+    }
     const turnId = randomUUID();
     const traceId = randomBytes(16).toString('hex');
     const base = {
@@ -97,7 +119,7 @@ export class ChatService {
         firstToken ??= Date.now() - started;
         yield { type: 'token', content };
       }
-      await conversations.persistTurn({
+      const stored = await conversations.persistTurn({
         ...base,
         reply: fixed,
         orchestrator_key: null,
@@ -112,6 +134,7 @@ export class ChatService {
         latency_ms: Date.now() - started,
         context: this.context({ routing: null, messageType, agent, usage: null, result: { reply: fixed, response_source: 'fixed_response', observation: {} } }),
       });
+      this.publish(session.id, stored);
       return;
     }
 
@@ -122,7 +145,7 @@ export class ChatService {
     if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
       if (override) await conversations.writeOverride(session.id, override);
-      yield* this.runOrchestrator({ request, agent, session, messageType, override, base, started, signal });
+      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal });
     } finally {
       if (lease) await this.deps.limits.release(lease);
     }
@@ -131,7 +154,8 @@ export class ChatService {
   private async *runOrchestrator(input: {
     request: ChatRequest;
     agent: AgentView | null;
-    session: { id: string; model_name: string | null; model_provider: string | null; model_temperature: number | null };
+    session: SessionRow;
+    history: ChatMessage[];
     messageType: MessageType;
     override: ModelOverride | null;
     base: Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_text' | 'caller_key' | 'trace_id'>;
@@ -139,7 +163,7 @@ export class ChatService {
     signal: AbortSignal;
   }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations, orchestrators, providers } = this.deps;
-    const { agent, messageType, base, started, signal } = input;
+    const { agent, history, messageType, base, started, signal } = input;
     const orchestratorKey = agent?.agent_type === 'chat' ? agent.orchestrator_key ?? config.agent.default_orchestrator_key : config.agent.default_orchestrator_key;
     const orchestrator = orchestrators.get(orchestratorKey);
     if (!orchestrator) throw new Refusal(`the chat runtime "${orchestratorKey}" is not available on this host`);
@@ -149,8 +173,43 @@ export class ChatService {
       : null);
     const snapshot = agent ? toSnapshot(agent, orchestratorKey) : null;
     const router = new TurnModelRouter(snapshot, sessionOverride, config, providers);
-    const history = await conversations.history(base.session_id, config.agent.history_message_limit);
     const spans: { name: string; ms: number; attributes: Record<string, unknown> }[] = [];
+    const retrieval = this.deps.knowledge.turnRetrieval(agent && agent.agent_type === 'chat' ? agent : null);
+    // One budget per turn: skill and MCP executions both count toward max_tool_calls_total_per_request (spec 8).
+    const toolBudget = new ToolCallBudget(agent?.max_tool_calls_total_per_request ?? null);
+    const skills = this.deps.skills.turnSkills({
+      agentId: agent?.agent_type === 'chat' ? agent.agent_id : null,
+      sessionId: base.session_id,
+      turnId: base.turn_id,
+      traceId: base.trace_id,
+      budget: toolBudget,
+      signal,
+    });
+    const trace: Trace = {
+      traceId: base.trace_id,
+      span: async (name, run) => {
+        const attributes: Record<string, unknown> = {};
+        const t0 = Date.now();
+        try {
+          return await run(attributes);
+        } finally {
+          spans.push({ name, ms: Date.now() - t0, attributes });
+        }
+      },
+    };
+    const tools = this.deps.mcp.turnTools({
+      agent: agent?.agent_type === 'chat' ? agent : null,
+      sessionId: base.session_id,
+      turnId: base.turn_id,
+      traceId: base.trace_id,
+      message: input.request.message,
+      messageType,
+      history,
+      models: router,
+      trace,
+      budget: toolBudget,
+      signal,
+    });
     const context: TurnContext = {
       agent: snapshot ?? defaultSnapshot(orchestratorKey),
       session_id: base.session_id,
@@ -159,21 +218,10 @@ export class ChatService {
       message_type: messageType,
       history,
       models: router,
-      retrieval: { search: async () => [] },
-      tools: { list: async () => [], call: async () => ({ status: 'error', result: null, error: 'no tools are mounted' }) },
-      skills: { list: async () => [], call: async () => ({ status: 'error', result: null, error: 'no skills are mounted' }) },
-      trace: {
-        traceId: base.trace_id,
-        span: async (name, run) => {
-          const attributes: Record<string, unknown> = {};
-          const t0 = Date.now();
-          try {
-            return await run(attributes);
-          } finally {
-            spans.push({ name, ms: Date.now() - t0, attributes });
-          }
-        },
-      },
+      retrieval: retrieval.handle,
+      tools: tools.handle,
+      skills: skills.handle,
+      trace,
       log: this.deps.logger.child({ trace_id: base.trace_id, turn_id: base.turn_id }),
       signal,
     };
@@ -182,7 +230,7 @@ export class ChatService {
     let firstToken: number | null = null;
     let result: TurnResult | undefined;
     let failure: string | null = null;
-    const iterator = orchestrator.run(context);
+    const iterator = tools.quickMatchOr(() => orchestrator.run(context));
     try {
       for (;;) {
         const step = await iterator.next();
@@ -202,7 +250,7 @@ export class ChatService {
     } finally {
       const usage = summarizeTurnUsage(router.calls);
       const finalModel = router.finalModel ?? null;
-      await conversations.persistTurn({
+      const stored = await conversations.persistTurn({
         ...base,
         reply: result?.reply ?? (reply || null),
         orchestrator_key: orchestratorKey,
@@ -215,12 +263,17 @@ export class ChatService {
         counts_toward_limits: true,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
-        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? { reply, response_source: 'model', observation: {} }, spans }),
+        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? { reply, response_source: 'model', observation: {} }, spans, retrieval, skills, tools }),
       });
+      this.publish(base.session_id, stored);
     }
   }
 
-  /** The turn context snapshot (spec 2.2); retrieval, skills and tools fill their parts in later features. */
+  private publish(sessionId: string, messages: MessageRow[]): void {
+    this.deps.events.publish(...messages.map((m) => ({ type: 'message' as const, session_id: sessionId, message: presentMessage(m) })));
+  }
+
+  /** The turn context snapshot (spec 2.2). */
   private context(input: {
     routing: ReturnType<TurnModelRouter['routingRecord']> | null;
     messageType: MessageType;
@@ -228,6 +281,9 @@ export class ChatService {
     usage: TokenUsageSummary | null;
     result: TurnResult;
     spans?: { name: string; ms: number; attributes: Record<string, unknown> }[];
+    retrieval?: TurnRetrieval;
+    skills?: TurnSkills;
+    tools?: TurnTools;
   }) {
     const usage = input.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' };
     return {
@@ -236,16 +292,17 @@ export class ChatService {
         message_type: input.messageType,
         agent_id: input.agent?.agent_id ?? null,
         response_source: input.result.response_source,
-        observation: input.result.observation,
+        observation: { ...input.tools?.observation, ...input.result.observation },
         model_routing: input.routing,
         trace_spans: input.spans ?? [],
+        retrieval: input.retrieval?.summary() ?? [],
       },
-      rag_context: [],
-      skill_context: [],
-      mcp_context: [],
+      rag_context: input.retrieval?.ragContext() ?? [],
+      skill_context: input.skills?.skillContext() ?? [],
+      mcp_context: input.tools?.context ?? [],
       turn: { response_source: input.result.response_source, generation_usage: usage },
-      skill_calls: [],
-      mcp_calls: [],
+      skill_calls: input.skills?.calls() ?? [],
+      mcp_calls: input.tools?.calls ?? [],
     };
   }
 

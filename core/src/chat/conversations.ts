@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
 
 export interface SessionRow {
@@ -41,25 +42,39 @@ export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
 export class Conversations {
   constructor(private readonly db: Sequelize) {}
 
-  /** The session of `threadId`, created when unknown; a session keeps the first agent it was bound to. */
-  async ensureSession(threadId: string, agentId: string | null): Promise<SessionRow> {
-    const [row] = await this.db.query<SessionRow>(
-      `INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
-       ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
-       RETURNING id, agent_id, status, model_name, model_provider, model_temperature`,
-      { bind: [threadId, agentId], type: QueryTypes.SELECT },
+  /**
+   * The session of `threadId` (created when unknown; a session keeps the first
+   * agent it was bound to) and its latest `historyLimit` user and assistant
+   * messages, oldest first, in one round trip. A human operator's replies
+   * count as the assistant's.
+   */
+  async openSession(threadId: string, agentId: string | null, historyLimit: number): Promise<{ session: SessionRow; history: ChatMessage[] }> {
+    const [row] = await this.db.query<SessionRow & { history: { role: string; content: string }[] }>(
+      `WITH s AS (
+         INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
+         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
+         RETURNING id, agent_id, status, model_name, model_provider, model_temperature)
+       SELECT s.*, COALESCE((
+         SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
+         FROM (SELECT role, content, created_at, id FROM chat_messages
+               WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history
+       FROM s`,
+      { bind: [threadId, agentId, Math.max(0, historyLimit)], type: QueryTypes.SELECT },
     );
-    return row!;
+    const { history, ...session } = row!;
+    return { session, history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })) };
   }
 
-  /** The latest `limit` user and assistant messages, oldest first. */
-  async history(sessionId: string, limit: number): Promise<ChatMessage[]> {
-    if (limit <= 0) return [];
-    const rows = await this.db.query<{ role: string; content: string }>(
-      "SELECT role, content FROM chat_messages WHERE session_id = $1 AND role IN ('user', 'assistant') ORDER BY created_at DESC, id DESC LIMIT $2",
-      { bind: [sessionId, limit], type: QueryTypes.SELECT },
+  /** Stores a customer message that gets no AI reply (the session is under human takeover): no turn, no context. */
+  async storeCustomerMessage(sessionId: string, content: string, messageType: MessageType): Promise<MessageRow> {
+    const [row] = await this.db.query<MessageRow>(
+      `WITH m AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at) VALUES ($1, $2, 'user', $3, $4, now())
+                  RETURNING ${MESSAGE_COLUMNS}),
+            s AS (UPDATE chat_sessions SET updated_at = now() WHERE id = $2)
+       SELECT * FROM m`,
+      { bind: [randomUUID(), sessionId, content, messageType], type: QueryTypes.SELECT },
     );
-    return rows.reverse().map((r) => ({ role: r.role as 'user' | 'assistant', content: r.content }));
+    return row!;
   }
 
   /** Stores a validated request override on the session (never on the fixed-response path). */
@@ -71,37 +86,40 @@ export class Conversations {
     );
   }
 
-  /** One transaction per turn: user message, reply, turn and context snapshot. */
-  async persistTurn(turn: TurnRecord): Promise<void> {
+  /**
+   * One statement per turn (so one round trip, atomic without a transaction):
+   * user message, reply, turn row and context snapshot. Returns the stored
+   * messages, oldest first.
+   */
+  async persistTurn(turn: TurnRecord): Promise<MessageRow[]> {
+    const bind: unknown[] = [];
+    const p = (value: unknown) => `$${bind.push(value)}`;
     const userMessageId = randomUUID();
     const replyId = turn.reply !== null ? randomUUID() : null;
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, created_at)
-         VALUES ($1, $2, $3, 'user', $4, $5, now())${replyId ? ", ($6, $2, $3, 'assistant', $7, $5, now() + interval '1 microsecond')" : ''}`,
-        { bind: [userMessageId, turn.session_id, turn.turn_id, turn.user_text, turn.message_type, ...(replyId ? [replyId, turn.reply] : [])], transaction },
-      );
-      await this.db.query(
-        `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, assistant_message_id, message_type, orchestrator_key,
+    const [session, turnId, messageType] = [p(turn.session_id), p(turn.turn_id), p(turn.message_type)];
+    const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, now())`];
+    if (replyId) messages.push(`(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, now() + interval '1 microsecond')`);
+    const turnValues = [
+      turnId, session, p(turn.agent_id), p(userMessageId), p(replyId), messageType, p(turn.orchestrator_key), p(turn.response_source), p(turn.status),
+      p(turn.error_message), p(turn.model?.model_name ?? null), p(turn.model?.model_provider ?? null), p(turn.model?.model_temperature ?? null),
+      p(turn.usage.input_tokens), p(turn.usage.output_tokens), p(turn.usage.total_tokens), p(turn.usage.token_usage_source),
+      p(turn.estimated_cost_usd), p(turn.counts_toward_limits), p(turn.caller_key), p(turn.trace_id), p(turn.first_token_ms), p(turn.latency_ms),
+    ];
+    return this.db.query<MessageRow>(
+      `WITH m AS (
+         INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, created_at) VALUES ${messages.join(', ')}
+         RETURNING ${MESSAGE_COLUMNS}),
+       t AS (
+         INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, assistant_message_id, message_type, orchestrator_key,
            response_source, status, error_message, model_name, model_provider, model_temperature, input_tokens, output_tokens, total_tokens,
            token_usage_source, estimated_cost_usd, counts_toward_limits, caller_key, trace_id, first_token_ms, latency_ms, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, now())`,
-        {
-          bind: [
-            turn.turn_id, turn.session_id, turn.agent_id, userMessageId, replyId, turn.message_type, turn.orchestrator_key,
-            turn.response_source, turn.status, turn.error_message, turn.model?.model_name ?? null, turn.model?.model_provider ?? null,
-            turn.model?.model_temperature ?? null, turn.usage.input_tokens, turn.usage.output_tokens, turn.usage.total_tokens,
-            turn.usage.token_usage_source, turn.estimated_cost_usd, turn.counts_toward_limits, turn.caller_key, turn.trace_id,
-            turn.first_token_ms, turn.latency_ms,
-          ],
-          transaction,
-        },
-      );
-      await this.db.query(
-        'INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at) VALUES ($1, $2, $3, now())',
-        { bind: [turn.turn_id, OBSERVABILITY_SCHEMA_VERSION, JSON.stringify(turn.context)], transaction },
-      );
-      await this.db.query('UPDATE chat_sessions SET updated_at = now() WHERE id = $1', { bind: [turn.session_id], transaction });
-    });
+         VALUES (${turnValues.join(', ')}, now())),
+       c AS (
+         INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
+         VALUES (${turnId}, ${p(OBSERVABILITY_SCHEMA_VERSION)}, ${p(JSON.stringify(turn.context))}, now())),
+       s AS (UPDATE chat_sessions SET updated_at = now() WHERE id = ${session})
+       SELECT * FROM m ORDER BY created_at`,
+      { bind, type: QueryTypes.SELECT },
+    );
   }
 }

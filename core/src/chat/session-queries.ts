@@ -1,28 +1,13 @@
-import { BadRequestError, NotFoundError } from '@agent-host/sdk';
+import { NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
-
-/** Opaque keyset cursor over (time, id). */
-const encode = (at: Date, id: string) => Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
-function decode(cursor: string | undefined): [string, string] | [null, null] {
-  if (!cursor) return [null, null];
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(at))) return [at, id];
-  } catch {
-    // fall through
-  }
-  throw new BadRequestError('cursor is not valid; start from the first page');
-}
+import { MESSAGE_COLUMNS, presentMessage, presentSessionState, type MessageRow, type SessionStateRow } from './messages.js';
 
 const preview = (text: string | null, length = 200) => (text === null ? null : text.length > length ? `${text.slice(0, length)}…` : text);
 
-interface SessionListRow {
-  id: string;
-  agent_id: string | null;
+interface SessionListRow extends SessionStateRow {
   agent_name: string | null;
-  human_takeover_enabled: boolean | null;
-  status: string;
   created_at: Date;
   updated_at: Date;
 }
@@ -61,12 +46,13 @@ export class SessionQueries {
    * that same effective agent. `q` matches the thread id or message text.
    */
   async listSessions(filters: { agent_id?: string; q?: string; date_from?: Date; date_to?: Date; limit: number; cursor?: string }) {
-    const [cursorAt, cursorId] = decode(filters.cursor);
+    const [cursorAt, cursorId] = decodeCursor(filters.cursor);
     const rows = await this.db.query<SessionListRow>(
       `WITH s AS (
          SELECT cs.*, COALESCE(cs.agent_id, (SELECT t.agent_id FROM conversation_turns t WHERE t.session_id = cs.id AND t.agent_id IS NOT NULL ORDER BY t.created_at DESC LIMIT 1)) AS effective_agent_id
          FROM chat_sessions cs)
-       SELECT s.id, s.effective_agent_id AS agent_id, a.name AS agent_name, a.human_takeover_enabled, s.status, s.created_at, s.updated_at
+       SELECT s.id, s.effective_agent_id AS agent_id, a.name AS agent_name, a.human_takeover_enabled, s.status, s.takeover_owner_id, s.takeover_owner_name,
+              s.takeover_started_at, s.takeover_released_at, s.created_at, s.updated_at
        FROM s LEFT JOIN agents a ON a.id = s.effective_agent_id
        WHERE ($1::uuid IS NULL OR s.effective_agent_id = $1::uuid)
          AND ($2::text IS NULL OR s.id ILIKE '%' || $2 || '%' OR EXISTS (SELECT 1 FROM chat_messages m WHERE m.session_id = s.id AND m.content ILIKE '%' || $2 || '%'))
@@ -80,20 +66,8 @@ export class SessionQueries {
     );
     const page = rows.slice(0, filters.limit);
     return {
-      items: page.map((r) => ({
-        session_id: r.id,
-        agent_id: r.agent_id,
-        agent_name: r.agent_name,
-        status: r.status,
-        human_takeover_enabled: r.human_takeover_enabled ?? false,
-        takeover_owner_id: null,
-        takeover_owner_name: null,
-        takeover_started_at: null,
-        takeover_released_at: null,
-        created_at: r.created_at.toISOString(),
-        updated_at: r.updated_at.toISOString(),
-      })),
-      next_cursor: rows.length > filters.limit ? encode(page.at(-1)!.updated_at, page.at(-1)!.id) : null,
+      items: page.map((r) => ({ ...presentSessionState(r), agent_name: r.agent_name, created_at: r.created_at.toISOString() })),
+      next_cursor: rows.length > filters.limit ? encodeCursor(page.at(-1)!.updated_at, page.at(-1)!.id) : null,
       limit: filters.limit,
     };
   }
@@ -101,32 +75,41 @@ export class SessionQueries {
   /** Messages oldest first, paged forward. */
   async listMessages(sessionId: string, options: { limit: number; cursor?: string }) {
     await this.requireSession(sessionId);
-    const [cursorAt, cursorId] = decode(options.cursor);
-    const rows = await this.db.query<{ id: string; role: string; content: string; message_type: string | null; turn_id: string | null; sender_id_snapshot: string | null; sender_name_snapshot: string | null; created_at: Date }>(
-      `SELECT id, role, content, message_type, turn_id, sender_id_snapshot, sender_name_snapshot, created_at FROM chat_messages
+    const [cursorAt, cursorId] = decodeCursor(options.cursor);
+    const rows = await this.db.query<MessageRow & { created_at: Date }>(
+      `SELECT ${MESSAGE_COLUMNS} FROM chat_messages
        WHERE session_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id::text) > ($2::timestamptz, $3::text))
        ORDER BY created_at, id LIMIT $4`,
       { bind: [sessionId, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
     );
     const page = rows.slice(0, options.limit);
     return {
-      items: page.map((m) => ({ message_id: m.id, role: m.role, content: m.content, message_type: m.message_type, turn_id: m.turn_id, sender_id_snapshot: m.sender_id_snapshot, sender_name_snapshot: m.sender_name_snapshot, created_at: m.created_at.toISOString() })),
-      next_cursor: rows.length > options.limit ? encode(page.at(-1)!.created_at, page.at(-1)!.id) : null,
+      items: page.map(presentMessage),
+      next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null,
       limit: options.limit,
     };
+  }
+
+  /** The latest `limit` messages, oldest first: the WebSocket `history` on connect. */
+  async latestMessages(sessionId: string, limit: number) {
+    const rows = await this.db.query<MessageRow>(
+      `SELECT * FROM (SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) m ORDER BY created_at, id`,
+      { bind: [sessionId, limit], type: QueryTypes.SELECT },
+    );
+    return rows.map(presentMessage);
   }
 
   /** The turn timeline, newest first, each with its model and `generation_usage`. */
   async listTurns(sessionId: string, options: { limit: number; cursor?: string }) {
     await this.requireSession(sessionId);
-    const [cursorAt, cursorId] = decode(options.cursor);
+    const [cursorAt, cursorId] = decodeCursor(options.cursor);
     const rows = await this.db.query<TurnRow>(
       `${TURN_SELECT} WHERE t.session_id = $1 AND ($2::timestamptz IS NULL OR (t.created_at, t.id::text) < ($2::timestamptz, $3::text))
        ORDER BY t.created_at DESC, t.id DESC LIMIT $4`,
       { bind: [sessionId, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
     );
     const page = rows.slice(0, options.limit);
-    return { items: page.map(presentTurn), next_cursor: rows.length > options.limit ? encode(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit: options.limit };
+    return { items: page.map(presentTurn), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit: options.limit };
   }
 
   /** The turn context snapshot (spec 2.2) with the turn it belongs to. */

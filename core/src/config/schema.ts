@@ -117,7 +117,25 @@ export const configSchema = z
       .object({
         backend: z.string().min(1).default('local'),
         local_dir: z.string().default(''),
-        public_endpoint: z.string().default(''),
+        public_endpoint: z
+          .string()
+          .default('')
+          .refine((v) => v === '' || /^https?:\/\/[^/]/.test(v), 'must be empty or an http(s) URL'),
+      })
+      .strict(),
+    knowledge: z
+      .object({
+        /** Embedder registry key used for ingestion and retrieval (set in default.toml). */
+        embedder: z.string().min(1),
+        /** Retriever (vector store) registry key (set in default.toml). */
+        retriever: z.string().min(1),
+        upload_max_bytes: z.number().int().positive().default(50 * 1024 * 1024),
+        default_top_k: z.number().int().min(1).max(50).default(5),
+        default_score_threshold: z.number().min(0).max(1).default(0.2),
+        /** Postgres text search configuration of the keyword fallback. */
+        text_search_config: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('english'),
+        ingestion_lease_seconds: z.number().int().min(2).default(60),
+        ingestion_supervisor_interval_seconds: z.number().int().min(1).default(30),
       })
       .strict(),
     release: z

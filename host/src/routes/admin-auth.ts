@@ -38,7 +38,7 @@ export const adminAuthRoutes: RouteFactory = (app) => {
       access: { public: true },
       summary: 'Rotate the refresh token (single use) and issue a new access token',
       handler: async (req, res, { origin }) => {
-        const token = readCookie(req, REFRESH_COOKIE);
+        const token = readCookie(req.headers, REFRESH_COOKIE);
         if (!token) throw new UnauthorizedError('no refresh cookie; log in again');
         const { principal, tokens } = await auth.refresh(token, origin);
         setSessionCookies(res, tokens, secure);

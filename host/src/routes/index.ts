@@ -4,12 +4,28 @@ import { adminUserRoutes } from './admin-users.js';
 import { agentRoutes } from './agents.js';
 import { auditLogRoutes } from './audit-logs.js';
 import { chatOrchestratorRoutes } from './chat-orchestrators.js';
+import { documentRoutes } from './documents.js';
+import { embeddingModelRoutes } from './embedding-model.js';
 import { healthRoutes } from './health.js';
+import { ingestionJobRoutes } from './ingestion-jobs.js';
+import { inspectRunRoutes } from './inspect-runs.js';
+import { knowledgeSourceRoutes } from './knowledge-sources.js';
+import { mcpCallRoutes } from './mcp-calls.js';
+import { mcpCredentialRoutes } from './mcp-credentials.js';
+import { mcpMountRoutes } from './mcp-mounts.js';
+import { mcpServerRoutes } from './mcp-servers.js';
 import { modelRoutes } from './models.js';
+import { mountRoutes } from './mounts.js';
+import { objectStoreRoutes } from './object-store.js';
+import { ragDebugRoutes } from './rag-debug.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
 import { sessionRoutes } from './sessions.js';
+import { skillCallRoutes } from './skill-calls.js';
+import { skillMountRoutes } from './skill-mounts.js';
+import { skillRoutes } from './skills.js';
 import { streamRoutes } from './stream.js';
 import { systemSettingRoutes } from './system-settings.js';
+import { takeoverRoutes } from './takeover.js';
 import type { RouteFactory } from './route.js';
 
 /** Every route file, mounted in this order. */
@@ -25,5 +41,21 @@ export const routeFactories: RouteFactory[] = [
   agentRoutes,
   streamRoutes,
   sessionRoutes,
+  takeoverRoutes,
   auditLogRoutes,
+  objectStoreRoutes,
+  knowledgeSourceRoutes,
+  mountRoutes,
+  documentRoutes,
+  ingestionJobRoutes,
+  inspectRunRoutes,
+  embeddingModelRoutes,
+  ragDebugRoutes,
+  mcpServerRoutes,
+  mcpCredentialRoutes,
+  mcpMountRoutes,
+  mcpCallRoutes,
+  skillRoutes,
+  skillMountRoutes,
+  skillCallRoutes,
 ];
