@@ -8,6 +8,7 @@ import type { KnowledgeSources } from './sources.js';
 export const SUPERVISOR_JOB = 'ingestion-supervisor';
 /** Claims of one job before the supervisor gives up on it. */
 const MAX_ATTEMPTS = 3;
+const SUPERVISOR_LOCK_MS = 10_000;
 
 export interface IngestionWorkerOptions {
   instanceId: string;
@@ -35,7 +36,9 @@ export class IngestionWorker {
   async define(jobs: JobScheduler): Promise<void> {
     const lockLifetimeMs = this.options.leaseSeconds * 1000;
     jobs.define<{ job_id: string }>(INGEST_JOB, (job) => this.run(job), { lockLifetimeMs, concurrency: 2 });
-    jobs.define(SUPERVISOR_JOB, () => this.supervise(jobs), { lockLifetimeMs, concurrency: 1 });
+    // The sweep is one UPDATE. Agenda keeps a timer of half the lock lifetime after each run, which holds a
+    // stopping process open that long, so the sweep gets a short lock rather than the ingestion lease.
+    jobs.define(SUPERVISOR_JOB, () => this.supervise(jobs), { lockLifetimeMs: SUPERVISOR_LOCK_MS, concurrency: 1 });
     await jobs.every(`${this.options.supervisorIntervalSeconds} seconds`, SUPERVISOR_JOB, {});
   }
 
