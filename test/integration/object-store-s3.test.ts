@@ -68,6 +68,24 @@ t.test('with a public endpoint, downloads are presigned URLs that fetch the byte
   t.equal((await fetch(url)).status, 403, 'the server checks the signature: a forged one is refused');
 });
 
+t.test('a presigned download is an attachment named after the file, so an uploaded page is never rendered from the bucket', async (t) => {
+  const server = await startS3Server(t);
+  const store = storeFor(t, server, server.publicEndpoint);
+  const key = 'knowledge/s1/d1/page "été".html';
+  await store.put(key, bytes('<script>alert(1)</script>'), { contentType: 'text/html' });
+  const url = new URL((await store.describeDownload(key)).download_url!);
+  const response = await fetch(url);
+  t.equal(response.status, 200);
+  t.equal(response.headers.get('content-type'), 'text/html', 'the stored type is kept');
+  t.equal(
+    response.headers.get('content-disposition'),
+    `attachment; filename="page __t__.html"; filename*=UTF-8''page%20%22%C3%A9t%C3%A9%22.html`,
+    'the bucket answers with an attachment disposition carrying the file name, ASCII and RFC 5987',
+  );
+  url.searchParams.set('response-content-disposition', 'inline');
+  t.equal((await fetch(url)).status, 403, 'the signature covers the query: a URL changed to ask for inline is refused');
+});
+
 t.test('without a public endpoint, downloads fall back to the same-origin proxy with a warning', async (t) => {
   const store = storeFor(t, await startS3Server(t));
   t.same(await store.describeDownload('docs/a b/ü.txt'), {

@@ -13,6 +13,7 @@ import t from 'tap';
 import { SelectedObjectStore } from '../../core/src/services/object-store-selection.js';
 import { NO_PUBLIC_ENDPOINT_WARNING } from '../../plugins/object-store-s3/src/lib/s3-object-store.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
+import { createSource, uploadOk } from '../helpers/knowledge.js';
 import { S3_ACCESS_KEY, startS3Server, type S3Server } from '../helpers/s3-server.js';
 
 type Test = Parameters<Parameters<typeof t.test>[1]>[0];
@@ -135,7 +136,7 @@ presign_ttl_seconds = 120
   return startTestHost(t, {
     env: {
       AGENT_HOST_CONFIG: configFile,
-      AGENT_HOST__PLUGINS__ENABLED: JSON.stringify(['models-langchain', 'orchestrator-core-chat', 'object-store-s3']),
+      AGENT_HOST__PLUGINS__ENABLED: JSON.stringify(['models-langchain', 'orchestrator-core-chat', 'parsers-local', 'object-store-s3']),
       ...env,
     },
   });
@@ -179,4 +180,16 @@ t.test('s3 backend with OBJECT_STORE_PUBLIC_ENDPOINT: downloads are presigned UR
   const response = await fetch(download.download_url!);
   t.equal(response.status, 200);
   t.equal(await response.text(), 'presigned bytes', 'the presigned URL downloads the object without the host');
+
+  const admin = await loggedIn(t, host);
+  const source = await createSource(admin);
+  const page = '<html><body><script>document.title = "uploaded"</script>Opening hours</body></html>';
+  const uploaded = await uploadOk(admin, source.source_id, { filename: 'opening hours.html', contentType: 'text/html', data: page });
+  const document = await admin.request('GET', `/knowledge-sources/${source.source_id}/documents/${uploaded.document_id}`);
+  t.match(document.body, { filename: 'opening hours.html', download_mode: 'presigned_url', download_warning: null }, 'a document in the bucket is offered as a presigned URL');
+  t.ok(document.body.download_url.startsWith(`${server.publicEndpoint}/${server.bucket}/`), 'on the public endpoint');
+  const file = await fetch(document.body.download_url);
+  t.equal(file.status, 200);
+  t.equal(await file.text(), page, 'the URL serves the uploaded bytes');
+  t.equal(file.headers.get('content-disposition'), `attachment; filename="opening hours.html"; filename*=UTF-8''opening%20hours.html`, 'as an attachment with the original filename, not a page on the bucket origin');
 });

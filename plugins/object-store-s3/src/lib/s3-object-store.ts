@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertObjectKey, NotFoundError, objectStoreProxyDownload, type Logger, type ObjectStoreBackend } from '@agent-host/sdk';
+import { attachmentForKey } from './content-disposition.js';
 
 export interface S3ObjectStoreOptions {
   /** Reads and writes, against the endpoint the host reaches. */
@@ -40,7 +41,12 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreB
   return {
     async put(key, data, { contentType }) {
       assertObjectKey(key);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType, ContentLength: data.byteLength }));
+      // Stored with the object, the disposition comes back on every GET, presigned downloads included. (A signed
+      // response-content-disposition would also cover older objects, but S3-compatible servers disagree on how its
+      // quotes and asterisk are encoded when they check the signature.)
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType, ContentDisposition: attachmentForKey(key), ContentLength: data.byteLength }),
+      );
       return { key, size: data.byteLength, content_type: contentType };
     },
     async get(key) {
