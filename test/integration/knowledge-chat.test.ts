@@ -55,8 +55,8 @@ t.test('a PDF and a DOCX answer questions through /stream, with their passages i
   const agent = (await admin.request('POST', '/agents', { name: 'Handbook', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
 
-  const ask = async (thread: string, message: string, model: Record<string, string> = {}) => {
-    const { events } = await stream(host.url, { thread_id: thread, agent_id: agent.agent_id, message, ...model });
+  const ask = async (thread: string, message: string, model: Record<string, string> = {}, agentId: string = agent.agent_id) => {
+    const { events } = await stream(host.url, { thread_id: thread, agent_id: agentId, message, ...model });
     const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items;
     const context = (await admin.request('GET', `/sessions/${thread}/turns/${turn.turn_id}/context`)).body;
     return { reply: tokensOf(events), context };
@@ -81,4 +81,17 @@ t.test('a PDF and a DOCX answer questions through /stream, with their passages i
   t.match(systemText(), /printer is on the third floor/, 'with the filename hidden the passage still reaches the model');
   t.notMatch(systemText(), /office-guide\.docx/, 'but not the filename');
   t.equal(hidden.context.rag_context[0].document_filename, 'office-guide.docx', 'while the turn context keeps it');
+
+  // No vector score reaches 1, so every search of this agent answers from the keyword fallback.
+  const strict = (await admin.request('POST', '/agents', { name: 'Strict handbook', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { score_threshold: 1 } })).body;
+  await admin.request('POST', `/agents/${strict.agent_id}/mounts`, { source_id: source.source_id });
+  const fallback = await ask('handbook-5', 'What is the hotel limit per night?', {}, strict.agent_id);
+  const [search] = fallback.context.context_payload.retrieval;
+  t.match(search, { threshold: 1, fallback_mode: 'keyword_fallback', fallback_reason: /no vector hit scored at least 1/ }, 'the turn context records the keyword fallback');
+  t.ok(search.matched_words.includes('hotel') && search.matched_words.includes('limit'), `and the query words it matched (${search.matched_words.join(', ')})`);
+  t.ok(fallback.context.rag_context.length > 0, 'the fallback found passages');
+  t.ok(fallback.context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'keyword_fallback'), 'every rag_context entry says it came from the keyword fallback');
+  t.match(fallback.context.rag_context[0], { document_id: travel.document_id, document_filename: 'travel-policy.pdf', content: /hotel limit is 120 euros per night/ });
+  t.ok(fallback.context.rag_context[0].matched_words.includes('hotel'), 'each passage records the words it matched');
+  t.match(fallback.reply, /hotel limit is 120 euros per night/, 'and the model answers from the passage the fallback found');
 });
