@@ -349,7 +349,7 @@ export class AgentHostApp {
     const db = this.requireDatabase();
     const pricing = pricingFromConfig(this.config);
     this.sessions = new SessionQueries(db);
-    this.takeover = new Takeover(db, this.sessionEvents);
+    this.takeover = new Takeover(db, this.sessionEvents, this.config.agent.message_max_length);
     this.costOverview = (agentId) => agentCostOverview(db, pricing, agentId);
     // A lease outlives any healthy turn; a crashed instance's leases lapse after it.
     const leaseSeconds = this.config.timeouts.model_request_seconds * 2 + 60;

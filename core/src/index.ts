@@ -28,7 +28,8 @@ export { groupCallsByScope, readUsageCalls, type StoredModelCall } from './usage
 export { chatRequestSchema, ChatService, type ChatRequest, type StreamEvent } from './chat/chat-service.js';
 export { presentMessage, presentSessionState, type PresentedMessage, type SessionState } from './chat/messages.js';
 export type { SessionBroadcast, SessionEvents, TakeoverEventView } from './chat/session-events.js';
-export { type Operator, Takeover } from './takeover/takeover.js';
+export { type Operator, operatorFor } from './takeover/operator.js';
+export { Takeover } from './takeover/takeover.js';
 export { Knowledge } from './knowledge/knowledge.js';
 export { CHUNKING_STRATEGIES } from './knowledge/chunking.js';
 export { baseContentType, type UploadedFile } from './knowledge/documents.js';

@@ -9,7 +9,9 @@ t.test('an operator on instance A and a customer on instance B see each other', 
   const databaseUrl = await createTestDatabase(t);
   const [a, b] = (await startHostProcesses(t, databaseUrl, 2)) as [string, string];
   const admin = new AdminClient(a);
-  t.equal((await admin.login()).status, 200);
+  const login = await admin.login();
+  t.equal(login.status, 200);
+  const adminId: string = login.body.admin_user_id;
   const agent = (await admin.request('POST', '/agents', {
     name: 'Two rooms, one session',
     agent_type: 'chat',
@@ -18,7 +20,7 @@ t.test('an operator on instance A and a customer on instance B see each other', 
     system_prompt: 'Returns are free within 30 days.',
   })).body;
   const customer = await WsClient.connect(b, '/public/ws/cross-1', { query: { agent_id: agent.agent_id } });
-  const operator = await WsClient.connect(a, '/ws/cross-1', { cookie: admin.cookieHeader(), query: { role: 'operator', operator_id: 'alice', operator_name: 'Alice' } });
+  const operator = await WsClient.connect(a, '/ws/cross-1', { cookie: admin.cookieHeader(), query: { role: 'operator', operator_id: adminId, operator_name: 'Alice' } });
   t.teardown(() => (customer.close(), operator.close()));
   await customer.waitFor('session');
   await operator.waitFor('session');
@@ -27,7 +29,7 @@ t.test('an operator on instance A and a customer on instance B see each other', 
   t.equal((await operator.waitFor('message', (m) => m.message.role === 'assistant')).message.content, 'Returns are free within 30 days.', 'an AI reply made on B reaches A');
 
   t.same(await operator.send('agent_takeover'), { ok: true }, 'the operator on A takes over');
-  t.match(await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE'), { takeover_owner_id: 'alice' }, 'the customer on B receives session');
+  t.match(await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE'), { takeover_owner_id: adminId }, 'the customer on B receives session');
   t.match(await customer.waitFor('system', (s) => s.status === 'HUMAN_ACTIVE'), { event_type: 'takeover' }, 'and system');
   await customer.waitFor('takeover_event');
 

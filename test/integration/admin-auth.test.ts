@@ -166,20 +166,23 @@ t.test('a malformed login body is a 422 listing each problem', async (t) => {
   t.ok(body.detail.every((d: { msg: string; type: string }) => d.msg && d.type), 'each issue has msg and type');
 });
 
-t.test('isSessionLive (for the WebSocket gateway) follows logout, refresh and account changes', async (t) => {
+t.test('currentPrincipal (for the WebSocket gateway) survives a refresh and follows logout, expiry and account changes', async (t) => {
   const host = await startTestHost(t);
   const auth = host.app.adminAuth!;
   const client = new AdminClient(host.url);
   await client.login();
   const principal = (await auth.authenticate(client.cookies.get('agent_host_access')!.value))!;
-  t.equal(await auth.isSessionLive(principal), true, 'a fresh session is live');
-  await client.request('POST', '/admin/auth/refresh');
-  t.equal(await auth.isSessionLive(principal), false, 'after a refresh the old access version is not live');
-  const current = (await auth.authenticate(client.cookies.get('agent_host_access')!.value))!;
-  t.equal(await auth.isSessionLive(current), true);
-  await query(host.databaseUrl, "UPDATE admin_users SET status = 'disabled' WHERE id = $1", [current.admin_user_id]);
-  t.equal(await auth.isSessionLive(current), false, 'a disabled account is not live');
-  await query(host.databaseUrl, "UPDATE admin_users SET status = 'active' WHERE id = $1", [current.admin_user_id]);
+  t.match(await auth.currentPrincipal(principal), { session_id: principal.session_id, access_version: 1 }, 'a fresh session is live');
+  t.equal((await client.request('POST', '/admin/auth/refresh')).status, 200);
+  t.match(await auth.currentPrincipal(principal), { session_id: principal.session_id, access_version: 2 }, 'a refresh keeps the session live, at its new access version');
+  await query(host.databaseUrl, "UPDATE admin_users SET status = 'disabled' WHERE id = $1", [principal.admin_user_id]);
+  t.equal(await auth.currentPrincipal(principal), undefined, 'a disabled account is not live');
+  await query(host.databaseUrl, "UPDATE admin_users SET status = 'active' WHERE id = $1", [principal.admin_user_id]);
+  t.equal(await auth.currentPrincipal({ ...principal, role_code: 'sub_admin' }), undefined, 'a role other than the one it was opened with is not live');
+  await query(host.databaseUrl, "UPDATE admin_sessions SET refresh_expires_at = now() - interval '1 s' WHERE id = $1", [principal.session_id]);
+  t.equal(await auth.currentPrincipal(principal), undefined, 'an expired session is not live');
+  await query(host.databaseUrl, "UPDATE admin_sessions SET refresh_expires_at = now() + interval '1 day' WHERE id = $1", [principal.session_id]);
+  t.ok(await auth.currentPrincipal(principal));
   await client.request('POST', '/admin/auth/logout');
-  t.equal(await auth.isSessionLive(current), false, 'after logout the session is not live');
+  t.equal(await auth.currentPrincipal(principal), undefined, 'after logout the session is not live');
 });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { challengeHeader, createSubAdmin } from '../helpers/admins.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream } from '../helpers/sse.js';
@@ -7,14 +8,20 @@ import { WsClient } from '../helpers/ws.js';
 t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
   const host = await startTestHost(t);
   const admin = new AdminClient(host.url);
-  await admin.login();
+  const root = { client: admin, id: (await admin.login()).body.admin_user_id as string, username: 'root-admin' };
+  const OPERATOR_PERMISSIONS = ['conversations.read', 'conversations.write'];
+  const [alice, bob] = [await createSubAdmin(admin, 'alice', OPERATOR_PERMISSIONS), await createSubAdmin(admin, 'bob', OPERATOR_PERMISSIONS)];
   const createAgent = async (fields: Record<string, unknown>) => (await admin.request('POST', '/agents', { agent_type: 'chat', ...fields })).body;
   const agent = await createAgent({
     name: 'Support',
     public_access_mode: 'public_anonymous',
     human_takeover_enabled: true,
     system_prompt: 'Parcels ship within two days.',
-    message_type_response_config: { form: { enabled: true, response_text: 'Form received.', message_key_responses: [{ message_key: 'Opening Hours', response_text: 'We are open 9 to 5.' }] } },
+    message_type_response_config: {
+      form: { enabled: true, response_text: 'Form received.', message_key_responses: [{ message_key: 'Opening Hours', response_text: 'We are open 9 to 5.' }] },
+      rule: { enabled: true, response_text: 'Rule noted.', message_key_responses: [{ message_key: 'Returns', response_text: 'Returns are free.' }] },
+      other: { enabled: true, response_text: 'Something else, noted.', message_key_responses: [] },
+    },
   });
   const noTakeover = await createAgent({ name: 'No takeover', public_access_mode: 'public_anonymous' });
   const internal = await createAgent({ name: 'Internal', public_access_mode: 'admin_only', human_takeover_enabled: true });
@@ -25,8 +32,9 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     sockets.push(client);
     return client;
   };
-  const operator = (sessionId: string, operatorId: string, client = admin) =>
-    connect(`/ws/${sessionId}`, { cookie: client.cookieHeader(), query: { role: 'operator', operator_id: operatorId, operator_name: `Operator ${operatorId}` } });
+  /** An operator socket of an administrator: `operator_id` is the administrator's own id. */
+  const operator = (sessionId: string, who: { client: AdminClient; id: string; username: string } = root) =>
+    connect(`/ws/${sessionId}`, { cookie: who.client.cookieHeader(), query: { role: 'operator', operator_id: who.id, operator_name: `Operator ${who.username}` } });
   const turnsOf = async (sessionId: string) => (await query(host.databaseUrl, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [sessionId]))[0]!.n;
 
   t.test('on connect the server sends history, then session', async (t) => {
@@ -42,7 +50,7 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
 
   t.test('a customer message runs the /stream pipeline and both messages reach the room', async (t) => {
     const customer = await connect('/public/ws/ws-chat', { query: { agent_id: agent.agent_id } });
-    const watcher = await operator('ws-chat', 'op-watch');
+    const watcher = await operator('ws-chat');
     t.same(await customer.send('user_message', { content: 'When do parcels ship?' }), { ok: true });
     const reply = await watcher.waitFor('message', (m) => m.message.role === 'assistant');
     t.equal(reply.message.content, 'Parcels ship within two days.');
@@ -68,50 +76,72 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.same(turn, { response_source: 'fixed_response', message_type: 'form', token_usage_source: 'no_model_invocation' });
     const [session] = await query(host.databaseUrl, 'SELECT model_provider FROM chat_sessions WHERE id = $1', ['ws-tag']);
     t.equal(session!.model_provider, null, 'no model override is written on the fixed-response path');
+    t.same(await customer.send('user_message', { content: '[message_type=rule]\nreturns' }), { ok: true });
+    t.equal((await customer.waitFor('message', (m) => m.message.content === 'Returns are free.')).message.role, 'assistant', 'a rule tag matches the rule responses');
+    t.same(await customer.send('user_message', { content: '[message_type=other]\r\nsomething unusual' }), { ok: true });
+    await customer.waitFor('message', (m) => m.message.content === 'Something else, noted.');
+    t.pass('an other tag (here with CRLF) answers with the other default response');
     await customer.send('user_message', { content: '[message_type=rule] no newline, so no tag' });
-    const [plain] = await query(host.databaseUrl, "SELECT message_type FROM conversation_turns WHERE session_id = $1 ORDER BY created_at DESC LIMIT 1", ['ws-tag']);
-    t.equal(plain!.message_type, 'user_chat', 'a tag without its newline is plain text');
+    const turns = await query(
+      host.databaseUrl,
+      'SELECT t.message_type, m.content, t.response_source FROM conversation_turns t JOIN chat_messages m ON m.id = t.user_message_id WHERE t.session_id = $1 ORDER BY t.created_at',
+      ['ws-tag'],
+    );
+    t.same(
+      turns.map((turn) => [turn.message_type, turn.content]),
+      [
+        ['form', '  opening hours '],
+        ['rule', 'returns'],
+        ['other', 'something unusual'],
+        ['user_chat', '[message_type=rule] no newline, so no tag'],
+      ],
+      'each tag sets its message type and the body after it is the message; a tag without its newline is plain text',
+    );
+    t.same(turns.slice(0, 3).map((turn) => turn.response_source), ['fixed_response', 'fixed_response', 'fixed_response']);
+    t.not(turns[3]!.response_source, 'fixed_response', 'plain text is not matched against the rule responses');
   });
 
   t.test('takeover, customer messages during HUMAN_ACTIVE, manual replies, release: every row of 3.1', async (t) => {
     const customer = await connect('/public/ws/ws-takeover', { query: { agent_id: agent.agent_id } });
-    const alice = await operator('ws-takeover', 'alice');
+    const aliceWs = await operator('ws-takeover', alice);
     await customer.waitFor('session');
 
-    t.same(await alice.send('agent_takeover'), { ok: true }, 'AI_ACTIVE -> HUMAN_ACTIVE by WS agent_takeover');
+    t.same(await aliceWs.send('agent_takeover'), { ok: true }, 'AI_ACTIVE -> HUMAN_ACTIVE by WS agent_takeover');
     const state = await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE');
-    t.match(state, { takeover_owner_id: 'alice', takeover_owner_name: 'Operator alice', takeover_released_at: null });
+    t.match(state, { takeover_owner_id: alice.id, takeover_owner_name: 'Operator alice', takeover_released_at: null });
     t.ok(state.takeover_started_at, 'takeover_started_at is set');
     t.match(await customer.waitFor('system'), { status: 'HUMAN_ACTIVE', event_type: 'takeover', message: { role: 'system', metadata: { status: 'HUMAN_ACTIVE' } } });
-    t.match(await customer.waitFor('takeover_event'), { event: { event_type: 'takeover', operator_id: 'alice', channel: 'websocket' } });
+    t.match(await customer.waitFor('takeover_event'), { event: { event_type: 'takeover', operator_id: alice.id, admin_user_id: alice.id, channel: 'websocket' } });
 
     t.same(await customer.send('user_message', { content: 'Is anyone there?' }), { ok: true });
-    await alice.waitFor('message', (m) => m.message.content === 'Is anyone there?');
+    await aliceWs.waitFor('message', (m) => m.message.content === 'Is anyone there?');
     const viaStream = await stream(host.url, { thread_id: 'ws-takeover', agent_id: agent.agent_id, message: 'Hello from /stream' });
     t.same(viaStream.events, [{ type: 'done' }], '/stream during HUMAN_ACTIVE: the message is taken, no reply');
-    await alice.waitFor('message', (m) => m.message.content === 'Hello from /stream');
+    await aliceWs.waitFor('message', (m) => m.message.content === 'Hello from /stream');
     t.equal(await turnsOf('ws-takeover'), 0, 'no conversation turn while a human answers');
     t.notOk(customer.of('message').some((m) => m.message.role === 'assistant'), 'the AI does not reply');
 
-    t.same(await alice.send('user_message', { content: 'Alice here, how can I help?' }), { ok: true }, 'the owner replies by hand over WS');
+    t.same(await aliceWs.send('user_message', { content: 'Alice here, how can I help?' }), { ok: true }, 'the owner replies by hand over WS');
     const manual = await customer.waitFor('message', (m) => m.message.role === 'agent');
-    t.match(manual.message, { content: 'Alice here, how can I help?', sender_id_snapshot: 'alice', sender_name_snapshot: 'Operator alice' });
+    t.match(manual.message, { content: 'Alice here, how can I help?', sender_id_snapshot: alice.id, sender_name_snapshot: 'Operator alice' });
+    await customer.waitFor('takeover_event', (e) => e.event.event_type === 'manual_message');
     const rest = await admin.request('POST', '/sessions/ws-takeover/manual-messages', { content: 'From REST' });
-    t.equal(rest.status, 409, 'REST manual messages need the active owner (the REST operator is the administrator)');
+    t.equal(rest.status, 409, 'REST manual messages need the active owner (root is not alice)');
     t.equal(await turnsOf('ws-takeover'), 0, 'manual messages create no turn');
 
-    const bob = await operator('ws-takeover', 'bob');
-    t.match(await bob.send('user_message', { content: 'Bob butting in' }), { ok: false, detail: /only the operator who took over/ });
-    t.match(await bob.send('agent_release'), { ok: false, detail: /only the owner releases it/ });
-    t.match(await bob.send('agent_takeover'), { ok: false, detail: /already taken over by Operator alice; send force=true/ });
-    t.same(await bob.send('agent_takeover', { force: true }), { ok: true }, 'force=true takes it from another operator');
-    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), { event: { operator_id: 'bob', previous_owner_id: 'alice' } });
+    const bobWs = await operator('ws-takeover', bob);
+    t.match(await bobWs.send('user_message', { content: 'Bob butting in' }), { ok: false, detail: /only the operator who took over/ });
+    t.match(await bobWs.send('agent_release'), { ok: false, detail: /only the owner releases it/ });
+    t.match(await bobWs.send('agent_takeover'), { ok: false, detail: /already taken over by Operator alice; send force=true/ });
+    t.same(await bobWs.send('agent_takeover', { force: true }), { ok: true }, 'force=true takes it from another operator');
+    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), { event: { operator_id: bob.id, previous_owner_id: alice.id } });
 
-    t.same(await bob.send('agent_release'), { ok: true }, 'HUMAN_ACTIVE -> AI_ACTIVE by the owner');
+    t.same(await bobWs.send('agent_release'), { ok: true }, 'HUMAN_ACTIVE -> AI_ACTIVE by the owner');
     const released = await customer.waitFor('session', (s) => s.status === 'AI_ACTIVE' && s.takeover_started_at !== null);
     t.match(released, { takeover_owner_id: null });
     t.ok(released.takeover_released_at, 'takeover_released_at is set');
     await customer.waitFor('system', (s) => s.status === 'AI_ACTIVE' && s.event_type === 'release');
+    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'release'), { event: { operator_id: bob.id, channel: 'websocket' } }, 'release broadcasts its takeover_event');
 
     await customer.send('user_message', { content: 'When do parcels ship?' });
     await customer.waitFor('message', (m) => m.message.role === 'assistant' && m.message.content === 'Parcels ship within two days.');
@@ -138,7 +168,15 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.match(manual.body, { role: 'agent', sender_name_snapshot: 'root-admin' });
     await customer.waitFor('message', (m) => m.message.content === 'Typed in the console');
     const list = await admin.request('GET', `/sessions?q=rest-takeover`);
-    t.match(list.body.items[0], { session_id: 'rest-takeover', agent_name: 'Support', human_takeover_enabled: true, status: 'HUMAN_ACTIVE', takeover_owner_name: 'root-admin', takeover_released_at: null });
+    t.match(list.body.items[0], {
+      session_id: 'rest-takeover',
+      agent_name: 'Support',
+      human_takeover_enabled: true,
+      status: 'HUMAN_ACTIVE',
+      takeover_owner_id: root.id,
+      takeover_owner_name: 'root-admin',
+      takeover_released_at: null,
+    });
     t.ok(list.body.items[0].takeover_started_at);
     t.equal((await admin.request('POST', '/sessions/rest-takeover/takeover?force=false', {})).status, 200, 'taking over again as the owner changes nothing');
     t.equal((await admin.request('POST', '/sessions/rest-takeover/release', {})).status, 200);
@@ -147,24 +185,86 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.equal((await admin.request('POST', '/sessions/no-such-session/takeover', {})).status, 404);
   });
 
+  t.test('over REST a second administrator takes over with force, and releases with force', async (t) => {
+    await stream(host.url, { thread_id: 'rest-force', agent_id: agent.agent_id, message: 'hi' });
+    const customer = await connect('/public/ws/rest-force');
+    await customer.waitFor('session');
+    t.equal((await alice.client.request('POST', '/sessions/rest-force/takeover', {})).status, 200, 'alice takes over');
+    const refused = await bob.client.request('POST', '/sessions/rest-force/takeover', {});
+    t.equal(refused.status, 409, 'bob needs force');
+    t.match(refused.body.detail, /already taken over by alice; send force=true/);
+    const forced = await bob.client.request('POST', '/sessions/rest-force/takeover?force=true', {});
+    t.equal(forced.status, 200);
+    t.match(forced.body, { status: 'HUMAN_ACTIVE', takeover_owner_id: bob.id, takeover_owner_name: 'bob' });
+    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), { event: { operator_id: bob.id, previous_owner_id: alice.id, channel: 'rest' } });
+    t.equal((await alice.client.request('POST', '/sessions/rest-force/manual-messages', { content: 'still mine?' })).status, 409, 'the previous owner no longer replies by hand');
+    const notOwner = await alice.client.request('POST', '/sessions/rest-force/release', {});
+    t.equal(notOwner.status, 409, 'only the owner releases without force');
+    t.match(notOwner.body.detail, /owned by bob; only the owner releases it, or send force=true/);
+    const forcedRelease = await alice.client.request('POST', '/sessions/rest-force/release', { force: true });
+    t.equal(forcedRelease.status, 200, 'another operator releases with force');
+    t.match(forcedRelease.body, { status: 'AI_ACTIVE', takeover_owner_id: null });
+    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'release'), { event: { operator_id: alice.id, channel: 'rest' } });
+    const events = await admin.request('GET', '/sessions/rest-force/takeover-events');
+    t.same(
+      events.body.items.map((e: any) => [e.event_type, e.operator_id, e.previous_owner_id]),
+      [['takeover', alice.id, null], ['force_takeover', bob.id, alice.id], ['release', alice.id, null]],
+    );
+  });
+
+  t.test('the operator is the administrator: operator_id names only oneself, on REST and WebSocket alike', async (t) => {
+    await stream(host.url, { thread_id: 'who', agent_id: agent.agent_id, message: 'hi' });
+    await t.rejects(
+      connect('/ws/who', { cookie: bob.client.cookieHeader(), query: { role: 'operator', operator_id: alice.id } }),
+      new RegExp(`operator_id must be your own administrator id \\(${bob.id}\\)`),
+      "an administrator cannot connect as another operator's id",
+    );
+    t.equal((await alice.client.request('POST', '/sessions/who/takeover', {})).status, 200, 'alice takes over over REST');
+    const aliceWs = await operator('who', alice);
+    t.same(await aliceWs.send('user_message', { content: 'Alice, typing in the live console' }), { ok: true }, "alice's socket is the same owner as alice's REST takeover");
+    const bobWs = await operator('who', bob);
+    t.match(await bobWs.send('user_message', { content: 'I am alice' }), { ok: false, detail: /only the operator who took over/ });
+    t.same(await aliceWs.send('agent_release'), { ok: true });
+    const events = await admin.request('GET', '/sessions/who/takeover-events');
+    t.same(events.body.items.map((e: any) => [e.event_type, e.operator_id, e.channel]), [['takeover', alice.id, 'rest'], ['manual_message', alice.id, 'websocket'], ['release', alice.id, 'websocket']]);
+  });
+
+  t.test('a human reply has the message length limit on every channel', async (t) => {
+    await stream(host.url, { thread_id: 'long-reply', agent_id: agent.agent_id, message: 'hi' });
+    const rootWs = await operator('long-reply');
+    t.same(await rootWs.send('agent_takeover'), { ok: true });
+    const tooLong = 'x'.repeat(8001);
+    t.match(await rootWs.send('user_message', { content: tooLong }), { ok: false, detail: 'content is 8001 characters; the limit is 8000' }, 'over WebSocket');
+    const rest = await admin.request('POST', '/sessions/long-reply/manual-messages', { content: tooLong });
+    t.equal(rest.status, 422, 'over REST');
+    t.same(rest.body.detail, [{ loc: ['body', 'content'], msg: 'content is 8001 characters; the limit is 8000', type: 'too_long' }]);
+    t.match(await rootWs.send('user_message', { content: '  ' }), { ok: false, detail: 'content is empty' });
+    t.equal((await admin.request('POST', '/sessions/long-reply/manual-messages', { content: '' })).status, 422);
+    t.same(await rootWs.send('user_message', { content: 'x'.repeat(8000) }), { ok: true }, 'the limit itself is allowed');
+    const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM chat_messages WHERE session_id = 'long-reply' AND role = 'agent'")) as [{ n: number }];
+    t.equal(n, 1, 'only the reply within the limit is stored');
+  });
+
   t.test('only chat agents with human_takeover_enabled can be taken over', async (t) => {
     await stream(host.url, { thread_id: 'no-takeover', agent_id: noTakeover.agent_id, message: 'hi' });
     const refused = await admin.request('POST', '/sessions/no-takeover/takeover', { force: true });
     t.equal(refused.status, 409);
     t.match(refused.body.detail, /without human takeover/);
-    const ws = await operator('no-takeover', 'carol');
+    const ws = await operator('no-takeover');
     t.match(await ws.send('agent_takeover'), { ok: false, detail: /without human takeover/ });
   });
 
   t.test('two operators taking over at the same moment without force: exactly one wins', async (t) => {
     await stream(host.url, { thread_id: 'race', agent_id: agent.agent_id, message: 'hi' });
-    const racers = await Promise.all(['r1', 'r2', 'r3', 'r4'].map((id) => operator('race', id)));
+    const admins = [];
+    for (const name of ['r1', 'r2', 'r3', 'r4']) admins.push(await createSubAdmin(admin, name, OPERATOR_PERMISSIONS));
+    const racers = await Promise.all(admins.map((who) => operator('race', who)));
     for (let round = 0; round < 5; round++) {
       const acks = await Promise.all(racers.map((r) => r.send('agent_takeover')));
       t.equal(acks.filter((a) => a.ok).length, 1, `round ${round}: one winner`);
       const [session] = await query(host.databaseUrl, 'SELECT takeover_owner_id FROM chat_sessions WHERE id = $1', ['race']);
       const winner = racers[acks.findIndex((a) => a.ok)]!;
-      t.equal(session!.takeover_owner_id, ['r1', 'r2', 'r3', 'r4'][racers.indexOf(winner)], 'the winner owns the session');
+      t.equal(session!.takeover_owner_id, admins[racers.indexOf(winner)]!.id, 'the winner owns the session');
       t.same(await winner.send('agent_release'), { ok: true });
     }
     const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM session_takeover_events WHERE session_id = 'race' AND event_type = 'takeover'")) as [{ n: number }];
@@ -182,10 +282,42 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.match(await customer.send('agent_release'), { ok: false, detail: /public WebSocket cannot take over/ });
   });
 
+  t.test('the public namespace never serves a session without a public agent', async (t) => {
+    await stream(host.url, { thread_id: 'pub-agentless', message: 'hi' });
+    const [row] = await query(host.databaseUrl, 'SELECT agent_id FROM chat_sessions WHERE id = $1', ['pub-agentless']);
+    t.same(row, { agent_id: null }, 'a session started on /stream without agent_id has no agent');
+    await t.rejects(connect('/public/ws/pub-agentless'), /session pub-agentless is not public/, 'no agent, no public socket');
+
+    const soonPrivate = await createAgent({ name: 'Soon private', public_access_mode: 'public_anonymous', human_takeover_enabled: true });
+    const customer = await connect('/public/ws/pub-soon-private', { query: { agent_id: soonPrivate.agent_id } });
+    t.same(await customer.send('user_message', { content: 'first' }), { ok: true });
+    t.equal((await admin.request('PATCH', `/agents/${soonPrivate.agent_id}`, { public_access_mode: 'admin_only' })).status, 200);
+    t.match(await customer.send('user_message', { content: 'second' }), { ok: false, detail: /session pub-soon-private is no longer public/ }, 'a later send is refused');
+    t.match(await customer.waitFor('error', (e) => e.code === 'session_not_public'), { detail: /no longer public/ });
+    await customer.waitFor('disconnect');
+    t.pass('and the socket is closed');
+    const stored = await query(host.databaseUrl, "SELECT content FROM chat_messages WHERE session_id = 'pub-soon-private' AND role = 'user' ORDER BY created_at");
+    t.same(stored.map((m) => m.content), ['first'], 'nothing from the refused send is stored');
+    await t.rejects(connect('/public/ws/pub-soon-private'), /session pub-soon-private is not public/, 'nor can it reconnect');
+  });
+
+  t.test('the public namespace cannot reply by hand: during HUMAN_ACTIVE its messages stay the customer\'s', async (t) => {
+    const customer = await connect('/public/ws/pub-hand', { query: { agent_id: agent.agent_id, operator_id: root.id, operator_name: 'Not an operator' } });
+    t.equal((await admin.request('POST', '/sessions/pub-hand/takeover', {})).status, 200);
+    await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE');
+    t.same(await customer.send('user_message', { content: 'Pretending to be staff', role: 'agent', operator_id: root.id }), { ok: true });
+    const echoed = await customer.waitFor('message', (m) => m.message.content === 'Pretending to be staff');
+    t.match(echoed.message, { role: 'user', sender_id_snapshot: null, sender_name_snapshot: null }, 'stored as the customer, not as a human reply');
+    const events = await admin.request('GET', '/sessions/pub-hand/takeover-events');
+    t.same(events.body.items.map((e: any) => e.event_type), ['takeover'], 'no manual_message event');
+  });
+
   t.test('the administrator namespace needs a live login with conversations.read; operators need operator_id', async (t) => {
     await t.rejects(connect('/ws/ws-connect'), /administrator login required/);
     await t.rejects(connect('/ws/ws-connect', { cookie: 'agent_host_access=forged' }), /expired or revoked/);
     await t.rejects(connect('/ws/unknown-session', { cookie: admin.cookieHeader() }), /not found/);
+    const reader = await createSubAdmin(admin, 'reader', ['agents.read']);
+    await t.rejects(connect('/ws/ws-connect', { cookie: reader.client.cookieHeader() }), /missing permission conversations.read/);
     const anonymousOperator = await connect('/ws/ws-connect', { cookie: admin.cookieHeader(), query: { role: 'operator' } });
     t.match(await anonymousOperator.send('agent_takeover'), { ok: false, detail: /operator_id is required/ });
     const customerRole = await connect('/ws/ws-connect', { cookie: admin.cookieHeader() });
@@ -206,27 +338,65 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
   });
 
   t.test('after logout an administrator socket is told why and closed; nothing more is sent or accepted', async (t) => {
-    const other = new AdminClient(host.url);
-    await other.login();
+    const dave = await createSubAdmin(admin, 'dave', OPERATOR_PERMISSIONS);
     await stream(host.url, { thread_id: 'revoke', agent_id: agent.agent_id, message: 'hi' });
-    const watcher = await connect('/ws/revoke', { cookie: other.cookieHeader(), query: { role: 'operator', operator_id: 'dave' } });
+    const watcher = await operator('revoke', dave);
     const customer = await connect('/public/ws/revoke');
     await watcher.waitFor('session');
-    t.equal((await other.request('POST', '/admin/auth/logout')).status, 200);
+
+    t.equal((await dave.client.request('POST', '/admin/auth/refresh')).status, 200, 'a routine token refresh');
+    t.equal((await dave.client.request('GET', '/admin/auth/me')).status, 200);
+    await customer.send('user_message', { content: 'after refresh' });
+    await watcher.waitFor('message', (m) => m.message.content === 'after refresh');
+    t.pass('the socket opened with the old access token still receives broadcasts after a refresh');
+    t.same(await watcher.send('agent_takeover'), { ok: true }, 'and can still send');
+    t.same(await watcher.send('agent_release'), { ok: true });
+    t.equal(watcher.of('error').length, 0, 'the refresh closed nothing');
+
+    t.equal((await dave.client.request('POST', '/admin/auth/logout')).status, 200);
     await customer.send('user_message', { content: 'after logout' });
-    await customer.waitFor('message', (m) => m.message.role === 'assistant');
+    await customer.waitFor('message', () => customer.of('message').filter((m) => m.message.role === 'assistant').length === 2);
     t.match(await watcher.waitFor('error'), { detail: /session ended/, code: 'session_revoked' });
     await watcher.waitFor('disconnect');
     t.notOk(watcher.of('message').some((m) => m.message.content === 'after logout'), 'the revoked socket got no message after logout');
 
     const second = new AdminClient(host.url);
     await second.login();
-    const writer = await connect('/ws/revoke', { cookie: second.cookieHeader(), query: { role: 'operator', operator_id: 'erin' } });
+    const writer = await connect('/ws/revoke', { cookie: second.cookieHeader(), query: { role: 'operator', operator_id: root.id } });
     await writer.waitFor('session');
     await query(host.databaseUrl, 'UPDATE admin_sessions SET revoked_at = now() WHERE revoked_at IS NULL AND id IN (SELECT id FROM admin_sessions ORDER BY created_at DESC LIMIT 1)');
     t.match(await writer.send('agent_takeover'), { ok: false, detail: /session ended/ }, 'a write after server-side revocation is refused');
     await writer.waitFor('disconnect');
     const [session] = await query(host.databaseUrl, 'SELECT status FROM chat_sessions WHERE id = $1', ['revoke']);
     t.equal(session!.status, 'AI_ACTIVE', 'the refused takeover changed nothing');
+  });
+
+  t.test('permissions are re-read before each send: a revoked grant stops taking over, then watching', async (t) => {
+    const erin = await createSubAdmin(admin, 'erin', OPERATOR_PERMISSIONS);
+    await stream(host.url, { thread_id: 'grants', agent_id: agent.agent_id, message: 'hi' });
+    const erinWs = await operator('grants', erin);
+    const customer = await connect('/public/ws/grants');
+    await erinWs.waitFor('session');
+    const grants = (await admin.request('GET', `/admin/admin-users/${erin.id}`)).body.grants as { grant_id: string; permission_code: string }[];
+    const revoke = async (code: string) => {
+      const grant = grants.find((g) => g.permission_code === code)!;
+      const revoked = await admin.request('DELETE', `/admin/admin-users/${erin.id}/permissions/${grant.grant_id}`, undefined, await challengeHeader(admin));
+      t.equal(revoked.status, 200, `${code} revoked`);
+    };
+
+    await revoke('conversations.write');
+    t.match(await erinWs.send('agent_takeover'), { ok: false, detail: 'missing permission conversations.write' }, 'without conversations.write the socket no longer takes over');
+    await customer.send('user_message', { content: 'still watched' });
+    await erinWs.waitFor('message', (m) => m.message.content === 'still watched');
+    t.pass('with conversations.read left it still watches');
+
+    await revoke('conversations.read');
+    await customer.send('user_message', { content: 'no longer watched' });
+    await customer.waitFor('message', (m) => m.message.content === 'no longer watched');
+    t.match(await erinWs.waitFor('error', (e) => e.code === 'permission_revoked'), { detail: /missing permission conversations.read/ });
+    await erinWs.waitFor('disconnect');
+    t.notOk(erinWs.of('message').some((m) => m.message.content === 'no longer watched'), 'without conversations.read it is closed before the next broadcast');
+    const [session] = await query(host.databaseUrl, 'SELECT status FROM chat_sessions WHERE id = $1', ['grants']);
+    t.equal(session!.status, 'AI_ACTIVE');
   });
 });

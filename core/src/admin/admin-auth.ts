@@ -146,11 +146,15 @@ export class AdminAuth {
   }
 
   /**
-   * Whether a session is still live (not revoked or expired, same access
-   * version, account active). The WebSocket gateway calls this before each send.
+   * The session's principal now, with its current permissions, or `undefined`
+   * once it was logged out, revoked, expired, its account disabled or its role
+   * changed. A refresh keeps it live: a WebSocket opened with an older access
+   * token follows the session, not the token (the gateway calls this before
+   * each send).
    */
-  async isSessionLive(principal: Pick<AdminPrincipal, 'session_id' | 'access_version'>): Promise<boolean> {
-    return (await this.loadSession(principal.session_id, principal.access_version)) !== undefined;
+  async currentPrincipal(principal: Pick<AdminPrincipal, 'session_id' | 'role_code'>): Promise<AdminPrincipal | undefined> {
+    const current = await this.loadSession(principal.session_id, null);
+    return current?.role_code === principal.role_code ? current : undefined;
   }
 
   /** Creates the first super admin when there is no administrator; returns a generated password to print once. */
@@ -175,11 +179,12 @@ export class AdminAuth {
     return created ? { username, ...(generated && { generatedPassword: generated }) } : undefined;
   }
 
-  private async loadSession(sessionId: string, accessVersion: number): Promise<AdminPrincipal | undefined> {
+  /** A live session; with `accessVersion`, only while that is its current access version. */
+  private async loadSession(sessionId: string, accessVersion: number | null): Promise<AdminPrincipal | undefined> {
     const [row] = await this.db.query<SessionRow>(
       `SELECT s.id AS session_id, s.access_version, u.id AS admin_user_id, u.username, u.display_name, u.role_code
        FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
-       WHERE s.id = $1 AND s.access_version = $2 AND s.revoked_at IS NULL AND s.refresh_expires_at > now() AND u.status = 'active'`,
+       WHERE s.id = $1 AND ($2::int IS NULL OR s.access_version = $2) AND s.revoked_at IS NULL AND s.refresh_expires_at > now() AND u.status = 'active'`,
       { bind: [sessionId, accessVersion], type: QueryTypes.SELECT },
     );
     if (!row) return undefined;

@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { BadRequestError, ConflictError, NotFoundError } from '@agent-host/sdk';
+import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { insertAudit } from '../services/audit.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { MESSAGE_COLUMNS, presentMessage, presentSessionState, type MessageRow, type PresentedMessage, type SessionState, type SessionStateRow } from '../chat/messages.js';
 import type { SessionBroadcast, SessionEvents, TakeoverEventView } from '../chat/session-events.js';
+import type { Operator } from './operator.js';
 
-/** Who acts on a session: an operator id and name, the administrator behind it, and the channel used. */
-export interface Operator {
-  operator_id: string;
-  operator_name: string | null;
-  admin_user_id: string | null;
-  channel: 'rest' | 'websocket';
-  client_ip?: string | null;
-}
 
 type EventType = TakeoverEventView['event_type'];
 
@@ -46,6 +39,8 @@ const SYSTEM_TEXT: Record<Exclude<EventType, 'manual_message'>, (name: string, p
   release: (name) => `${name} handed the conversation back to the AI`,
 };
 
+const contentRefused = (msg: string, type: string) => new ValidationError([{ loc: ['body', 'content'], msg, type }]);
+
 /**
  * Human takeover (spec 3.1). Every transition locks the session row, so of
  * two operators taking over at once exactly one wins; the new state, the
@@ -56,6 +51,8 @@ export class Takeover {
   constructor(
     private readonly db: Sequelize,
     private readonly events: SessionEvents,
+    /** `[agent] message_max_length`: a human reply has the customer's limit, on every channel. */
+    private readonly messageMaxLength: number,
   ) {}
 
   /** The session state (WebSocket `session`), or `undefined` for an unknown session. */
@@ -105,7 +102,10 @@ export class Takeover {
 
   /** A human reply from the active owner: a message with role `agent`; no turn or context snapshot. */
   async manualMessage(sessionId: string, operator: Operator, content: string): Promise<PresentedMessage> {
-    if (content.trim() === '') throw new BadRequestError('content is empty');
+    if (content.trim() === '') throw contentRefused('content is empty', 'empty');
+    if (content.length > this.messageMaxLength) {
+      throw contentRefused(`content is ${content.length} characters; the limit is ${this.messageMaxLength}`, 'too_long');
+    }
     const { message, event } = await this.db.transaction(async (transaction) => {
       const session = await this.lock(sessionId, transaction);
       if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; take it over before replying by hand`);

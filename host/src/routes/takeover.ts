@@ -1,4 +1,4 @@
-import type { AdminPrincipal, Operator } from '@agent-host/core';
+import { operatorFor, type AdminPrincipal } from '@agent-host/core';
 import { z } from 'zod';
 import { originOf } from '../access/route-access.js';
 import { pagingFields, parseQuery } from '../validation.js';
@@ -7,20 +7,16 @@ import { route, type RouteFactory } from './route.js';
 const forceBody = z.object({ force: z.boolean().optional() }).strict();
 const forceQuery = z.object({ force: z.enum(['true', 'false']).optional() }).strict();
 const pageQuery = z.object(pagingFields).strict();
+// Emptiness and length are checked by the takeover service, for REST and WebSocket alike.
+const manualMessageBody = z.object({ content: z.string() }).strict();
 
-/** Over REST the operator is the logged-in administrator (WebSocket operators name themselves with `operator_id`). */
-const operatorOf = (principal: AdminPrincipal | undefined, clientIp: string | null): Operator => ({
-  operator_id: principal!.admin_user_id,
-  operator_name: principal!.display_name || principal!.username,
-  admin_user_id: principal!.admin_user_id,
-  channel: 'rest',
-  client_ip: clientIp,
-});
+/** Over REST the operator is the logged-in administrator. */
+const restOperator = (req: Parameters<typeof originOf>[0], principal: AdminPrincipal | undefined) =>
+  operatorFor(principal!, 'rest', { client_ip: originOf(req).clientIp });
 
 /** Human takeover over REST (spec 3.1, 4.4); the WebSocket gateway offers the same transitions. */
 export const takeoverRoutes: RouteFactory = (app) => {
   const takeover = app.takeover!;
-  const manualMessageBody = z.object({ content: z.string().trim().min(1).max(app.config.agent.message_max_length) }).strict();
   const sessionId = (params: Record<string, string>) => String(params.session_id);
   // `force` may come in the query or the body (spec 4.4: "query/body force").
   const force = (query: unknown, body: { force?: boolean } | undefined) => body?.force ?? parseQuery(forceQuery, query).force === 'true';
@@ -32,7 +28,7 @@ export const takeoverRoutes: RouteFactory = (app) => {
       summary,
       body: forceBody,
       handler: async (req, _res, { principal, body }) =>
-        takeover[action](sessionId(req.params), operatorOf(principal, originOf(req).clientIp), force(req.query, body)),
+        takeover[action](sessionId(req.params), restOperator(req, principal), force(req.query, body)),
     });
   return [
     transition('takeover', 'Take the session over from the AI (HUMAN_ACTIVE); force=true takes it from another operator'),
@@ -44,8 +40,9 @@ export const takeoverRoutes: RouteFactory = (app) => {
       summary: 'A human reply from the operator who took the session over (role agent; no turn)',
       body: manualMessageBody,
       handler: async (req, res, { principal, body }) => {
+        const message = await takeover.manualMessage(sessionId(req.params), restOperator(req, principal), body.content);
         res.status(201);
-        return takeover.manualMessage(sessionId(req.params), operatorOf(principal, originOf(req).clientIp), body.content);
+        return message;
       },
     }),
     route({

@@ -4,7 +4,7 @@ import type { Namespace, Socket } from 'socket.io';
 /** What the gateway keeps on each socket (`socket.data`). */
 export interface SocketState {
   sessionId: string;
-  /** Set on administrator sockets (`/ws/...`), whose session is re-checked before every send. */
+  /** Set on administrator sockets (`/ws/...`): re-read before every send, so it carries the current permissions. */
   principal?: AdminPrincipal;
 }
 
@@ -22,12 +22,20 @@ export function outgoing(broadcast: SessionBroadcast): Record<string, unknown> {
   }
 }
 
-export const REVOKED_DETAIL = 'administrator session ended (logged out, expired or revoked); log in again';
+/** Why a socket is closed: its administrator session ended or lost conversations.read, or its session stopped being public. */
+export interface Closure {
+  detail: string;
+  code: 'session_revoked' | 'permission_revoked' | 'session_not_public';
+}
+
+export const SESSION_REVOKED: Closure = { detail: 'administrator session ended (logged out, expired or revoked); log in again', code: 'session_revoked' };
+const READ_REVOKED: Closure = { detail: 'missing permission conversations.read; this socket may no longer watch the session', code: 'permission_revoked' };
 
 /**
  * This instance's sockets by session. Sends to one session run one at a
  * time, so every client sees a session's events in the order they happened;
- * administrator sockets whose session has ended are told why and closed
+ * administrator sockets are re-checked before each send and, when their
+ * session ended or they lost `conversations.read`, told why and closed
  * instead of being sent to.
  */
 export class RoomFanOut {
@@ -35,7 +43,8 @@ export class RoomFanOut {
   private readonly chains = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly isLive: (principal: AdminPrincipal) => Promise<boolean>,
+    /** The administrator session's principal now (current permissions), or `undefined` once it ended. */
+    private readonly currentPrincipal: (principal: AdminPrincipal) => Promise<AdminPrincipal | undefined>,
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -70,23 +79,37 @@ export class RoomFanOut {
     return this.enqueue(broadcast.session_id, () => this.send(broadcast.session_id, broadcast.type, outgoing(broadcast)));
   }
 
-  /** Sends to every live socket of the session on this instance; each administrator session is checked once. */
-  async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket): Promise<void> {
-    const sockets = only ? [only] : [...(this.rooms.get(sessionId) ?? [])];
-    const verdicts = new Map<string, Promise<boolean>>();
-    const live = await Promise.all(
-      sockets.map((socket) => {
-        const { principal } = socket.data as SocketState;
-        if (!principal) return true;
-        let verdict = verdicts.get(principal.session_id);
-        if (!verdict) verdicts.set(principal.session_id, (verdict = this.isLive(principal)));
-        return verdict;
+  /**
+   * Re-reads the administrator behind each socket (once per administrator
+   * session) and leaves the current principal, with its permissions, on the
+   * socket. Resolves with why each socket must close, `undefined` for those
+   * that may stay; closing is the caller's.
+   */
+  async recheck(sockets: Socket[]): Promise<(Closure | undefined)[]> {
+    const current = new Map<string, Promise<AdminPrincipal | undefined>>();
+    return Promise.all(
+      sockets.map(async (socket) => {
+        const state = socket.data as SocketState;
+        if (!state.principal) return undefined;
+        let lookup = current.get(state.principal.session_id);
+        if (!lookup) current.set(state.principal.session_id, (lookup = this.currentPrincipal(state.principal)));
+        const principal = await lookup;
+        if (!principal) return SESSION_REVOKED;
+        state.principal = principal;
+        return principal.permissions.includes('conversations.read') ? undefined : READ_REVOKED;
       }),
     );
+  }
+
+  /** Sends to every admitted socket of the session on this instance. */
+  async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket): Promise<void> {
+    const sockets = only ? [only] : [...(this.rooms.get(sessionId) ?? [])];
+    const closures = await this.recheck(sockets);
     // One emit per namespace, so each packet is encoded once rather than once per socket.
     const byNamespace = new Map<Namespace, string[]>();
     sockets.forEach((socket, i) => {
-      if (!live[i]) return revoke(socket);
+      const closure = closures[i];
+      if (closure) return close(socket, closure);
       const ids = byNamespace.get(socket.nsp);
       if (ids) ids.push(socket.id);
       else byNamespace.set(socket.nsp, [socket.id]);
@@ -95,9 +118,9 @@ export class RoomFanOut {
   }
 }
 
-/** Tells an administrator socket its session ended, then closes it. */
-export function revoke(socket: Socket): void {
+/** Tells a socket why it may not stay, then closes it. */
+export function close(socket: Socket, closure: Closure): void {
   if (socket.disconnected) return;
-  socket.emit('error', { type: 'error', detail: REVOKED_DETAIL, code: 'session_revoked' });
+  socket.emit('error', { type: 'error', ...closure });
   socket.disconnect(true);
 }

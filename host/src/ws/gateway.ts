@@ -1,11 +1,11 @@
 import type { Server as HttpServer } from 'node:http';
-import { chatRequestSchema, type AgentHostApp, type Operator, type SessionBroadcast } from '@agent-host/core';
+import { chatRequestSchema, operatorFor, type AgentHostApp, type Operator, type SessionBroadcast } from '@agent-host/core';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
 import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
 import { createAdapterPool } from './adapter-pool.js';
-import { revoke, RoomFanOut, REVOKED_DETAIL, type SocketState } from './fan-out.js';
+import { close, RoomFanOut, type Closure, type SocketState } from './fan-out.js';
 import { parseMessageTag, readInbound, type InboundPayload } from './inbound.js';
 
 /** Spec 4.3 and 8: the history sent on connect holds at most this many messages. */
@@ -27,11 +27,23 @@ interface ConnectionState extends SocketState {
 /** A refusal shown to the client (connect_error message, or an `error` event). */
 class Refused extends Error {}
 
+/** The text a refusal shows: its message, or a validation failure's issue messages. */
+function shownDetail(error: unknown): string | undefined {
+  if (error instanceof Refused) return error.message;
+  const { status, detail } = error as { status?: number; detail?: unknown };
+  if (status === undefined) return undefined;
+  return Array.isArray(detail) ? detail.map((issue: { msg: string }) => issue.msg).join('; ') : (error as Error).message;
+}
+
 export interface Gateway {
   /** Sockets connected to this instance. */
   readonly socketCount: number;
   close(): Promise<void>;
 }
+
+/** The public namespace serves only sessions of an active `public_anonymous` agent. */
+const isPublicAgent = (agent: { status: string; public_access_mode: string } | undefined) =>
+  agent?.status === 'active' && agent.public_access_mode === 'public_anonymous';
 
 const queryValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.trim() || null;
 
@@ -57,7 +69,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
   const io = new Server(httpServer, { adapter: adapterFor, serveClient: false, cleanupEmptyChildNamespaces: true });
   const shutdown = new AbortController();
   const fanOut = new RoomFanOut(
-    (principal) => auth.isSessionLive(principal),
+    (principal) => auth.currentPrincipal(principal),
     (err) => log.error({ err }, 'websocket delivery failed'),
   );
 
@@ -69,12 +81,12 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
 
   const adminNamespace = io.of(ADMIN_NAMESPACE);
   adminNamespace.use((socket, next) => {
-    handshake(socket, false).then(() => next(), (error: Error) => next(error instanceof Refused ? error : new Error('connection failed')));
+    handshake(socket, false).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
   });
   adminNamespace.on('connection', onConnection);
   const publicNamespace = io.of(PUBLIC_NAMESPACE);
   publicNamespace.use((socket, next) => {
-    handshake(socket, true).then(() => next(), (error: Error) => next(error instanceof Refused ? error : new Error('connection failed')));
+    handshake(socket, true).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
   });
   publicNamespace.on('connection', onConnection);
 
@@ -100,19 +112,20 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       const principal = token ? await auth.authenticate(token) : undefined;
       if (!principal) throw new Refused(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
       if (!principal.permissions.includes('conversations.read')) throw new Refused('missing permission conversations.read');
+      // Refused now rather than at the first takeover: an operator acts only as itself.
+      if (state.role === 'operator' && state.operatorId) operatorFor(principal, 'websocket', { operator_id: state.operatorId });
       state.principal = principal;
     }
     if (state.agentId) {
       const agent = await app.agents!.get(state.agentId).catch(() => undefined);
       if (!agent) throw new Refused(`agent ${state.agentId} not found`);
-      if (isPublic && (agent.status !== 'active' || agent.public_access_mode !== 'public_anonymous')) throw new Refused(`agent ${state.agentId} is not public`);
+      if (isPublic && !isPublicAgent(agent)) throw new Refused(`agent ${state.agentId} is not public`);
     }
     const session = await app.takeover!.open(sessionId, state.agentId);
     if (!session) throw new Refused(`session ${sessionId} not found; pass agent_id to start a new session`);
     // A session answers with the agent it was first bound to; unless that is the query's agent (checked above), check it.
-    if (isPublic && session.agent_id !== state.agentId) {
-      const agent = session.agent_id ? await app.agents!.get(session.agent_id).catch(() => undefined) : undefined;
-      if (!agent || agent.public_access_mode !== 'public_anonymous') throw new Refused(`session ${sessionId} is not public`);
+    if (isPublic && (!state.agentId || session.agent_id !== state.agentId) && !(await servesPublicly(session.agent_id))) {
+      throw new Refused(`session ${sessionId} is not public`);
     }
     state.agentId = session.agent_id;
     socket.data = state;
@@ -143,9 +156,10 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       ack?.({ ok: false, detail });
     };
     try {
-      if (state.principal && !(await auth.isSessionLive(state.principal))) {
-        ack?.({ ok: false, detail: REVOKED_DETAIL });
-        revoke(socket);
+      const closure = state.public ? await publicClosure(state) : (await fanOut.recheck([socket]))[0];
+      if (closure) {
+        ack?.({ ok: false, detail: closure.detail });
+        close(socket, closure);
         return;
       }
       const event = readInbound(name, payload);
@@ -159,7 +173,8 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       }
       ack?.({ ok: true });
     } catch (error) {
-      if (error instanceof Refused || (error as { status?: number }).status !== undefined) return fail((error as Error).message);
+      const detail = shownDetail(error);
+      if (detail !== undefined) return fail(detail);
       log.error({ err: error, event: name }, 'websocket event failed');
       fail('the event failed; please try again');
     }
@@ -170,8 +185,20 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
     if (state.public) throw new Refused('the public WebSocket cannot take over, release or reply by hand');
     if (state.role !== 'operator') throw new Refused('connect with role=operator to take over, release or reply by hand');
     if (!state.operatorId) throw new Refused('operator_id is required to take over, release or reply by hand');
+    // The permissions re-read before this event, not those of the handshake.
     if (!state.principal!.permissions.includes('conversations.write')) throw new Refused('missing permission conversations.write');
-    return { operator_id: state.operatorId, operator_name: state.operatorName, admin_user_id: state.principal!.admin_user_id, channel: 'websocket', client_ip: state.clientIp };
+    return operatorFor(state.principal!, 'websocket', { operator_id: state.operatorId, operator_name: state.operatorName, client_ip: state.clientIp });
+  }
+
+  /** Whether the public namespace serves the sessions of an agent (by id; none for a session without one). */
+  async function servesPublicly(agentId: string | null): Promise<boolean> {
+    return isPublicAgent(agentId ? await app.agents!.get(agentId).catch(() => undefined) : undefined);
+  }
+
+  /** A public socket stops being served once its session's agent is no longer public. */
+  async function publicClosure(state: ConnectionState): Promise<Closure | undefined> {
+    if (await servesPublicly(state.agentId)) return undefined;
+    return { detail: `session ${state.sessionId} is no longer public: its agent is not an active public_anonymous agent`, code: 'session_not_public' };
   }
 
   /** The same pipeline as `POST /stream`; the stored messages reach the room as `message` events. */
