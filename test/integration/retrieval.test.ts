@@ -12,7 +12,7 @@ import { stream } from '../helpers/sse.js';
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/knowledge');
 const questions: { question: string; document: string }[] = JSON.parse(await readFile(path.join(fixtures, 'questions.json'), 'utf8'));
 
-t.test('each question retrieves its document in the top 3, by vectors and by the keyword fallback', async (t) => {
+t.test('retrieval', async (t) => {
   const host = await startTestHost(t);
   const admin = new AdminClient(host.url);
   await admin.login();
@@ -25,18 +25,49 @@ t.test('each question retrieves its document in the top 3, by vectors and by the
   const agent = (await admin.request('POST', '/agents', { name: 'Helpdesk', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
 
-  for (const [i, { question, document }] of questions.entries()) {
-    await stream(host.url, { thread_id: `corpus-${i}`, agent_id: agent.agent_id, message: question });
-    const [turn] = (await admin.request('GET', `/sessions/corpus-${i}/turns`)).body.items;
-    const context = (await admin.request('GET', `/sessions/corpus-${i}/turns/${turn.turn_id}/context`)).body;
-    const vectorDocs = context.rag_context.map((c: { document_filename: string }) => c.document_filename);
-    t.ok(context.rag_context.length <= 3 && context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'vector'), `vector hits only, at most top_k: ${question}`);
-    t.ok(vectorDocs.includes(document), `vectors: "${question}" finds ${document} in the top 3 (got ${vectorDocs.join(', ')})`);
+  t.test('each question retrieves its document in the top 3, by vectors and by the keyword fallback', async (t) => {
+    for (const [i, { question, document }] of questions.entries()) {
+      await stream(host.url, { thread_id: `corpus-${i}`, agent_id: agent.agent_id, message: question });
+      const [turn] = (await admin.request('GET', `/sessions/corpus-${i}/turns`)).body.items;
+      const context = (await admin.request('GET', `/sessions/corpus-${i}/turns/${turn.turn_id}/context`)).body;
+      const vectorDocs = context.rag_context.map((c: { document_filename: string }) => c.document_filename);
+      t.ok(context.rag_context.length <= 3 && context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'vector'), `vector hits only, at most top_k: ${question}`);
+      t.ok(vectorDocs.includes(document), `vectors: "${question}" finds ${document} in the top 3 (got ${vectorDocs.join(', ')})`);
 
-    const debug = (await admin.request('POST', `/sessions/corpus-${i}/turns/${turn.turn_id}/rag-debug`, { threshold: 1 })).body;
-    const keywordDocs = debug.final_chunks.map((c: { document_filename: string }) => c.document_filename);
-    t.equal(debug.keyword_fallback.mode, 'keyword_fallback', `no vector hit reaches threshold 1, so the keyword fallback answers: ${question}`);
-    t.ok(keywordDocs.includes(document), `keyword fallback: "${question}" finds ${document} in the top 3 (got ${keywordDocs.join(', ')})`);
-    t.ok(debug.final_chunks.every((c: { matched_words: string[] }) => c.matched_words.length > 0), 'each fallback chunk records the words it matched');
-  }
+      const debug = (await admin.request('POST', `/sessions/corpus-${i}/turns/${turn.turn_id}/rag-debug`, { threshold: 1 })).body;
+      const keywordDocs = debug.final_chunks.map((c: { document_filename: string }) => c.document_filename);
+      t.equal(debug.keyword_fallback.mode, 'keyword_fallback', `no vector hit reaches threshold 1, so the keyword fallback answers: ${question}`);
+      t.ok(keywordDocs.includes(document), `keyword fallback: "${question}" finds ${document} in the top 3 (got ${keywordDocs.join(', ')})`);
+      t.ok(debug.final_chunks.every((c: { matched_words: string[] }) => c.matched_words.length > 0), 'each fallback chunk records the words it matched');
+    }
+  });
+
+  t.test('a source the agent has not mounted is never searched, by vectors or by the keyword fallback', async (t) => {
+    const vault = await createSource(admin, { name: 'Vault' });
+    await uploadOk(admin, vault.source_id, { filename: 'vault.md', contentType: 'text/markdown', data: '# Vault\n\nThe vault combination is kept by the night porter. The vault combination changes every quarter.' });
+    await ingest(admin, vault.source_id);
+    const question = 'What is the vault combination and who keeps it?';
+    const keeper = (await admin.request('POST', '/agents', { name: 'Keeper', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })).body;
+    await admin.request('POST', `/agents/${keeper.agent_id}/mounts`, { source_id: vault.source_id });
+    const searched = async (thread: string, agentId: string) => {
+      await stream(host.url, { thread_id: thread, agent_id: agentId, message: question });
+      const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items;
+      const context = (await admin.request('GET', `/sessions/${thread}/turns/${turn.turn_id}/context`)).body;
+      const debug = (await admin.request('POST', `/sessions/${thread}/turns/${turn.turn_id}/rag-debug`, { threshold: 1 })).body;
+      return { vector: context.rag_context, candidates: debug.vector_candidates, fallback: debug.final_chunks, mode: debug.keyword_fallback.mode };
+    };
+    const fromVault = (chunks: { source_id: string }[]) => chunks.filter((c) => c.source_id === vault.source_id);
+
+    // Mounted, the vault source answers the question both ways: the question does reach it.
+    const mounted = await searched('vault-mounted', keeper.agent_id);
+    t.match(mounted.vector[0], { source_id: vault.source_id, document_filename: 'vault.md', retrieval_mode: 'vector' }, 'mounted: the vector search finds the vault document');
+    t.match(mounted.fallback[0], { source_id: vault.source_id, document_filename: 'vault.md', retrieval_mode: 'keyword_fallback' }, 'mounted: so does the keyword fallback');
+
+    const unmounted = await searched('vault-unmounted', agent.agent_id);
+    t.same(fromVault(unmounted.vector), [], 'not mounted: no vector chunk comes from the vault source');
+    t.same(fromVault(unmounted.candidates), [], 'not even among the raw vector candidates');
+    t.equal(unmounted.mode, 'keyword_fallback');
+    t.same(fromVault(unmounted.fallback), [], 'not mounted: the keyword fallback finds nothing in it either');
+    t.ok([...unmounted.vector, ...unmounted.candidates, ...unmounted.fallback].every((c: { source_id: string }) => c.source_id === source.source_id), 'everything found comes from the mounted source');
+  });
 });
