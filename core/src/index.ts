@@ -31,6 +31,8 @@ export type { SessionBroadcast, SessionEvents, TakeoverEventView } from './chat/
 export { type Operator, operatorFor } from './takeover/operator.js';
 export { Takeover } from './takeover/takeover.js';
 export { Knowledge } from './knowledge/knowledge.js';
+export { correctionUpdateSchema } from './knowledge/corrections.js';
+export { revealsCorrectionPublication } from './knowledge/correction-views.js';
 export { CHUNKING_STRATEGIES } from './knowledge/chunking.js';
 export { baseContentType, type UploadedFile } from './knowledge/documents.js';
 export { ingestSchema, rebuildSchema } from './knowledge/ingestion-jobs.js';

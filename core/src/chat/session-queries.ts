@@ -1,6 +1,7 @@
 import { NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
+import { presentCorrectionSummary, TURN_CORRECTION_JSON, type CorrectionRow } from '../knowledge/correction-views.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import { MESSAGE_COLUMNS, presentMessage, presentSessionState, type MessageRow, type SessionStateRow } from './messages.js';
 
@@ -34,6 +35,7 @@ interface TurnRow {
   created_at: Date;
   user_text: string;
   reply_text: string | null;
+  correction: CorrectionRow | null;
 }
 
 /** Read side of conversations: the session list, messages, turns and turn contexts (spec 2.2, 4.4). */
@@ -99,8 +101,11 @@ export class SessionQueries {
     return rows.map(presentMessage);
   }
 
-  /** The turn timeline, newest first, each with its model and `generation_usage`. */
-  async listTurns(sessionId: string, options: { limit: number; cursor?: string }) {
+  /**
+   * The turn timeline, newest first, each with its model, `generation_usage`
+   * and correction summary (its publication fields only with `revealPublication`).
+   */
+  async listTurns(sessionId: string, options: { limit: number; cursor?: string }, revealPublication: boolean) {
     await this.requireSession(sessionId);
     const [cursorAt, cursorId] = decodeCursor(options.cursor);
     const rows = await this.db.query<TurnRow>(
@@ -109,11 +114,11 @@ export class SessionQueries {
       { bind: [sessionId, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
     );
     const page = rows.slice(0, options.limit);
-    return { items: page.map(presentTurn), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit: options.limit };
+    return { items: page.map((t) => presentTurn(t, revealPublication)), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit: options.limit };
   }
 
   /** The turn context snapshot (spec 2.2) with the turn it belongs to. */
-  async turnContext(sessionId: string, turnId: string) {
+  async turnContext(sessionId: string, turnId: string, revealPublication: boolean) {
     const [turn] = await this.db.query<TurnRow>(`${TURN_SELECT} WHERE t.session_id = $1 AND t.id::text = $2`, { bind: [sessionId, turnId], type: QueryTypes.SELECT });
     if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`);
     const [snapshot] = await this.db.query<{ context: Record<string, unknown> }>('SELECT context FROM turn_context_snapshots WHERE turn_id = $1', {
@@ -121,7 +126,7 @@ export class SessionQueries {
       type: QueryTypes.SELECT,
     });
     const context = snapshot?.context ?? {};
-    return { ...context, turn: { ...(context.turn as Record<string, unknown> | undefined), ...presentTurn(turn) } };
+    return { ...context, turn: { ...(context.turn as Record<string, unknown> | undefined), ...presentTurn(turn, revealPublication) } };
   }
 
   private async requireSession(sessionId: string): Promise<void> {
@@ -130,10 +135,10 @@ export class SessionQueries {
   }
 }
 
-const TURN_SELECT = `SELECT t.*, um.content AS user_text, am.content AS reply_text FROM conversation_turns t
+const TURN_SELECT = `SELECT t.*, um.content AS user_text, am.content AS reply_text, ${TURN_CORRECTION_JSON} FROM conversation_turns t
   JOIN chat_messages um ON um.id = t.user_message_id LEFT JOIN chat_messages am ON am.id = t.assistant_message_id`;
 
-function presentTurn(t: TurnRow) {
+function presentTurn(t: TurnRow, revealPublication: boolean) {
   return {
     turn_id: t.id,
     agent_id: t.agent_id,
@@ -152,7 +157,7 @@ function presentTurn(t: TurnRow) {
     estimated_cost_usd: t.estimated_cost_usd === null ? null : Number(t.estimated_cost_usd),
     first_token_ms: t.first_token_ms,
     latency_ms: t.latency_ms,
-    correction: null,
+    correction: presentCorrectionSummary(t.correction, revealPublication),
     created_at: t.created_at.toISOString(),
   };
 }

@@ -7,7 +7,7 @@ import {
   type Logger,
   type ObjectStoreBackend,
 } from '@agent-host/sdk';
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import { DocumentRepository, type DocumentRow } from './document-repository.js';
 import { auditKnowledge, type KnowledgeOperation } from './operation.js';
@@ -60,23 +60,43 @@ export class KnowledgeDocuments {
     if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename');
     if (file.data.byteLength > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`);
     this.checkContentType(file.contentType);
+    const id = await this.store(sourceId, file, {}, op);
+    return this.get(sourceId, id);
+  }
+
+  /**
+   * Keeps the bytes in the object store and records the document as
+   * `uploaded`, with its audit row and the caller's `alsoWrite` in one
+   * transaction; when that fails, the stored bytes are removed again.
+   */
+  async store(
+    sourceId: string,
+    file: UploadedFile,
+    metadata: Record<string, unknown>,
+    op: KnowledgeOperation,
+    alsoWrite?: (transaction: Transaction, documentId: string) => Promise<void>,
+  ): Promise<string> {
     const id = randomUUID();
     const key = `knowledge/${sourceId}/${id}/${keySegment(file.filename)}`;
     await this.objectStore.put(key, file.data, { contentType: file.contentType });
     try {
       await this.db.transaction(async (transaction) => {
         await this.db.query(
-          `INSERT INTO knowledge_documents (id, source_id, filename, content_type, size_bytes, sha256, object_key, status, vector_status, created_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploaded', 'reindex_required', $8, now(), now())`,
-          { bind: [id, sourceId, file.filename, file.contentType, file.data.byteLength, createHash('sha256').update(file.data).digest('hex'), key, op.operator.admin_user_id], transaction },
+          `INSERT INTO knowledge_documents (id, source_id, filename, content_type, size_bytes, sha256, object_key, status, vector_status, metadata_json, created_by, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploaded', 'reindex_required', $8, $9, now(), now())`,
+          {
+            bind: [id, sourceId, file.filename, file.contentType, file.data.byteLength, createHash('sha256').update(file.data).digest('hex'), key, JSON.stringify(metadata), op.operator.admin_user_id],
+            transaction,
+          },
         );
         await auditKnowledge(this.db, op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: file.data.byteLength } }, transaction);
+        await alsoWrite?.(transaction, id);
       });
     } catch (error) {
       await this.objectStore.delete(key).catch((cleanup: unknown) => this.logger.warn({ err: cleanup, key }, 'could not remove the object of a failed upload'));
       throw error;
     }
-    return this.get(sourceId, id);
+    return id;
   }
 
   async list(sourceId: string, options: { limit: number; cursor?: string; status?: string }) {
@@ -93,17 +113,27 @@ export class KnowledgeDocuments {
     return this.present(await this.repository.require(sourceId, documentId));
   }
 
-  /** Removes the document's vectors first (a failure leaves everything in place), then its rows and its stored bytes. */
   async delete(sourceId: string, documentId: string, op: KnowledgeOperation) {
     await this.sources.requireStandard(sourceId, 'changed by deleting documents');
     const row = await this.repository.require(sourceId, documentId);
+    await this.purge(row, (transaction) =>
+      auditKnowledge(this.db, op, { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } }, transaction),
+    );
+    return { status: 'deleted', document_id: row.id };
+  }
+
+  /**
+   * Removes a document: its vectors first (a failure leaves everything in
+   * place), then its rows with the caller's `alsoWrite` in one transaction,
+   * then its stored bytes.
+   */
+  async purge(row: DocumentRow, alsoWrite?: (transaction: Transaction) => Promise<void>): Promise<void> {
     if (row.vector_collection) await this.index.deleteDocument(row.vector_collection, row.id);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM knowledge_documents WHERE id = $1', { bind: [row.id], transaction });
-      await auditKnowledge(this.db, op, { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } }, transaction);
+      await alsoWrite?.(transaction);
     });
     await this.objectStore.delete(row.object_key).catch((error: unknown) => this.logger.warn({ err: error, key: row.object_key }, 'could not remove the stored bytes of a deleted document'));
-    return { status: 'deleted', document_id: row.id };
   }
 
   /** The original bytes, for the same-origin download route. */

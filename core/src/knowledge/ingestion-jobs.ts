@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type JobScheduler } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { parseChunking, type Chunking } from './chunking.js';
 import type { DocumentResult, IndexMode } from './document-indexer.js';
@@ -22,13 +22,16 @@ export const rebuildSchema = z.object({ chunking_strategy: z.string().min(1).max
 export type IngestInput = z.output<typeof ingestSchema>;
 export type RebuildInput = z.output<typeof rebuildSchema>;
 
+/** What a job does: index documents (parsing them), rebuild from their parse snapshots, or ingest a correction's candidate document. */
+export type JobKind = IndexMode | 'publish_correction';
+
 /** `queued -> running -> succeeded | partially_failed | failed`; a running job whose lease lapsed is `recovering` until a worker claims it again. */
 export type IngestionStatus = 'queued' | 'running' | 'recovering' | 'succeeded' | 'partially_failed' | 'failed';
 
 export interface IngestionJobRow {
   id: string;
   source_id: string;
-  job_kind: IndexMode;
+  job_kind: JobKind;
   status: IngestionStatus;
   document_ids: string[];
   documents_total: number;
@@ -110,37 +113,55 @@ export class IngestionJobs {
   }
 
   /**
-   * Records the job and queues its Agenda run. One job at a time per source:
-   * a second while one is queued or running is a 409. A failure to queue
-   * fails the job rather than leaving it queued forever.
+   * Records the job and queues its Agenda run. One ingest or rebuild at a
+   * time per source: a second while one is queued or running is a 409.
    */
   private async queue(sourceId: string, kind: IndexMode, documentIds: string[], chunking: Chunking | null, op: KnowledgeOperation) {
-    const id = randomUUID();
-    await this.db.transaction(async (transaction) => {
+    const id = await this.db.transaction(async (transaction) => {
       // Serialises job creation per source, so two requests cannot both pass the check below.
       await this.db.query('SELECT id FROM knowledge_sources WHERE id = $1 FOR UPDATE', { bind: [sourceId], transaction });
-      const [active] = await this.db.query<{ id: string }>(`SELECT id FROM ingestion_jobs WHERE source_id = $1 AND status IN ${ACTIVE} LIMIT 1`, {
+      const [active] = await this.db.query<{ id: string }>(`SELECT id FROM ingestion_jobs WHERE source_id = $1 AND job_kind <> 'publish_correction' AND status IN ${ACTIVE} LIMIT 1`, {
         bind: [sourceId],
         type: QueryTypes.SELECT,
         transaction,
       });
       if (active) throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`);
-      await this.db.query(
-        `INSERT INTO ingestion_jobs (id, source_id, job_kind, status, document_ids, documents_total, chunking_strategy, chunking_params, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now(), now())`,
-        { bind: [id, sourceId, kind, JSON.stringify(documentIds), documentIds.length, chunking?.strategy ?? null, chunking ? JSON.stringify(chunking.params) : null, op.operator.admin_user_id], transaction },
-      );
-      await auditKnowledge(this.db, op, { action: `ingestion_job.${kind}`, target_type: 'ingestion_job', target_id: id, payload: { source_id: sourceId, documents_total: documentIds.length } }, transaction);
+      return this.insert({ sourceId, kind, documentIds, chunking }, op, transaction);
     });
+    await this.dispatch(id);
+    return this.get(id);
+  }
+
+  /**
+   * Writes a queued job and its audit row in the caller's transaction; the
+   * caller dispatches it with {@link dispatch} once that commits.
+   * Correction publishes each bring their own candidate document, so they
+   * do not wait for the source's other jobs.
+   */
+  async insert(job: { sourceId: string; kind: JobKind; documentIds: string[]; chunking: Chunking | null }, op: KnowledgeOperation, transaction: Transaction): Promise<string> {
+    const id = randomUUID();
+    await this.db.query(
+      `INSERT INTO ingestion_jobs (id, source_id, job_kind, status, document_ids, documents_total, chunking_strategy, chunking_params, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now(), now())`,
+      {
+        bind: [id, job.sourceId, job.kind, JSON.stringify(job.documentIds), job.documentIds.length, job.chunking?.strategy ?? null, job.chunking ? JSON.stringify(job.chunking.params) : null, op.operator.admin_user_id],
+        transaction,
+      },
+    );
+    await auditKnowledge(this.db, op, { action: `ingestion_job.${job.kind}`, target_type: 'ingestion_job', target_id: id, payload: { source_id: job.sourceId, documents_total: job.documentIds.length } }, transaction);
+    return id;
+  }
+
+  /** Queues the Agenda run of a recorded job; a failure to queue fails the job rather than leaving it queued forever. */
+  async dispatch(jobId: string): Promise<void> {
     try {
-      await this.jobs().now(INGEST_JOB, { job_id: id });
+      await this.jobs().now(INGEST_JOB, { job_id: jobId });
     } catch (error) {
       await this.db.query("UPDATE ingestion_jobs SET status = 'failed', error_message = $2, completed_at = now(), updated_at = now() WHERE id = $1", {
-        bind: [id, `could not queue the job: ${(error as Error).message}`],
+        bind: [jobId, `could not queue the job: ${(error as Error).message}`],
       });
       throw error;
     }
-    return this.get(id);
   }
 }
 

@@ -14,6 +14,12 @@ export interface IngestionWorkerOptions {
   instanceId: string;
   leaseSeconds: number;
   supervisorIntervalSeconds: number;
+  /**
+   * Settles what waits on finished jobs (correction publishes). Called after
+   * each job ends and on every supervisor sweep, so a worker that dies
+   * between the two leaves nothing waiting; it must be idempotent.
+   */
+  settle(): Promise<void>;
 }
 
 /**
@@ -59,7 +65,7 @@ export class IngestionWorker {
       const done = new Set(claimed.document_results.map((r) => r.document_id));
       for (const documentId of claimed.document_ids) {
         if (done.has(documentId)) continue;
-        const result = await this.indexer.run(documentId, claimed.job_kind, override, sourceChunking);
+        const result = await this.indexer.run(documentId, claimed.job_kind === 'rebuild_from_snapshot' ? 'rebuild_from_snapshot' : 'ingest', override, sourceChunking);
         if (lost || !(await this.record(claimed.id, result))) {
           log.warn('lease lost to another worker; stopping');
           return;
@@ -73,6 +79,7 @@ export class IngestionWorker {
     } finally {
       clearInterval(timer);
     }
+    await this.options.settle();
   }
 
   /**
@@ -146,6 +153,7 @@ export class IngestionWorker {
         await jobs.now(INGEST_JOB, { job_id: job.id });
       }
     }
+    await this.options.settle();
   }
 
   /** A job that ends early leaves none of its documents waiting (spec 2.6). */

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { servableDocument } from './servable.js';
 
 export interface KeywordHit {
   chunk_id: string;
@@ -18,7 +19,7 @@ export function queryWords(query: string): string[] {
 }
 
 /**
- * Postgres full-text search over the stored chunks of indexed documents:
+ * Postgres full-text search over the stored chunks of indexed, servable documents:
  * any query word may match (words are OR-ed, stemmed by the configured text
  * search configuration), ranked by cover density scaled into [0, 1), with
  * the query words each chunk matched.
@@ -31,7 +32,7 @@ export async function keywordSearch(db: Sequelize, textSearchConfig: string, sou
             ts_rank_cd(c.search_vector, q.query, 32) AS score,
             ARRAY(SELECT w FROM unnest($3::text[]) w WHERE c.search_vector @@ plainto_tsquery($1::regconfig, w)) AS matched_words
      FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id CROSS JOIN q
-     WHERE c.source_id = ANY($4::uuid[]) AND d.status = 'indexed' AND c.search_vector @@ q.query
+     WHERE c.source_id = ANY($4::uuid[]) AND d.status = 'indexed' AND ${servableDocument('d')} AND c.search_vector @@ q.query
      ORDER BY score DESC, c.id LIMIT $5`,
     { bind: [textSearchConfig, words.join(' or '), words, sourceIds, limit], type: QueryTypes.SELECT },
   );

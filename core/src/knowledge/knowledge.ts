@@ -5,6 +5,7 @@ import type { KeyedRegistry } from '../kernel/registry.js';
 import { DocumentIndexer } from './document-indexer.js';
 import { DocumentRepository } from './document-repository.js';
 import { KnowledgeDocuments } from './documents.js';
+import { KnowledgeCorrections } from './corrections.js';
 import { checkEmbeddingReadiness } from './embedding-readiness.js';
 import { IngestionJobs } from './ingestion-jobs.js';
 import { IngestionWorker } from './ingestion-worker.js';
@@ -27,7 +28,7 @@ export interface KnowledgeDeps {
   logger: Logger;
 }
 
-/** The knowledge domain (spec 2.6, 4.8): sources, mounts, documents, ingestion, inspect runs and retrieval. */
+/** The knowledge domain (spec 2.3, 2.6, 4.8): sources, mounts, documents, ingestion, inspect runs, retrieval and managed corrections. */
 export class Knowledge {
   readonly sources: KnowledgeSources;
   readonly mounts: KnowledgeMounts;
@@ -35,6 +36,7 @@ export class Knowledge {
   readonly ingestion: IngestionJobs;
   readonly inspectRuns: InspectRuns;
   readonly retrieval: Retrieval;
+  readonly corrections: KnowledgeCorrections;
   private readonly index: VectorIndex;
   private readonly worker: IngestionWorker;
   private scheduler?: JobScheduler;
@@ -49,12 +51,18 @@ export class Knowledge {
     this.ingestion = new IngestionJobs(db, this.sources, repository, () => this.requireScheduler());
     this.inspectRuns = new InspectRuns(db, this.sources, repository, this.index);
     this.retrieval = new Retrieval(db, this.index, config, logger);
+    this.corrections = new KnowledgeCorrections(db, this.sources, this.mounts, this.documents, repository, this.ingestion, logger);
     const indexer = new DocumentIndexer(repository, deps.parsers, deps.objectStore, this.index, logger);
     this.worker = new IngestionWorker(
       db,
       this.sources,
       indexer,
-      { instanceId: deps.instanceId, leaseSeconds: config.ingestion_lease_seconds, supervisorIntervalSeconds: config.ingestion_supervisor_interval_seconds },
+      {
+        instanceId: deps.instanceId,
+        leaseSeconds: config.ingestion_lease_seconds,
+        supervisorIntervalSeconds: config.ingestion_supervisor_interval_seconds,
+        settle: () => this.corrections.settle(),
+      },
       logger,
     );
   }

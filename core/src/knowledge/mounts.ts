@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { auditKnowledge, type KnowledgeOperation } from './operation.js';
 import { MANAGED_CORRECTION, type SourceRow } from './sources.js';
@@ -68,6 +68,19 @@ export class KnowledgeMounts {
       await auditKnowledge(this.db, op, { action: 'knowledge_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mount.id, source_id: mount.source_id } }, transaction);
     });
     return { status: 'deleted', mount_id: mount.id, source_id: mount.source_id, matched_by: mount.id === key ? 'mount_id' : 'source_id' };
+  }
+
+  /** Mounts an agent's managed-correction source on it, in the publish's transaction (rule 1); mounting twice is a no-op. */
+  async mountManaged(agentId: string, sourceId: string, op: KnowledgeOperation, transaction: Transaction): Promise<void> {
+    const id = randomUUID();
+    const inserted = await this.db.query(
+      `INSERT INTO knowledge_mounts (id, agent_id, source_id, created_by, created_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (agent_id, source_id) DO NOTHING RETURNING id`,
+      { bind: [id, agentId, sourceId, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
+    );
+    if (inserted.length) {
+      await auditKnowledge(this.db, op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: sourceId, managed: true } }, transaction);
+    }
   }
 
   private async requireAgent(agentId: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { Logger } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { keywordSearch, queryWords } from './keyword-search.js';
+import { servableDocument } from './servable.js';
 import type { VectorIndex } from './vector-index.js';
 
 export interface RetrievalSettings {
@@ -44,7 +45,7 @@ export interface VectorCandidate {
   chunk_index: number | null;
   content_preview: string;
   kept: boolean;
-  excluded_reason: 'below_threshold' | 'document_not_indexed' | 'beyond_top_k' | null;
+  excluded_reason: 'below_threshold' | 'document_not_indexed' | 'correction_not_published' | 'beyond_top_k' | null;
 }
 
 export interface KeywordFallback {
@@ -72,6 +73,7 @@ interface DocumentInfo {
   filename: string;
   status: string;
   metadata_json: Record<string, unknown>;
+  servable: boolean;
 }
 
 /** A run that found nothing (yet). */
@@ -95,7 +97,7 @@ const preview = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…
  * (at least `threshold`, best `top_k`), and when no vector hit is left (none
  * close enough, or the vector path failed) Postgres full-text search over the
  * same sources' stored chunks, recording the fallback and the words matched.
- * Only chunks of documents currently `indexed` are returned.
+ * Only chunks of documents currently `indexed` and servable are returned.
  */
 export class Retrieval {
   constructor(
@@ -144,7 +146,16 @@ export class Retrieval {
     const chunks: RagChunk[] = [];
     for (const hit of hits) {
       const document = documents.get(String(hit.metadata.document_id ?? ''));
-      const excluded = !document || document.status !== 'indexed' ? 'document_not_indexed' : hit.score < run.threshold ? 'below_threshold' : chunks.length >= run.top_k ? 'beyond_top_k' : null;
+      const excluded =
+        !document || document.status !== 'indexed'
+          ? 'document_not_indexed'
+          : !document.servable
+            ? 'correction_not_published'
+            : hit.score < run.threshold
+              ? 'below_threshold'
+              : chunks.length >= run.top_k
+                ? 'beyond_top_k'
+                : null;
       const chunkIndex = typeof hit.metadata.chunk_index === 'number' ? hit.metadata.chunk_index : null;
       run.vector_candidates.push({
         chunk_id: hit.id,
@@ -183,7 +194,7 @@ export class Retrieval {
   private async documents(ids: string[]): Promise<Map<string, DocumentInfo>> {
     const wanted = [...new Set(ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)))];
     if (!wanted.length) return new Map();
-    const rows = await this.db.query<DocumentInfo>('SELECT id, filename, status, metadata_json FROM knowledge_documents WHERE id = ANY($1::uuid[])', {
+    const rows = await this.db.query<DocumentInfo>(`SELECT d.id, d.filename, d.status, d.metadata_json, ${servableDocument('d')} AS servable FROM knowledge_documents d WHERE d.id = ANY($1::uuid[])`, {
       bind: [wanted],
       type: QueryTypes.SELECT,
     });

@@ -7,6 +7,8 @@ import { auditKnowledge, type KnowledgeOperation } from './operation.js';
 import { newestFirst } from './paging.js';
 
 export const MANAGED_CORRECTION = 'managed_correction';
+/** Managed-correction sources rank first among equally close chunks: a correction is an operator's verified answer. */
+const MANAGED_CORRECTION_PRIORITY = 1000;
 
 const sourceFields = {
   name: z.string().trim().min(1).max(200),
@@ -92,6 +94,44 @@ export class KnowledgeSources {
       await auditKnowledge(this.db, op, { action: 'knowledge_source.update', target_type: 'knowledge_source', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
     });
     return this.get(id);
+  }
+
+  /**
+   * The agent's one managed-correction source, created on its first
+   * publish (spec 3.2) in the caller's transaction. Two first publishes at
+   * once meet on the unique index and both get the same source.
+   */
+  async managedCorrectionSource(agent: { id: string; name: string }, op: KnowledgeOperation, transaction: Transaction): Promise<SourceRow> {
+    const created = await this.db.query<SourceRow>(
+      `INSERT INTO knowledge_sources (id, name, description, source_kind, managed_for_agent_id, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())
+       ON CONFLICT (managed_for_agent_id) WHERE source_kind = 'managed_correction' DO NOTHING RETURNING *`,
+      {
+        bind: [
+          randomUUID(),
+          `Corrections: ${agent.name}`.slice(0, 200),
+          'Published corrections of this agent\'s answers; maintained by the correction publish flow.',
+          MANAGED_CORRECTION,
+          agent.id,
+          MANAGED_CORRECTION_PRIORITY,
+          DEFAULT_CHUNKING.strategy,
+          JSON.stringify(DEFAULT_CHUNKING.params),
+          op.operator.admin_user_id,
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    if (created[0]) {
+      await auditKnowledge(this.db, op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: created[0].id, payload: { source_kind: MANAGED_CORRECTION, agent_id: agent.id } }, transaction);
+      return created[0];
+    }
+    const [existing] = await this.db.query<SourceRow>(`SELECT * FROM knowledge_sources WHERE managed_for_agent_id = $1 AND source_kind = '${MANAGED_CORRECTION}'`, {
+      bind: [agent.id],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    return existing!;
   }
 
   async find(id: string, transaction?: Transaction): Promise<SourceRow> {

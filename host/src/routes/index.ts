@@ -4,6 +4,7 @@ import { adminUserRoutes } from './admin-users.js';
 import { agentRoutes } from './agents.js';
 import { auditLogRoutes } from './audit-logs.js';
 import { chatOrchestratorRoutes } from './chat-orchestrators.js';
+import { correctionRoutes } from './corrections.js';
 import { documentRoutes } from './documents.js';
 import { embeddingModelRoutes } from './embedding-model.js';
 import { healthRoutes } from './health.js';
@@ -51,6 +52,7 @@ export const routeFactories: RouteFactory[] = [
   inspectRunRoutes,
   embeddingModelRoutes,
   ragDebugRoutes,
+  correctionRoutes,
   mcpServerRoutes,
   mcpCredentialRoutes,
   mcpMountRoutes,

@@ -1,3 +1,4 @@
+import { revealsCorrectionPublication } from '@agent-host/core';
 import { z } from 'zod';
 import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
@@ -35,15 +36,16 @@ export const sessionRoutes: RouteFactory = (app) => {
       method: 'get',
       path: '/sessions/:session_id/turns',
       access: { permission: 'conversations.read' },
-      summary: 'Turns, newest first, with model and generation_usage',
-      handler: async (req) => sessions.listTurns(sessionId(req.params), parseQuery(pageQuery, req.query)),
+      summary: 'Turns, newest first, with model, generation_usage and the correction summary',
+      handler: async (req, _res, { principal }) =>
+        sessions.listTurns(sessionId(req.params), parseQuery(pageQuery, req.query), revealsCorrectionPublication(principal!.permissions)),
     }),
     route({
       method: 'get',
       path: '/sessions/:session_id/turns/:turn_id/context',
       access: { permission: 'conversations.read', alsoRequires: ['mcp.read', 'skills.read'] },
       summary: 'The turn context snapshot: context_payload, rag/skill/mcp context and calls, the turn with its usage',
-      handler: async (req) => sessions.turnContext(sessionId(req.params), String(req.params.turn_id)),
+      handler: async (req, _res, { principal }) => sessions.turnContext(sessionId(req.params), String(req.params.turn_id), revealsCorrectionPublication(principal!.permissions)),
     }),
   ];
 };

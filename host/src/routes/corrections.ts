@@ -1,0 +1,46 @@
+import { correctionUpdateSchema } from '@agent-host/core';
+import { z } from 'zod';
+import { pagingFields, parseQuery } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const ledgerQuery = z.object(pagingFields).strict();
+
+/** Managed corrections of AI turns and the publication ledger of a source (spec 2.3, 3.2, 4.4). */
+export const correctionRoutes: RouteFactory = (app) => {
+  const corrections = app.knowledge!.corrections;
+  const turn = (params: Record<string, string>) => [String(params.session_id), String(params.turn_id)] as const;
+  return [
+    route({
+      method: 'get',
+      path: '/sessions/:session_id/turns/:turn_id/correction',
+      access: { permission: 'conversations.read', alsoRequires: ['knowledge.read'] },
+      summary: "The turn's correction draft (status \"none\" with the original texts before the first save)",
+      handler: async (req) => corrections.get(...turn(req.params)),
+    }),
+    route({
+      method: 'patch',
+      path: '/sessions/:session_id/turns/:turn_id/correction',
+      access: { permission: 'knowledge.write' },
+      summary: 'Save the correction draft: corrected_question and corrected_answer required; each save is a new revision_number',
+      body: correctionUpdateSchema,
+      handler: async (req, _res, { principal, origin, body }) => corrections.update(...turn(req.params), body, { operator: principal!, origin }),
+    }),
+    route({
+      method: 'post',
+      path: '/sessions/:session_id/turns/:turn_id/correction/publish',
+      access: { permission: 'knowledge.write' },
+      summary: "Publish the draft into the agent's managed_correction source; status publishing until its ingestion settles",
+      handler: async (req, res, { principal, origin }) => {
+        res.status(202);
+        return corrections.publish(...turn(req.params), { operator: principal!, origin });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/knowledge-sources/:source_id/corrections',
+      access: { permission: 'knowledge.read', alsoRequires: ['conversations.read'] },
+      summary: 'Publication ledger of a managed_correction source, newest first ({items, next_cursor, limit})',
+      handler: async (req) => corrections.ledger(String(req.params.source_id), parseQuery(ledgerQuery, req.query)),
+    }),
+  ];
+};
