@@ -6,6 +6,9 @@ import { BadRequestError, extensionPoints, UpstreamError, UpstreamTimeoutError, 
 import t from 'tap';
 import { elementsOf, startUnstructuredFixture, type Respond, type UnstructuredFixture } from '../fixtures/unstructured-server.js';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
+import { query } from '../helpers/services.js';
 
 const KEY_ENV = 'TEST_UNSTRUCTURED_API_KEY';
 
@@ -151,4 +154,33 @@ t.test('aborting the signal ends a partition in flight with the abort reason', a
   const error = await rejection(parserFor('text/plain').parse(input('x'), { signal: controller.signal }));
   t.match(error, { message: 'ingestion cancelled' }, 'the caller gets its own abort reason back');
   t.ok(Date.now() - started < 1_500, 'without waiting for the server');
+});
+
+t.test('a host with an Unstructured API URL configured ingests a document through it', async (t) => {
+  // Elements the local text parser could not produce from the bytes: what reaches the chunks shows who parsed.
+  const server = await fixture(t, {
+    respond: (request) => ({
+      elements: elementsOf(request, [
+        { type: 'Title', text: 'Scanned refund policy' },
+        { type: 'NarrativeText', text: 'Refunds are paid within five working days, as read by Unstructured.' },
+      ]),
+    }),
+  });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__PARSERS-LOCAL__UNSTRUCTURED_API_URL': JSON.stringify(server.url) } });
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const source = await createSource(admin);
+  const doc = await uploadOk(admin, source.source_id, { filename: 'policy.txt', contentType: 'text/plain', data: 'raw bytes of a scan' });
+  const job = await ingest(admin, source.source_id);
+  t.equal(job.status, 'succeeded', 'the ingestion job succeeds');
+  t.equal(server.requests.length, 1, 'the document was sent to the Unstructured API once');
+  t.equal(server.requests[0]?.file?.name, 'policy.txt', 'with its original filename');
+  t.equal(server.requests[0]?.file?.data.toString('utf8'), 'raw bytes of a scan', 'and its stored bytes');
+  const [snapshot] = await query<{ metadata: Record<string, unknown> }>(host.databaseUrl, 'SELECT metadata FROM knowledge_parse_snapshots WHERE document_id = $1', [doc.document_id]);
+  t.match(snapshot?.metadata, { parser: 'unstructured' }, 'the parse snapshot records that Unstructured parsed it');
+  const chunks = await query<{ content: string }>(host.databaseUrl, 'SELECT content FROM knowledge_chunks WHERE document_id = $1 ORDER BY chunk_index', [doc.document_id]);
+  t.match(chunks.map((c) => c.content).join('\n'), /Refunds are paid within five working days, as read by Unstructured/, 'the chunks hold the text of the API’s elements');
+  t.notMatch(chunks.map((c) => c.content).join('\n'), /raw bytes of a scan/, 'not the bytes read locally');
+  const indexed = (await admin.request('GET', `/knowledge-sources/${source.source_id}/documents/${doc.document_id}`)).body;
+  t.match(indexed, { status: 'indexed', vector_status: 'indexed', actual_point_count: chunks.length }, 'and the document is indexed with one point per chunk');
 });
