@@ -3,6 +3,7 @@
 // after a failure, idempotent re-runs, rebuilds from the parse snapshot, and
 // recovery of a job whose worker stopped renewing its lease.
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { extensionPoints, type Retriever } from '@agent-host/sdk';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -10,6 +11,7 @@ import { waitFor } from '../helpers/job-counter.js';
 import { createSource, ingest, uploadOk, waitForJob } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
 
+const DROPS_POINT_PLUGIN = fileURLToPath(new URL('../fixtures/plugins/retriever-drops-point', import.meta.url));
 const paragraphs = (topic: string, n: number) => Array.from({ length: n }, (_, i) => `Paragraph ${i} about ${topic}: ${'lorem ipsum dolor sit amet '.repeat(8)}`).join('\n\n');
 
 t.test('ingestion jobs', async (t) => {
@@ -128,4 +130,30 @@ t.test('ingestion jobs', async (t) => {
     const row = await waitFor('the document released', async () => (await admin.request('GET', `/knowledge-sources/${doomed.source_id}/documents/${doc.document_id}`)).body, (d) => d.status === 'failed', 5000);
     t.match(row, { status: 'failed', vector_status: 'reindex_required' });
   });
+});
+
+t.test('a document whose vector store comes up a point short fails verification with both counts recorded', async (t) => {
+  // The real Chroma, through a fixture retriever that loses the last point of every write.
+  const host = await startTestHost(t, {
+    env: {
+      AGENT_HOST__PLUGINS__ENABLED: JSON.stringify(['models-langchain', 'orchestrator-core-chat', 'parsers-local', 'embedders', DROPS_POINT_PLUGIN]),
+      AGENT_HOST__KNOWLEDGE__RETRIEVER: JSON.stringify('chroma-drops-point'),
+    },
+  });
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const source = await createSource(admin, { chunking_params: { chunk_size: 300, chunk_overlap: 0 } });
+  const doc = await uploadOk(admin, source.source_id, { filename: 'short.txt', contentType: 'text/plain', data: paragraphs('inventory', 6) });
+  const job = await ingest(admin, source.source_id);
+  t.match(job, { status: 'failed', documents_failed: 1 }, 'the job fails: its one document did not verify');
+  t.match(job.document_results[0], { document_id: doc.document_id, status: 'failed', error: /holds \d+ points for this document, expected \d+/ }, 'the job result says why');
+  const row = (await admin.request('GET', `/knowledge-sources/${source.source_id}/documents/${doc.document_id}`)).body;
+  t.match(row, { status: 'failed', vector_status: 'verification_failed' }, 'the document is failed with verification_failed, not indexed');
+  t.ok(row.expected_point_count > 1, `the expected count is the chunk count (${row.expected_point_count})`);
+  t.equal(row.actual_point_count, row.expected_point_count - 1, 'the actual count is what the store holds, one short');
+  t.type(row.vector_verified_at, 'string', 'the time of the check is recorded');
+  t.match(row.error_message, `holds ${row.actual_point_count} points for this document, expected ${row.expected_point_count}`, 'and so does the document');
+  const retriever = host.app.kernel.registry(extensionPoints.retrievers).get('chroma-drops-point') as Retriever;
+  const [stored] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [doc.document_id]);
+  t.equal(await retriever.count(stored!.vector_collection, { document_id: doc.document_id }), row.actual_point_count, 'Chroma holds the recorded actual count');
 });

@@ -4,7 +4,7 @@ import { parseIdentifiers } from './identifiers.js';
 import { jsonOutput } from './payloads.js';
 import { missingRequired } from './policy.js';
 import { ruledReply } from './response-rules.js';
-import type { MountedTool } from './toolset.js';
+import { findTool, type MountedTool } from './toolset.js';
 import { isTrackingTool } from './tracking.js';
 import type { TurnTools } from './turn-tools.js';
 
@@ -43,7 +43,7 @@ export async function runQuickMatch(turn: TurnTools): Promise<TurnResult | null>
     return answer(reply);
   };
 
-  const tool = (await turn.toolset()).tools.find((t) => t.mount.mcp_server_id === rule.mcp_server_id && t.descriptor.name === rule.tool_name);
+  const tool = findTool((await turn.toolset()).tools.filter((t) => t.mount.mcp_server_id === rule.mcp_server_id), rule.tool_name);
   if (!tool) return block(`tool "${rule.tool_name}" is not offered by an active mount of server ${rule.mcp_server_id} (or not in its allowed_tools)`, `${rule.prefix} is not available right now.`);
   if (suffix === '') return block('empty suffix', usage(rule.prefix), tool);
   let value: string = suffix;
@@ -58,7 +58,7 @@ export async function runQuickMatch(turn: TurnTools): Promise<TurnResult | null>
 
   const execution = await turn.execute(tool, args, 'quick_match');
   turn.context.push({ stage: 'quick-match', prefix: rule.prefix, tool_name: rule.tool_name, status: execution.status });
-  if (execution.status === 'blocked') return answer(`${rule.prefix} cannot run again in this request: ${execution.reason}.`);
+  if (execution.status === 'blocked') return answer(`${rule.prefix} cannot run in this request: ${execution.reason}.`);
   const direct = rule.response_rule_key ? turn.responseConfig.direct_response_rules.find((r) => r.rule_key === rule.response_rule_key) : undefined;
   if (!direct) {
     turn.observation.mcp_output_mode = 'raw_json';

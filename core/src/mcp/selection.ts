@@ -1,7 +1,7 @@
 import type { ChatModel } from '@agent-host/sdk';
 import type { SelectorDecision } from './gates.js';
 import { askStructured } from './structured.js';
-import type { MountedTool } from './toolset.js';
+import { findTool, type MountedTool } from './toolset.js';
 import { isTrackingTool, type TrackingSignals } from './tracking.js';
 
 /** Tools and characters of description the AI selector sees (bounded context). */
@@ -52,7 +52,7 @@ export async function selectTool(input: SelectionInput): Promise<Selection> {
   const answer = await askStructured(input.model(), selectionPrompt(input), SELECTION_SCHEMA, input.signal);
   if (!answer.value) return { kind: 'skip', source: 'ai', reason: `no usable selector answer: ${answer.error ?? 'empty'}`, mode: answer.mode };
   const decision = readDecision(answer.value);
-  const tool = tools.find((t) => t.descriptor.name === decision.selected_tool_name);
+  const tool = decision.selected_tool_name === null ? undefined : findTool(tools, decision.selected_tool_name);
   if (!tool) {
     const named = decision.selected_tool_name && decision.selected_tool_name !== 'no_tool' ? ` (it named "${decision.selected_tool_name}", which is not eligible)` : '';
     return { kind: 'skip', source: 'ai', reason: `no_tool${named}: ${decision.reason}`, mode: answer.mode };

@@ -4,6 +4,7 @@ import { customCapabilityAllows } from './intent-gates.js';
 import type { MountRow } from './mounts.js';
 import { allowedBy } from './policy.js';
 import type { ResolvedServer, ServerRow } from './servers.js';
+import { sameTool } from './tracking.js';
 
 export type UsableMount = MountRow & { server: ServerRow };
 
@@ -31,6 +32,10 @@ export interface Toolset {
   /** Tools by name, highest-priority mount first; a name offered by two mounts goes to the first. */
   tools: MountedTool[];
 }
+
+/** The tool called `name`: that exact name first, else its tracking twin (`query_tracking` and `query_tracking9` are one capability). */
+export const findTool = (tools: readonly MountedTool[], name: string): MountedTool | undefined =>
+  tools.find((t) => t.descriptor.name === name) ?? tools.find((t) => sameTool(t.descriptor.name, name));
 
 export interface DiscoveryDeps {
   usableMounts(agentId: string): Promise<UsableMount[]>;

@@ -9,7 +9,7 @@ import { runToolPipeline } from './pipeline.js';
 import { missingRequired } from './policy.js';
 import { quickMatchOr } from './quick-match.js';
 import { baseObservation } from './response-rules.js';
-import { discoverTools, type DiscoveryDeps, type MountedTool, type Toolset } from './toolset.js';
+import { discoverTools, findTool, type DiscoveryDeps, type MountedTool, type Toolset } from './toolset.js';
 import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from './tracking.js';
 
 /** The agent fields the tool path reads. */
@@ -160,7 +160,7 @@ export class TurnTools {
 
   /** `ToolHandle.call` for runtimes that drive tools themselves: mounted and allowed tools only, required arguments checked, limits and audit as for the pipeline. */
   private async callByRuntime(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome> {
-    const tool = (await this.toolset()).tools.find((t) => t.descriptor.name === name);
+    const tool = findTool((await this.toolset()).tools, name);
     if (!tool) {
       await this.audit({ tool_name: name, status: 'blocked', stage: 'mcp-call', origin: 'tool_handle', reason: 'not a mounted, allowed tool of this agent', request_payload: args });
       return { status: 'error', result: null, error: `tool "${name}" is not available to this agent` };
