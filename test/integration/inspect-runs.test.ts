@@ -1,13 +1,15 @@
 // Inspect runs (spec 4.8 rule 3, 3.6, 2.6): vector_health counts live points
 // and writes back vector_status, counts and vector_verified_at;
 // chunking_preview reads parse snapshots only; results keep the filename and
-// lose only the document_id when the document is deleted.
+// lose only the document_id when the document is deleted. A document whose
+// vectors vanished stays indexed and reachable through the keyword fallback.
 import { randomUUID } from 'node:crypto';
 import { extensionPoints, type Retriever } from '@agent-host/sdk';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
+import { stream } from '../helpers/sse.js';
 
 const text = (topic: string) => Array.from({ length: 5 }, (_, i) => `${topic} paragraph ${i}: ${'words about the topic '.repeat(10)}`).join('\n\n');
 
@@ -80,5 +82,24 @@ t.test('inspect runs', async (t) => {
     const kept = detail.body.results.find((r: { document_filename: string }) => r.document_filename === 'healthy.txt');
     t.match(kept, { document_id: null, document_filename: 'healthy.txt', outcome: 'healthy' });
     t.equal((await admin.request('GET', `${runs}/${randomUUID()}`)).status, 404);
+  });
+
+  t.test('a document whose vectors are gone stays indexed and the keyword fallback still serves its chunks', async (t) => {
+    const vanished = await uploadOk(admin, source.source_id, { filename: 'vanished.txt', contentType: 'text/plain', data: 'The orchard warehouse holds its stocktake every March.' });
+    await ingest(admin, source.source_id, { document_ids: [vanished.document_id] });
+    const [row] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [vanished.document_id]);
+    await retriever.delete(row!.vector_collection, { where: { document_id: vanished.document_id } });
+    const created = await admin.request('POST', runs, { inspection_mode: 'vector_health', document_ids: [vanished.document_id] });
+    t.match(created.body.results[0], { outcome: 'unhealthy', details: { actual_point_count: 0, vector_status: 'reindex_required' }, recommendations: [{ action: 'rebuild_from_snapshot' }] });
+    t.match(await documentOf(vanished.document_id), { status: 'indexed', vector_status: 'reindex_required', actual_point_count: 0 }, 'vector_health writes vector_status and leaves status indexed');
+
+    // Threshold 1: every search goes to the keyword fallback, whatever the other documents' vectors score.
+    const agent = (await admin.request('POST', '/agents', { name: 'Stocktake', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { score_threshold: 1 } })).body;
+    await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
+    await stream(host.url, { thread_id: 'vanished-1', agent_id: agent.agent_id, message: 'When is the orchard warehouse stocktake?' });
+    const [turn] = (await admin.request('GET', '/sessions/vanished-1/turns')).body.items;
+    const context = (await admin.request('GET', `/sessions/vanished-1/turns/${turn.turn_id}/context`)).body;
+    t.match(context.context_payload.retrieval, [{ fallback_mode: 'keyword_fallback' }], 'the turn fell back to keywords');
+    t.match(context.rag_context[0], { document_id: vanished.document_id, retrieval_mode: 'keyword_fallback', content: /orchard warehouse holds its stocktake/ }, 'and the fallback serves its chunks until it is rebuilt');
   });
 });
