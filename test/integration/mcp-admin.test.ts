@@ -3,8 +3,9 @@
 // running the real tools-mcp plugin against the fixture servers over stdio and
 // Streamable HTTP.
 import t from 'tap';
-import { trackingStdio } from '../fixtures/mcp/clients.js';
+import { rawStdio, trackingStdio } from '../fixtures/mcp/clients.js';
 import { startMcpHttpFixture } from '../fixtures/mcp/http-server.js';
+import { RAW_TOOL_PAGES } from '../fixtures/mcp/raw-tools.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 
@@ -74,6 +75,15 @@ t.test('MCP administration', async (t) => {
     t.match(slow.body, { status: 'timeout' }, 'timeout_ms overrides the default timeout');
     const noTool = await req('POST', `/mcp-servers/${trackingId}/test-call`, { action: 'tools/call' });
     t.same([noTool.status, locs(noTool.body)], [422, ['body.tool_name']], 'tools/call needs tool_name');
+  });
+
+  t.test("test-call: tools/list's raw_response is the server's own answer, its pages merged", async (t) => {
+    const raw = await req('POST', '/mcp-servers', { name: 'Raw', transport_type: 'stdio', connection_config: rawStdio() });
+    const listed = await req('POST', `/mcp-servers/${raw.body.mcp_server_id}/test-call`, { action: 'tools/list' });
+    t.equal(listed.body.status, 'success');
+    t.same(listed.body.raw_response, { tools: [...RAW_TOOL_PAGES[0]!.tools, ...RAW_TOOL_PAGES[1]!.tools] }, 'every tool as sent (title and vendor fields kept), both pages, no nextCursor');
+    t.same(listed.body.tools.at(-1), { name: 'lookup', description: 'Looks a code up.', input_schema: RAW_TOOL_PAGES[1]!.tools[0]!.inputSchema }, 'tools holds the mapped descriptors');
+    await req('DELETE', `/mcp-servers/${raw.body.mcp_server_id}`);
   });
 
   t.test('credentials: encrypted, never returned; scope governs reuse; placeholders reach the server; rotate', async (t) => {
@@ -162,5 +172,9 @@ t.test('MCP administration', async (t) => {
     const calls = await req('GET', `/agents/${agent.agent_id}/mcp-calls`);
     t.match(calls.body.items[0], { tool_name: 'query_tracking', status: 'success', origin: 'response_preview', request_payload: { selectNo: 'MSCU1234567' } }, 'the preview call is audited');
     t.equal((await req('POST', `/agents/${agent.agent_id}/mcp-response-preview`, { mcp_server_id: trackingId })).status, 422, 'tool_name is required');
+    const etl = (await req('POST', '/agents', { name: 'ETL preview', agent_type: 'etl' })).body;
+    const notChat = await req('POST', `/agents/${etl.agent_id}/mcp-response-preview`, { mcp_server_id: trackingId, tool_name: 'query_tracking', arguments: { selectNo: 'MSCU1234567' } });
+    t.equal(notChat.status, 409, 'only chat agents have a response preview');
+    t.match(notChat.body.detail, /etl agent; MCP tools serve chat agents only/);
   });
 });

@@ -37,7 +37,7 @@ export class McpServerActions {
     return { mcp_server_id: id, ok: result.ok, status, message, latency_ms: Date.now() - started, checked_at: new Date().toISOString() };
   }
 
-  /** `tools/list` (the tools and the raw answer) or `tools/call`, optionally with another credential of a fitting scope. */
+  /** `tools/list` (the tools, and the server's answer as it came when the backend gives it) or `tools/call`, optionally with another credential of a fitting scope. */
   async testCall(id: string, input: TestCallInput, op: McpOperation) {
     const server = await this.servers.resolve(id, input.credential_id);
     const options = { timeoutMs: input.timeout_ms ?? MOUNT_DEFAULTS.timeout_ms };
@@ -45,8 +45,8 @@ export class McpServerActions {
     let answer: Record<string, unknown>;
     if (input.action === 'tools/list') {
       try {
-        const tools = await server.backend.listTools(server.connection, options);
-        answer = { status: 'success', tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })), raw_response: { tools }, error_message: null };
+        const listed = server.backend.listToolsRaw ? await server.backend.listToolsRaw(server.connection, options) : { tools: await server.backend.listTools(server.connection, options), raw: null };
+        answer = { status: 'success', tools: listed.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })), raw_response: listed.raw, error_message: null };
       } catch (error) {
         if (error instanceof ValidationError || (error as { status?: number }).status === 400) throw error;
         answer = { status: (error as { status?: number }).status === 504 ? 'timeout' : 'error', tools: [], raw_response: null, error_message: (error as Error).message };

@@ -41,6 +41,11 @@ export interface ToolBackend {
   validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[];
   healthCheck(server: ToolServerConnection, options: ToolCallOptions): Promise<{ ok: boolean; message?: string }>;
   listTools(server: ToolServerConnection, options: ToolCallOptions): Promise<ToolDescriptor[]>;
+  /**
+   * `tools/list` for an administrator's test call: the descriptors and the server's own answer (`raw`, as it came
+   * over the wire; a backend that pages merges the pages). Optional: without it the test call shows no raw answer.
+   */
+  listToolsRaw?(server: ToolServerConnection, options: ToolCallOptions): Promise<{ tools: ToolDescriptor[]; raw: unknown }>;
   callTool(
     server: ToolServerConnection,
     name: string,

@@ -4,6 +4,8 @@ import {
   UpstreamError,
   UpstreamTimeoutError,
   ValidationError,
+  z,
+  type JsonSchema,
   type Logger,
   type ToolBackend,
   type ToolCallOptions,
@@ -76,19 +78,32 @@ export class McpToolBackend implements ToolBackend {
   }
 
   async listTools(server: ToolServerConnection, options: ToolCallOptions): Promise<ToolDescriptor[]> {
+    return (await this.listToolsRaw(server, options)).tools;
+  }
+
+  /**
+   * `tools/list`, every page, read as the server sent it: the descriptors for
+   * core, and `raw`, the server's result with the pages' `tools` concatenated
+   * (other fields from the first page, `nextCursor` dropped). A plain URL tool
+   * sends no request, so its `raw` is null.
+   */
+  async listToolsRaw(server: ToolServerConnection, options: ToolCallOptions): Promise<{ tools: ToolDescriptor[]; raw: unknown }> {
     const deadline = this.deadline(options);
     try {
       const resolved = this.resolve(server);
-      if (resolved.kind === 'url') return [urlToolDescriptor(resolved.tool)];
+      if (resolved.kind === 'url') return { tools: [urlToolDescriptor(resolved.tool)], raw: null };
       return await this.withConnection(server, resolved.target, deadline, async ({ client }) => {
-        const tools: ToolDescriptor[] = [];
+        const listed: unknown[] = [];
+        let first: Record<string, unknown> | undefined;
         let cursor: string | undefined;
         do {
-          const page = await client.listTools(cursor === undefined ? {} : { cursor }, deadline.requestOptions());
-          for (const tool of page.tools) tools.push({ name: tool.name, description: tool.description ?? '', input_schema: tool.inputSchema });
+          const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, RAW_TOOLS_PAGE, deadline.requestOptions());
+          first ??= page;
+          listed.push(...page.tools);
           cursor = page.nextCursor;
         } while (cursor);
-        return tools;
+        const { nextCursor: _cursor, ...rest } = first!;
+        return { tools: listed.map(descriptorOf), raw: { ...rest, tools: listed } };
       });
     } catch (error) {
       if (error instanceof InvalidConnectionConfig) throw new ValidationError(error.issues);
@@ -207,6 +222,24 @@ function unfitAfter(error: unknown, connection: McpConnection, deadline: Deadlin
   if (deadline.timedOut(error)) return connection.wire === 'stdio';
   if (deadline.cancelled) return false;
   return !(error instanceof McpError && error.code !== ErrorCode.ConnectionClosed);
+}
+
+/**
+ * A `tools/list` page, checked no further than paging needs: the SDK's own
+ * result schema would drop the fields it does not know (vendor extensions),
+ * and the test call shows the answer as it came.
+ */
+const RAW_TOOLS_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/** A listed tool as core sees it. A tool without a string name gets an empty one, which core leaves out. */
+function descriptorOf(tool: unknown): ToolDescriptor {
+  const fields = (tool && typeof tool === 'object' ? tool : {}) as Record<string, unknown>;
+  const schema = fields.inputSchema;
+  return {
+    name: typeof fields.name === 'string' ? fields.name : '',
+    description: typeof fields.description === 'string' ? fields.description : '',
+    input_schema: schema && typeof schema === 'object' && !Array.isArray(schema) ? (schema as JsonSchema) : { type: 'object' },
+  };
 }
 
 /**
