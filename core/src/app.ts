@@ -44,7 +44,7 @@ import { createLocalObjectStore } from './services/object-store-local.js';
 import { SelectedObjectStore } from './services/object-store-selection.js';
 import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
-import { estimateCost, pricingFromConfig } from './usage/cost.js';
+import { pricingFromConfig } from './usage/cost.js';
 
 /** Start-up refused; the message says why and what to change. */
 export class StartupError extends Error {
@@ -350,21 +350,15 @@ export class AgentHostApp {
     const pricing = pricingFromConfig(this.config);
     this.sessions = new SessionQueries(db);
     this.takeover = new Takeover(db, this.sessionEvents, this.config.agent.message_max_length);
-    this.costOverview = (agentId) => agentCostOverview(db, pricing, agentId);
-    // A lease outlives any healthy turn; a crashed instance's leases lapse after it.
-    const leaseSeconds = this.config.timeouts.model_request_seconds * 2 + 60;
+    this.costOverview = (agentId) => agentCostOverview(db, agentId);
     this.chat = new ChatService({
       config: this.config,
       agents: this.agents!,
       conversations: new Conversations(db),
-      limits: new RequestLimits(db, this.instanceId, leaseSeconds, this.config.agent.per_caller_daily_requests),
+      limits: new RequestLimits(db, this.instanceId, this.config.agent.per_caller_daily_requests),
       orchestrators: this.kernel.registry(extensionPoints.orchestrators),
       providers: this.kernel.registry(extensionPoints.modelProviders),
-      estimateCost: (model, usage) => {
-        if (!model) return usage.token_usage_source === 'no_model_invocation' ? 0 : null;
-        const cost = estimateCost([{ ...model, usage }], pricing);
-        return cost.estimated_interaction_count ? cost.total_cost_usd : usage.token_usage_source === 'no_model_invocation' ? 0 : null;
-      },
+      pricing,
       events: this.sessionEvents,
       knowledge: this.knowledge!,
       skills: this.skills!,

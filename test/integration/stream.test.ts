@@ -122,13 +122,50 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       (await query(host.databaseUrl, 'SELECT s.context, t.model_name FROM turn_context_snapshots s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.session_id = $1 ORDER BY t.created_at DESC LIMIT 1', [thread]))[0]!;
     const r1 = await routing('thread-6');
     t.same([r1.context.context_payload.model_routing.route_mode, r1.context.context_payload.model_routing.policy_version, r1.context.context_payload.model_routing.final_model_role, r1.model_name], ['routed', 'p7', 'general_model', 'offline-general']);
-    await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-override' });
+    for (const override of [{ model_provider: 'offline', model_name: 'offline-override' }, { model_name: 'gpt-4o-mini' }]) {
+      const refused = await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', ...override });
+      t.same(refused.events.map((e) => e.type), ['error', 'done'], 'an override naming a model outside the catalog is refused');
+      t.match(refused.events[0]!.content, /unknown model "(offline-override" of model_provider "offline|gpt-4o-mini" of model_provider "offline)"; GET \/models lists the models/);
+    }
+    const [unwritten] = await query(host.databaseUrl, 'SELECT model_name FROM chat_sessions WHERE id = $1', ['thread-7']);
+    t.equal(unwritten!.model_name, null, 'a refused override is not written to the session');
+    await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive', model_temperature: 0.3 });
     const r2 = await routing('thread-7');
-    t.same([r2.context.context_payload.model_routing.route_mode, r2.context.context_payload.model_routing.explicit_override_active, r2.model_name], ['explicit_override', true, 'offline-override']);
-    const [session] = await query(host.databaseUrl, 'SELECT model_name, model_provider FROM chat_sessions WHERE id = $1', ['thread-7']);
-    t.same([session!.model_provider, session!.model_name], ['offline', 'offline-override'], 'a validated override is written to the session');
+    const collapsed = r2.context.context_payload.model_routing;
+    t.same([collapsed.route_mode, collapsed.explicit_override_active, r2.model_name], ['explicit_override', true, 'offline-extractive']);
+    t.same(collapsed.stage_decisions.map((d: { stage: string; role: string }) => [d.stage, d.role]), [['final', 'explicit_override']], 'the routing slots take no part');
+    const [session] = await query(host.databaseUrl, 'SELECT model_name, model_provider, model_temperature FROM chat_sessions WHERE id = $1', ['thread-7']);
+    t.same([session!.model_provider, session!.model_name, session!.model_temperature], ['offline', 'offline-extractive', 0.3], 'a validated override is written to the session');
     await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'again' });
-    t.equal((await routing('thread-7')).model_name, 'offline-override', 'the session keeps its override on later turns');
+    t.equal((await routing('thread-7')).model_name, 'offline-extractive', 'the session keeps its override on later turns (routing would pick offline-general)');
+  });
+
+  t.test('routing enabled: the final stage picks general, complex-task or reasoning model by the message, recorded with the reason', async (t) => {
+    const routed = (await admin.request('POST', '/agents', {
+      name: 'Three-way',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'offline',
+      model_name: 'offline-extractive',
+      model_routing_config: {
+        enabled: true,
+        general_model: { model_provider: 'offline', model_name: 'offline-general' },
+        complex_task_model: { model_provider: 'offline', model_name: 'offline-complex' },
+        reasoning_model: { model_provider: 'offline', model_name: 'offline-reasoning', model_temperature: 0.1 },
+      },
+    })).body;
+    for (const [thread, message, role, model, reason] of [
+      ['r-general', 'Where is my parcel', 'general_model', 'offline-general', 'short single request'],
+      ['r-complex', 'Where is my parcel? When does it arrive?', 'complex_task_model', 'offline-complex', 'multi-part request (2 questions)'],
+      ['r-reasoning', 'Please explain why the fee changed', 'reasoning_model', 'offline-reasoning', 'reasoning cue "explain why"'],
+    ] as const) {
+      await stream(host.url, { thread_id: thread, agent_id: routed.agent_id, message });
+      const [turn] = await query(host.databaseUrl, 'SELECT t.model_name, s.context FROM conversation_turns t JOIN turn_context_snapshots s ON s.turn_id = t.id WHERE t.session_id = $1', [thread]);
+      const record = turn!.context.context_payload.model_routing;
+      t.equal(turn!.model_name, model, `${role}: the turn names the model that replied`);
+      t.same(record.stage_decisions, [{ stage: 'final', model_name: model, model_provider: 'offline', model_temperature: role === 'reasoning_model' ? 0.1 : null, role, reason }], `${role}: the decision and its reason`);
+      t.equal(record.final_model_role, role);
+    }
   });
 });
 
@@ -156,8 +193,8 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
     fail = false;
     t.same(events.map((e) => e.type), ['error', 'done']);
     t.match(events[0]!.content, /the model failed to answer/);
-    const [turn] = await query(host.databaseUrl, 'SELECT status, error_message FROM conversation_turns WHERE session_id = $1', ['o-2']);
-    t.equal(turn!.status, 'failed');
+    const [turn] = await query(host.databaseUrl, 'SELECT status, error_message, response_source FROM conversation_turns WHERE session_id = $1', ['o-2']);
+    t.same([turn!.status, turn!.response_source], ['failed', 'llm_generated'], 'a failed model turn keeps a spec response_source');
   });
 
   t.test('a client that disconnects mid-stream aborts the turn, which is still persisted', async (t) => {
@@ -213,4 +250,55 @@ t.test('max_concurrent_requests holds across two host instances sharing the data
   while (!(await reader.read()).done);
   const after = await stream(b.url, { thread_id: 'c-3', agent_id: agent.agent_id, message: 'third' });
   t.notOk(after.events.some((e) => e.type === 'error'), 'once A finishes, B is served');
+});
+
+t.test('model timeouts, the history bound and done after an abort', async (t) => {
+  let slow = false;
+  const fixture = await startOpenAiFixture({ respond: () => (slow ? { chunks: ['too ', 'late'], delayMs: 4_000 } : { chunks: ['fine'] }) });
+  t.teardown(() => fixture.close());
+  const host = await startTestHost(t, {
+    env: {
+      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`,
+      MODEL_REQUEST_TIMEOUT_SECONDS: '1',
+      AGENT_HOST__AGENT__HISTORY_MESSAGE_LIMIT: '2',
+    },
+  });
+  const body = { message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' };
+
+  t.test('a model slower than timeouts.model_request_seconds: an error event, done last, a failed turn', async (t) => {
+    slow = true;
+    const started = Date.now();
+    const { events } = await stream(host.url, { ...body, thread_id: 'slow-1' });
+    slow = false;
+    t.same(events.map((e) => e.type), ['error', 'done']);
+    t.match(events[0]!.content, /the model failed to answer/);
+    t.ok(Date.now() - started < 3_500, 'the request gave up before the model answered');
+    const [turn] = await query(host.databaseUrl, 'SELECT status, assistant_message_id FROM conversation_turns WHERE session_id = $1', ['slow-1']);
+    t.same([turn!.status, turn!.assistant_message_id], ['failed', null]);
+  });
+
+  t.test('core_chat_v1 sends at most history_message_limit earlier messages', async (t) => {
+    for (const message of ['first question', 'second question', 'third question']) await stream(host.url, { ...body, thread_id: 'bounded', message });
+    const last = fixture.bodies.at(-1)!.messages as { role: string; content: string }[];
+    t.same(last.map((m) => [m.role, m.content]), [['user', 'second question'], ['assistant', 'fine'], ['user', 'third question']], 'the two latest stored messages, then the new one');
+  });
+
+  t.test('after the client aborts, the server-side stream still ends with done', async (t) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture.setRespond(() => ({ chunks: ['partial ', 'reply'], beforeChunk: (index) => (index === 2 ? held : undefined) }));
+    const client = new AbortController();
+    const events: { type: string }[] = [];
+    for await (const event of host.app.chat!.stream({ ...body, thread_id: 'abort-1' }, { principal: undefined, callerKey: null }, client.signal)) {
+      events.push(event);
+      if (event.type === 'token' && !client.signal.aborted) {
+        client.abort();
+        release();
+      }
+    }
+    t.same(events.map((e) => e.type).at(-1), 'done', 'done is the last event');
+    t.notOk(events.some((e) => e.type === 'error'), 'a client that went away gets no error event');
+    const [turn] = await query(host.databaseUrl, 'SELECT status, error_message FROM conversation_turns WHERE session_id = $1', ['abort-1']);
+    t.same([turn!.status, turn!.error_message], ['aborted', 'client disconnected']);
+  });
 });

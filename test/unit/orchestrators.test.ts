@@ -94,6 +94,7 @@ function buildTurnContext(options: {
   message: string;
   agent?: Partial<AgentSnapshot>;
   history?: ChatMessage[];
+  recentUserMessages?: string[];
   chunks?: RetrievedChunk[];
   tools?: Record<string, InTestTool>;
   modelSpec?: Partial<ChatModelSpec>;
@@ -141,6 +142,7 @@ function buildTurnContext(options: {
     message: options.message,
     message_type: 'user_chat',
     history: options.history ?? [],
+    recent_user_messages: options.recentUserMessages ?? [],
     models: {
       choose: (stage) => ({ model_name: agent.model_name ?? 'default', model_provider: options.provider.offline ? 'offline' : 'openai', model_temperature: null, role: `${stage}_model` }),
       chatModel: (stage) =>
@@ -209,7 +211,7 @@ t.test('core_chat_v1 streams tokens whose concatenation equals the reply', async
   tt.notMatch(result.reply, SHIPPING, 'the non-matching passage is not in the answer');
   tt.equal(result.response_source, 'llm_generated', 'the reply is marked as coming from the model');
   tt.equal(result.observation.rag_chunk_count, 2, 'the observation counts the retrieved chunks');
-  tt.same(harness.modelCalls.map((c) => c.stage), ['general'], 'core chat makes one model call, on the general stage');
+  tt.same(harness.modelCalls.map((c) => c.stage), ['final'], 'core chat makes one model call, on the final stage core routes');
 });
 
 t.test('core_chat_v1 puts the system prompt and the retrieved passages into the system message', async (tt) => {
@@ -337,7 +339,7 @@ t.test('react_agent_v1 calls the tool the model asks for and feeds the result ba
   tt.same(tokenText(events), ['Order A-17 ', 'ships ', 'Monday.'], 'each streamed delta becomes one token event, once and in order');
   tt.ok(server.bodies.every((b) => b.stream === true), 'every model call is streamed');
   tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order'] }, 'the observation records the steps and the tools called');
-  tt.same(harness.modelCalls.map((c) => c.stage), ['tool_call', 'general'], 'the first step uses the tool_call model, later steps the general model');
+  tt.same(harness.modelCalls.map((c) => c.stage), ['tool_call', 'final'], 'the first step uses the tool_call model, later steps the final model core routes');
   tt.ok(harness.spans.some((s) => s.name === 'react-tool-lookup_order'), 'the tool call runs in a react-tool-<name> span');
   tt.same(harness.searches, [], 'no retrieval happens unless the model asks for search_knowledge');
 });
@@ -410,7 +412,7 @@ t.test('react_agent_v1 answers in one step when the model calls no tool', async 
   const harness = buildTurnContext({
     provider: new OfflineModelProvider(),
     message: 'When are refunds issued?',
-    history: [{ role: 'tool', content: REFUNDS, tool_call_id: 'earlier' }],
+    agent: { system_prompt: REFUNDS },
   });
   const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
   tt.equal(harness.modelCalls.length, 1, 'one model call');
@@ -464,6 +466,32 @@ t.test('react_agent_v1 streams each token to the caller as the model produces it
   tt.same(tokenText(events), ['ship ', 'in two days.'], 'the later tokens follow in order, each once');
   tt.equal(result.reply, 'Parcels ship in two days.', 'the reply is the whole answer');
   tt.same(result.observation, { react_steps: 1, react_tool_calls: [] }, 'one step, no tool calls');
+});
+
+t.test('react_agent_v1 sees the user messages of history_user_message_window, not the whole conversation', async (tt) => {
+  const conversation: ChatMessage[] = [
+    { role: 'user', content: 'Where is A-17?' },
+    { role: 'assistant', content: 'A-17 ships Monday. Shall I check C-3 as well?' },
+    { role: 'user', content: 'No thanks' },
+  ];
+  const answering = scripted(async function* () {
+    yield { type: 'token', content: 'Checking.' };
+  });
+  const windowed = buildTurnContext({ provider: answering, message: 'And B-2?', agent: { system_prompt: 'You track orders.' }, history: conversation, recentUserMessages: ['Where is A-17?', 'No thanks'] });
+  await drive(new ReactAgentOrchestrator(5).run(windowed.context));
+  tt.same(
+    windowed.modelCalls[0]?.messages,
+    [
+      { role: 'system', content: 'You track orders.' },
+      { role: 'user', content: 'Where is A-17?' },
+      { role: 'user', content: 'No thanks' },
+      { role: 'user', content: 'And B-2?' },
+    ],
+    "the loop that picks tools and their arguments gets the window's user messages, and no assistant text to take identifiers from",
+  );
+  const none = buildTurnContext({ provider: answering, message: 'And B-2?', history: conversation, recentUserMessages: [] });
+  await drive(new ReactAgentOrchestrator(5).run(none.context));
+  tt.same(none.modelCalls[0]?.messages, [{ role: 'user', content: 'And B-2?' }], 'a window of 0 leaves the current message only');
 });
 
 t.test('react_agent_v1 ends with an empty reply when the model answers nothing', async (tt) => {
@@ -521,7 +549,7 @@ t.test('react_agent_v1 runs the tool calls of one step through the tool handle a
     'each result reaches the next model call as a tool message answering its call',
   );
   tt.same(tokenText(events), ['Checking both. ', 'A-17 ships Monday; B-2 is unknown.'], 'the text of every step is streamed, in order');
-  tt.equal(result.reply, 'A-17 ships Monday; B-2 is unknown.', 'the reply is the last step');
+  tt.equal(result.reply, 'Checking both. A-17 ships Monday; B-2 is unknown.', 'the reply is exactly the text the user saw streamed');
   tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order', 'lookup_order'] }, 'both calls are recorded');
   tt.same(harness.spans.map((s) => s.name), ['react-tool-lookup_order', 'react-tool-lookup_order'], 'each call runs in its own span');
 });
@@ -581,11 +609,12 @@ t.test('react_agent_v1 holds the largest max_steps: tools on every step but the 
     message: 'Where is A-17?',
     tools: { lookup_order: lookupOrder },
   });
-  const { result } = await drive(new ReactAgentOrchestrator(20).run(harness.context));
+  const { events, result } = await drive(new ReactAgentOrchestrator(20).run(harness.context));
   tt.equal(harness.modelCalls.length, 20, 'the model is called max_steps times');
   tt.same(harness.modelCalls.map((c) => c.toolNames === undefined), [...Array(19).fill(false), true], 'the last call is offered no tools');
   tt.equal(harness.toolCalls.length, 19, 'the call the model makes on the last step anyway is not run');
-  tt.equal(result.reply, 'A-17 has shipped.', 'the last step is the reply');
+  tt.ok(result.reply.endsWith('Checking. A-17 has shipped.'), 'the last step ends the reply');
+  tt.equal(result.reply, tokenText(events).join(''), 'the reply is every step streamed');
   tt.equal(result.observation.react_steps, 20, 'the observation records max_steps steps');
 });
 

@@ -4,8 +4,8 @@ import t from 'tap';
 import { DEFAULT_CONFIG_DIR, loadConfig } from '../../core/src/index.js';
 import { configSchema, type CatalogModel } from '../../core/src/config/schema.js';
 import { estimateTokens } from '../../core/src/services/usage.js';
-import { estimateCost, pricingFromConfig, pricingKey, type CostEntry, type ModelPrices } from '../../core/src/usage/cost.js';
-import { rollupUsage, summarizeTurnUsage, type ModelCall, type TokenUsageSummary } from '../../core/src/usage/token-usage.js';
+import { estimateCost, estimateInteractionCost, pricingFromConfig, pricingKey, type CostEntry, type ModelPrices } from '../../core/src/usage/cost.js';
+import { countTurnUsage, rollupUsage, summarizeTurnUsage, type ModelCall, type TokenUsageSummary } from '../../core/src/usage/token-usage.js';
 
 /** A deterministic estimator: one token per word. */
 const words = (text: string) => (text.trim() === '' ? 0 : text.trim().split(/\s+/).length);
@@ -172,6 +172,45 @@ t.test('estimateCost with full pricing', async (t) => {
     'a price of 0 is a configured price',
   );
   t.strictSame(estimateCost([], mini), { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 0 });
+});
+
+t.test('a turn whose calls use different models: each call priced at its own model, summed', async (t) => {
+  const routed = table([
+    ['openai', 'tools-model', { input_price_per_million_tokens: 1, output_price_per_million_tokens: 2 }],
+    ['openai', 'final-model', { input_price_per_million_tokens: 10, output_price_per_million_tokens: 20 }],
+  ]);
+  const calls: ModelCall[] = [
+    { model_provider: 'openai', model_name: 'tools-model', provider_usage: { input_tokens: 100, output_tokens: 10 } },
+    { model_provider: 'openai', model_name: 'final-model', prompt_text: 'one two three', reply_text: 'four five' },
+  ];
+  const counted = countTurnUsage(calls, words);
+  t.strictSame(counted.summary, summarizeTurnUsage(calls, words), 'the same summary as summarizeTurnUsage');
+  t.strictSame(
+    counted.calls,
+    [
+      { model_provider: 'openai', model_name: 'tools-model', input_tokens: 100, output_tokens: 10 },
+      { model_provider: 'openai', model_name: 'final-model', input_tokens: 3, output_tokens: 2 },
+    ],
+    'each call keeps the counts summed into the record',
+  );
+  // tools-model: 100 * 1 + 10 * 2 = 120; final-model: 3 * 10 + 2 * 20 = 70 (micro-USD)
+  t.strictSame(estimateInteractionCost(counted.calls, counted.summary.token_usage_source, routed), {
+    input_cost_usd: 0.00013,
+    output_cost_usd: 0.00006,
+    total_cost_usd: 0.00019,
+    estimated_interaction_count: 1,
+    missing_pricing_count: 0,
+  }, 'one interaction, priced call by call (the final model alone would give 0.00113 + 0.00024)');
+  const partly = countTurnUsage([...calls, { model_provider: 'openai', model_name: 'unpriced', provider_usage: { input_tokens: 1, output_tokens: 1 } }], words);
+  t.strictSame(
+    estimateInteractionCost(partly.calls, partly.summary.token_usage_source, routed),
+    { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 1 },
+    'one unpriced call leaves the interaction unestimated and counts it once as missing pricing',
+  );
+  const failed = countTurnUsage([{ model_provider: 'openai', model_name: 'final-model', prompt_text: 'x' }], failing);
+  t.strictSame(failed.calls, [{ model_provider: 'openai', model_name: 'final-model', input_tokens: 0, output_tokens: 0 }], 'an unavailable record counts 0 for every call');
+  t.strictSame(estimateInteractionCost(failed.calls, 'unavailable', routed).estimated_interaction_count + estimateInteractionCost(failed.calls, 'unavailable', routed).missing_pricing_count, 0, 'priced but unavailable: neither estimated nor missing');
+  t.strictSame(estimateInteractionCost([], 'no_model_invocation', routed).total_cost_usd, 0, 'no model call costs nothing');
 });
 
 t.test('estimateCost rounds to 6 decimals once, at the end', async (t) => {

@@ -11,11 +11,12 @@ import type { Mcp } from '../mcp/mcp.js';
 import type { TurnTools } from '../mcp/turn-tools.js';
 import type { Skills } from '../skills/skills.js';
 import type { TurnSkills } from '../skills/turn-skills.js';
-import { summarizeTurnUsage, type TokenUsageSummary } from '../usage/token-usage.js';
+import { EMPTY_COST, estimateInteractionCost, type PricingTable } from '../usage/cost.js';
+import { countTurnUsage, type TokenUsageSummary } from '../usage/token-usage.js';
 import type { Conversations, SessionRow, TurnRecord } from './conversations.js';
 import { agentText, matchFixedResponse, normalizeMessageType } from './fixed-response.js';
 import { presentMessage, type MessageRow } from './messages.js';
-import { TurnModelRouter, type ModelOverride } from './model-router.js';
+import { primaryModel, TurnModelRouter, type ModelOverride } from './model-router.js';
 import type { RequestLimits } from './request-limits.js';
 import type { SessionEvents } from './session-events.js';
 import { ToolCallBudget } from './tool-budget.js';
@@ -44,6 +45,8 @@ class Refusal extends Error {}
 
 const splitOnSpaces = (text: string) => text.split(/(?<= )/).filter((part) => part.length > 0);
 
+const TAKEN_OVER = 'a human operator took over the session';
+
 export interface ChatServiceDeps {
   config: HostConfig;
   agents: Agents;
@@ -51,8 +54,8 @@ export interface ChatServiceDeps {
   limits: RequestLimits;
   orchestrators: KeyedRegistry<Orchestrator>;
   providers: KeyedRegistry<ModelProvider>;
-  /** Prices of the model catalog: the estimated cost of a turn's usage, or `null` when a price is missing. */
-  estimateCost(model: { model_provider: string; model_name: string } | null, usage: TokenUsageSummary): number | null;
+  /** Prices of the model catalog, for each model call's estimated cost. */
+  pricing: PricingTable;
   /** Stored messages are published here for the session's WebSocket room. */
   events: SessionEvents;
   /** Retrieval over the agent's mounted sources. */
@@ -107,6 +110,7 @@ export class ChatService {
       session_id: session.id,
       agent_id: agent?.agent_id ?? null,
       message_type: messageType,
+      user_message: { id: randomUUID(), created_at: session.opened_at },
       user_text: message,
       caller_key: caller.callerKey,
       trace_id: traceId,
@@ -128,7 +132,7 @@ export class ChatService {
         error_message: null,
         model: null,
         usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' },
-        estimated_cost_usd: 0,
+        cost: EMPTY_COST,
         counts_toward_limits: false,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
@@ -140,14 +144,14 @@ export class ChatService {
 
     const refusal = (agent && (await this.deps.limits.exceeded(agent.agent_id, agent))) || (await this.deps.limits.callerExceeded(caller.callerKey));
     if (refusal) throw new Refusal(refusal);
-    const override = this.validatedOverride(request);
+    const override = this.validatedOverride(request, agent);
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
     if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
       if (override) await conversations.writeOverride(session.id, override);
       yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal });
     } finally {
-      if (lease) await this.deps.limits.release(lease);
+      await lease?.release();
     }
   }
 
@@ -158,21 +162,31 @@ export class ChatService {
     history: ChatMessage[];
     messageType: MessageType;
     override: ModelOverride | null;
-    base: Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_text' | 'caller_key' | 'trace_id'>;
+    base: Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_message' | 'user_text' | 'caller_key' | 'trace_id'>;
     started: number;
     signal: AbortSignal;
   }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations, orchestrators, providers } = this.deps;
-    const { agent, history, messageType, base, started, signal } = input;
+    const { agent, history, messageType, base, started } = input;
     const orchestratorKey = agent?.agent_type === 'chat' ? agent.orchestrator_key ?? config.agent.default_orchestrator_key : config.agent.default_orchestrator_key;
     const orchestrator = orchestrators.get(orchestratorKey);
     if (!orchestrator) throw new Refusal(`the chat runtime "${orchestratorKey}" is not available on this host`);
+    // The turn runs: operators watching the session see the customer's message now, not once the reply is stored.
+    this.publish(base.session_id, [{ id: base.user_message.id, session_id: base.session_id, role: 'user', content: base.user_text, message_type: messageType, turn_id: base.turn_id, sender_id_snapshot: null, sender_name_snapshot: null, metadata: null, created_at: base.user_message.created_at }]);
+    // Stopped by the client going away, or by an operator taking over before a model call.
+    const takeover = new AbortController();
+    const signal = AbortSignal.any([input.signal, takeover.signal]);
+    const beforeModelCall = async () => {
+      if ((await conversations.status(base.session_id)) !== 'HUMAN_ACTIVE') return;
+      takeover.abort();
+      throw new Error(TAKEN_OVER);
+    };
     // A session keeps the override it was given, as if the request had repeated it.
     const sessionOverride: ModelOverride | null = input.override ?? (input.session.model_provider || input.session.model_name
       ? { model_name: input.session.model_name ?? undefined, model_provider: input.session.model_provider ?? undefined, model_temperature: input.session.model_temperature ?? undefined }
       : null);
     const snapshot = agent ? toSnapshot(agent, orchestratorKey) : null;
-    const router = new TurnModelRouter(snapshot, sessionOverride, config, providers);
+    const router = new TurnModelRouter(snapshot, sessionOverride, config, providers, { message: input.request.message, beforeModelCall });
     const spans: { name: string; ms: number; attributes: Record<string, unknown> }[] = [];
     const retrieval = this.deps.knowledge.turnRetrieval(agent && agent.agent_type === 'chat' ? agent : null);
     // One budget per turn: skill and MCP executions both count toward max_tool_calls_total_per_request (spec 8).
@@ -217,6 +231,7 @@ export class ChatService {
       message: agentText(messageType, input.request.message),
       message_type: messageType,
       history,
+      recent_user_messages: tools.userHistory,
       models: router,
       retrieval: retrieval.handle,
       tools: tools.handle,
@@ -245,27 +260,30 @@ export class ChatService {
         yield step.value;
       }
     } catch (error) {
-      failure = signal.aborted ? 'client disconnected' : (error as Error).message;
-      if (!signal.aborted) yield { type: 'error', content: `the model failed to answer: ${(error as Error).message}` };
+      const stopped = takeover.signal.aborted ? TAKEN_OVER : input.signal.aborted ? 'client disconnected' : null;
+      failure = stopped ?? (error as Error).message;
+      if (!stopped) yield { type: 'error', content: `the model failed to answer: ${(error as Error).message}` };
     } finally {
-      const usage = summarizeTurnUsage(router.calls);
+      const { summary: usage, calls } = countTurnUsage(router.calls);
       const finalModel = router.finalModel ?? null;
+      // A turn that never finished was producing a model reply.
+      const unfinished: TurnResult = { reply, response_source: 'llm_generated', observation: {} };
       const stored = await conversations.persistTurn({
         ...base,
         reply: result?.reply ?? (reply || null),
         orchestrator_key: orchestratorKey,
-        response_source: result?.response_source ?? 'model',
+        response_source: (result ?? unfinished).response_source,
         status: result ? 'completed' : signal.aborted ? 'aborted' : 'failed',
         error_message: failure,
         model: finalModel && { model_name: finalModel.model_name, model_provider: finalModel.model_provider, model_temperature: finalModel.model_temperature },
         usage,
-        estimated_cost_usd: this.deps.estimateCost(finalModel, usage),
+        cost: estimateInteractionCost(calls, usage.token_usage_source, this.deps.pricing),
         counts_toward_limits: true,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
-        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? { reply, response_source: 'model', observation: {} }, spans, retrieval, skills, tools }),
+        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? unfinished, spans, retrieval, skills, tools }),
       });
-      this.publish(base.session_id, stored);
+      this.publish(base.session_id, stored.filter((m) => m.id !== base.user_message.id));
     }
   }
 
@@ -320,11 +338,24 @@ export class ChatService {
     throw new Refusal(`agent ${agentId} is served through its public API, not /stream`);
   }
 
-  /** A request override is used only when its provider exists; otherwise the request is refused. */
-  private validatedOverride(request: ChatRequest): ModelOverride | null {
+  /**
+   * A request override is used only when its provider exists and the model it
+   * names (the missing half taken from the agent's primary triple or the
+   * global default) is in the model catalog; otherwise the request is refused.
+   */
+  private validatedOverride(request: ChatRequest, agent: AgentView | null): ModelOverride | null {
     if (request.model_name === undefined && request.model_provider === undefined && request.model_temperature === undefined) return null;
-    if (request.model_provider !== undefined && !this.deps.providers.has(request.model_provider)) {
+    const { config, providers } = this.deps;
+    if (request.model_provider !== undefined && !providers.has(request.model_provider)) {
       throw new Refusal(`unknown model_provider "${request.model_provider}"`);
+    }
+    if (request.model_name !== undefined || request.model_provider !== undefined) {
+      const primary = primaryModel(agent && { model_name: agent.model_name as string | null, model_provider: agent.model_provider as string | null, model_temperature: agent.model_temperature as number | null }, config);
+      const model_name = request.model_name ?? primary.model_name;
+      const model_provider = request.model_provider ?? primary.model_provider;
+      if (!config.models.catalog.some((m) => m.model_name === model_name && m.model_provider === model_provider)) {
+        throw new Refusal(`unknown model "${model_name}" of model_provider "${model_provider}"; GET /models lists the models`);
+      }
     }
     return { model_name: request.model_name, model_provider: request.model_provider, model_temperature: request.model_temperature };
   }

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
 
 export interface SessionRow {
   id: string;
+  /** The database's time when the session was opened for this request (ISO 8601 with microseconds). */
+  opened_at: string;
   agent_id: string | null;
   status: string;
   model_name: string | null;
@@ -19,6 +22,8 @@ export interface TurnRecord {
   session_id: string;
   agent_id: string | null;
   message_type: MessageType;
+  /** The customer's message: its id and time are fixed when the turn starts, so it can be shown before it is stored. */
+  user_message: { id: string; created_at: string };
   user_text: string;
   reply: string | null;
   orchestrator_key: string | null;
@@ -27,7 +32,8 @@ export interface TurnRecord {
   error_message: string | null;
   model: { model_name: string; model_provider: string; model_temperature: number | null } | null;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number; token_usage_source: string };
-  estimated_cost_usd: number | null;
+  /** The turn's estimated cost (spec 2.5), each model call priced at its own model. */
+  cost: EstimatedCostSummary;
   counts_toward_limits: boolean;
   caller_key: string | null;
   trace_id: string;
@@ -53,7 +59,7 @@ export class Conversations {
       `WITH s AS (
          INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
          ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
-         RETURNING id, agent_id, status, model_name, model_provider, model_temperature)
+         RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature)
        SELECT s.*, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
@@ -77,6 +83,12 @@ export class Conversations {
     return row!;
   }
 
+  /** The session's status now (for example `HUMAN_ACTIVE` once an operator took over). */
+  async status(sessionId: string): Promise<string | undefined> {
+    const [row] = await this.db.query<{ status: string }>('SELECT status FROM chat_sessions WHERE id = $1', { bind: [sessionId], type: QueryTypes.SELECT });
+    return row?.status;
+  }
+
   /** Stores a validated request override on the session (never on the fixed-response path). */
   async writeOverride(sessionId: string, override: ModelOverride): Promise<void> {
     await this.db.query(
@@ -94,16 +106,20 @@ export class Conversations {
   async persistTurn(turn: TurnRecord): Promise<MessageRow[]> {
     const bind: unknown[] = [];
     const p = (value: unknown) => `$${bind.push(value)}`;
-    const userMessageId = randomUUID();
+    const userMessageId = turn.user_message.id;
     const replyId = turn.reply !== null ? randomUUID() : null;
-    const [session, turnId, messageType] = [p(turn.session_id), p(turn.turn_id), p(turn.message_type)];
-    const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, now())`];
-    if (replyId) messages.push(`(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, now() + interval '1 microsecond')`);
+    const [session, turnId, messageType, userTime] = [p(turn.session_id), p(turn.turn_id), p(turn.message_type), p(turn.user_message.created_at)];
+    const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, ${userTime}::timestamptz)`];
+    if (replyId) {
+      messages.push(`(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, GREATEST(now(), ${userTime}::timestamptz + interval '1 microsecond'))`);
+    }
+    const cost = storedCost(turn);
     const turnValues = [
       turnId, session, p(turn.agent_id), p(userMessageId), p(replyId), messageType, p(turn.orchestrator_key), p(turn.response_source), p(turn.status),
       p(turn.error_message), p(turn.model?.model_name ?? null), p(turn.model?.model_provider ?? null), p(turn.model?.model_temperature ?? null),
       p(turn.usage.input_tokens), p(turn.usage.output_tokens), p(turn.usage.total_tokens), p(turn.usage.token_usage_source),
-      p(turn.estimated_cost_usd), p(turn.counts_toward_limits), p(turn.caller_key), p(turn.trace_id), p(turn.first_token_ms), p(turn.latency_ms),
+      p(cost.total), p(cost.input), p(cost.output), p(turn.cost.missing_pricing_count > 0),
+      p(turn.counts_toward_limits), p(turn.caller_key), p(turn.trace_id), p(turn.first_token_ms), p(turn.latency_ms),
     ];
     return this.db.query<MessageRow>(
       `WITH m AS (
@@ -112,7 +128,7 @@ export class Conversations {
        t AS (
          INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, assistant_message_id, message_type, orchestrator_key,
            response_source, status, error_message, model_name, model_provider, model_temperature, input_tokens, output_tokens, total_tokens,
-           token_usage_source, estimated_cost_usd, counts_toward_limits, caller_key, trace_id, first_token_ms, latency_ms, created_at)
+           token_usage_source, estimated_cost_usd, estimated_input_cost_usd, estimated_output_cost_usd, pricing_missing, counts_toward_limits, caller_key, trace_id, first_token_ms, latency_ms, created_at)
          VALUES (${turnValues.join(', ')}, now())),
        c AS (
          INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
@@ -122,4 +138,10 @@ export class Conversations {
       { bind, type: QueryTypes.SELECT },
     );
   }
+}
+
+/** The stored cost columns: the estimate, 0 for a turn without a model call, else unknown (`null`). */
+function storedCost(turn: TurnRecord): { total: number | null; input: number | null; output: number | null } {
+  if (turn.cost.estimated_interaction_count > 0) return { total: turn.cost.total_cost_usd, input: turn.cost.input_cost_usd, output: turn.cost.output_cost_usd };
+  return turn.usage.token_usage_source === 'no_model_invocation' ? { total: 0, input: 0, output: 0 } : { total: null, input: null, output: null };
 }

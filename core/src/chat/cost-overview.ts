@@ -1,18 +1,19 @@
 import { NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { estimateCost, type EstimatedCostSummary, type PricingTable } from '../usage/cost.js';
+import { EMPTY_COST, type EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageSummary } from '../usage/token-usage.js';
 
 interface UsageGroup {
-  model_provider: string | null;
-  model_name: string | null;
   token_usage_source: TokenUsageSummary['token_usage_source'];
   input_tokens: string;
   output_tokens: string;
   interactions: string;
+  estimated: string;
+  missing: string;
+  input_cost: string;
+  output_cost: string;
+  total_cost: string;
 }
-
-const EMPTY_COST: EstimatedCostSummary = { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 0 };
 
 function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
   const sum = (key: keyof EstimatedCostSummary) => costs.reduce((total, c) => total + c[key], 0);
@@ -27,19 +28,25 @@ function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
 }
 
 /**
- * `GET /agents/{agent_id}/cost-overview` (spec 4.7), summed in SQL by
- * (model, usage source). Evaluation rollups stay zero until evaluation runs
- * exist; estimated costs are internal figures in USD.
+ * `GET /agents/{agent_id}/cost-overview` (spec 4.7), summed in SQL by usage
+ * source. Costs are the turns' own estimates (each model call priced at its
+ * model when the turn ran), the figures the cost limits count. Evaluation
+ * rollups stay zero until evaluation runs exist; estimated costs are internal
+ * figures in USD.
  */
-export async function agentCostOverview(db: Sequelize, pricing: PricingTable, agentId: string) {
+export async function agentCostOverview(db: Sequelize, agentId: string) {
   const [agent] = await db.query<{ max_total_requests: string | null }>('SELECT max_total_requests FROM agents WHERE id::text = $1', {
     bind: [agentId],
     type: QueryTypes.SELECT,
   });
   if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
   const groups = await db.query<UsageGroup>(
-    `SELECT model_provider, model_name, token_usage_source, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, count(*) AS interactions
-     FROM conversation_turns WHERE agent_id = $1 GROUP BY model_provider, model_name, token_usage_source`,
+    `SELECT token_usage_source, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, count(*) AS interactions,
+            count(*) FILTER (WHERE estimated_cost_usd IS NOT NULL AND token_usage_source <> 'no_model_invocation') AS estimated,
+            count(*) FILTER (WHERE pricing_missing) AS missing,
+            COALESCE(sum(estimated_input_cost_usd), 0) AS input_cost, COALESCE(sum(estimated_output_cost_usd), 0) AS output_cost,
+            COALESCE(sum(estimated_cost_usd), 0) AS total_cost
+     FROM conversation_turns WHERE agent_id = $1 GROUP BY token_usage_source`,
     { bind: [agentId], type: QueryTypes.SELECT },
   );
   const [counts] = await db.query<{ total: string; active: string }>(
@@ -54,9 +61,14 @@ export async function agentCostOverview(db: Sequelize, pricing: PricingTable, ag
     token_usage_source: g.token_usage_source,
     interactions: Number(g.interactions),
   }));
-  const conversationCost = estimateCost(
-    groups.map((g, i) => ({ model_provider: g.model_provider ?? '', model_name: g.model_name ?? '', usage: summaries[i]!, interactions: summaries[i]!.interactions })),
-    pricing,
+  const conversationCost = addCosts(
+    ...groups.map((g) => ({
+      input_cost_usd: Number(g.input_cost),
+      output_cost_usd: Number(g.output_cost),
+      total_cost_usd: Number(g.total_cost),
+      estimated_interaction_count: Number(g.estimated),
+      missing_pricing_count: Number(g.missing),
+    })),
   );
   const total = Number(counts!.total);
   const max = agent.max_total_requests === null ? null : Number(agent.max_total_requests);

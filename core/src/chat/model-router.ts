@@ -12,6 +12,7 @@ import type {
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import type { ModelCall } from '../usage/token-usage.js';
+import { finalModelSlot } from './final-model-rule.js';
 
 /** Request-level model fields (spec 4.2); any of them makes an explicit override. */
 export interface ModelOverride {
@@ -21,11 +22,13 @@ export interface ModelOverride {
 }
 
 
+/** One stage's model and why it was chosen, for `stage_decisions[]`. */
 interface StageDecision extends ModelChoice {
   stage: ModelStage;
+  reason: string;
 }
 
-const SLOT_OF: Record<ModelStage, string> = {
+const SLOT_OF: Record<Exclude<ModelStage, 'final'>, string> = {
   tool_call: 'tool_call_model',
   general: 'general_model',
   complex_task: 'complex_task_model',
@@ -34,11 +37,28 @@ const SLOT_OF: Record<ModelStage, string> = {
 
 type Slot = { model_name?: string; model_provider?: string; model_temperature?: number | null } | null | undefined;
 
+/** The agent's primary triple, or the global default when the agent names no model. */
+export function primaryModel(agent: Pick<AgentSnapshot, 'model_name' | 'model_provider' | 'model_temperature'> | null, config: HostConfig): ModelChoice {
+  if (agent?.model_name && agent.model_provider) {
+    return { model_name: agent.model_name, model_provider: agent.model_provider, model_temperature: agent.model_temperature, role: 'agent_primary' };
+  }
+  return { model_name: config.models.default_model_name, model_provider: config.models.default_model_provider, model_temperature: agent?.model_temperature ?? null, role: 'global_default' };
+}
+
+/** What the router needs of the turn. */
+export interface RoutedTurn {
+  /** The user's message: the final stage's slot follows from it. */
+  message: string;
+  /** Runs before every model call; throws to stop the turn (a human took over). */
+  beforeModelCall?: () => Promise<void>;
+}
+
 /**
  * Resolves each stage's model by the spec's priority: explicit request
  * fields, then the agent's routing config (when enabled and not overridden),
  * then the agent's primary triple, then the global default. Records every
- * decision for `context_payload.model_routing` and every call's usage.
+ * decision with its reason for `context_payload.model_routing`, and every
+ * call's usage.
  */
 export class TurnModelRouter implements ModelRouter {
   readonly calls: ModelCall[] = [];
@@ -50,6 +70,7 @@ export class TurnModelRouter implements ModelRouter {
     private readonly override: ModelOverride | null,
     private readonly config: HostConfig,
     private readonly providers: KeyedRegistry<ModelProvider>,
+    private readonly turn: RoutedTurn,
   ) {}
 
   get explicitOverride(): boolean {
@@ -63,36 +84,38 @@ export class TurnModelRouter implements ModelRouter {
   }
 
   private primary(): ModelChoice {
-    const a = this.agent;
-    if (a?.model_name && a.model_provider) {
-      return { model_name: a.model_name, model_provider: a.model_provider, model_temperature: a.model_temperature, role: 'agent_primary' };
-    }
-    return { model_name: this.config.models.default_model_name, model_provider: this.config.models.default_model_provider, model_temperature: a?.model_temperature ?? null, role: 'global_default' };
+    return primaryModel(this.agent, this.config);
   }
 
   choose(stage: ModelStage): ModelChoice {
-    let choice: ModelChoice;
+    const { reason, ...choice } = this.decide(stage);
+    this.decisions.push({ stage, ...choice, reason });
+    return choice;
+  }
+
+  private decide(stage: ModelStage): ModelChoice & { reason: string } {
     if (this.explicitOverride) {
       const base = this.primary();
       const o = this.override!;
-      choice = {
+      return {
         model_name: o.model_name ?? base.model_name,
         model_provider: o.model_provider ?? base.model_provider,
         model_temperature: o.model_temperature ?? base.model_temperature,
         role: 'explicit_override',
+        reason: 'the request names a model: one model path for every stage',
       };
-    } else if (this.routing) {
-      const slotName = SLOT_OF[stage];
-      const slot = this.routing[slotName] as Slot;
-      choice =
-        slot?.model_name && slot.model_provider
-          ? { model_name: slot.model_name, model_provider: slot.model_provider, model_temperature: slot.model_temperature ?? this.primary().model_temperature, role: slotName }
-          : { ...this.primary(), role: 'primary_fallback' };
-    } else {
-      choice = this.primary();
     }
-    this.decisions.push({ stage, ...choice });
-    return choice;
+    const routing = this.routing;
+    if (!routing) {
+      const primary = this.primary();
+      return { ...primary, reason: primary.role === 'agent_primary' ? "routing is off: the agent's primary model" : 'routing is off and the agent names no model: the global default' };
+    }
+    const picked = stage === 'final' ? finalModelSlot(this.turn.message) : { slot: SLOT_OF[stage], reason: `the ${stage} stage` };
+    const slot = routing[picked.slot] as Slot;
+    if (slot?.model_name && slot.model_provider) {
+      return { model_name: slot.model_name, model_provider: slot.model_provider, model_temperature: slot.model_temperature ?? this.primary().model_temperature, role: picked.slot, reason: picked.reason };
+    }
+    return { ...this.primary(), role: 'primary_fallback', reason: `${picked.reason}; ${picked.slot} is empty: the primary triple` };
   }
 
   chatModel(stage: ModelStage): ChatModel {
@@ -105,7 +128,7 @@ export class TurnModelRouter implements ModelRouter {
       timeoutMs: this.config.timeouts.model_request_seconds * 1000,
       options: this.config.models.catalog.find((m) => m.model_provider === choice.model_provider && m.model_name === choice.model_name)?.options ?? {},
     });
-    this.final = { stage, ...choice };
+    this.final = this.decisions.at(-1);
     return this.recording(model);
   }
 
@@ -132,11 +155,13 @@ export class TurnModelRouter implements ModelRouter {
   /** Wraps a model so each call's usage (or the texts to estimate it) is recorded. */
   private recording(model: ChatModel): ChatModel {
     const calls = this.calls;
+    const beforeModelCall = this.turn.beforeModelCall ?? (async () => {});
     const promptOf = (messages: ChatMessage[]) => messages.map((m) => m.content).join('\n');
     return {
       provider: model.provider,
       modelName: model.modelName,
       async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
+        await beforeModelCall();
         const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '' };
         calls.push(call);
         for await (const chunk of model.stream(messages, options)) {
@@ -146,6 +171,7 @@ export class TurnModelRouter implements ModelRouter {
         }
       },
       async invoke(messages: ChatMessage[], options?: ChatCallOptions) {
+        await beforeModelCall();
         const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '' };
         calls.push(call);
         const result = await model.invoke(messages, options);

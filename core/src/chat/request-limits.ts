@@ -21,6 +21,14 @@ interface Usage {
   cost_month: string;
 }
 
+/** How long a concurrency lease lives unless renewed; a crashed instance's slots free up within it. */
+export const LEASE_SECONDS = 30;
+
+/** A held concurrency slot, renewed until released. */
+export interface Lease {
+  release(): Promise<void>;
+}
+
 /**
  * Agent request limits, read from persisted turns that count (fixed
  * responses do not) in UTC day and month windows, and concurrency held by
@@ -30,8 +38,8 @@ export class RequestLimits {
   constructor(
     private readonly db: Sequelize,
     private readonly instanceId: string,
-    private readonly leaseSeconds: number,
     private readonly perCallerDaily: number,
+    private readonly leaseSeconds = LEASE_SECONDS,
   ) {}
 
   /** The per-user quota: counted turns of one caller in the current UTC day, across agents. */
@@ -75,28 +83,39 @@ export class RequestLimits {
 
   /**
    * Takes one of `max` concurrent slots of the agent, serialised per agent by
-   * a transaction-scoped advisory lock. Leases expire on their own, so a
-   * crashed instance cannot hold slots forever. Resolves with the lease id,
-   * or `undefined` when all slots are taken.
+   * a transaction-scoped advisory lock. A lease expires unless renewed, so a
+   * crashed instance cannot hold slots forever; the holder renews it every
+   * third of its lifetime however long the turn runs. Resolves with the
+   * lease, or `undefined` when all slots are taken.
    */
-  async acquire(agentId: string, max: number): Promise<string | undefined> {
-    return this.db.transaction(async (transaction) => {
+  async acquire(agentId: string, max: number): Promise<Lease | undefined> {
+    const id = await this.db.transaction(async (transaction) => {
       await this.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', { bind: [agentId], transaction });
       const [row] = await this.db.query<{ active: string }>(
         'SELECT count(*) AS active FROM agent_request_leases WHERE agent_id = $1 AND expires_at > now()',
         { bind: [agentId], type: QueryTypes.SELECT, transaction },
       );
       if (Number(row!.active) >= max) return undefined;
-      const id = randomUUID();
+      const leaseId = randomUUID();
       await this.db.query(
         'INSERT INTO agent_request_leases (id, agent_id, instance_id, expires_at, created_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4), now())',
-        { bind: [id, agentId, this.instanceId, this.leaseSeconds], transaction },
+        { bind: [leaseId, agentId, this.instanceId, this.leaseSeconds], transaction },
       );
-      return id;
+      return leaseId;
     });
-  }
-
-  async release(leaseId: string): Promise<void> {
-    await this.db.query('DELETE FROM agent_request_leases WHERE id = $1 OR expires_at < now()', { bind: [leaseId] });
+    if (!id) return undefined;
+    const renewal = setInterval(() => {
+      // A failed renewal is retried on the next tick; at worst the slot frees up early.
+      this.db
+        .query('UPDATE agent_request_leases SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [id, this.leaseSeconds] })
+        .catch(() => undefined);
+    }, (this.leaseSeconds * 1000) / 3);
+    renewal.unref();
+    return {
+      release: async () => {
+        clearInterval(renewal);
+        await this.db.query('DELETE FROM agent_request_leases WHERE id = $1 OR expires_at < now()', { bind: [id] });
+      },
+    };
   }
 }

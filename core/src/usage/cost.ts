@@ -1,7 +1,8 @@
 // Estimated cost of spec 2.5 (`EstimatedCostSummary`) from token usage and the
 // unit prices of `[[models.catalog]]`. Figures are internal estimates in USD.
 import type { HostConfig } from '../config/schema.js';
-import type { TokenUsageSummary } from './token-usage.js';
+import type { TokenUsageSource } from '@agent-host/sdk';
+import type { CountedCall, TokenUsageSummary } from './token-usage.js';
 
 /** Unit prices of one model, USD per 1,000,000 tokens; either may be unset. */
 export interface ModelPrices {
@@ -96,4 +97,24 @@ export function estimateCost(entries: Iterable<CostEntry>, pricing: PricingTable
     estimated_interaction_count,
     missing_pricing_count,
   };
+}
+
+/** The cost summary of nothing estimated. */
+export const EMPTY_COST: EstimatedCostSummary = { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 0 };
+
+/**
+ * Estimated cost of ONE interaction (a chat turn) whose model calls may use
+ * different models: each call is priced at its own (model_provider,
+ * model_name) and the costs are summed. The interaction is estimated only
+ * when every call's model is priced; otherwise it costs nothing and counts
+ * once in `missing_pricing_count`, as a single-model interaction would. `source`
+ * is the interaction's `token_usage_source` (see {@link estimateCost}).
+ */
+export function estimateInteractionCost(calls: readonly CountedCall[], source: TokenUsageSource, pricing: PricingTable): EstimatedCostSummary {
+  const perCall = estimateCost(
+    calls.map((c) => ({ model_provider: c.model_provider, model_name: c.model_name, usage: { input_tokens: c.input_tokens, output_tokens: c.output_tokens, token_usage_source: source } })),
+    pricing,
+  );
+  if (perCall.missing_pricing_count > 0) return { ...EMPTY_COST, missing_pricing_count: 1 };
+  return perCall.estimated_interaction_count > 0 ? { ...perCall, estimated_interaction_count: 1 } : EMPTY_COST;
 }

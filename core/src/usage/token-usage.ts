@@ -84,6 +84,12 @@ function locallyEstimated(call: ModelCall, estimate: TokenEstimator): TokenCount
   return input_tokens === undefined || output_tokens === undefined ? undefined : { input_tokens, output_tokens };
 }
 
+/** One model call's token counts as its turn's summary counted them, with the model that made them. */
+export interface CountedCall extends TokenCounts {
+  model_provider: string;
+  model_name: string;
+}
+
 /**
  * Summarizes the model calls of one turn (or run, or evaluation item) by the
  * write rules of spec 2.5:
@@ -102,23 +108,35 @@ function locallyEstimated(call: ModelCall, estimate: TokenEstimator): TokenCount
  * `estimate` defaults to the local js-tiktoken `estimateTokens`.
  */
 export function summarizeTurnUsage(calls: readonly ModelCall[], estimate: TokenEstimator = estimateTokens): TokenUsageSummary {
-  if (calls.length === 0) return summary(0, 0, 'no_model_invocation');
-  let input = 0;
-  let output = 0;
+  return countTurnUsage(calls, estimate).summary;
+}
+
+/**
+ * {@link summarizeTurnUsage}, and each call's counts as summed into it (all 0
+ * when the record is `unavailable`), so each call can be priced at its own model.
+ */
+export function countTurnUsage(calls: readonly ModelCall[], estimate: TokenEstimator = estimateTokens): { summary: TokenUsageSummary; calls: CountedCall[] } {
+  const counted = (counts: (index: number) => TokenCounts): CountedCall[] =>
+    calls.map((c, i) => ({ model_provider: c.model_provider, model_name: c.model_name, ...counts(i) }));
+  if (calls.length === 0) return { summary: summary(0, 0, 'no_model_invocation'), calls: [] };
+  const perCall: TokenCounts[] = [];
   let allReported = true;
   for (const call of calls) {
-    let counts: TokenCounts | undefined;
     if (validCounts(call.provider_usage)) {
-      counts = call.provider_usage;
-    } else {
-      allReported = false;
-      counts = locallyEstimated(call, estimate);
-      if (!counts) return summary(0, 0, 'unavailable');
+      perCall.push(call.provider_usage);
+      continue;
     }
-    input += counts.input_tokens;
-    output += counts.output_tokens;
+    allReported = false;
+    const counts = locallyEstimated(call, estimate);
+    if (!counts) return { summary: summary(0, 0, 'unavailable'), calls: counted(() => ({ input_tokens: 0, output_tokens: 0 })) };
+    perCall.push(counts);
   }
-  return summary(input, output, allReported ? 'provider_reported' : 'tokenizer_estimated');
+  const input = perCall.reduce((n, c) => n + c.input_tokens, 0);
+  const output = perCall.reduce((n, c) => n + c.output_tokens, 0);
+  return {
+    summary: summary(input, output, allReported ? 'provider_reported' : 'tokenizer_estimated'),
+    calls: counted((i) => ({ input_tokens: perCall[i]!.input_tokens, output_tokens: perCall[i]!.output_tokens })),
+  };
 }
 
 const EMPTY_ROLLUP: TokenUsageRollup = {

@@ -25,8 +25,13 @@ export interface AgentSnapshot {
   response_grounding_config: Readonly<Record<string, unknown>> | null;
 }
 
-/** Which model a stage asks for (spec 2.4 `model_routing_config` slots). @public */
-export type ModelStage = 'tool_call' | 'general' | 'complex_task' | 'reasoning';
+/**
+ * Which model a stage asks for: a `model_routing_config` slot (spec 2.4), or
+ * `final` for the reply, where core chooses among the `general`,
+ * `complex_task` and `reasoning` slots by the turn's message (spec 4.2 rule 2).
+ * @public
+ */
+export type ModelStage = 'tool_call' | 'general' | 'complex_task' | 'reasoning' | 'final';
 
 /** The model a stage resolved to. @public */
 export interface ModelChoice {
@@ -141,6 +146,12 @@ export interface TurnContext {
   message_type: MessageType;
   /** Bounded recent history, oldest first. */
   history: ChatMessage[];
+  /**
+   * The user's recent messages before this one, oldest first, as many as
+   * `history_user_message_window` allows (spec 4.13; none when it is 0): the
+   * history for tool gating and tool argument decisions.
+   */
+  recent_user_messages: string[];
   models: ModelRouter;
   retrieval: RetrievalHandle;
   tools: TurnToolHandle;

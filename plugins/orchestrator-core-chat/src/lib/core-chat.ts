@@ -46,7 +46,8 @@ export class CoreChatOrchestrator implements Orchestrator {
     }
     const system = systemMessage(context, chunks, skills, tools);
     const messages: ChatMessage[] = [...(system ? [system] : []), ...context.history, { role: 'user', content: context.message }];
-    const model = context.models.chatModel('general');
+    // Core picks the reply's model (routing's general, complex-task or reasoning slot) from the message.
+    const model = context.models.chatModel('final');
     let reply = '';
     for await (const chunk of model.stream(messages, { signal: context.signal })) {
       if (chunk.type !== 'token') continue;

@@ -1,7 +1,7 @@
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
-import { AIMessage, AIMessageChunk, HumanMessage, createAgent, createMiddleware, tool, type BaseMessage } from 'langchain';
+import { AIMessage, AIMessageChunk, HumanMessage, createAgent, createMiddleware, tool } from 'langchain';
 import type { Orchestrator, ToolDescriptor, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
-import { SdkChatModel, detached, toLangChainMessages } from './sdk-chat-model.js';
+import { SdkChatModel, detached } from './sdk-chat-model.js';
 
 const SEARCH_KNOWLEDGE: ToolDescriptor = {
   name: 'search_knowledge',
@@ -12,10 +12,12 @@ const SEARCH_KNOWLEDGE: ToolDescriptor = {
 /**
  * `react_agent_v1` (experimental): LangChain's agent loop (`createAgent`) over
  * the turn's handles. Every model call goes through the SDK chat models core
- * hands the turn (first step the `tool_call` stage, later steps `general`),
+ * hands the turn (first step the `tool_call` stage, later steps `final`),
  * their tokens are streamed as they arrive, and the tools the model asks for
  * run through core's tool handle (policy and audit enforced there). Retrieval
- * is offered as the tool `search_knowledge`.
+ * is offered as the tool `search_knowledge`. The loop sees the user's recent
+ * messages within `history_user_message_window` (spec 4.13), not the whole
+ * conversation, since it decides tool calls and their arguments.
  */
 export class ReactAgentOrchestrator implements Orchestrator {
   readonly displayName = 'ReAct agent (experimental)';
@@ -46,7 +48,7 @@ export class ReactAgentOrchestrator implements Orchestrator {
         const last = steps === maxSteps;
         const response = await handler({
           ...request,
-          ...(steps > 1 && { model: new SdkChatModel(context.models.chatModel('general')) }),
+          ...(steps > 1 && { model: new SdkChatModel(context.models.chatModel('final')) }),
           ...(last && { tools: [] }),
         });
         // A call the model makes on the last step anyway is not run: its result could never reach the model.
@@ -61,21 +63,20 @@ export class ReactAgentOrchestrator implements Orchestrator {
     });
 
     const stream = await agent.stream(
-      { messages: [...toLangChainMessages(context.history), new HumanMessage(context.message)] },
+      { messages: [...context.recent_user_messages.map((text) => new HumanMessage(text)), new HumanMessage(context.message)] },
       // A step is a model node and a tools node; the middleware ends the loop, the limit only backs it up.
-      { streamMode: ['messages', 'values'], signal: context.signal, recursionLimit: 2 * maxSteps + 1 },
+      { streamMode: ['messages'], signal: context.signal, recursionLimit: 2 * maxSteps + 1 },
     );
-    let messages: BaseMessage[] = [];
+    // The reply is exactly what the user saw: every step's streamed text, a step's words before its tool calls included.
+    let reply = '';
     for await (const [mode, payload] of stream) {
-      if (mode === 'values') {
-        messages = payload.messages;
-      } else if (mode === 'messages') {
-        const [chunk] = payload;
-        if (AIMessageChunk.isInstance(chunk) && chunk.text) yield { type: 'token', content: chunk.text };
+      if (mode !== 'messages') continue;
+      const [chunk] = payload;
+      if (AIMessageChunk.isInstance(chunk) && chunk.text) {
+        reply += chunk.text;
+        yield { type: 'token', content: chunk.text };
       }
     }
-    const answer = messages.at(-1);
-    const reply = answer && AIMessage.isInstance(answer) ? answer.text : '';
     return { reply, response_source: 'llm_generated', observation: { react_steps: steps, react_tool_calls: toolCalls } };
   }
 }
