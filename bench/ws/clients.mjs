@@ -15,6 +15,7 @@
 // Disconnecting the IPC channel closes every socket and exits.
 import { performance } from 'node:perf_hooks';
 import { io } from 'socket.io-client';
+import { seededRandom } from '../lib/random.mjs';
 
 const entries = []; // {socket, room, role, status, ready}
 const roomSize = new Map();
@@ -105,20 +106,8 @@ async function awaitStatus({ status, timeoutMs }) {
   return { status, behind: behind() };
 }
 
-/** A small seeded generator (mulberry32), so both servers get the same senders in the same order. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function sendAll({ messages, rate, seed, drainMs }) {
-  const pick = random(seed);
+  const pick = seededRandom(seed); // both servers get the same senders in the same order
   run = { id: Math.floor(Math.random() * 1e9), sent: [], latencies: [], duplicates: 0 };
   const ackMs = [];
   const refusals = new Map();

@@ -28,6 +28,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { adminClient, adminEnv, eachLimited } from '../lib/admin.mjs';
 import { arg, ask, cpuSeconds, descendantsOf, hostDatabase, machine, root, rssKiB, runBench, sleep, startHelper, startHost, stopHelper, stopHost } from '../lib/host.mjs';
 import { fmt, latencySummary, markdownTable, median, ratio } from '../lib/stats.mjs';
 
@@ -71,27 +72,6 @@ async function settledRssMiB(pid) {
 
 /** CPU seconds used so far by `pid` and, separately, by its descendants (the host's Postgres and Chroma). */
 const cpuOf = (pid) => ({ own: cpuSeconds(pid), descendants: descendantsOf(pid).reduce((s, p) => s + (cpuSeconds(p) ?? 0), 0) });
-
-/** The host's REST API as the bootstrap administrator (cookie session): `{id, cookie, request(method, route, body)}`. */
-async function adminClient(url) {
-  const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const { admin_user_id: id } = await login.json();
-  const request = async (method, route, body) => {
-    const res = await fetch(`${url}${route}`, { method, headers: { cookie, ...(body && { 'content-type': 'application/json' }) }, body: body && JSON.stringify(body) });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
-  return { id, cookie, request };
-}
-
-/** Runs `task` over `items`, `concurrency` at a time. */
-async function eachLimited(items, concurrency, task) {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => { while (next < items.length) await task(items[next++]); }));
-}
 
 /**
  * One point on one server: a fresh load generator connects `customers` customer sockets spread over `rooms`
@@ -218,10 +198,10 @@ async function main() {
   await stopHelper(baseline.child);
 
   console.log('starting the host on a fresh data dir ...');
-  const host = await startHost({ name: 'ws', env: { ADMIN_BOOTSTRAP_USERNAME: ADMIN.username, ADMIN_BOOTSTRAP_PASSWORD: ADMIN.password } });
+  const host = await startHost({ name: 'ws', env: adminEnv(ADMIN) });
   console.log(`host ${host.url} healthy in ${(host.bootMs / 1000).toFixed(1)} s (pid ${host.pid}; host, Postgres, Chroma: ${host.descendants.size + 1} processes)`);
   summary.host_boot_ms = host.bootMs;
-  const admin = await adminClient(host.url);
+  const admin = await adminClient(host.url, ADMIN);
   const agent = await admin.request('POST', '/agents', { name: 'bench-ws', agent_type: 'chat', public_access_mode: 'public_anonymous', human_takeover_enabled: true });
   // Over REST the administrator takes each session over; an operator socket naming the same id owns it too.
   const takeover = async (roomIds, loadgen) => {
