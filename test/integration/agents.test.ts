@@ -3,7 +3,7 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 
 t.test('agents: field rules of spec 2.4, versions, publish, public catalog', async (t) => {
-  const host = await startTestHost(t, { env: { AGENT_SYSTEM_PROMPT_MAX_LENGTH: '50' } });
+  const host = await startTestHost(t, { env: { AGENT_SYSTEM_PROMPT_MAX_LENGTH: '50', AGENT_JUDGE_PROMPT_MAX_LENGTH: '40' } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const create = (body: unknown) => admin.request('POST', '/agents', body);
@@ -52,6 +52,26 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     t.equal((await create({ name: 'long', agent_type: 'chat', system_prompt: long })).status, 201, 'a raised setting applies without restart');
   });
 
+  t.test('judge_prompt length follows its own limit', async (t) => {
+    const refused = await create({ name: 'judged', agent_type: 'chat', judge_prompt: 'j'.repeat(41) });
+    t.equal(refused.status, 422);
+    t.same(locs(refused.body), ['body.judge_prompt']);
+    t.match(refused.body.detail[0].msg, /41 characters; the limit is 40/);
+    const { body } = await create({ name: 'judged', agent_type: 'chat', judge_prompt: 'j'.repeat(40) });
+    t.equal((await admin.request('PATCH', `/agents/${body.agent_id}`, { judge_prompt: 'j'.repeat(45) })).status, 422, 'on update too');
+  });
+
+  t.test('usage limits are for chat agents only', async (t) => {
+    for (const [field, value] of [['max_total_requests', 5], ['max_concurrent_requests', 1], ['max_cost_usd_monthly', 2.5], ['max_tool_calls_total_per_request', 3]] as const) {
+      const { status, body } = await create({ name: 'fusion', agent_type: 'fusion', [field]: value });
+      t.equal(status, 422, `${field} on a fusion agent is refused`);
+      t.same(locs(body), [`body.${field}`]);
+    }
+    const { body: chat } = await create({ name: 'limited', agent_type: 'chat', max_total_requests: 5, max_cost_usd_daily: 1 });
+    const changed = await admin.request('PATCH', `/agents/${chat.agent_id}`, { agent_type: 'etl' });
+    t.same([changed.status, changed.body.max_total_requests, changed.body.max_cost_usd_daily], [200, null, null], 'a chat agent that changes type loses its limits');
+  });
+
   t.test('message_type_response_config follows 4.2 rule 4', async (t) => {
     const config = (other: unknown) => ({ name: 'fixed', agent_type: 'chat', message_type_response_config: { other } });
     const dup = await create(config({ enabled: false, message_key_responses: [{ message_key: 'Hours', response_text: 'a' }, { message_key: '  hours ', response_text: 'b' }] }));
@@ -95,6 +115,33 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     t.equal(published.status, 200);
     const [latest] = (await admin.request('GET', `/agents/${agent.agent_id}/versions`)).body.items;
     t.same([published.body.published_agent_version_id, latest.reason], [latest.version_id, 'publish']);
+  });
+
+  t.test('rollback passes the checks of a PATCH: field rules and agent_type change checks', async (t) => {
+    let running = false;
+    host.app.agents!.addTypeChangeCheck(async (_id, from, to) => (running ? `a test job of this ${from} agent runs and cannot run on a ${to} agent` : undefined));
+    const { body: agent } = await create({ name: 'typed', agent_type: 'chat', system_prompt: 'p'.repeat(45) });
+    const chatVersion = (await admin.request('POST', `/agents/${agent.agent_id}/versions`, {})).body;
+    running = true;
+    const patched = await admin.request('PATCH', `/agents/${agent.agent_id}`, { agent_type: 'etl' });
+    t.equal(patched.status, 409, 'PATCH: the registered check refuses the type change');
+    t.match(patched.body.detail, /agent_type cannot change from chat to etl: a test job of this chat agent runs/);
+    running = false;
+    t.equal((await admin.request('PATCH', `/agents/${agent.agent_id}`, { agent_type: 'etl' })).status, 200, 'once the job is done the change goes through');
+    running = true;
+    const rolled = await admin.request('POST', `/agents/${agent.agent_id}/versions/${chatVersion.version_id}/rollback`);
+    t.equal(rolled.status, 409, 'rollback to a chat snapshot: the same check refuses it');
+    t.match(rolled.body.detail, /agent_type cannot change from etl to chat/);
+    running = false;
+    t.equal((await admin.request('GET', `/agents/${agent.agent_id}`)).body.agent_type, 'etl', 'the refused rollback changed nothing');
+    t.equal((await admin.request('GET', `/agents/${agent.agent_id}/versions`)).body.items.length, 1, 'and stored no backup snapshot');
+    await query(host.databaseUrl, "INSERT INTO system_settings (config_key, value) VALUES ('agent.system_prompt_max_length', '40') ON CONFLICT (config_key) DO UPDATE SET value = EXCLUDED.value");
+    const tooLong = await admin.request('POST', `/agents/${agent.agent_id}/versions/${chatVersion.version_id}/rollback`);
+    t.equal(tooLong.status, 422, 'a snapshot over the current system_prompt limit is refused like a PATCH');
+    t.same(locs(tooLong.body), ['body.system_prompt']);
+    await query(host.databaseUrl, "UPDATE system_settings SET value = '100' WHERE config_key = 'agent.system_prompt_max_length'");
+    const restored = await admin.request('POST', `/agents/${agent.agent_id}/versions/${chatVersion.version_id}/rollback`);
+    t.same([restored.status, restored.body.agent_type, restored.body.orchestrator_key], [200, 'chat', 'core_chat_v1'], 'with the job done and the limit raised the rollback goes through');
   });
 
   t.test('/public/agents lists only active public_anonymous agents, without prompts', async (t) => {

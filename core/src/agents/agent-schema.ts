@@ -114,6 +114,18 @@ export const agentUpdateSchema = z.object(agentFields).partial().strict();
 export type AgentCreateInput = z.output<typeof agentCreateSchema>;
 export type AgentUpdateInput = z.output<typeof agentUpdateSchema>;
 
+/** The usage limits of spec 2.4 and part 8 (chat only). */
+export const USAGE_LIMIT_FIELDS = [
+  'max_concurrent_requests',
+  'max_total_requests',
+  'max_requests_per_day',
+  'max_total_tokens_daily',
+  'max_total_tokens_monthly',
+  'max_cost_usd_daily',
+  'max_cost_usd_monthly',
+  'max_tool_calls_total_per_request',
+] as const;
+
 /** Fields held by a version snapshot (spec 4.7 and 9.1 name the configuration ones; the rest keep a rollback whole). */
 export const SNAPSHOT_FIELDS = [
   'name',
@@ -135,17 +147,10 @@ export const SNAPSHOT_FIELDS = [
   'mcp_runtime_config',
   'response_grounding_config',
   'retrieval_config',
-  'max_concurrent_requests',
-  'max_total_requests',
-  'max_requests_per_day',
-  'max_total_tokens_daily',
-  'max_total_tokens_monthly',
-  'max_cost_usd_daily',
-  'max_cost_usd_monthly',
-  'max_tool_calls_total_per_request',
+  ...USAGE_LIMIT_FIELDS,
 ] as const;
 
-/** Fields only chat agents may set to a non-empty value (spec 2.4). */
+/** Fields only chat agents may set to a non-empty value (spec 2.4), the usage limits included. */
 export const CHAT_ONLY_FIELDS = [
   'orchestrator_key',
   'model_routing_config',
@@ -154,4 +159,5 @@ export const CHAT_ONLY_FIELDS = [
   'mcp_runtime_config',
   'response_grounding_config',
   'retrieval_config',
+  ...USAGE_LIMIT_FIELDS,
 ] as const;

@@ -5,7 +5,7 @@ import type { AdminAuth, AdminPrincipal, RequestOrigin } from '../admin/admin-au
 import type { SystemSettings } from '../admin/system-settings.js';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
-import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
+import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, USAGE_LIMIT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
 
 /** Every stored agent field, as validated input defines it. */
 type AgentFields = { [K in keyof AgentUpdateInput]-?: Exclude<AgentUpdateInput[K], undefined> };
@@ -30,7 +30,6 @@ export interface AgentOperation {
   origin: RequestOrigin;
 }
 
-const NUMERIC_FIELDS = ['max_total_requests', 'max_requests_per_day', 'max_total_tokens_daily', 'max_total_tokens_monthly', 'max_concurrent_requests', 'max_tool_calls_total_per_request', 'max_cost_usd_daily', 'max_cost_usd_monthly'] as const;
 const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config', 'retrieval_config']);
 
 /** Read-only `judge_prompt_version`: `default` for the built-in prompt, else a hash of the stored text. */
@@ -94,14 +93,7 @@ export class Agents {
   }
 
   async update(id: string, input: AgentUpdateInput, op: AgentOperation) {
-    const current = await this.find(id);
-    const fields = await this.validate(current, input);
-    if (fields.agent_type !== current.agent_type) {
-      for (const check of this.typeChangeChecks) {
-        const reason = await check(id, current.agent_type, fields.agent_type);
-        if (reason) throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`);
-      }
-    }
+    const fields = await this.validateChange(id, await this.find(id), input);
     await this.db.transaction(async (transaction) => {
       await this.write(id, fields, transaction);
       await this.audit(op, 'agent.update', id, { changed: Object.keys(input) }, transaction);
@@ -145,9 +137,11 @@ export class Agents {
     if (!target) throw new NotFoundError(`version ${versionId} of agent ${id} not found`);
     const restored = { ...target.snapshot };
     if (restored.agent_type === 'chat' && !restored.orchestrator_key) restored.orchestrator_key = this.config.agent.default_orchestrator_key;
+    // A snapshot may predate today's rules (a lower prompt limit, a removed orchestrator): it passes the checks of a PATCH.
+    const fields = await this.validateChange(id, await this.find(id), restored);
     await this.db.transaction(async (transaction) => {
       const backup = await this.storeSnapshot(id, 'rollback_backup', `before rollback to ${versionId}`, op, transaction);
-      await this.write(id, restored, transaction);
+      await this.write(id, fields, transaction);
       await this.audit(op, 'agent.rollback', id, { version_id: versionId, backup_version_id: backup.id }, transaction);
     });
     return this.get(id);
@@ -183,6 +177,18 @@ export class Agents {
       `UPDATE agents SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
       { bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields]))], transaction },
     );
+  }
+
+  /** {@link validate}, then the registered checks when `agent_type` changes (409 while incompatible work runs). */
+  private async validateChange(id: string, current: AgentFields, input: AgentUpdateInput): Promise<AgentFields> {
+    const fields = await this.validate(current, input);
+    if (fields.agent_type !== current.agent_type) {
+      for (const check of this.typeChangeChecks) {
+        const reason = await check(id, current.agent_type, fields.agent_type);
+        if (reason) throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`);
+      }
+    }
+    return fields;
   }
 
   /**
@@ -258,7 +264,7 @@ export type AgentView = ReturnType<typeof present>;
 /** The agent as the API shows it: numbers as numbers, plus the derived `judge_prompt_version`. */
 function present(row: AgentRow) {
   // BIGINT and DECIMAL columns arrive as strings.
-  const numbers = Object.fromEntries(NUMERIC_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])])) as Pick<AgentFields, (typeof NUMERIC_FIELDS)[number]>;
+  const numbers = Object.fromEntries(USAGE_LIMIT_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])])) as Pick<AgentFields, (typeof USAGE_LIMIT_FIELDS)[number]>;
   return {
     agent_id: row.id,
     ...(Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, row[f]])) as AgentFields),
