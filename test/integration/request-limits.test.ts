@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { RequestLimits } from '../../core/src/chat/request-limits.js';
+import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
@@ -54,6 +56,18 @@ for (const quota of [0, 3]) t.test(quota ? 'the per-caller quota' : 'agent limit
     t.notOk((await ask(costDaily)).events.some((e) => e.type === 'error'), 'under the cost limit');
     await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
     await refusedWith(costDaily, /max_cost_usd_daily limit \(0\.5\)/);
+    // The 1st of this month (UTC): in this month's window, and not today unless today is the 1st.
+    const earlierThisMonth = new Date().getUTCDate() - 1;
+    const monthlyHit = await agentWith({ max_total_tokens_monthly: 100 });
+    await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 60 });
+    t.notOk((await ask(monthlyHit)).events.some((e) => e.type === 'error'), 'under the monthly token limit');
+    await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 40 });
+    await refusedWith(monthlyHit, /max_total_tokens_monthly limit \(100\)/);
+    const costMonthly = await agentWith({ max_cost_usd_monthly: 1 });
+    await pastTurn(host.databaseUrl, costMonthly, { daysAgo: 40, cost: 5 });
+    t.notOk((await ask(costMonthly)).events.some((e) => e.type === 'error'), "last month's cost does not count");
+    await pastTurn(host.databaseUrl, costMonthly, { daysAgo: earlierThisMonth, cost: 1 });
+    await refusedWith(costMonthly, /max_cost_usd_monthly limit \(1\)/);
     const uncounted = await agentWith({ max_total_tokens_daily: 100 });
     await pastTurn(host.databaseUrl, uncounted, { daysAgo: 0, tokens: 1000, counts: false });
     t.notOk((await ask(uncounted)).events.some((e) => e.type === 'error'), 'turns that do not count (fixed responses) are ignored');
@@ -70,5 +84,47 @@ for (const quota of [0, 3]) t.test(quota ? 'the per-caller quota' : 'agent limit
     t.same(events.map((e) => e.type), ['error', 'done'], 'the fourth model turn of the day is refused');
     t.match(events[0]!.content, /daily request quota \(3\)/);
     t.equal(tokensOf((await stream(host.url, { thread_id: randomUUID(), agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'and fixed responses still answer');
+  });
+});
+
+t.test('max_concurrent_requests leases: counted while a turn runs, renewed however long it runs', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['slow ', 'reply'], beforeChunk: (index) => (index === 2 ? gate : undefined) }) }); // event 0 is the role chunk, 1 the first token
+  t.teardown(() => fixture.close());
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const agent = (await admin.request('POST', '/agents', {
+    name: 'Two at a time',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    model_provider: 'openai',
+    model_name: 'gpt-4o-mini',
+    max_concurrent_requests: 2,
+  })).body;
+  const active = async () => (await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`)).body.active_request_count;
+
+  t.test('cost-overview active_request_count counts a request while it is answered', async (t) => {
+    t.equal(await active(), 0);
+    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'held', agent_id: agent.agent_id, message: 'hi' }) });
+    const reader = response.body!.getReader();
+    t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'the reply is under way');
+    t.equal(await active(), 1, 'the held request is active');
+    release();
+    while (!(await reader.read()).done);
+    t.equal(await active(), 0, 'and no longer once it is done');
+  });
+
+  t.test('a lease is renewed while held, so a turn longer than the lease keeps its slot', async (t) => {
+    const limits = new RequestLimits(host.app.sequelize!, 'test-instance', 0, 3); // a 3 s lease, renewed every second
+    const lease = await limits.acquire(agent.agent_id, 1);
+    t.ok(lease, 'the only slot is taken');
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    t.equal(await limits.acquire(agent.agent_id, 1), undefined, 'more than two lease lifetimes later the slot is still held');
+    await lease!.release();
+    const next = await limits.acquire(agent.agent_id, 1);
+    t.ok(next, 'released, the slot is free at once');
+    await next!.release();
   });
 });

@@ -36,6 +36,17 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.same(byText.body.items.map((s: { session_id: string }) => s.session_id), ['beta'], 'q matches message text');
     const future = await admin.request('GET', `/sessions?date_from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
     t.same(future.body.items, []);
+    const past = await admin.request('GET', `/sessions?date_to=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`);
+    t.same([past.status, past.body.items], [200, []], 'date_to before every session finds none');
+    const upToNow = await admin.request('GET', `/sessions?date_to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
+    t.same(upToNow.body.items.map((s: { session_id: string }) => s.session_id).sort(), ['alpha', 'beta', 'gamma'], 'date_to after them finds them all');
+    await query(host.databaseUrl, "UPDATE chat_sessions SET created_at = now() - interval '2 days', updated_at = now() - interval '2 days' WHERE id = 'beta'");
+    await query(host.databaseUrl, "UPDATE chat_messages SET created_at = now() - interval '2 days' WHERE session_id = 'beta'");
+    const yesterday = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());
+    const older = await admin.request('GET', `/sessions?date_to=${yesterday}`);
+    t.same(older.body.items.map((s: { session_id: string }) => s.session_id), ['beta'], 'date_to keeps only sessions active before it');
+    const newer = await admin.request('GET', `/sessions?date_from=${yesterday}`);
+    t.same(newer.body.items.map((s: { session_id: string }) => s.session_id).sort(), ['alpha', 'gamma'], 'and date_from the others');
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -58,6 +69,12 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.same([model.response_source, model.model_provider, model.generation_usage.token_usage_source], ['llm_generated', 'offline', 'tokenizer_estimated']);
     t.equal(model.user_message_preview, 'When do parcels ship?');
     t.equal(model.assistant_reply_preview, 'Parcels ship within two days.');
+    const first = await admin.request('GET', '/sessions/alpha/turns?limit=1');
+    t.same([first.body.items.length, first.body.limit, first.body.items[0].turn_id], [1, 1, fixed.turn_id], 'a page of one, newest first');
+    t.type(first.body.next_cursor, 'string');
+    const second = await admin.request('GET', `/sessions/alpha/turns?limit=1&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    t.same([second.body.items.map((x: { turn_id: string }) => x.turn_id), second.body.next_cursor], [[model.turn_id], null], 'the cursor leads to the older turn, and the last page has no cursor');
+    t.equal((await admin.request('GET', '/sessions/alpha/turns?cursor=garbage')).status, 400);
     t.equal((await admin.request('GET', '/sessions/nope/turns')).status, 404);
   });
 
@@ -76,6 +93,11 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     const denied = await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
     t.equal(denied.status, 403);
     t.same(denied.body, { detail: 'missing permission mcp.read' });
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'mcp.read')", [randomUUID(), id]);
+    const withoutSkills = await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
+    t.same([withoutSkills.status, withoutSkills.body], [403, { detail: 'missing permission skills.read' }], 'conversations.read and mcp.read without skills.read are refused');
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'skills.read')", [randomUUID(), id]);
+    t.equal((await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`)).status, 200, 'all three read permissions are enough');
   });
 
   t.test('cost overview of the agent', async (t) => {
