@@ -18,11 +18,10 @@
 //   node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats txt,md,html,csv,pdf,docx] [--sources 1]
 //                             [--upload-concurrency 4] [--seed 1]
 // Writes bench/results/ingest.json.
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { FORMATS, textGenerator } from '../lib/corpus.mjs';
-import { arg, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { arg, hostChildMatching, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
 import { fmt, markdownTable } from '../lib/stats.mjs';
 
 const mb = Number(arg('--mb', 10));
@@ -51,17 +50,6 @@ async function generateCorpus() {
     bytes += data.byteLength;
   }
   return { documents, bytes };
-}
-
-/** The process whose command line names Chroma among the host's children, if any. */
-function chromaPid(host) {
-  return [...host.descendants].find((pid) => {
-    try {
-      return /chroma/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** Samples the RSS of the given processes until `stop()`; `{peak_mib, last_mib}` for each name. */
@@ -98,7 +86,7 @@ async function main() {
   console.log('starting the host on a fresh data dir ...');
   const host = await startHost({ name: 'ingest', env: adminEnv(ADMIN) });
   summary.host_boot_ms = host.bootMs;
-  const chroma = chromaPid(host);
+  const chroma = hostChildMatching(host, /chroma/i);
   console.log(`host ${host.url} healthy in ${fmt(host.bootMs / 1000)} s (pid ${host.pid}, Chroma pid ${chroma ?? 'not found'})`);
   const admin = await adminClient(host.url, ADMIN);
   const sourceIds = [];

@@ -108,6 +108,16 @@ export function descendantsOf(rootPid) {
   }
   return found;
 }
+/** The first of the host's child processes whose command line matches `pattern` (Chroma: /chroma/i), if any. */
+export function hostChildMatching(host, pattern) {
+  return [...host.descendants].find((pid) => {
+    try {
+      return pattern.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
 /** Resident set size of one process (VmRSS), in KiB; null once it is gone. */
 export function rssKiB(pid) {
   const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(procStatus(pid));

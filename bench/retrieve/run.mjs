@@ -19,11 +19,10 @@
 //   node bench/retrieve/run.mjs [--scales 10000,100000] [--queries 200] [--warmup 20] [--top-k 5]
 //                               [--chunk-size 400] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1]
 // Writes bench/results/retrieve.json.
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
-import { arg, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { arg, hostChildMatching, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
 import { seededRandom } from '../lib/random.mjs';
 import { fmt, latencySummary, markdownTable } from '../lib/stats.mjs';
 
@@ -79,16 +78,6 @@ function queryFrom(paragraph) {
   return [...picked].sort((a, b) => a - b).map((i) => words[i]).join(' ');
 }
 
-/** The process whose command line names Chroma among the host's children, if any. */
-const chromaPid = (host) =>
-  [...host.descendants].find((pid) => {
-    try {
-      return /chroma/i.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
-
 const summary = {
   date: new Date().toISOString(),
   machine: machine(),
@@ -101,7 +90,7 @@ async function main() {
   console.log('starting the host on a fresh data dir ...');
   const host = await startHost({ name: 'retrieve', env: adminEnv(ADMIN) });
   summary.host_boot_ms = host.bootMs;
-  const chroma = chromaPid(host);
+  const chroma = hostChildMatching(host, /chroma/i);
   console.log(`host ${host.url} healthy in ${fmt(host.bootMs / 1000)} s`);
   const admin = await adminClient(host.url, ADMIN);
   const { source_id: sourceId } = await admin.request('POST', '/knowledge-sources', {
