@@ -2,10 +2,12 @@
 // ("fixture-model") whose answers each test scripts by stage: the tool
 // selector, the argument generator (both recognised by their system prompt)
 // and the final reply. Plus helpers to read a turn's context and audits.
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { PROJECT_ROOT } from '@agent-host/core';
+import { parse as parseToml } from 'smol-toml';
 import { startOpenAiFixture, type FixtureReply, type OpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from './host.js';
 import { query } from './services.js';
@@ -32,7 +34,14 @@ export const stageOf = (body: any): Stage => {
   return 'final';
 };
 
-export async function startToolHost(t: Test, options: { mcpToml?: string; env?: Record<string, string> } = {}) {
+/** `AGENT_HOST__PLUGINS__ENABLED` for the default plugins of config/default.toml plus `extra` (paths to fixture plugins). */
+async function pluginsEnv(extra: readonly string[]): Promise<Record<string, string>> {
+  if (extra.length === 0) return {};
+  const defaults = parseToml(await readFile(path.join(PROJECT_ROOT, 'config', 'default.toml'), 'utf8')) as { plugins: { enabled: string[] } };
+  return { AGENT_HOST__PLUGINS__ENABLED: JSON.stringify([...defaults.plugins.enabled, ...extra]) };
+}
+
+export async function startToolHost(t: Test, options: { mcpToml?: string; env?: Record<string, string>; plugins?: string[] } = {}) {
   let script: Script = {};
   const model = await startOpenAiFixture({
     respond: (body): FixtureReply => {
@@ -50,7 +59,7 @@ export async function startToolHost(t: Test, options: { mcpToml?: string; env?: 
     [`[[models.catalog]]`, 'model_name = "fixture-model"', 'model_provider = "openai"', 'description = "scripted"', 'category = "chat"', `options = { base_url = ${JSON.stringify(model.url)} }`, options.mcpToml ?? ''].join('\n'),
   );
   t.teardown(() => rm(configFile, { force: true }));
-  const host = await startTestHost(t, { env: { AGENT_HOST_CONFIG: configFile, ...options.env } });
+  const host = await startTestHost(t, { env: { AGENT_HOST_CONFIG: configFile, ...(await pluginsEnv(options.plugins ?? [])), ...options.env } });
   const admin = new AdminClient(host.url);
   await admin.login();
   return {

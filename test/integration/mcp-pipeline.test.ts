@@ -1,30 +1,38 @@
 // The MCP tool pipeline of spec 4.13 through POST /stream: core_chat_v1 with
 // the real tools-mcp plugin, the tracking fixture server over stdio, the
-// official everything server, and a scripted OpenAI-compatible model for the
-// selector, the argument generator and the final reply. One case per row and
-// rule of the pipeline table, every blocked and skipped path included.
+// official everything server, the raw JSON-RPC fixture, and a scripted
+// OpenAI-compatible model for the selector, the argument generator and the
+// final reply. One case per row and rule of the pipeline table, every blocked
+// and skipped path included. What core_chat_v1 cannot reach (it runs one
+// pipeline round and never calls a tool by name) goes through the fixture
+// runtime `tool_probe_v1`, which uses the same tool handle.
 import t from 'tap';
-import { everythingStdio, trackingStdio } from '../fixtures/mcp/clients.js';
+import { everythingStdio, rawStdio, TOOL_RUNTIME_PLUGIN, trackingStdio } from '../fixtures/mcp/clients.js';
 import { spanNames, spanOf, startToolHost, type Script } from '../helpers/mcp.js';
 
 const CONTAINER = 'MSCU1234567';
 const OTHER = 'TGHU7654321';
 const AGENT_MODEL = { model_provider: 'openai', model_name: 'fixture-model', public_access_mode: 'public_anonymous' };
 
+type AgentKey = 'tracking' | 'mixed' | 'strict' | 'noFollowUp' | 'empty' | 'probe' | 'probeRuled' | 'slow' | 'broken' | 'raw';
+
 interface Case {
   name: string;
-  agent: 'tracking' | 'mixed' | 'strict';
+  agent: AgentKey;
   message: string;
   message_type?: string;
   history?: ['user' | 'assistant', string][];
   script?: Script;
-  check(t: any, turn: { reply: string; context: any; stages: string[]; calls: any[] }): void;
+  check(t: any, turn: { reply: string; context: any; stages: string[]; bodies: any[]; calls: any[] }): void;
 }
 
 const selection = (c: any) => spanOf(c, 'mcp-tool-selection-decision');
 const preGate = (c: any) => spanOf(c, 'mcp-pre-generation-gate');
+const preGateOf = (calls: any[]) => calls.find((x) => x.stage === 'mcp-pre-generation-gate');
 const callsOf = (c: any) => c.mcp_calls as any[];
 const invoked = (c: any) => callsOf(c).filter((x) => x.stage === 'mcp-call' && x.status !== 'blocked');
+const discovery = (c: any) => c.mcp_context.find((e: any) => e.stage === 'tool-discovery');
+const echoNow = { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'echo' };
 
 const CASES: Case[] = [
   // Row 1: mcp-tool-selection-decision
@@ -80,6 +88,40 @@ const CASES: Case[] = [
     script: { selection: { selected_tool_name: 'reboot', should_call_now: true, missing_required_arguments: [], reason: 'asked' } },
     check(t, { calls }) {
       t.match(calls, [{ tool_name: '_tool_selection', status: 'skipped', reason: /"reboot", which is not eligible/ }]);
+    },
+  },
+  {
+    name: 'row 1: a selector answer with no usable JSON is skipped',
+    agent: 'mixed',
+    message: 'Tell me something about echoes',
+    script: { selection: 'I would rather not choose.' },
+    check(t, { calls, stages }) {
+      t.match(calls, [{ tool_name: '_tool_selection', status: 'skipped', stage: 'mcp-tool-selection-decision', reason: /^no usable selector answer/ }]);
+      t.equal(calls.length, 1, 'exactly one record');
+      t.same(stages, ['selection', 'selection', 'final'], 'structured output, then the JSON-text fallback; no argument generation');
+    },
+  },
+  {
+    name: 'row 1: a mount with no eligible tool (its allowlist names nothing the server lists) is skipped without a model call',
+    agent: 'empty',
+    message: 'Please echo hello',
+    check(t, { context, calls, stages }) {
+      t.match(discovery(context), { mounts: [{ tools: [], error: null }] }, 'the mount was listed, and nothing passed its allowlist');
+      t.match(calls, [{ tool_name: '_tool_selection', status: 'skipped', reason: 'no eligible tool' }]);
+      t.same(stages, ['final']);
+    },
+  },
+  {
+    name: 'row 1: tools with an empty or blank name are filtered before selection',
+    agent: 'raw',
+    message: 'Good morning',
+    script: { selection: { selected_tool_name: 'no_tool', should_call_now: false, missing_required_arguments: [], reason: 'greeting' } },
+    check(t, { context, bodies }) {
+      t.same(discovery(context).mounts[0].tools, ['lookup'], 'of the three tools listed over two pages only lookup remains');
+      const catalog = String(bodies[0].messages[0].content);
+      t.match(catalog, '- lookup: Looks a code up.');
+      t.notMatch(catalog, 'name is empty', 'the empty-named tool is not offered');
+      t.notMatch(catalog, 'name is blank', 'nor the blank-named one');
     },
   },
   {
@@ -159,6 +201,58 @@ const CASES: Case[] = [
     message_type: 'form',
     check(t, { context }) {
       t.match(invoked(context), [{ tool_name: 'query_tracking', status: 'success' }]);
+    },
+  },
+  {
+    name: 'row 2: several identifiers in the current message stop with an ambiguity clarification',
+    agent: 'tracking',
+    message: `Track ${CONTAINER} and ${OTHER}`,
+    check(t, { calls, stages, context }) {
+      t.match(calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate', reason: 'several identifiers in the current message', response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [CONTAINER, OTHER] } }]);
+      t.equal(invoked(context).length, 0, 'no call');
+      t.same(stages, ['final'], 'no argument generation');
+    },
+  },
+  {
+    name: 'row 2: allow_contextual_follow_up=false: an elliptical follow-up does not reuse the unique history identifier',
+    agent: 'noFollowUp',
+    history: [['user', `Track ${CONTAINER} please`]],
+    message: 'Any update on it?',
+    check(t, { calls, stages }) {
+      t.match(preGateOf(calls), { status: 'blocked', reason: 'tracking intent without an identifier', response_payload: { kind: 'missing_arguments', missing_identifiers: ['selectNo'] } });
+      t.same(stages, ['final'], 'no argument generation');
+    },
+  },
+  {
+    name: 'row 2: a non-tracking tool with message_type other and no explicit identifier is skipped',
+    agent: 'mixed',
+    message: 'Please echo hello',
+    message_type: 'other',
+    script: { selection: echoNow },
+    check(t, { calls, stages }) {
+      t.match(calls, [{ tool_name: 'echo', status: 'skipped', stage: 'mcp-pre-generation-gate', reason: 'message_type other without an explicit identifier' }]);
+      t.same(stages, ['selection', 'final'], 'no argument generation');
+    },
+  },
+  {
+    name: 'row 2: a non-tracking tool with message_type form and no explicit identifier is skipped',
+    agent: 'mixed',
+    message: 'Please echo hello',
+    message_type: 'form',
+    script: { selection: echoNow },
+    check(t, { calls }) {
+      t.match(calls, [{ tool_name: 'echo', status: 'skipped', stage: 'mcp-pre-generation-gate', reason: 'message_type form without an explicit identifier' }]);
+    },
+  },
+  {
+    name: "row 2: the AI selector's decision is reused: should_call_now false with no missing arguments is skipped silently",
+    agent: 'mixed',
+    message: 'What does the echo tool do?',
+    script: { selection: { selected_tool_name: 'echo', should_call_now: false, missing_required_arguments: [], reason: 'only asking about it' } },
+    check(t, { calls, stages, context }) {
+      t.match(calls, [{ tool_name: 'echo', status: 'skipped', stage: 'mcp-pre-generation-gate', reason: 'selector: only asking about it' }]);
+      t.notOk(context.context_payload.observation.mcp_guidance, 'silent: no guidance');
+      t.same(stages, ['selection', 'final']);
     },
   },
   {
@@ -250,6 +344,22 @@ const CASES: Case[] = [
       t.match(invoked(context), [{ request_payload: { selectNo: CONTAINER } }]);
     },
   },
+  {
+    // Two container numbers typed without a space read as one identifier, so
+    // the follow-up passes row 2; the model splits them apart again, and the
+    // value is still traceable (it is the history identifier without a space).
+    name: 'row 5: an identifier argument holding several identifiers stops with an ambiguity clarification',
+    agent: 'tracking',
+    history: [['user', `Track ${CONTAINER}${OTHER} please`]],
+    message: 'Any update on it?',
+    script: { arguments: { selectNo: `${CONTAINER} ${OTHER}` } },
+    check(t, { context, calls, stages }) {
+      t.match(preGate(context), { should_attempt: true, identifier_source: 'history_follow_up' });
+      t.match(calls, [{ status: 'blocked', stage: 'mcp-tool-attempt-gate', reason: 'the identifier argument holds several identifiers', response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [CONTAINER, OTHER] } }]);
+      t.equal(invoked(context).length, 0, 'no call');
+      t.same(stages, ['arguments', 'final']);
+    },
+  },
   // Row 6: mcp-required-argument-check
   {
     name: 'row 6: every required field present proceeds to mcp-call',
@@ -271,6 +381,59 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "limits: a mount's max_calls_per_turn blocks the second pipeline round of a turn (core_chat_v1 runs one round, the probe runtime two)",
+    agent: 'probe',
+    message: `Where is ${CONTAINER}?`,
+    check(t, { calls }) {
+      t.match(calls, [
+        { tool_name: 'query_tracking', status: 'success', stage: 'mcp-call', origin: 'chat', round: 1 },
+        { tool_name: 'query_tracking', status: 'blocked', stage: 'mcp-call', origin: 'chat', round: 2, reason: 'max_calls_per_turn (1) of the mount reached' },
+      ]);
+      t.equal(calls.length, 2);
+    },
+  },
+  {
+    name: 'limits: a quick match past max_tool_calls_total_per_request is blocked and answers without a call',
+    agent: 'strict',
+    message: `/track ${CONTAINER}`,
+    check(t, { reply, calls, stages, context }) {
+      t.equal(reply, '/track cannot run in this request: max_tool_calls_total_per_request (0) reached.');
+      t.match(calls, [{ tool_name: 'query_tracking', status: 'blocked', stage: 'mcp-call', origin: 'quick_match', reason: 'max_tool_calls_total_per_request (0) reached' }]);
+      t.equal(context.turn.response_source, 'mcp_quick_match');
+      t.equal(context.context_payload.observation.mcp_invocation_count, 0);
+      t.same(stages, [], 'no model call');
+    },
+  },
+  // The tool handle (ToolHandle.call) of runtimes that call tools by name
+  {
+    name: 'tool handle: a tool that is not mounted and allowed is blocked',
+    agent: 'probe',
+    message: JSON.stringify({ calls: [['reboot', {}]] }),
+    check(t, { reply, calls }) {
+      t.match(calls, [{ tool_name: 'reboot', status: 'blocked', stage: 'mcp-call', origin: 'tool_handle', reason: 'not a mounted, allowed tool of this agent', mount_id: null }]);
+      t.match(JSON.parse(reply), [{ status: 'error', error: 'tool "reboot" is not available to this agent' }]);
+    },
+  },
+  {
+    name: 'tool handle: a missing required argument is blocked before any call',
+    agent: 'probe',
+    message: JSON.stringify({ calls: [['echo', {}]] }),
+    check(t, { reply, calls }) {
+      t.match(calls, [{ tool_name: 'echo', status: 'blocked', stage: 'mcp-required-argument-check', origin: 'tool_handle', reason: 'missing required arguments: message' }]);
+      t.equal(calls.length, 1, 'no mcp-call record');
+      t.match(JSON.parse(reply), [{ status: 'error', result: { missing_identifiers: ['message'] } }]);
+    },
+  },
+  {
+    name: 'tool handle: query_tracking9 reaches the mounted query_tracking (one capability)',
+    agent: 'probe',
+    message: JSON.stringify({ calls: [['query_tracking9', { selectNo: CONTAINER }]] }),
+    check(t, { reply, calls }) {
+      t.match(calls, [{ tool_name: 'query_tracking', status: 'success', origin: 'tool_handle' }]);
+      t.match(JSON.parse(reply), [{ status: 'success', result: { selectNo: CONTAINER } }]);
+    },
+  },
+  {
     name: 'a failing tool is audited error with the failure minimum raw JSON',
     agent: 'mixed',
     message: 'Run the failing check',
@@ -279,21 +442,98 @@ const CASES: Case[] = [
       t.match(calls, [{ tool_name: 'fail', status: 'error', response_payload: { server_name: 'Tracking', tool_name: 'fail', status: 'error', error_message: 'tracking backend unavailable' } }]);
     },
   },
+  {
+    // Right after a call on the same server, so its connection is warm and tools/list fits the short timeout.
+    name: "failures: a call past the mount's timeout_ms is audited timeout, and the reply goes on",
+    agent: 'slow',
+    message: 'Please wait 60000 ms',
+    script: { selection: { selected_tool_name: 'slow', should_call_now: true, missing_required_arguments: [], reason: 'asked' }, arguments: { ms: 60_000 } },
+    check(t, { reply, calls }) {
+      t.match(calls, [{ tool_name: 'slow', status: 'timeout', stage: 'mcp-call', error_message: /timed out after 2000 ms/, response_payload: { server_name: 'Tracking', tool_name: 'slow', status: 'error' } }]);
+      t.equal(reply, 'Here is what I found.', 'the final model still answers');
+    },
+  },
+  {
+    name: 'failures: a server whose tools/list fails and one that crashes leave the reply intact, with the errors in mcp_context',
+    agent: 'broken',
+    message: 'Please look up code AB12',
+    check(t, { reply, context, calls }) {
+      t.equal(reply, 'Here is what I found.', 'the reply is the final model answer');
+      const mounts = discovery(context).mounts;
+      t.match(mounts.find((m: any) => m.server_name === 'Failing list'), { tools: [], error: /tools\/list failed: .*tool registry unavailable/ }, 'the JSON-RPC error of tools/list');
+      t.match(mounts.find((m: any) => m.server_name === 'Crashing'), { tools: [], error: /exited with code 3/ }, 'the crashed server, with its exit code');
+      t.match(calls, [{ tool_name: '_tool_selection', status: 'skipped', reason: 'no eligible tool' }]);
+    },
+  },
+  {
+    name: 'response rules: the legacy raw passthrough answers unwrapped JSON by default',
+    agent: 'raw',
+    message: 'Please look up code AB12',
+    script: { selection: { selected_tool_name: 'lookup', should_call_now: true, missing_required_arguments: [], reason: 'lookup' }, arguments: { code: 'AB12' } },
+    check(t, { reply, context, stages }) {
+      t.equal(reply, JSON.stringify({ code: 'AB12', found: true }, null, 2), 'raw JSON, not in a fenced block');
+      t.match(context.context_payload.observation, { mcp_raw_passthrough: true, mcp_output_mode: 'raw_json', mcp_direct_response: false });
+      t.equal(context.turn.response_source, 'mcp_raw');
+      t.same(stages, ['selection', 'arguments'], 'no final model call');
+    },
+  },
+  {
+    name: 'response rules: a direct-response rule needs exactly one invocation; a second round (probe runtime; core_chat_v1 runs one) returns to the aggregated summary',
+    agent: 'probeRuled',
+    message: `Where is ${CONTAINER}?`,
+    check(t, { reply, context }) {
+      const [first, second] = JSON.parse(reply);
+      t.match(first, { action: 'reply', response_source: 'mcp_direct_response', observation: { mcp_direct_response: true, mcp_invocation_count: 1, mcp_response_rule_key: 'track' } }, 'one invocation: the rule answers');
+      t.match(second, { action: 'continue', tool_results: [{ tool_name: 'query_tracking' }], observation: { mcp_direct_response: false, mcp_invocation_count: 2, mcp_response_rule_key: null } }, 'two: the results go to the final call');
+      t.match(context.context_payload.observation, { mcp_direct_response: false, mcp_output_mode: null, mcp_invocation_count: 2 }, 'the turn records no direct response');
+    },
+  },
 ];
 
 t.test('the 4.13 tool pipeline, row by row', async (t) => {
-  const h = await startToolHost(t, { mcpToml: '[mcp]\nraw_passthrough_tool_keys = ["get-sum-raw"]' });
+  // `get-sum-raw` matches no tool (keys match exactly); `lookup` is the raw fixture's tool. No wrap setting: the default.
+  const h = await startToolHost(t, { mcpToml: '[mcp]\nraw_passthrough_tool_keys = ["get-sum-raw", "lookup"]', plugins: [TOOL_RUNTIME_PLUGIN] });
   const { admin } = h;
-  const tracking = (await admin.request('POST', '/mcp-servers', { name: 'Tracking', transport_type: 'stdio', connection_config: trackingStdio() })).body;
-  const everything = (await admin.request('POST', '/mcp-servers', { name: 'Everything', transport_type: 'stdio', connection_config: everythingStdio() })).body;
-  const agents: Record<Case['agent'], string> = {} as never;
-  const newAgent = async (name: string, extra: Record<string, unknown> = {}) => (await admin.request('POST', '/agents', { name, agent_type: 'chat', ...AGENT_MODEL, ...extra })).body.agent_id as string;
+  const newServer = async (name: string, connection_config: Record<string, unknown>) => (await admin.request('POST', '/mcp-servers', { name, transport_type: 'stdio', connection_config })).body;
+  const tracking = await newServer('Tracking', trackingStdio());
+  const everything = await newServer('Everything', everythingStdio());
+  const raw = await newServer('Raw', rawStdio());
+  const failingList = await newServer('Failing list', rawStdio('--fail-list'));
+  const crashing = await newServer('Crashing', { command: process.execPath, args: ['-e', 'process.exit(3)'] });
+  const agents: Record<AgentKey, string> = {} as never;
+  const newAgent = async (name: string, extra: Record<string, unknown> = {}) => {
+    const created = await admin.request('POST', '/agents', { name, agent_type: 'chat', ...AGENT_MODEL, ...extra });
+    if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+    return created.body.agent_id as string;
+  };
+  const mount = (agent: string, server: { mcp_server_id: string }, policy: Record<string, unknown> = {}) => admin.request('POST', `/agents/${agent}/mcp-mounts`, { mcp_server_id: server.mcp_server_id, ...policy });
   agents.tracking = await newAgent('Tracking desk');
-  agents.strict = await newAgent('Strict desk', { max_tool_calls_total_per_request: 0 });
+  agents.strict = await newAgent('Strict desk', {
+    max_tool_calls_total_per_request: 0,
+    mcp_response_config: { quick_match_rules: [{ prefix: '/track', mcp_server_id: tracking.mcp_server_id, tool_name: 'query_tracking', suffix_parameter_name: 'selectNo' }] },
+  });
+  agents.noFollowUp = await newAgent('No follow-up desk', { mcp_response_config: { intent_gate_rules: [{ tool_capability: 'tracking', allow_contextual_follow_up: false }] } });
   agents.mixed = await newAgent('Mixed desk');
-  for (const id of [agents.tracking, agents.strict]) await admin.request('POST', `/agents/${id}/mcp-mounts`, { mcp_server_id: tracking.mcp_server_id, allowed_tools: ['query_tracking'] });
-  await admin.request('POST', `/agents/${agents.mixed}/mcp-mounts`, { mcp_server_id: tracking.mcp_server_id, allowed_tools: ['query_tracking', 'fail'], priority: 5 });
-  await admin.request('POST', `/agents/${agents.mixed}/mcp-mounts`, { mcp_server_id: everything.mcp_server_id, allowed_tools: ['echo', 'get-sum'] });
+  agents.empty = await newAgent('Empty desk');
+  agents.probe = await newAgent('Probe desk', { orchestrator_key: 'tool_probe_v1' });
+  agents.probeRuled = await newAgent('Probe desk with a rule', {
+    orchestrator_key: 'tool_probe_v1',
+    mcp_response_config: { direct_response_rules: [{ rule_key: 'track', mcp_server_id: tracking.mcp_server_id, tool_name: 'query_tracking', output_mode: 'raw_json' }] },
+  });
+  agents.slow = await newAgent('Slow desk');
+  agents.broken = await newAgent('Broken desk');
+  agents.raw = await newAgent('Raw desk');
+  for (const id of [agents.tracking, agents.strict, agents.noFollowUp]) await mount(id, tracking, { allowed_tools: ['query_tracking'] });
+  await mount(agents.mixed, tracking, { allowed_tools: ['query_tracking', 'fail'], priority: 5 });
+  await mount(agents.mixed, everything, { allowed_tools: ['echo', 'get-sum'] });
+  await mount(agents.empty, everything, { allowed_tools: ['no_such_tool'] });
+  await mount(agents.probe, tracking, { allowed_tools: ['query_tracking'], max_calls_per_turn: 1 });
+  await mount(agents.probe, everything, { allowed_tools: ['echo'] });
+  await mount(agents.probeRuled, tracking, { allowed_tools: ['query_tracking'], max_calls_per_turn: 2 });
+  await mount(agents.slow, tracking, { allowed_tools: ['slow'], timeout_ms: 2000 });
+  await mount(agents.broken, failingList);
+  await mount(agents.broken, crashing);
+  await mount(agents.raw, raw);
 
   for (const [index, c] of CASES.entries()) {
     await t.test(c.name, async (t) => {
@@ -303,9 +543,33 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
       const from = h.model.bodies.length;
       const turn = await h.chat({ thread_id: thread, agent_id: agents[c.agent], message: c.message, ...(c.message_type && { message_type: c.message_type }) });
       t.equal(turn.context.turn.status, 'completed', 'the turn completes');
-      c.check(t, { ...turn, stages: h.stagesSince(from), calls: callsOf(turn.context) });
+      c.check(t, { ...turn, stages: h.stagesSince(from), bodies: h.model.bodies.slice(from), calls: callsOf(turn.context) });
     });
   }
+
+  await t.test('mount policy: an inactive mount is left out of the turn; switched on, it serves', async (t) => {
+    const desk = await newAgent('Inactive desk');
+    const created = (await mount(desk, tracking, { allowed_tools: ['query_tracking'], is_active: false })).body;
+    const off = await h.chat({ thread_id: 'inactive-off', agent_id: desk, message: `Where is ${CONTAINER}?` });
+    t.notOk(discovery(off.context), 'no mount is discovered');
+    t.same(off.context.mcp_calls, [], 'nothing is called or audited');
+    await admin.request('PATCH', `/agents/${desk}/mcp-mounts/${created.mount_id}`, { is_active: true });
+    const on = await h.chat({ thread_id: 'inactive-on', agent_id: desk, message: `Where is ${CONTAINER}?` });
+    t.match(invoked(on.context), [{ tool_name: 'query_tracking', status: 'success', mount_id: created.mount_id }], 'the same mount, active, serves');
+  });
+
+  await t.test("mount policy: when two mounts offer the same tool, the higher priority's serves it", async (t) => {
+    const second = await newServer('Tracking B', trackingStdio());
+    const desk = await newAgent('Priority desk');
+    const low = (await mount(desk, tracking, { allowed_tools: ['query_tracking'], priority: 1 })).body;
+    const high = (await mount(desk, second, { allowed_tools: ['query_tracking'], priority: 10 })).body;
+    const first = await h.chat({ thread_id: 'priority-1', agent_id: desk, message: `Where is ${CONTAINER}?` });
+    t.match(invoked(first.context), [{ mcp_server_id: second.mcp_server_id, mount_id: high.mount_id }], 'priority 10 wins over 1, though mounted later');
+    t.same(discovery(first.context).mounts.map((m: any) => m.mount_id), [high.mount_id, low.mount_id], 'mounts are discovered highest priority first');
+    await admin.request('PATCH', `/agents/${desk}/mcp-mounts/${low.mount_id}`, { priority: 20 });
+    const after = await h.chat({ thread_id: 'priority-2', agent_id: desk, message: `Where is ${CONTAINER}?` });
+    t.match(invoked(after.context), [{ mcp_server_id: tracking.mcp_server_id, mount_id: low.mount_id }], 'raised to 20, the other mount serves it');
+  });
 
   await t.test('row 3: the generator sees the current message, the schema and only the last 3 user messages, never the assistant', async (t) => {
     const body = h.model.bodies.find((b) => String(b.messages[0].content).startsWith('You prepare the arguments') && String(b.messages[1].content).includes('fourth question'));

@@ -1,7 +1,8 @@
 // mcp_response_config of spec 4.13 through POST /stream: direct-response
 // rules (raw_json, json_subset, text, wrapping, fallback), the legacy raw
 // passthrough, quick-match commands and intent gate rules, against the
-// tracking fixture over stdio and the everything server.
+// tracking fixture over stdio (also as a carrier offering query_tracking9)
+// and the everything server.
 import t from 'tap';
 import { everythingStdio, trackingStdio } from '../fixtures/mcp/clients.js';
 import { spanOf, startToolHost } from '../helpers/mcp.js';
@@ -15,6 +16,8 @@ t.test('response rules, raw passthrough, quick match and intent gates', async (t
   const { admin } = h;
   const tracking = (await admin.request('POST', '/mcp-servers', { name: 'Tracking', transport_type: 'stdio', connection_config: trackingStdio() })).body.mcp_server_id as string;
   const everything = (await admin.request('POST', '/mcp-servers', { name: 'Everything', transport_type: 'stdio', connection_config: everythingStdio() })).body.mcp_server_id as string;
+  // A carrier whose tracking tool is query_tracking9, answering raw fields the projection must drop.
+  const carrier = (await admin.request('POST', '/mcp-servers', { name: 'Carrier', transport_type: 'stdio', connection_config: trackingStdio('--tracking9') })).body.mcp_server_id as string;
   let n = 0;
   const agentWith = async (mcp_response_config: Record<string, unknown> | null, mounts: Record<string, unknown>[] = [{ mcp_server_id: tracking }], extra: Record<string, unknown> = {}) => {
     const created = await admin.request('POST', '/agents', { name: `agent ${++n}`, ...AGENT, mcp_response_config, ...extra });
@@ -26,14 +29,32 @@ t.test('response rules, raw passthrough, quick match and intent gates', async (t
   const rule = (extra: Record<string, unknown>) => ({ rule_key: 'track', mcp_server_id: tracking, tool_name: 'query_tracking', ...extra });
 
   t.test('direct response raw_json: the business payload as JSON, wrapped on request; no final model call', async (t) => {
-    const agent = await agentWith({ direct_response_rules: [rule({ output_mode: 'raw_json', wrap_json_code_block: true })] });
+    // Rule and allowlist name query_tracking; the carrier offers query_tracking9: one capability.
+    const agent = await agentWith({ direct_response_rules: [rule({ mcp_server_id: carrier, output_mode: 'raw_json', wrap_json_code_block: true })] }, [{ mcp_server_id: carrier, allowed_tools: ['query_tracking'] }]);
     const from = h.model.bodies.length;
     const turn = await ask(agent, `Where is ${CONTAINER}?`);
     t.ok(fenced(turn.reply), 'a json fenced block');
     const payload = JSON.parse(turn.reply.replace(/^```json\n|\n```$/g, ''));
     t.equal(payload.selectNo, CONTAINER, 'selectNo is read at the top level');
     t.notOk('response' in payload, 'the response wrapper is removed');
-    t.same(Object.keys(payload.tracking[0].trackingSub[0]).sort(), ['containerNumberListMap', 'currentStatus', 'equipment', 'shipmentType'], 'only the projected tracking fields');
+    const keys = (value: object) => Object.keys(value).sort();
+    const sub = payload.tracking[0].trackingSub[0];
+    const item = sub.containerNumberListMap[0];
+    t.same(
+      [keys(payload), keys(payload.tracking[0]), keys(sub), keys(item), ...item.currList.map(keys)],
+      [
+        ['selectNo', 'tracking'],
+        ['trackingSub'],
+        ['containerNumberListMap', 'currentStatus', 'equipment', 'shipmentType'],
+        ['currList', 'currentLocation', 'currentNewStatus', 'currentTime', 'curricon'],
+        ['addtype', 'des', 'tile', 'time'],
+        ['addtype', 'des', 'tile', 'time'],
+      ],
+      'only the projected tracking fields, at every level',
+    );
+    t.equal(item.curricon, 'icon-vessel', "curricon comes from the last currList event, not the item's own");
+    t.match(turn.context.mcp_calls, [{ tool_name: 'query_tracking9', status: 'success', response_payload: { tool: 'query_tracking9', selectNo: CONTAINER } }], 'the carrier tool was called');
+    t.same(keys(turn.context.mcp_calls[0].response_payload), ['response', 'selectNo', 'tool'], 'the audited raw payload is projected too');
     t.equal(h.model.bodies.length, from, 'no model call at all');
     t.match(turn.context.context_payload.observation, { mcp_direct_response: true, mcp_raw_passthrough: false, mcp_invocation_count: 1, mcp_output_mode: 'raw_json', mcp_response_rule_key: 'track', mcp_format_fallback_used: false });
     t.equal(turn.context.turn.response_source, 'mcp_direct_response');
@@ -112,6 +133,24 @@ t.test('response rules, raw passthrough, quick match and intent gates', async (t
     t.equal(form.context.context_payload.observation.mcp_quick_match_prefix, null);
   });
 
+  t.test('query_tracking and query_tracking9 are one capability for quick match', async (t) => {
+    const quick = await agentWith(
+      { quick_match_rules: [{ prefix: '/track', mcp_server_id: carrier, tool_name: 'query_tracking', suffix_parameter_name: 'selectNo' }] },
+      [{ mcp_server_id: carrier, allowed_tools: ['query_tracking'] }],
+    );
+    const found = await ask(quick, `/track ${CONTAINER}`);
+    t.match(found.context.mcp_calls, [{ tool_name: 'query_tracking9', status: 'success', origin: 'quick_match', request_payload: { selectNo: CONTAINER } }], 'the rule for query_tracking calls the mounted query_tracking9');
+    t.equal(JSON.parse(found.reply).selectNo, CONTAINER);
+    t.match((await ask(quick, '/track')).reply, /^Usage: \/track <cargo number>/, 'an empty suffix still gets the usage guidance');
+  });
+
+  t.test('query_tracking and query_tracking9 are one capability for the AI-chosen tool name', async (t) => {
+    const chosen = await agentWith(null, [{ mcp_server_id: carrier, allowed_tools: ['query_tracking'] }, { mcp_server_id: everything, allowed_tools: ['echo'] }]);
+    h.script({ selection: { selected_tool_name: 'query_tracking', should_call_now: true, missing_required_arguments: [], reason: 'maybe' } });
+    const turn = await ask(chosen, 'What is the weather like?');
+    t.match(turn.context.mcp_calls, [{ tool_name: 'query_tracking9', status: 'skipped', stage: 'mcp-pre-generation-gate', reason: 'no tracking content in the message' }], 'the AI-chosen query_tracking resolves to query_tracking9 (which row 2 then stops: no tracking content)');
+  });
+
   t.test('intent gate rules: a custom capability mount takes part only when its rule matches', async (t) => {
     const agent = await agentWith(
       { intent_gate_rules: [{ tool_capability: 'Booking', keywords: ['reserve'], regex_patterns: ['\\bbook(ing)?\\b'] }] },
@@ -137,6 +176,9 @@ t.test('response rules, raw passthrough, quick match and intent gates', async (t
     t.match(own.context.mcp_calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate' }], "the rule's keyword is tracking intent");
     const append = await agentWith({ intent_gate_rules: [{ tool_capability: 'tracking', keywords: ['where is my box'], match_source_mode: 'append' }] });
     t.match((await ask(append, 'track my shipment')).context.mcp_calls, [{ status: 'blocked' }], 'append keeps the built-in matcher');
+    const byDefault = await agentWith({ intent_gate_rules: [{ tool_capability: 'tracking', keywords: ['lost luggage'], match_source_mode: 'default' }] }, [{ mcp_server_id: tracking, allowed_tools: ['query_tracking'] }]);
+    t.match((await ask(byDefault, 'I have lost luggage')).context.mcp_calls, [{ tool_name: '_tool_selection', status: 'skipped' }], "default: the rule's keyword is not tracking intent");
+    t.match((await ask(byDefault, 'track my shipment')).context.mcp_calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate' }], 'default keeps the built-in matcher');
 
     const strict = await agentWith({ intent_gate_rules: [{ tool_capability: 'tracking', allow_contextual_follow_up: false }] });
     await h.seedHistory('no-follow-up', strict, [['user', `track ${CONTAINER}`]]);

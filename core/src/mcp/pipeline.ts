@@ -98,8 +98,8 @@ export async function runToolPipeline(turn: TurnTools): Promise<ToolPipelineResu
     wrapRawPassthrough: turn.deps.config.raw_passthrough_wrap_json_code_block,
   });
   if (!ruled) return proceed(null, [{ tool_name: name, status: execution.status, result: execution.business }]);
-  Object.assign(turn.observation, ruled.observation);
-  return { action: 'reply', reply: ruled.reply, response_source: ruled.response_source, observation: { ...turn.observation } };
+  // Only on this reply: a runtime that goes on to another round (and another invocation) has no direct response.
+  return { action: 'reply', reply: ruled.reply, response_source: ruled.response_source, observation: { ...turn.observation, ...ruled.observation } };
 }
 
 function verdictAttributes(verdict: GateVerdict): Record<string, unknown> {
