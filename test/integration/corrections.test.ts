@@ -88,7 +88,7 @@ t.test('a published correction answers the next question; the managed source sta
     const job = (await admin.request('GET', `/ingestion-jobs/${done.ingestion_job_id}`)).body;
     t.match(job, { job_kind: 'publish_correction', documents_total: 1, document_ids: [done.document_id] }, 'only the candidate document is ingested');
     const document = (await admin.request('GET', `/knowledge-sources/${done.source_id}/documents/${done.document_id}`)).body;
-    t.match(document, { status: 'indexed', vector_status: 'indexed', content_type: 'text/plain' });
+    t.match(document, { status: 'indexed', vector_status: 'indexed', content_type: 'text/plain; charset=utf-8' });
     t.same(
       { ...document.metadata_json, revision_number: undefined },
       { knowledge_correction_id: done.correction_id, source_turn_id: before.turn.turn_id, source_session_id: 'trip-1', document_origin: 'managed_correction', revision_number: undefined },

@@ -161,7 +161,9 @@ export class KnowledgeCorrections {
     const metadata = { knowledge_correction_id: current.id, source_turn_id: turn.id, source_session_id: turn.session_id, document_origin: MANAGED_CORRECTION, revision_number: current.revision_number };
     const text = `Question: ${current.corrected_question}\nAnswer: ${current.corrected_answer}\n`;
     let jobId = '';
-    await this.documents.store(source.id, { filename, contentType: 'text/plain', data: Buffer.from(text) }, metadata, op, async (transaction, documentId) => {
+    await this.documents.store(source.id, { filename, contentType: 'text/plain; charset=utf-8', data: Buffer.from(text) }, metadata, op, async (transaction, documentId) => {
+      // Core wrote the text, so it is its own parse snapshot: indexing needs no parser plugin.
+      await this.repository.saveSnapshot(documentId, { text, elements: [{ type: 'NarrativeText', text }], metadata: { parser: MANAGED_CORRECTION } }, transaction);
       jobId = await this.recordPublish(current, source.id, documentId, filename, op, transaction);
     });
     try {

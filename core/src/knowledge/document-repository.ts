@@ -1,5 +1,5 @@
 import { NotFoundError, type ParsedDocument } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Chunk, Chunking } from './chunking.js';
 
 export interface DocumentRow {
@@ -85,11 +85,11 @@ export class DocumentRepository {
     await this.db.query('UPDATE knowledge_documents SET vector_collection = $2, updated_at = now() WHERE id = $1', { bind: [documentId, collection] });
   }
 
-  async saveSnapshot(documentId: string, parsed: ParsedDocument): Promise<void> {
+  async saveSnapshot(documentId: string, parsed: ParsedDocument, transaction?: Transaction): Promise<void> {
     await this.db.query(
       `INSERT INTO knowledge_parse_snapshots (document_id, text, elements, metadata, created_at) VALUES ($1, $2, $3, $4, now())
        ON CONFLICT (document_id) DO UPDATE SET text = EXCLUDED.text, elements = EXCLUDED.elements, metadata = EXCLUDED.metadata, created_at = now()`,
-      { bind: [documentId, stripNul(parsed.text), JSON.stringify(parsed.elements).replace(/\\u0000/g, ''), JSON.stringify(parsed.metadata)] },
+      { bind: [documentId, stripNul(parsed.text), JSON.stringify(parsed.elements).replace(/\\u0000/g, ''), JSON.stringify(parsed.metadata)], ...(transaction && { transaction }) },
     );
   }
 

@@ -22,7 +22,7 @@ export const rebuildSchema = z.object({ chunking_strategy: z.string().min(1).max
 export type IngestInput = z.output<typeof ingestSchema>;
 export type RebuildInput = z.output<typeof rebuildSchema>;
 
-/** What a job does: index documents (parsing them), rebuild from their parse snapshots, or ingest a correction's candidate document. */
+/** What a job does: index documents (parsing them), rebuild from their parse snapshots, or index a correction's candidate document (from the snapshot its publish wrote). */
 export type JobKind = IndexMode | 'publish_correction';
 
 /** `queued -> running -> succeeded | partially_failed | failed`; a running job whose lease lapsed is `recovering` until a worker claims it again. */

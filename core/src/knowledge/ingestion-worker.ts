@@ -65,7 +65,7 @@ export class IngestionWorker {
       const done = new Set(claimed.document_results.map((r) => r.document_id));
       for (const documentId of claimed.document_ids) {
         if (done.has(documentId)) continue;
-        const result = await this.indexer.run(documentId, claimed.job_kind === 'rebuild_from_snapshot' ? 'rebuild_from_snapshot' : 'ingest', override, sourceChunking);
+        const result = await this.indexer.run(documentId, claimed.job_kind === 'ingest' ? 'ingest' : 'rebuild_from_snapshot', override, sourceChunking);
         if (lost || !(await this.record(claimed.id, result))) {
           log.warn('lease lost to another worker; stopping');
           return;
