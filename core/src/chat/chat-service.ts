@@ -137,6 +137,7 @@ export class ChatService {
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
         context: this.context({ routing: null, messageType, agent, usage: null, result: { reply: fixed, response_source: 'fixed_response', observation: {} } }),
+        override: null,
       });
       this.publish(session.id, stored);
       return;
@@ -148,7 +149,6 @@ export class ChatService {
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
     if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
-      if (override) await conversations.writeOverride(session.id, override);
       yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal });
     } finally {
       await lease?.release();
@@ -176,11 +176,14 @@ export class ChatService {
     // Stopped by the client going away, or by an operator taking over before a model call.
     const takeover = new AbortController();
     const signal = AbortSignal.any([input.signal, takeover.signal]);
-    const beforeModelCall = async () => {
-      if ((await conversations.status(base.session_id)) !== 'HUMAN_ACTIVE') return;
-      takeover.abort();
-      throw new Error(TAKEN_OVER);
-    };
+    // Only agents with human_takeover_enabled can be taken over (spec 3.1); other turns skip the round trip.
+    const beforeModelCall = agent?.human_takeover_enabled
+      ? async () => {
+          if ((await conversations.status(base.session_id)) !== 'HUMAN_ACTIVE') return;
+          takeover.abort();
+          throw new Error(TAKEN_OVER);
+        }
+      : undefined;
     // A session keeps the override it was given, as if the request had repeated it.
     const sessionOverride: ModelOverride | null = input.override ?? (input.session.model_provider || input.session.model_name
       ? { model_name: input.session.model_name ?? undefined, model_provider: input.session.model_provider ?? undefined, model_temperature: input.session.model_temperature ?? undefined }
@@ -282,6 +285,7 @@ export class ChatService {
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
         context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? unfinished, spans, retrieval, skills, tools }),
+        override: input.override,
       });
       this.publish(base.session_id, stored.filter((m) => m.id !== base.user_message.id));
     }

@@ -40,6 +40,8 @@ export interface TurnRecord {
   first_token_ms: number | null;
   latency_ms: number;
   context: Record<string, unknown>;
+  /** A validated request override, stored on the session with the turn (never on the fixed-response path). */
+  override: ModelOverride | null;
 }
 
 export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
@@ -89,19 +91,10 @@ export class Conversations {
     return row?.status;
   }
 
-  /** Stores a validated request override on the session (never on the fixed-response path). */
-  async writeOverride(sessionId: string, override: ModelOverride): Promise<void> {
-    await this.db.query(
-      `UPDATE chat_sessions SET model_name = COALESCE($2, model_name), model_provider = COALESCE($3, model_provider),
-              model_temperature = COALESCE($4, model_temperature), updated_at = now() WHERE id = $1`,
-      { bind: [sessionId, override.model_name ?? null, override.model_provider ?? null, override.model_temperature ?? null] },
-    );
-  }
-
   /**
    * One statement per turn (so one round trip, atomic without a transaction):
-   * user message, reply, turn row and context snapshot. Returns the stored
-   * messages, oldest first.
+   * user message, reply, turn row, context snapshot and the session's
+   * override. Returns the stored messages, oldest first.
    */
   async persistTurn(turn: TurnRecord): Promise<MessageRow[]> {
     const bind: unknown[] = [];
@@ -133,7 +126,9 @@ export class Conversations {
        c AS (
          INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
          VALUES (${turnId}, ${p(OBSERVABILITY_SCHEMA_VERSION)}, ${p(JSON.stringify(turn.context))}, now())),
-       s AS (UPDATE chat_sessions SET updated_at = now() WHERE id = ${session})
+       s AS (UPDATE chat_sessions SET updated_at = now(), model_name = COALESCE(${p(turn.override?.model_name ?? null)}, model_name),
+               model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
+               model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature) WHERE id = ${session})
        SELECT * FROM m ORDER BY created_at`,
       { bind, type: QueryTypes.SELECT },
     );
