@@ -1,9 +1,10 @@
 // Closed-loop load generator of the stream benchmark, run as a child of run.mjs (IPC) so it stays off
-// the servers' event loops. On {type:'run', url, concurrency, seconds, warmupSeconds, label} it runs
+// the servers' event loops. On {type:'run', url, concurrency, seconds, warmupSeconds, label, fields} it runs
 // `concurrency` clients, each sending POST /stream, reading the SSE reply to its end and sending the
 // next, for a warm-up (discarded) then `seconds`; it answers with the time to first `token` event
 // and to completion of every reply that ended with `done` and no `error` within the window.
-// On {type:'verify', url} it sends one request and answers with what came back.
+// `fields` go into every request body besides `thread_id` and `message` (the model, or an agent_id).
+// On {type:'verify', url, fields} it sends one request and answers with what came back.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -11,8 +12,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 let sequence = 0;
 
 /** One POST /stream; resolves (never rejects) with its outcome. */
-function request(agent, url, label) {
-  const body = JSON.stringify({ thread_id: `bench-${label}-${process.pid}-${++sequence}`, message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' });
+function request(agent, url, label, fields) {
+  const body = JSON.stringify({ thread_id: `bench-${label}-${process.pid}-${++sequence}`, message: 'hi', ...fields });
   const started = performance.now();
   return new Promise((resolve) => {
     const out = { ttft: null, total: null, tokens: 0, text: '', error: null, done: false, status: 0, ended: 0 };
@@ -64,7 +65,7 @@ function request(agent, url, label) {
   });
 }
 
-async function closedLoop({ url, concurrency, seconds, label }, record) {
+async function closedLoop({ url, concurrency, seconds, label, fields }, record) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -73,7 +74,7 @@ async function closedLoop({ url, concurrency, seconds, label }, record) {
   const client = async () => {
     while (performance.now() < deadline) {
       counts.sent++;
-      const r = await request(agent, url, label);
+      const r = await request(agent, url, label, fields);
       const ok = r.done && r.error === null && r.status === 200;
       if (!ok) {
         counts.failed++;
@@ -93,7 +94,7 @@ process.on('message', async (message) => {
   try {
     if (message.type === 'verify') {
       const agent = new http.Agent({ keepAlive: false });
-      const r = await request(agent, new URL(message.url), message.label ?? 'verify');
+      const r = await request(agent, new URL(message.url), message.label ?? 'verify', message.fields);
       agent.destroy();
       process.send({ type: 'verified', result: r });
     } else if (message.type === 'run') {

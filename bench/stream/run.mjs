@@ -8,13 +8,16 @@
 //   load:       loadgen.mjs, closed-loop clients (child process), each concurrency point run on the
 //               baseline then the host, with a discarded warm-up before each
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--host-cpu-prof]
-// Writes bench/results/stream.json (and the host's CPU profile under bench/results/stream-prof/).
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent] [--host-cpu-prof]
+// With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
+// mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too.
+// Writes bench/results/stream.json (stream-agent.json with --agent; and the host's CPU profile under bench/results/stream-prof/).
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, ask, forkHelper, hostDatabase, machine, resultsDir, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
+import { adminClient, adminEnv } from '../lib/admin.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,8 +25,11 @@ const seconds = Number(arg('--seconds', 10));
 const warmupSeconds = Number(arg('--warmup', 2));
 const concurrencies = String(arg('--concurrency', '1,16,64')).split(',').map(Number);
 const hostCpuProf = process.argv.includes('--host-cpu-prof');
+const withAgent = process.argv.includes('--agent');
+const MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
+const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (!(seconds > 0) || !(warmupSeconds >= 0) || concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) {
-  console.error('usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--host-cpu-prof]');
+  console.error('usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent] [--host-cpu-prof]');
   process.exit(2);
 }
 
@@ -52,6 +58,7 @@ const summary = {
   machine: machine(),
   seconds,
   warmup_seconds: warmupSeconds,
+  host_requests: withAgent ? 'agent_id of a public chat agent on the fake model' : 'model_provider and model_name, no agent',
   concurrencies,
   points: [],
 };
@@ -74,17 +81,24 @@ async function main() {
   }
   const host = await startHost({
     name: 'stream',
-    env: { OPENAI_API_KEY: 'bench-key', 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl) },
+    env: { OPENAI_API_KEY: 'bench-key', 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl), ...adminEnv(ADMIN) },
     nodeArgs,
   });
   const hostUrl = host.url;
   console.log(`host ${hostUrl} healthy in ${(host.bootMs / 1000).toFixed(1)} s (host, Postgres, Chroma: ${host.descendants.size + 1} processes)`);
   summary.host_boot_ms = host.bootMs;
 
+  const fields = { baseline: MODEL, host: MODEL };
+  if (withAgent) {
+    const admin = await adminClient(hostUrl, ADMIN);
+    const agent = await admin.request('POST', '/agents', { name: 'Bench', agent_type: 'chat', public_access_mode: 'public_anonymous', ...MODEL });
+    fields.host = { agent_id: agent.agent_id };
+  }
+
   // Both sides must answer the fake model's 20 tokens, then `done`, before anything is measured.
   const verified = {};
   for (const [side, url] of [['baseline', baselineUrl], ['host', hostUrl]]) {
-    const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}` }, 'verified', 60_000);
+    const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}`, fields: fields[side] }, 'verified', 60_000);
     verified[side] = { tokens: result.tokens, text_matches: result.text === model.expected, done: result.done, error: result.error, status: result.status };
     if (result.tokens !== 20 || result.text !== model.expected || !result.done || result.error !== null) {
       throw new Error(`${side} reply is not the fake model's 20 tokens then done: ${JSON.stringify(result)}`);
@@ -99,7 +113,7 @@ async function main() {
     const point = { concurrency };
     for (const [side, url] of [['baseline', baselineUrl], ['host', hostUrl]]) {
       const before = await modelCount();
-      const reply = await ask(loadgen, { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}` }, 'result', (seconds + warmupSeconds) * 1000 + 120_000);
+      const reply = await ask(loadgen, { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, fields: fields[side] }, 'result', (seconds + warmupSeconds) * 1000 + 120_000);
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = (await modelCount() - before) / requests;
@@ -150,7 +164,7 @@ async function main() {
 
 function report() {
   const table = markdownTable(
-    `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine)`,
+    `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
     ['concurrency', 'baseline turns/s', 'host turns/s', 'host/baseline', 'baseline p50 TTFT ms', 'host p50 TTFT ms', 'host/baseline', 'baseline p99 TTFT ms', 'host p99 TTFT ms', 'host/baseline'],
     summary.points.map(({ concurrency, baseline: b, host: h, ratios: r }) => [
       concurrency, fmt(b.turns_per_s), fmt(h.turns_per_s), fmt(r.turns_per_s, 2), fmt(b.ttft_p50_ms), fmt(h.ttft_p50_ms), fmt(r.ttft_p50, 2), fmt(b.ttft_p99_ms), fmt(h.ttft_p99_ms), fmt(r.ttft_p99, 2),
@@ -168,5 +182,5 @@ function report() {
   console.log(`host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms; leftover processes killed: ${summary.host_stop?.leftovers.length ?? 0}`);
 }
 
-await runBench('stream', { summary, main, report });
+await runBench(withAgent ? 'stream-agent' : 'stream', { summary, main, report });
 process.exit(0);

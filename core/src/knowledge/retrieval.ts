@@ -120,8 +120,13 @@ export class Retrieval {
     );
   }
 
-  async run(agentId: string, query: string, settings: RetrievalSettings): Promise<RetrievalRun> {
-    const sources = await this.mountedSources(agentId);
+  /** `sources`: the agent's mounted sources when the caller has read them already. */
+  async run(agentId: string, query: string, settings: RetrievalSettings, sources?: Promise<MountedSource[]>): Promise<RetrievalRun> {
+    sources ??= this.mountedSources(agentId);
+    return this.search(query, settings, await sources);
+  }
+
+  private async search(query: string, settings: RetrievalSettings, sources: MountedSource[]): Promise<RetrievalRun> {
     const run = emptyRun(query, settings, sources);
     if (!sources.length || query.trim() === '') return run;
     const bySource = new Map(sources.map((s) => [s.source_id, s]));
@@ -129,7 +134,7 @@ export class Retrieval {
       run.chunks = await this.vectorSearch(run, bySource);
     } catch (error) {
       run.vector_error = (error as Error).message;
-      this.logger.warn({ err: error, agent_id: agentId }, 'vector search failed; using the keyword fallback');
+      this.logger.warn({ err: error }, 'vector search failed; using the keyword fallback');
     }
     if (!run.chunks.length) run.chunks = await this.keywordFallback(run, bySource);
     return run;

@@ -1,5 +1,5 @@
 import type { Logger, RetrievalHandle, RetrievedChunk } from '@agent-host/sdk';
-import type { RagChunk, Retrieval, RetrievalRun } from './retrieval.js';
+import type { MountedSource, RagChunk, Retrieval, RetrievalRun } from './retrieval.js';
 
 /** The agent fields retrieval needs. */
 export interface RetrievingAgent {
@@ -17,18 +17,25 @@ export interface RetrievingAgent {
 export class TurnRetrieval {
   private readonly runs: (RetrievalRun | { query: string; error: string })[] = [];
 
+  /** Read when the turn starts, alongside its other mount lookups, rather than at the first search. */
+  private readonly sources?: Promise<MountedSource[]>;
+
   constructor(
     private readonly retrieval: Retrieval,
     private readonly agent: RetrievingAgent | null,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    if (!agent) return;
+    this.sources = retrieval.mountedSources(agent.agent_id);
+    this.sources.catch(() => undefined);
+  }
 
   readonly handle: RetrievalHandle = {
     search: async (query, options) => {
       if (!this.agent) return [];
       const defaults = this.retrieval.settingsFor(this.agent.retrieval_config);
       try {
-        const run = await this.retrieval.run(this.agent.agent_id, query, { top_k: options?.topK ?? defaults.top_k, threshold: options?.threshold ?? defaults.threshold });
+        const run = await this.retrieval.run(this.agent.agent_id, query, { top_k: options?.topK ?? defaults.top_k, threshold: options?.threshold ?? defaults.threshold }, this.sources);
         this.runs.push(run);
         return run.chunks.map((chunk) => this.forModel(chunk));
       } catch (error) {

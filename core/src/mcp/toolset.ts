@@ -48,8 +48,8 @@ export interface DiscoveryDeps {
  * then each server's `tools/list`, empty names dropped, then the mount's
  * allowlist. A server that fails to list is left out and reported.
  */
-export async function discoverTools(deps: DiscoveryDeps, agentId: string, message: string, rules: readonly IntentGateRule[], signal: AbortSignal): Promise<Toolset> {
-  const mounts = await deps.usableMounts(agentId);
+export async function discoverTools(deps: Pick<DiscoveryDeps, 'resolve'>, usableMounts: Promise<UsableMount[]>, message: string, rules: readonly IntentGateRule[], signal: AbortSignal): Promise<Toolset> {
+  const mounts = await usableMounts;
   const listed = await Promise.all(
     mounts.map(async (mount) => {
       const seen: MountDiscovery = { mount_id: mount.id, mcp_server_id: mount.mcp_server_id, server_name: mount.server_name, tool_capability: mount.tool_capability, gated_out: false, tools: [], error: null };

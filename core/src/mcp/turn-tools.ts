@@ -9,7 +9,7 @@ import { runToolPipeline } from './pipeline.js';
 import { missingRequired } from './policy.js';
 import { quickMatchOr } from './quick-match.js';
 import { baseObservation } from './response-rules.js';
-import { discoverTools, findTool, type DiscoveryDeps, type MountedTool, type Toolset } from './toolset.js';
+import { discoverTools, findTool, type DiscoveryDeps, type MountedTool, type Toolset, type UsableMount } from './toolset.js';
 import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from './tracking.js';
 
 /** The agent fields the tool path reads. */
@@ -62,6 +62,7 @@ export class TurnTools {
   readonly guidance: { selection: string | undefined; arguments: string | undefined };
   round = 0;
   private toolsetPromise?: Promise<Toolset>;
+  private readonly usableMounts: Promise<UsableMount[]>;
   private readonly perMount = new Map<string, number>();
 
   readonly handle: TurnToolHandle = {
@@ -80,6 +81,9 @@ export class TurnTools {
     const users = input.history.filter((m) => m.role === 'user').map((m) => m.content);
     this.userHistory = window > 0 ? users.slice(-window) : [];
     this.guidance = { selection: runtime.tool_selection_prompt_guidance, arguments: runtime.tool_argument_prompt_guidance };
+    // Read now, alongside the turn's other mount lookups; discovery awaits it (and sees its failure).
+    this.usableMounts = input.agent ? deps.usableMounts(input.agent.agent_id) : Promise.resolve([]);
+    this.usableMounts.catch(() => undefined);
   }
 
   /** The quick-match short circuit before `run` (the runtime's turn): a matching prefix command answers without runtime or model. */
@@ -91,7 +95,7 @@ export class TurnTools {
   toolset(): Promise<Toolset> {
     const agent = this.input.agent;
     if (!agent) return Promise.resolve({ mounts: [], tools: [] });
-    this.toolsetPromise ??= discoverTools(this.deps, agent.agent_id, this.input.message, this.responseConfig.intent_gate_rules, this.input.signal).then((toolset) => {
+    this.toolsetPromise ??= discoverTools(this.deps, this.usableMounts, this.input.message, this.responseConfig.intent_gate_rules, this.input.signal).then((toolset) => {
       if (toolset.mounts.length) this.context.push({ stage: 'tool-discovery', mounts: toolset.mounts });
       return toolset;
     });

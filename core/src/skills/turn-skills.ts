@@ -47,7 +47,10 @@ export class TurnSkills {
   constructor(
     private readonly deps: TurnSkillsDeps,
     private readonly turn: SkillTurn,
-  ) {}
+  ) {
+    // Read now, alongside the turn's other mount lookups, rather than one round trip after another.
+    void this.load();
+  }
 
   readonly handle: ToolHandle = {
     list: async () => (await this.load()).map((m) => ({ name: m.skill_name, description: m.skill_description, input_schema: SKILL_INPUT })),
