@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type Orchestrator, type ValidationIssue } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { AdminAuth, AdminPrincipal, RequestOrigin } from '../admin/admin-auth.js';
+import type { AdminAuth } from '../admin/admin-auth.js';
+import type { Operation } from '../admin/operation.js';
 import type { SystemSettings } from '../admin/system-settings.js';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
@@ -23,12 +24,6 @@ interface AgentRow extends AgentFields {
  * Resolves with a reason to refuse, or `undefined`.
  */
 export type AgentTypeChangeCheck = (agentId: string, from: string, to: string) => Promise<string | undefined>;
-
-/** Who acts, from where. */
-export interface AgentOperation {
-  operator: AdminPrincipal;
-  origin: RequestOrigin;
-}
 
 const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config', 'retrieval_config']);
 
@@ -77,7 +72,7 @@ export class Agents {
     return { items: rows.map((r) => ({ agent_id: r.id, name: r.name, description: r.description, agent_type: r.agent_type })) };
   }
 
-  async create(input: AgentCreateInput, op: AgentOperation) {
+  async create(input: AgentCreateInput, op: Operation) {
     const fields = await this.validate(defaults(), input);
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
@@ -92,7 +87,7 @@ export class Agents {
     return this.get(id);
   }
 
-  async update(id: string, input: AgentUpdateInput, op: AgentOperation) {
+  async update(id: string, input: AgentUpdateInput, op: Operation) {
     const fields = await this.validateChange(id, await this.find(id), input);
     await this.db.transaction(async (transaction) => {
       await this.write(id, fields, transaction);
@@ -101,7 +96,7 @@ export class Agents {
     return this.get(id);
   }
 
-  async delete(id: string, op: AgentOperation): Promise<void> {
+  async delete(id: string, op: Operation): Promise<void> {
     await this.find(id);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM agents WHERE id = $1', { bind: [id], transaction });
@@ -119,7 +114,7 @@ export class Agents {
   }
 
   /** Stores the live configuration as an immutable snapshot. */
-  async snapshot(id: string, note: string | null, op: AgentOperation) {
+  async snapshot(id: string, note: string | null, op: Operation) {
     const version = await this.db.transaction(async (transaction) => {
       const created = await this.storeSnapshot(id, 'manual', note, op, transaction);
       await this.audit(op, 'agent.version.create', id, { version_id: created.id, version_number: created.version_number }, transaction);
@@ -129,7 +124,7 @@ export class Agents {
   }
 
   /** Snapshots the current configuration first, then restores `versionId`. */
-  async rollback(id: string, versionId: string, op: AgentOperation) {
+  async rollback(id: string, versionId: string, op: Operation) {
     const [target] = await this.db.query<{ snapshot: AgentFields }>('SELECT snapshot FROM agent_versions WHERE id::text = $1 AND agent_id = $2', {
       bind: [versionId, id],
       type: QueryTypes.SELECT,
@@ -148,7 +143,7 @@ export class Agents {
   }
 
   /** Freezes the live configuration as the version runtimes execute by default (`published_agent_version_id`). */
-  async publish(id: string, op: AgentOperation) {
+  async publish(id: string, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
       await this.db.query('UPDATE agents SET published_agent_version_id = $2, updated_at = now() WHERE id = $1', { bind: [id, version.id], transaction });
@@ -157,7 +152,7 @@ export class Agents {
     return this.get(id);
   }
 
-  private async storeSnapshot(id: string, reason: string, note: string | null, op: AgentOperation, transaction: Transaction) {
+  private async storeSnapshot(id: string, reason: string, note: string | null, op: Operation, transaction: Transaction) {
     const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id::text = $1 FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
     if (!row) throw new NotFoundError(`agent ${id} not found`);
     const live = present(row);
@@ -237,7 +232,7 @@ export class Agents {
     return row;
   }
 
-  private audit(op: AgentOperation, action: string, agentId: string, payload: Record<string, unknown>, transaction: Transaction): Promise<void> {
+  private audit(op: Operation, action: string, agentId: string, payload: Record<string, unknown>, transaction: Transaction): Promise<void> {
     return this.auth.audit({ action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'agent', target_id: agentId, payload }, op.origin, transaction);
   }
 }

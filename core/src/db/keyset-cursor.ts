@@ -1,4 +1,5 @@
 import { BadRequestError } from '@agent-host/sdk';
+import { QueryTypes, type Sequelize } from 'sequelize';
 
 /** An opaque keyset cursor over (time, id), for lists ordered by creation. */
 export const encodeCursor = (at: Date, id: string) => Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
@@ -19,4 +20,27 @@ export function decodeCursor(cursor: string | undefined): [string, string] | [nu
 export function keysetPage<R extends { created_at: Date; id: string }, T>(rows: R[], limit: number, present: (row: R) => T) {
   const page = rows.slice(0, limit);
   return { items: page.map(present), next_cursor: rows.length > limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit };
+}
+
+/**
+ * One page `{items, next_cursor, limit}` of `SELECT <select> FROM <from> AS r
+ * WHERE <where>`, newest first, keyset on `(r.created_at, r.id)`; `where` may
+ * use `$1..$n` of `bind`. `from` and `where` come from code, never from a request.
+ */
+export async function newestFirst<R extends { id: string; created_at: Date }, T>(
+  db: Sequelize,
+  query: { select?: string; from: string; where: string; bind: unknown[] },
+  options: { limit: number; cursor?: string },
+  present: (row: R) => T | Promise<T>,
+) {
+  const [cursorAt, cursorId] = decodeCursor(options.cursor);
+  const n = query.bind.length;
+  const rows = await db.query<R>(
+    `SELECT ${query.select ?? 'r.*'} FROM ${query.from} AS r
+     WHERE (${query.where}) AND ($${n + 1}::timestamptz IS NULL OR (r.created_at, r.id::text) < ($${n + 1}::timestamptz, $${n + 2}::text))
+     ORDER BY r.created_at DESC, r.id DESC LIMIT $${n + 3}`,
+    { bind: [...query.bind, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
+  );
+  const page = keysetPage(rows, options.limit, (row) => row);
+  return { ...page, items: await Promise.all(page.items.map(present)) };
 }

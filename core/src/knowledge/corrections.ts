@@ -7,8 +7,8 @@ import type { DocumentRepository } from './document-repository.js';
 import type { KnowledgeDocuments } from './documents.js';
 import type { IngestionJobs } from './ingestion-jobs.js';
 import type { KnowledgeMounts } from './mounts.js';
-import { auditKnowledge, type KnowledgeOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import { MANAGED_CORRECTION, type KnowledgeSources } from './sources.js';
 
 /** Longest corrected question or answer, in characters. */
@@ -98,7 +98,7 @@ export class KnowledgeCorrections {
   }
 
   /** Saves the draft: every save is a new revision and makes the correction a `draft` again. */
-  async update(sessionId: string, turnId: string, input: CorrectionUpdateInput, op: KnowledgeOperation) {
+  async update(sessionId: string, turnId: string, input: CorrectionUpdateInput, op: Operation) {
     const turn = await this.requireTurn(sessionId, turnId);
     if (input.manual_reply_message_id) await this.requireManualReply(turn.session_id, input.manual_reply_message_id);
     await this.db.transaction(async (transaction) => {
@@ -132,8 +132,7 @@ export class KnowledgeCorrections {
           transaction,
         },
       );
-      await auditKnowledge(
-        this.db,
+      await auditOperation(this.db, 'core.knowledge',
         op,
         { action: 'knowledge_correction.update', target_type: 'knowledge_correction', target_id: saved!.id, payload: { turn_id: turn.id, revision_number: saved!.revision_number } },
         transaction,
@@ -147,7 +146,7 @@ export class KnowledgeCorrections {
    * settles. A draft or a failed publish may be published; a correction
    * already publishing or published at this revision is a 409.
    */
-  async publish(sessionId: string, turnId: string, op: KnowledgeOperation) {
+  async publish(sessionId: string, turnId: string, op: Operation) {
     const turn = await this.requireTurn(sessionId, turnId);
     const current = await this.find(turn.id);
     if (!current) throw new ConflictError(`turn ${turn.id} has no correction draft; save one with PATCH .../correction first`);
@@ -180,7 +179,7 @@ export class KnowledgeCorrections {
    * correction's row lock, that this revision is still the one to publish,
    * then records the publication, its ingestion job and the new state.
    */
-  private async recordPublish(expected: CorrectionRow, sourceId: string, documentId: string, filename: string, op: KnowledgeOperation, transaction: Transaction): Promise<string> {
+  private async recordPublish(expected: CorrectionRow, sourceId: string, documentId: string, filename: string, op: Operation, transaction: Transaction): Promise<string> {
     const [locked] = await this.db.query<CorrectionRow>('SELECT * FROM knowledge_corrections WHERE id = $1 FOR UPDATE', { bind: [expected.id], type: QueryTypes.SELECT, transaction });
     if (!locked || locked.revision_number !== expected.revision_number) throw new ConflictError('the correction changed while it was being published; publish again');
     refuseRepublish(locked);
@@ -195,8 +194,7 @@ export class KnowledgeCorrections {
       `UPDATE knowledge_corrections SET status = 'publishing', publish_sequence = $2, source_id = $3, ingestion_job_id = $4, last_error_message = NULL, updated_by = $5, updated_at = now() WHERE id = $1`,
       { bind: [locked.id, sequence, sourceId, jobId, op.operator.admin_user_id], transaction },
     );
-    await auditKnowledge(
-      this.db,
+    await auditOperation(this.db, 'core.knowledge',
       op,
       { action: 'knowledge_correction.publish', target_type: 'knowledge_correction', target_id: locked.id, payload: { revision_number: locked.revision_number, sequence, document_id: documentId, ingestion_job_id: jobId } },
       transaction,

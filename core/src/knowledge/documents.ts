@@ -10,8 +10,8 @@ import {
 import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import { DocumentRepository, type DocumentRow } from './document-repository.js';
-import { auditKnowledge, type KnowledgeOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -55,7 +55,7 @@ export class KnowledgeDocuments {
     throw new UnsupportedMediaTypeError(`no document parser handles content type "${contentType}"; supported: ${supported.join(', ') || 'none (enable a parser plugin)'}`);
   }
 
-  async upload(sourceId: string, file: UploadedFile, op: KnowledgeOperation) {
+  async upload(sourceId: string, file: UploadedFile, op: Operation) {
     await this.sources.requireStandard(sourceId, 'given uploads through the documents endpoint');
     if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename');
     if (file.data.byteLength > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`);
@@ -73,7 +73,7 @@ export class KnowledgeDocuments {
     sourceId: string,
     file: UploadedFile,
     metadata: Record<string, unknown>,
-    op: KnowledgeOperation,
+    op: Operation,
     alsoWrite?: (transaction: Transaction, documentId: string) => Promise<void>,
   ): Promise<string> {
     const id = randomUUID();
@@ -89,7 +89,7 @@ export class KnowledgeDocuments {
             transaction,
           },
         );
-        await auditKnowledge(this.db, op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: file.data.byteLength } }, transaction);
+        await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: file.data.byteLength } }, transaction);
         await alsoWrite?.(transaction, id);
       });
     } catch (error) {
@@ -113,11 +113,11 @@ export class KnowledgeDocuments {
     return this.present(await this.repository.require(sourceId, documentId));
   }
 
-  async delete(sourceId: string, documentId: string, op: KnowledgeOperation) {
+  async delete(sourceId: string, documentId: string, op: Operation) {
     await this.sources.requireStandard(sourceId, 'changed by deleting documents');
     const row = await this.repository.require(sourceId, documentId);
     await this.purge(row, (transaction) =>
-      auditKnowledge(this.db, op, { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } }, transaction),
+      auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } }, transaction),
     );
     return { status: 'deleted', document_id: row.id };
   }

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { parseChunking, type Chunking } from './chunking.js';
 import type { DocumentResult, IndexMode } from './document-indexer.js';
 import type { DocumentRepository } from './document-repository.js';
-import { auditKnowledge, type KnowledgeOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';
 
 export const INGEST_JOB = 'ingest';
@@ -61,7 +61,7 @@ export class IngestionJobs {
     private readonly jobs: () => JobScheduler,
   ) {}
 
-  async ingest(sourceId: string, input: IngestInput, op: KnowledgeOperation) {
+  async ingest(sourceId: string, input: IngestInput, op: Operation) {
     await this.sources.requireStandard(sourceId, 'ingested through the ingest endpoint');
     let ids: string[];
     if (input.document_ids) {
@@ -84,7 +84,7 @@ export class IngestionJobs {
   }
 
   /** Rebuilds one document's chunks and points from its parse snapshot, optionally with another chunking. */
-  async rebuild(sourceId: string, documentId: string, input: RebuildInput, op: KnowledgeOperation) {
+  async rebuild(sourceId: string, documentId: string, input: RebuildInput, op: Operation) {
     await this.sources.find(sourceId);
     await this.documents.require(sourceId, documentId);
     if (!(await this.documents.hasSnapshot(documentId))) throw new ConflictError(`document ${documentId} has no parse snapshot yet; run ingestion first`);
@@ -116,7 +116,7 @@ export class IngestionJobs {
    * Records the job and queues its Agenda run. One ingest or rebuild at a
    * time per source: a second while one is queued or running is a 409.
    */
-  private async queue(sourceId: string, kind: IndexMode, documentIds: string[], chunking: Chunking | null, op: KnowledgeOperation) {
+  private async queue(sourceId: string, kind: IndexMode, documentIds: string[], chunking: Chunking | null, op: Operation) {
     const id = await this.db.transaction(async (transaction) => {
       // Serialises job creation per source, so two requests cannot both pass the check below.
       await this.db.query('SELECT id FROM knowledge_sources WHERE id = $1 FOR UPDATE', { bind: [sourceId], transaction });
@@ -138,7 +138,7 @@ export class IngestionJobs {
    * Correction publishes each bring their own candidate document, so they
    * do not wait for the source's other jobs.
    */
-  async insert(job: { sourceId: string; kind: JobKind; documentIds: string[]; chunking: Chunking | null }, op: KnowledgeOperation, transaction: Transaction): Promise<string> {
+  async insert(job: { sourceId: string; kind: JobKind; documentIds: string[]; chunking: Chunking | null }, op: Operation, transaction: Transaction): Promise<string> {
     const id = randomUUID();
     await this.db.query(
       `INSERT INTO ingestion_jobs (id, source_id, job_kind, status, document_ids, documents_total, chunking_strategy, chunking_params, created_by, created_at, updated_at)
@@ -148,7 +148,7 @@ export class IngestionJobs {
         transaction,
       },
     );
-    await auditKnowledge(this.db, op, { action: `ingestion_job.${job.kind}`, target_type: 'ingestion_job', target_id: id, payload: { source_id: job.sourceId, documents_total: job.documentIds.length } }, transaction);
+    await auditOperation(this.db, 'core.knowledge', op, { action: `ingestion_job.${job.kind}`, target_type: 'ingestion_job', target_id: id, payload: { source_id: job.sourceId, documents_total: job.documentIds.length } }, transaction);
     return id;
   }
 

@@ -4,8 +4,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { chunkDocument, parseChunking, type Chunking } from './chunking.js';
 import type { DocumentRepository, DocumentRow } from './document-repository.js';
-import { auditKnowledge, type KnowledgeOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -63,7 +63,7 @@ export class InspectRuns {
     private readonly index: VectorIndex,
   ) {}
 
-  async create(sourceId: string, input: InspectInput, op: KnowledgeOperation) {
+  async create(sourceId: string, input: InspectInput, op: Operation) {
     await this.sources.find(sourceId);
     let candidate: Chunking | null = null;
     if (input.inspection_mode === 'chunking_preview') {
@@ -96,7 +96,7 @@ export class InspectRuns {
           { bind: [id, JSON.stringify(results.map((r, position) => ({ ...r, position })))], transaction },
         );
       }
-      await auditKnowledge(this.db, op, { action: 'inspect_run.create', target_type: 'inspect_run', target_id: id, payload: { source_id: sourceId, inspection_mode: input.inspection_mode } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'inspect_run.create', target_type: 'inspect_run', target_id: id, payload: { source_id: sourceId, inspection_mode: input.inspection_mode } }, transaction);
     });
     return this.get(sourceId, id);
   }

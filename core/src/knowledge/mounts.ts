@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { auditKnowledge, type KnowledgeOperation } from './operation.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
 import { MANAGED_CORRECTION, type SourceRow } from './sources.js';
 
 export const mountCreateSchema = z.object({ source_id: z.string().uuid() }).strict();
@@ -34,7 +34,7 @@ export class KnowledgeMounts {
     return { items: rows.map(presentMount) };
   }
 
-  async create(agentId: string, input: MountCreateInput, op: KnowledgeOperation) {
+  async create(agentId: string, input: MountCreateInput, op: Operation) {
     await this.requireAgent(agentId);
     const [source] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = $1', { bind: [input.source_id], type: QueryTypes.SELECT });
     if (!source) throw new NotFoundError(`knowledge source ${input.source_id} not found`);
@@ -49,14 +49,14 @@ export class KnowledgeMounts {
         { bind: [id, agentId, source.id, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
       );
       if (!inserted.length) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`);
-      await auditKnowledge(this.db, op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: source.id } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: source.id } }, transaction);
     });
     const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.id = $1`, { bind: [id], type: QueryTypes.SELECT });
     return presentMount(row!);
   }
 
   /** Deletes by `mount_id`, or, when no mount of the agent has that id, by the agent and `source_id` (the transition rule of 4.8). */
-  async delete(agentId: string, key: string, op: KnowledgeOperation) {
+  async delete(agentId: string, key: string, op: Operation) {
     const [mount] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id::text = $1 AND (m.id::text = $2 OR m.source_id::text = $2) ORDER BY (m.id::text = $2) DESC LIMIT 1`, {
       bind: [agentId, key],
       type: QueryTypes.SELECT,
@@ -65,13 +65,13 @@ export class KnowledgeMounts {
     if (mount.source_kind === MANAGED_CORRECTION) throw new ConflictError(`the mount of managed_correction source ${mount.source_id} cannot be removed by hand`);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM knowledge_mounts WHERE id = $1', { bind: [mount.id], transaction });
-      await auditKnowledge(this.db, op, { action: 'knowledge_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mount.id, source_id: mount.source_id } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mount.id, source_id: mount.source_id } }, transaction);
     });
     return { status: 'deleted', mount_id: mount.id, source_id: mount.source_id, matched_by: mount.id === key ? 'mount_id' : 'source_id' };
   }
 
   /** Mounts an agent's managed-correction source on it, in the publish's transaction (rule 1); mounting twice is a no-op. */
-  async mountManaged(agentId: string, sourceId: string, op: KnowledgeOperation, transaction: Transaction): Promise<void> {
+  async mountManaged(agentId: string, sourceId: string, op: Operation, transaction: Transaction): Promise<void> {
     const id = randomUUID();
     const inserted = await this.db.query(
       `INSERT INTO knowledge_mounts (id, agent_id, source_id, created_by, created_at) VALUES ($1, $2, $3, $4, now())
@@ -79,7 +79,7 @@ export class KnowledgeMounts {
       { bind: [id, agentId, sourceId, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
     );
     if (inserted.length) {
-      await auditKnowledge(this.db, op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: sourceId, managed: true } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: sourceId, managed: true } }, transaction);
     }
   }
 

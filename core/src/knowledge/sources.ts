@@ -3,8 +3,8 @@ import { ConflictError, NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { DEFAULT_CHUNKING, parseChunking } from './chunking.js';
-import { auditKnowledge, type KnowledgeOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 
 export const MANAGED_CORRECTION = 'managed_correction';
 /** Managed-correction sources rank first among equally close chunks: a correction is an operator's verified answer. */
@@ -60,7 +60,7 @@ export class KnowledgeSources {
     return presentSource(row, Number(count));
   }
 
-  async create(input: SourceCreateInput, op: KnowledgeOperation) {
+  async create(input: SourceCreateInput, op: Operation) {
     const chunking = parseChunking(input.chunking_strategy ?? DEFAULT_CHUNKING.strategy, input.chunking_params, { strategy: ['body', 'chunking_strategy'], params: ['body', 'chunking_params'] });
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
@@ -69,12 +69,12 @@ export class KnowledgeSources {
          VALUES ($1, $2, $3, 'standard', $4, $5, $6, $7, now(), now())`,
         { bind: [id, input.name, input.description ?? '', input.priority ?? 0, chunking.strategy, JSON.stringify(chunking.params), op.operator.admin_user_id], transaction },
       );
-      await auditKnowledge(this.db, op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: id, payload: { name: input.name } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: id, payload: { name: input.name } }, transaction);
     });
     return this.get(id);
   }
 
-  async update(id: string, input: SourceUpdateInput, op: KnowledgeOperation) {
+  async update(id: string, input: SourceUpdateInput, op: Operation) {
     const current = await this.requireStandard(id, 'updated through PATCH');
     const chunking =
       input.chunking_strategy !== undefined || input.chunking_params !== undefined
@@ -91,7 +91,7 @@ export class KnowledgeSources {
           transaction,
         },
       );
-      await auditKnowledge(this.db, op, { action: 'knowledge_source.update', target_type: 'knowledge_source', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_source.update', target_type: 'knowledge_source', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
     });
     return this.get(id);
   }
@@ -101,7 +101,7 @@ export class KnowledgeSources {
    * publish (spec 3.2) in the caller's transaction. Two first publishes at
    * once meet on the unique index and both get the same source.
    */
-  async managedCorrectionSource(agent: { id: string; name: string }, op: KnowledgeOperation, transaction: Transaction): Promise<SourceRow> {
+  async managedCorrectionSource(agent: { id: string; name: string }, op: Operation, transaction: Transaction): Promise<SourceRow> {
     const created = await this.db.query<SourceRow>(
       `INSERT INTO knowledge_sources (id, name, description, source_kind, managed_for_agent_id, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())
@@ -123,7 +123,7 @@ export class KnowledgeSources {
       },
     );
     if (created[0]) {
-      await auditKnowledge(this.db, op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: created[0].id, payload: { source_kind: MANAGED_CORRECTION, agent_id: agent.id } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: created[0].id, payload: { source_kind: MANAGED_CORRECTION, agent_id: agent.id } }, transaction);
       return created[0];
     }
     const [existing] = await this.db.query<SourceRow>(`SELECT * FROM knowledge_sources WHERE managed_for_agent_id = $1 AND source_kind = '${MANAGED_CORRECTION}'`, {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { maskSensitive, redactText } from './masking.js';
-import { newestFirst } from './paging.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 
 /** Audit statuses of spec 2.7 / 3.6. */
 export type McpCallStatus = 'success' | 'timeout' | 'error' | 'blocked' | 'skipped';
@@ -82,7 +82,7 @@ export class McpCallAudits {
   }
 
   private list(column: 'session_id' | 'agent_id', value: string, page: { limit: number; cursor?: string }) {
-    return newestFirst(this.db, 'mcp_call_audits', page, presentCall, { sql: `${column}::text = $1`, value });
+    return newestFirst(this.db, { from: 'mcp_call_audits', where: `r.${column}::text = $1`, bind: [value] }, page, presentCall);
   }
 }
 

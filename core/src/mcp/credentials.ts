@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type SecretsService } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { auditMcp, type McpOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { CredentialCreateInput, CredentialUpdateInput } from './schemas.js';
 
 export interface CredentialRow {
@@ -31,14 +31,14 @@ export class McpCredentials {
   ) {}
 
   list(page: { limit: number; cursor?: string }) {
-    return newestFirst(this.db, 'mcp_credentials', page, presentCredential);
+    return newestFirst(this.db, { from: 'mcp_credentials', where: 'true', bind: [] }, page, presentCredential);
   }
 
   async get(id: string) {
     return presentCredential(await this.find(id));
   }
 
-  async create(input: CredentialCreateInput, op: McpOperation) {
+  async create(input: CredentialCreateInput, op: Operation) {
     const scope = input.scope ?? 'shared';
     const serverId = await this.checkScope(scope, input.mcp_server_id ?? null);
     const id = randomUUID();
@@ -48,12 +48,12 @@ export class McpCredentials {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`,
         { bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), op.operator.admin_user_id], transaction },
       );
-      await auditMcp(this.db, op, { action: 'mcp.credential.create', target_type: 'mcp_credential', target_id: id, payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.create', target_type: 'mcp_credential', target_id: id, payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) } }, transaction);
     });
     return this.get(id);
   }
 
-  async update(id: string, input: CredentialUpdateInput, op: McpOperation) {
+  async update(id: string, input: CredentialUpdateInput, op: Operation) {
     const current = await this.find(id);
     const scope = input.scope ?? current.scope;
     const serverId = await this.checkScope(scope, input.mcp_server_id !== undefined ? input.mcp_server_id : current.mcp_server_id);
@@ -63,20 +63,20 @@ export class McpCredentials {
         bind: [id, input.name ?? current.name, input.description ?? current.description, scope, serverId],
         transaction,
       });
-      await auditMcp(this.db, op, { action: 'mcp.credential.update', target_type: 'mcp_credential', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.update', target_type: 'mcp_credential', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
     });
     return this.get(id);
   }
 
   /** Replaces the secret; the answer names the servers and mounts that use it, to verify again. */
-  async rotate(id: string, secretPayload: Record<string, string>, op: McpOperation) {
+  async rotate(id: string, secretPayload: Record<string, string>, op: Operation) {
     await this.find(id);
     await this.db.transaction(async (transaction) => {
       await this.db.query('UPDATE mcp_credentials SET encrypted_secret_json = $2, secret_keys = $3, rotated_at = now(), updated_at = now() WHERE id = $1', {
         bind: [id, this.encrypt(secretPayload), JSON.stringify(Object.keys(secretPayload))],
         transaction,
       });
-      await auditMcp(this.db, op, { action: 'mcp.credential.rotate', target_type: 'mcp_credential', target_id: id, payload: { secret_keys: Object.keys(secretPayload) } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.rotate', target_type: 'mcp_credential', target_id: id, payload: { secret_keys: Object.keys(secretPayload) } }, transaction);
     });
     const affected = await this.db.query<{ mcp_server_id: string; server_name: string; mount_id: string | null; agent_id: string | null }>(
       `SELECT s.id AS mcp_server_id, s.name AS server_name, m.id AS mount_id, m.agent_id FROM mcp_servers s
@@ -90,13 +90,13 @@ export class McpCredentials {
     };
   }
 
-  async delete(id: string, op: McpOperation) {
+  async delete(id: string, op: Operation) {
     await this.find(id);
     const users = await this.db.query<{ id: string; name: string }>('SELECT id, name FROM mcp_servers WHERE credential_id = $1 ORDER BY name', { bind: [id], type: QueryTypes.SELECT });
     if (users.length) throw new ConflictError(`credential ${id} is used by ${users.map((s) => `server "${s.name}" (${s.id})`).join(', ')}; detach it there first`);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM mcp_credentials WHERE id = $1', { bind: [id], transaction });
-      await auditMcp(this.db, op, { action: 'mcp.credential.delete', target_type: 'mcp_credential', target_id: id }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.delete', target_type: 'mcp_credential', target_id: id }, transaction);
     });
     return { status: 'deleted', credential_id: id };
   }

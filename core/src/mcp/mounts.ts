@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { auditMcp, type McpOperation } from './operation.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
 import { MOUNT_DEFAULTS, type McpMountCreateInput, type McpMountUpdateInput } from './schemas.js';
 import type { ServerRow } from './servers.js';
 
@@ -48,7 +48,7 @@ export class McpMounts {
     return rows.map((r) => ({ ...r, server: { ...r.server, created_at: new Date(r.server.created_at), updated_at: new Date(r.server.updated_at) } }));
   }
 
-  async create(agentId: string, input: McpMountCreateInput, op: McpOperation) {
+  async create(agentId: string, input: McpMountCreateInput, op: Operation) {
     await this.requireChatAgent(agentId);
     const [server] = await this.db.query('SELECT 1 FROM mcp_servers WHERE id = $1', { bind: [input.mcp_server_id], type: QueryTypes.SELECT });
     if (!server) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: `MCP server ${input.mcp_server_id} not found`, type: 'value_error' }]);
@@ -75,12 +75,12 @@ export class McpMounts {
         },
       );
       if (!inserted.length) throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`);
-      await auditMcp(this.db, op, { action: 'mcp.mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, mcp_server_id: input.mcp_server_id } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, mcp_server_id: input.mcp_server_id } }, transaction);
     });
     return presentMount(await this.find(agentId, id));
   }
 
-  async update(agentId: string, mountId: string, input: McpMountUpdateInput, op: McpOperation) {
+  async update(agentId: string, mountId: string, input: McpMountUpdateInput, op: Operation) {
     const current = await this.find(agentId, mountId);
     const allowed = input.allowed_tools !== undefined ? (input.allowed_tools ?? []) : current.allowed_tools_json;
     await this.db.transaction(async (transaction) => {
@@ -99,16 +99,16 @@ export class McpMounts {
           transaction,
         },
       );
-      await auditMcp(this.db, op, { action: 'mcp.mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } }, transaction);
     });
     return presentMount(await this.find(agentId, mountId));
   }
 
-  async delete(agentId: string, mountId: string, op: McpOperation) {
+  async delete(agentId: string, mountId: string, op: Operation) {
     const mount = await this.find(agentId, mountId);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM agent_mcp_mounts WHERE id = $1', { bind: [mountId], transaction });
-      await auditMcp(this.db, op, { action: 'mcp.mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, mcp_server_id: mount.mcp_server_id } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, mcp_server_id: mount.mcp_server_id } }, transaction);
     });
     return { status: 'deleted', mount_id: mountId, mcp_server_id: mount.mcp_server_id };
   }

@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { McpCallAudits } from './call-audits.js';
 import { redactSecrets, redactText } from './masking.js';
 import type { McpMounts } from './mounts.js';
-import { auditMcp, type McpOperation } from './operation.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
 import { businessPayload, failurePayload, fieldCatalog } from './payloads.js';
 import { allowedBy } from './policy.js';
 import { MOUNT_DEFAULTS, type ResponsePreviewInput, type TestCallInput } from './schemas.js';
@@ -24,21 +24,21 @@ export class McpServerActions {
   ) {}
 
   /** `health/check`: the result also sets the server's status (`active` or `error`; `inactive` stays). */
-  async healthCheck(id: string, op: McpOperation) {
+  async healthCheck(id: string, op: Operation) {
     const server = await this.servers.resolve(id);
     const started = Date.now();
     const result = await server.backend.healthCheck(server.connection, { timeoutMs: MOUNT_DEFAULTS.timeout_ms });
     const message = redactText(result.message ?? (result.ok ? 'healthy' : 'unhealthy'), server.secretValues);
     const status = await this.db.transaction(async (transaction) => {
       const recorded = await this.servers.recordHealth(id, result.ok, message, transaction);
-      await auditMcp(this.db, op, { action: 'mcp.server.health_check', outcome: result.ok ? 'success' : 'failure', target_type: 'mcp_server', target_id: id, payload: { ok: result.ok, status: recorded } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.health_check', outcome: result.ok ? 'success' : 'failure', target_type: 'mcp_server', target_id: id, payload: { ok: result.ok, status: recorded } }, transaction);
       return recorded;
     });
     return { mcp_server_id: id, ok: result.ok, status, message, latency_ms: Date.now() - started, checked_at: new Date().toISOString() };
   }
 
   /** `tools/list` (the tools, and the server's answer as it came when the backend gives it) or `tools/call`, optionally with another credential of a fitting scope. */
-  async testCall(id: string, input: TestCallInput, op: McpOperation) {
+  async testCall(id: string, input: TestCallInput, op: Operation) {
     const server = await this.servers.resolve(id, input.credential_id);
     const options = { timeoutMs: input.timeout_ms ?? MOUNT_DEFAULTS.timeout_ms };
     const started = Date.now();
@@ -55,7 +55,7 @@ export class McpServerActions {
       const outcome = await server.backend.callTool(server.connection, input.tool_name!, input.arguments ?? {}, options);
       answer = { status: outcome.status, result: outcome.result, error_message: outcome.error ?? null };
     }
-    await auditMcp(this.db, op, {
+    await auditOperation(this.db, 'core.mcp', op, {
       action: 'mcp.server.test_call',
       outcome: answer.status === 'success' ? 'success' : 'failure',
       target_type: 'mcp_server',
@@ -66,7 +66,7 @@ export class McpServerActions {
   }
 
   /** Calls one tool through an agent's active mount, obeying its allowlist, and shows the raw and business payloads with their field catalog. */
-  async responsePreview(agentId: string, input: ResponsePreviewInput, op: McpOperation) {
+  async responsePreview(agentId: string, input: ResponsePreviewInput, op: Operation) {
     await this.mounts.requireChatAgent(agentId);
     const mount = (await this.mounts.usable(agentId)).find((m) => m.mcp_server_id === input.mcp_server_id);
     if (!mount) throw new ConflictError(`MCP server ${input.mcp_server_id} is not mounted and active on agent ${agentId}`);

@@ -3,8 +3,8 @@ import { ConflictError, NotFoundError, ValidationError, type ToolBackend, type T
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import type { McpCredentials } from './credentials.js';
-import { auditMcp, type McpOperation } from './operation.js';
-import { newestFirst } from './paging.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { ServerCreateInput, ServerUpdateInput } from './schemas.js';
 
 export interface ServerRow {
@@ -43,14 +43,14 @@ export class McpServers {
   ) {}
 
   list(page: { limit: number; cursor?: string }) {
-    return newestFirst(this.db, 'mcp_servers', page, presentServer);
+    return newestFirst(this.db, { from: 'mcp_servers', where: 'true', bind: [] }, page, presentServer);
   }
 
   async get(id: string) {
     return presentServer(await this.find(id));
   }
 
-  async create(input: ServerCreateInput, op: McpOperation) {
+  async create(input: ServerCreateInput, op: Operation) {
     this.validateTransport(input.transport_type, input.connection_config);
     const id = randomUUID();
     if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id);
@@ -64,12 +64,12 @@ export class McpServers {
           transaction,
         },
       );
-      await auditMcp(this.db, op, { action: 'mcp.server.create', target_type: 'mcp_server', target_id: id, payload: { name: input.name, transport_type: input.transport_type } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.create', target_type: 'mcp_server', target_id: id, payload: { name: input.name, transport_type: input.transport_type } }, transaction);
     });
     return this.get(id);
   }
 
-  async update(id: string, input: ServerUpdateInput, op: McpOperation) {
+  async update(id: string, input: ServerUpdateInput, op: Operation) {
     const current = await this.find(id);
     const next = { ...current, ...input };
     if (input.transport_type !== undefined || input.connection_config !== undefined) this.validateTransport(next.transport_type, next.connection_config);
@@ -80,18 +80,18 @@ export class McpServers {
         `UPDATE mcp_servers SET name = $2, description = $3, transport_type = $4, connection_config = $5, credential_schema = $6, credential_id = $7, status = $8, updated_at = now() WHERE id = $1`,
         { bind: [id, next.name, next.description, next.transport_type, JSON.stringify(next.connection_config), json(next.credential_schema), next.credential_id, next.status], transaction },
       );
-      await auditMcp(this.db, op, { action: 'mcp.server.update', target_type: 'mcp_server', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.update', target_type: 'mcp_server', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
     });
     return this.get(id);
   }
 
-  async delete(id: string, op: McpOperation) {
+  async delete(id: string, op: Operation) {
     await this.find(id);
     const mounts = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM agent_mcp_mounts WHERE mcp_server_id = $1 ORDER BY created_at', { bind: [id], type: QueryTypes.SELECT });
     if (mounts.length) throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.map((m) => m.agent_id).join(', ')}; unmount it first`);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM mcp_servers WHERE id = $1', { bind: [id], transaction });
-      await auditMcp(this.db, op, { action: 'mcp.server.delete', target_type: 'mcp_server', target_id: id }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.delete', target_type: 'mcp_server', target_id: id }, transaction);
     });
     return { status: 'deleted', mcp_server_id: id };
   }

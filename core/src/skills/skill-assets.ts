@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { decodeCursor, keysetPage } from '../db/keyset-cursor.js';
-import { auditSkillChange, type SkillOperation } from './operation.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
 
 export const SKILL_STATUSES = ['active', 'disabled'] as const;
 
@@ -58,26 +58,26 @@ export class SkillAssets {
     return presentSkill(row);
   }
 
-  async create(input: SkillCreateInput, op: SkillOperation) {
+  async create(input: SkillCreateInput, op: Operation) {
     const id = randomUUID();
     await this.write(input.name, async (transaction) => {
       await this.db.query(
         `INSERT INTO skills (id, name, description, status, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`,
         { bind: [id, input.name, input.description ?? '', input.status ?? 'active', op.operator.admin_user_id], transaction },
       );
-      await auditSkillChange(this.db, op, { action: 'skill.create', target_type: 'skill', target_id: id, payload: { name: input.name } }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill.create', target_type: 'skill', target_id: id, payload: { name: input.name } }, transaction);
     });
     return this.get(id);
   }
 
-  async update(id: string, input: SkillUpdateInput, op: SkillOperation) {
+  async update(id: string, input: SkillUpdateInput, op: Operation) {
     const current = await this.find(id);
     await this.write(input.name, async (transaction) => {
       await this.db.query('UPDATE skills SET name = $2, description = $3, status = $4, updated_at = now() WHERE id = $1', {
         bind: [id, input.name ?? current.name, input.description ?? current.description, input.status ?? current.status],
         transaction,
       });
-      await auditSkillChange(this.db, op, { action: 'skill.update', target_type: 'skill', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill.update', target_type: 'skill', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
     });
     return this.get(id);
   }

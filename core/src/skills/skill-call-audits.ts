@@ -1,6 +1,6 @@
 import { NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { decodeCursor, keysetPage } from '../db/keyset-cursor.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 
 /** Audit statuses of a skill call (spec 2.8). */
 export const SKILL_CALL_STATUSES = ['success', 'timeout', 'error', 'blocked'] as const;
@@ -54,14 +54,7 @@ export class SkillCallAudits {
   }
 
   private async list(column: string, value: string, options: ListOptions) {
-    const [cursorAt, cursorId] = decodeCursor(options.cursor);
-    const rows = await this.db.query<SkillCallRecord>(
-      `SELECT * FROM skill_call_audits WHERE ${column} = $1 AND ($2::text IS NULL OR status = $2)
-       AND ($3::timestamptz IS NULL OR (created_at, id::text) < ($3::timestamptz, $4::text))
-       ORDER BY created_at DESC, id DESC LIMIT $5`,
-      { bind: [value, options.status ?? null, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
-    );
-    return keysetPage(rows, options.limit, presentSkillCall);
+    return newestFirst(this.db, { from: 'skill_call_audits', where: `r.${column} = $1 AND ($2::text IS NULL OR r.status = $2)`, bind: [value, options.status ?? null] }, options, presentSkillCall);
   }
 
   private async require(sql: string, id: string, missing: string): Promise<void> {

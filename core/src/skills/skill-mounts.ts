@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { MOUNT_DEFAULTS } from '../mcp/schemas.js';
 import { requireActiveServer } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
-import { auditSkillChange, type SkillOperation } from './operation.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
 import type { SkillAssets } from './skill-assets.js';
 import type { SkillVersions, VersionRow } from './skill-versions.js';
 
@@ -83,7 +83,7 @@ export class SkillMounts {
     });
   }
 
-  async create(agentId: string, input: SkillMountCreateInput, op: SkillOperation) {
+  async create(agentId: string, input: SkillMountCreateInput, op: Operation) {
     await this.requireAgent(agentId);
     const policy = { ...DEFAULT_POLICY, ...input };
     const id = randomUUID();
@@ -99,7 +99,7 @@ export class SkillMounts {
             transaction,
           },
         );
-        await auditSkillChange(this.db, op, { action: 'skill_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id } }, transaction);
+        await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id } }, transaction);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintError) throw new ConflictError(`this skill is already mounted on agent ${agentId}; change that mount's skill_version_id instead`);
@@ -109,7 +109,7 @@ export class SkillMounts {
   }
 
   /** Changes the policy or the version; a new version, or switching a mount on, passes the mount checks again. */
-  async update(agentId: string, mountId: string, input: SkillMountUpdateInput, op: SkillOperation) {
+  async update(agentId: string, mountId: string, input: SkillMountUpdateInput, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const current = await this.find(agentId, mountId, transaction);
       const versionId = input.skill_version_id ?? current.skill_version_id;
@@ -125,16 +125,16 @@ export class SkillMounts {
         `UPDATE agent_skill_mounts SET skill_version_id = $2, is_active = $3, priority = $4, timeout_ms = $5, max_calls_per_turn = $6, tool_allowlist = $7, updated_at = now() WHERE id = $1`,
         { bind: [mountId, next.skill_version_id, next.is_active, next.priority, next.timeout_ms, next.max_calls_per_turn, JSON.stringify(next.tool_allowlist)], transaction },
       );
-      await auditSkillChange(this.db, op, { action: 'skill_mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } }, transaction);
     });
     return this.get(agentId, mountId);
   }
 
-  async delete(agentId: string, mountId: string, op: SkillOperation) {
+  async delete(agentId: string, mountId: string, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const mount = await this.find(agentId, mountId, transaction);
       await this.db.query('DELETE FROM agent_skill_mounts WHERE id = $1', { bind: [mountId], transaction });
-      await auditSkillChange(this.db, op, { action: 'skill_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, skill_id: mount.skill_id } }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, skill_id: mount.skill_id } }, transaction);
     });
     return { status: 'deleted', mount_id: mountId };
   }

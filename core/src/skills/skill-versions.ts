@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, type SkillBackend } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { decodeCursor, keysetPage } from '../db/keyset-cursor.js';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import { requireActiveServer, validateBackend } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
-import { auditSkillChange, type SkillOperation } from './operation.js';
+import { auditOperation, type Operation } from '../admin/operation.js';
 import type { SkillAssets } from './skill-assets.js';
 
 const versionFields = {
@@ -50,21 +50,14 @@ export class SkillVersions {
 
   async list(skillId: string, options: { released_only: boolean; limit: number; cursor?: string }) {
     await this.assets.find(skillId);
-    const [cursorAt, cursorId] = decodeCursor(options.cursor);
-    const rows = await this.db.query<VersionRow>(
-      `SELECT * FROM skill_versions WHERE skill_id = $1 AND (NOT $2::boolean OR is_released)
-       AND ($3::timestamptz IS NULL OR (created_at, id::text) < ($3::timestamptz, $4::text))
-       ORDER BY created_at DESC, id DESC LIMIT $5`,
-      { bind: [skillId, options.released_only, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
-    );
-    return keysetPage(rows, options.limit, presentVersion);
+    return newestFirst(this.db, { from: 'skill_versions', where: 'r.skill_id = $1 AND (NOT $2::boolean OR r.is_released)', bind: [skillId, options.released_only] }, options, presentVersion);
   }
 
   async get(skillId: string, versionId: string) {
     return presentVersion(await this.find(skillId, versionId));
   }
 
-  async create(skillId: string, input: VersionCreateInput, op: SkillOperation) {
+  async create(skillId: string, input: VersionCreateInput, op: Operation) {
     const backend = { backend_type: input.backend_type, backend_ref_id: input.backend_ref_id ?? null, config: input.config ?? {} };
     validateBackend(this.backends, backend);
     const id = randomUUID();
@@ -80,13 +73,13 @@ export class SkillVersions {
         { bind: [id, skillId, backend.backend_type, backend.backend_ref_id, JSON.stringify(backend.config), input.is_released ?? false, op.operator.admin_user_id], transaction },
       );
       const payload = { skill_id: skillId, backend_type: backend.backend_type, backend_ref_id: backend.backend_ref_id, is_released: input.is_released ?? false };
-      await auditSkillChange(this.db, op, { action: 'skill_version.create', target_type: 'skill_version', target_id: id, payload }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill_version.create', target_type: 'skill_version', target_id: id, payload }, transaction);
     });
     return this.get(skillId, id);
   }
 
   /** Edits a draft in place; a released version is immutable (409). */
-  async update(skillId: string, versionId: string, input: VersionUpdateInput, op: SkillOperation) {
+  async update(skillId: string, versionId: string, input: VersionUpdateInput, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const current = await this.find(skillId, versionId, transaction);
       if (current.is_released) throw immutable(current);
@@ -100,12 +93,12 @@ export class SkillVersions {
         bind: [versionId, next.backend_type, next.backend_ref_id, JSON.stringify(next.config)],
         transaction,
       });
-      await auditSkillChange(this.db, op, { action: 'skill_version.update', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, changed: Object.keys(input) } }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill_version.update', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, changed: Object.keys(input) } }, transaction);
     });
     return this.get(skillId, versionId);
   }
 
-  async release(skillId: string, versionId: string, op: SkillOperation) {
+  async release(skillId: string, versionId: string, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const version = await this.find(skillId, versionId, transaction);
       if (version.is_released) throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`);
@@ -117,7 +110,7 @@ export class SkillVersions {
         bind: [versionId, op.operator.admin_user_id],
         transaction,
       });
-      await auditSkillChange(this.db, op, { action: 'skill_version.release', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, version_number: version.version_number } }, transaction);
+      await auditOperation(this.db, 'core.skills', op, { action: 'skill_version.release', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, version_number: version.version_number } }, transaction);
     });
     return this.get(skillId, versionId);
   }
