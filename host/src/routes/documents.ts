@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
+import { attachmentDisposition } from '@agent-host/sdk';
 import { z } from 'zod';
-import { attachmentDisposition } from '../http/attachment.js';
 import { readUpload } from '../http/upload.js';
 import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';

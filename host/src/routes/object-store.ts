@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import { assertObjectKey, BadRequestError, OBJECT_STORE_PROXY_PATH } from '@agent-host/sdk';
+import { assertObjectKey, attachmentDisposition, BadRequestError, OBJECT_STORE_PROXY_PATH, objectKeyFilename } from '@agent-host/sdk';
 import type { RouteFactory } from './route.js';
 
 /**
@@ -18,14 +18,6 @@ export function keyFromProxyPath(rawUrl: string): string {
   }
   assertObjectKey(key);
   return key;
-}
-
-/** `attachment` with the key's last segment as the file name, in ASCII and in RFC 5987 form. */
-function contentDisposition(key: string): string {
-  const name = key.slice(key.lastIndexOf('/') + 1);
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /**
@@ -47,7 +39,7 @@ export const objectStoreRoutes: RouteFactory = (app) => {
         res.writeHead(200, {
           'content-type': info.content_type,
           'content-length': String(info.size),
-          'content-disposition': contentDisposition(key),
+          'content-disposition': attachmentDisposition(objectKeyFilename(key)),
           'x-content-type-options': 'nosniff',
           'content-security-policy': "default-src 'none'; sandbox",
           'cache-control': 'private, no-cache',

@@ -45,7 +45,7 @@ export type {
   TurnResult,
   TurnToolHandle,
 } from './orchestrators.js';
-export { assertObjectKey, OBJECT_STORE_PROXY_PATH, objectStoreProxyDownload, type ObjectStoreBackend } from './object-stores.js';
+export { assertObjectKey, attachmentDisposition, OBJECT_STORE_PROXY_PATH, objectKeyFilename, objectStoreProxyDownload, type ObjectStoreBackend } from './object-stores.js';
 export type { ExtensionRegistry } from './registry.js';
 export type { Retriever, VectorFilter, VectorHit, VectorMetadata, VectorPoint } from './retrievers.js';
 export type { SkillBackend, SkillInvocation, ToolBackend, ToolCallOptions, ToolCallOutcome, ToolDescriptor, ToolServerConnection } from './tools.js';

@@ -50,3 +50,18 @@ export function objectStoreProxyDownload(key: string, warning: string): Download
     download_warning: warning,
   };
 }
+
+/**
+ * A `Content-Disposition: attachment` value naming `filename` in ASCII and in
+ * RFC 5987 form, so any name survives. Stored files come from uploads: sent
+ * as attachments, a browser neither sniffs nor runs them.
+ * @beta
+ */
+export function attachmentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The file name an object key ends with (the host keeps a cleaned copy of the original name there). @beta */
+export const objectKeyFilename = (key: string) => key.slice(key.lastIndexOf('/') + 1);

@@ -1,7 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertObjectKey, NotFoundError, objectStoreProxyDownload, type Logger, type ObjectStoreBackend } from '@agent-host/sdk';
-import { attachmentForKey } from './content-disposition.js';
+import { assertObjectKey, attachmentDisposition, NotFoundError, objectKeyFilename, objectStoreProxyDownload, type Logger, type ObjectStoreBackend } from '@agent-host/sdk';
 
 export interface S3ObjectStoreOptions {
   /** Reads and writes, against the endpoint the host reaches. */
@@ -45,7 +44,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreB
       // response-content-disposition would also cover older objects, but S3-compatible servers disagree on how its
       // quotes and asterisk are encoded when they check the signature.)
       await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType, ContentDisposition: attachmentForKey(key), ContentLength: data.byteLength }),
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType, ContentDisposition: attachmentDisposition(objectKeyFilename(key)), ContentLength: data.byteLength }),
       );
       return { key, size: data.byteLength, content_type: contentType };
     },
