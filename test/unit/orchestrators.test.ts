@@ -246,6 +246,21 @@ t.test('core_chat_v1 puts the system prompt and the retrieved passages into the 
   tt.equal(messages.length, 4, 'nothing else is sent');
 });
 
+t.test('core_chat_v1 labels published corrections and tells the model they take precedence', async (tt) => {
+  const correction: RetrievedChunk = { ...chunk('Refunds are issued within 3 days.', 'correction-t1-r2.txt'), metadata: { document_origin: 'managed_correction' } };
+  for (const hide of [false, true]) {
+    const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', agent: { hide_rag_source_filename: hide }, chunks: [correction, ...CHUNKS] });
+    await drive(new CoreChatOrchestrator().run(harness.context));
+    const system = harness.modelCalls[0]?.messages[0]?.content ?? '';
+    tt.match(system, '[verified correction] Refunds are issued within 3 days.', `hide_rag_source_filename ${hide}: the correction is labelled as one`);
+    tt.match(system, /marked \[?verified correction\]? are operators' corrections of earlier answers and take precedence/, 'and the model is told what the label means');
+    tt.notMatch(system, 'correction-t1-r2.txt', 'its internal filename is never shown');
+  }
+  const plain = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', chunks: CHUNKS });
+  await drive(new CoreChatOrchestrator().run(plain.context));
+  tt.notMatch(plain.modelCalls[0]?.messages[0]?.content, 'verified correction', 'without a correction there is no such instruction');
+});
+
 t.test('core_chat_v1 hides filenames when hide_rag_source_filename is true', async (tt) => {
   const harness = buildTurnContext({
     provider: new OfflineModelProvider(),

@@ -2,16 +2,21 @@ import type { ChatMessage, Orchestrator, RetrievedChunk, ToolPipelineResult, Tur
 import { runSkills, skillSection, type SkillResult } from './skills-stage.js';
 import { runTools, toolSection } from './tools-stage.js';
 
+const CORRECTION_LABEL = 'verified correction';
+/** A passage of a published correction (its source is the agent's managed_correction source). */
+const isCorrection = (chunk: RetrievedChunk) => chunk.metadata.document_origin === 'managed_correction';
+
 /** The system message: the agent's prompt, the retrieved passages, the skills' results and the tools' results or guidance. */
 export function systemMessage(context: TurnContext, chunks: RetrievedChunk[], skills: SkillResult[] = [], tools?: ToolPipelineResult): ChatMessage | undefined {
   const parts: string[] = [];
   if (context.agent.system_prompt) parts.push(context.agent.system_prompt);
   if (chunks.length) {
     const hide = context.agent.hide_rag_source_filename;
-    parts.push(
-      'Answer from these passages when they are relevant:\n\n' +
-        chunks.map((c) => (hide || !c.document_filename ? c.content : `[${c.document_filename}] ${c.content}`)).join('\n\n'),
-    );
+    const label = (c: RetrievedChunk) => (isCorrection(c) ? CORRECTION_LABEL : hide ? null : c.document_filename);
+    const intro = chunks.some(isCorrection)
+      ? `Answer from these passages when they are relevant; passages marked ${CORRECTION_LABEL} are operators' corrections of earlier answers and take precedence:\n\n`
+      : 'Answer from these passages when they are relevant:\n\n';
+    parts.push(intro + chunks.map((c) => (label(c) ? `[${label(c)}] ${c.content}` : c.content)).join('\n\n'));
   }
   const skillText = skillSection(skills);
   if (skillText) parts.push(skillText);
