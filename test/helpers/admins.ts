@@ -1,10 +1,16 @@
 import { AdminClient, BOOTSTRAP_ADMIN } from './host.js';
 
+/** The token of a challenge `client` just created and verified with `password`; a refused verify throws. */
+export async function challengeToken(client: AdminClient, password = BOOTSTRAP_ADMIN.password): Promise<string> {
+  const { body: challenge } = await client.request('POST', '/admin/auth/challenges');
+  const { status, body } = await client.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, { nonce: challenge.nonce, password });
+  if (status !== 200) throw new Error(`verify failed: ${JSON.stringify(body)}`);
+  return body.challenge_token;
+}
+
 /** The `x-admin-challenge-token` header of a challenge `client` just verified with `password`. */
 export async function challengeHeader(client: AdminClient, password = BOOTSTRAP_ADMIN.password): Promise<Record<string, string>> {
-  const { body: challenge } = await client.request('POST', '/admin/auth/challenges');
-  const { body } = await client.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, { nonce: challenge.nonce, password });
-  return { 'x-admin-challenge-token': body.challenge_token };
+  return { 'x-admin-challenge-token': await challengeToken(client, password) };
 }
 
 /** A sub_admin created through the API by `root` (the bootstrap super admin) with `permissionCodes`, logged in. */

@@ -2,16 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import t from 'tap';
 import { AdminClient, BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
+import { challengeToken } from '../helpers/admins.js';
 import { query } from '../helpers/services.js';
 
 const KEY = 'agent.system_prompt_max_length';
-
-async function challengeToken(client: AdminClient, password = BOOTSTRAP_ADMIN.password): Promise<string> {
-  const { body: challenge } = await client.request('POST', '/admin/auth/challenges');
-  const { status, body } = await client.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, { nonce: challenge.nonce, password });
-  if (status !== 200) throw new Error(`verify failed: ${JSON.stringify(body)}`);
-  return body.challenge_token;
-}
 
 const patch = (client: AdminClient, value: unknown, token?: string, key = KEY) =>
   client.request('PATCH', `/admin/system-settings/${key}`, { value }, token ? { 'x-admin-challenge-token': token } : {});

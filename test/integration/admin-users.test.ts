@@ -1,18 +1,13 @@
 import t from 'tap';
 import { AdminClient, BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
+import { challengeHeader } from '../helpers/admins.js';
 import { query } from '../helpers/services.js';
-
-async function challenge(client: AdminClient, password: string): Promise<Record<string, string>> {
-  const { body: c } = await client.request('POST', '/admin/auth/challenges');
-  const { body } = await client.request('POST', `/admin/auth/challenges/${c.challenge_id}/verify`, { nonce: c.nonce, password });
-  return { 'x-admin-challenge-token': body.challenge_token };
-}
 
 t.test('administrator users and every guard of spec 5.5', async (t) => {
   const host = await startTestHost(t);
   const root = new AdminClient(host.url);
   const rootId = (await root.login()).body.admin_user_id;
-  const rootChallenge = () => challenge(root, BOOTSTRAP_ADMIN.password);
+  const rootChallenge = () => challengeHeader(root, BOOTSTRAP_ADMIN.password);
 
   // A sub admin who manages users and permissions, created through the API.
   const manager = await root.request(
@@ -25,7 +20,7 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
   t.same(manager.body.grants.map((g: { permission_code: string }) => g.permission_code), ['admin_permissions.write', 'admin_users.read', 'admin_users.write']);
   const mgr = new AdminClient(host.url);
   await mgr.login('manager', 'manager-password-1');
-  const mgrChallenge = () => challenge(mgr, 'manager-password-1');
+  const mgrChallenge = () => challengeHeader(mgr, 'manager-password-1');
 
   t.test('creation: plain sub_admin needs no challenge; initial grants need admin_permissions.write and a challenge', async (t) => {
     const plain = await mgr.request('POST', '/admin/admin-users', { username: 'plain', password: 'plain-password-1' });
@@ -46,7 +41,7 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     t.equal(limited.status, 201);
     const client = new AdminClient(host.url);
     await client.login('limited', 'limited-password-1');
-    const refused = await client.request('POST', '/admin/admin-users', { username: 'x1', password: 'x1-password-123', permission_codes: ['agents.read'] }, await challenge(client, 'limited-password-1'));
+    const refused = await client.request('POST', '/admin/admin-users', { username: 'x1', password: 'x1-password-123', permission_codes: ['agents.read'] }, await challengeHeader(client, 'limited-password-1'));
     t.equal(refused.status, 403);
     t.same(refused.body, { detail: 'initial permissions need admin_permissions.write' });
   });
@@ -120,14 +115,14 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     await root.request('PATCH', `/admin/admin-users/${second}`, { role_code: 'super_admin' }, await rootChallenge());
     const other = new AdminClient(host.url);
     await other.login('second-root', 'second-root-pass');
-    const plainDelete = await other.request('DELETE', `/admin/admin-users/${rootId}`, undefined, await challenge(other, 'second-root-pass'));
+    const plainDelete = await other.request('DELETE', `/admin/admin-users/${rootId}`, undefined, await challengeHeader(other, 'second-root-pass'));
     t.equal(plainDelete.status, 409);
     t.match(plainDelete.body.detail, /protected; use break-glass-delete/);
-    const noReason = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, {}, await challenge(other, 'second-root-pass'));
+    const noReason = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, {}, await challengeHeader(other, 'second-root-pass'));
     t.equal(noReason.status, 422, 'a reason is required');
     const noChallenge = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, { reason: 'the original owner left the company' });
     t.equal(noChallenge.status, 403, 'a challenge is required');
-    const ok = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, { reason: 'the original owner left the company' }, await challenge(other, 'second-root-pass'));
+    const ok = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, { reason: 'the original owner left the company' }, await challengeHeader(other, 'second-root-pass'));
     t.equal(ok.status, 200);
     const [row] = await query(host.databaseUrl, "SELECT payload FROM admin_action_audits WHERE action = 'admin_user.break_glass_delete' AND outcome = 'success'");
     t.equal(row!.payload.reason, 'the original owner left the company', 'the reason is audited');
