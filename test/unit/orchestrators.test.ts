@@ -61,6 +61,8 @@ interface TurnHarness {
   searches: string[];
   /** Calls the tool handle received. */
   toolCalls: { name: string; args: Record<string, unknown> }[];
+  /** Calls the skill handle received. */
+  skillCalls: { name: string; args: Record<string, unknown> }[];
 }
 
 const noop = () => {};
@@ -97,6 +99,7 @@ function buildTurnContext(options: {
   recentUserMessages?: string[];
   chunks?: RetrievedChunk[];
   tools?: Record<string, InTestTool>;
+  skills?: Record<string, InTestTool>;
   modelSpec?: Partial<ChatModelSpec>;
 }): TurnHarness {
   const agent = agentSnapshot(options.agent);
@@ -104,6 +107,7 @@ function buildTurnContext(options: {
   const modelCalls: ModelCall[] = [];
   const searches: string[] = [];
   const toolCalls: TurnHarness['toolCalls'] = [];
+  const skillCalls: TurnHarness['skillCalls'] = [];
   const tools = options.tools ?? {};
 
   const recording = (inner: ChatModel, stage: ModelStage): ChatModel => ({
@@ -158,7 +162,15 @@ function buildTurnContext(options: {
       },
     },
     tools: toolHandle,
-    skills: { list: async () => [], call: async (name) => ({ status: 'error', result: null, error: `no skill ${name}` }) },
+    skills: {
+      list: async () => Object.entries(options.skills ?? {}).map(([name, t]) => ({ name, description: t.description, input_schema: t.input_schema })),
+      async call(name, args) {
+        const skill = options.skills?.[name];
+        if (!skill) return { status: 'error', result: null, error: `no skill ${name}` };
+        skillCalls.push({ name, args });
+        return { status: 'success', result: await skill.run(args) };
+      },
+    },
     trace: {
       traceId: 'trace-1',
       async span(name, run) {
@@ -170,7 +182,7 @@ function buildTurnContext(options: {
     log: quietLog,
     signal: new AbortController().signal,
   };
-  return { context, spans, modelCalls, searches, toolCalls };
+  return { context, spans, modelCalls, searches, toolCalls, skillCalls };
 }
 
 /** Runs an orchestrator to completion: the events it streamed and its result. */
@@ -357,6 +369,27 @@ t.test('react_agent_v1 calls the tool the model asks for and feeds the result ba
   tt.same(harness.modelCalls.map((c) => c.stage), ['tool_call', 'final'], 'the first step uses the tool_call model, later steps the final model core routes');
   tt.ok(harness.spans.some((s) => s.name === 'react-tool-lookup_order'), 'the tool call runs in a react-tool-<name> span');
   tt.same(harness.searches, [], 'no retrieval happens unless the model asks for search_knowledge');
+});
+
+t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls a skill through the skill handle', async (tt) => {
+  const server = await fixture(tt, (body) =>
+    hasToolResult(body) ? { chunks: ['Done.'] } : { tool_calls: [{ id: 'call_skill_1', name: 'lookup_order', arguments: { query: 'A-17' } }] },
+  );
+  const skill: InTestTool = { description: 'Order lookup skill', input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] }, run: () => ({ from: 'skill' }) };
+  const harness = buildTurnContext({
+    provider: openaiAt(server),
+    message: 'Where is order A-17?',
+    agent: { orchestrator_key: 'react_agent_v1' },
+    tools: { lookup_order: lookupOrder, other_tool: lookupOrder },
+    skills: { lookup_order: skill },
+  });
+  await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  tt.same(server.bodies[0]?.tools?.map((x: any) => x.function.name), ['search_knowledge', 'lookup_order', 'other_tool'], 'skills come before MCP tools, and a skill keeps a name a tool also has');
+  tt.same(server.bodies[0]?.tools?.[1]?.function?.description, 'Order lookup skill', 'the shared name is the skill');
+  tt.same(harness.skillCalls, [{ name: 'lookup_order', args: { query: 'A-17' } }], 'the call goes to the skill handle');
+  tt.same(harness.toolCalls, [], 'and not to the MCP tool handle');
+  const toolMessage = (server.bodies[1]?.messages ?? []).find((m: { role: string }) => m.role === 'tool');
+  tt.same(JSON.parse(toolMessage?.content ?? 'null'), { from: 'skill' }, "the skill's result is fed back to the model");
 });
 
 t.test('react_agent_v1 feeds a failing tool back as an error result', async (tt) => {

@@ -1,6 +1,6 @@
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { AIMessage, AIMessageChunk, HumanMessage, createAgent, createMiddleware, tool } from 'langchain';
-import type { Orchestrator, ToolDescriptor, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import type { Orchestrator, ToolDescriptor, ToolHandle, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
 import { SdkChatModel, detached } from './sdk-chat-model.js';
 
 const SEARCH_KNOWLEDGE: ToolDescriptor = {
@@ -14,8 +14,9 @@ const SEARCH_KNOWLEDGE: ToolDescriptor = {
  * the turn's handles. Every model call goes through the SDK chat models core
  * hands the turn (first step the `tool_call` stage, later steps `final`),
  * their tokens are streamed as they arrive, and the tools the model asks for
- * run through core's tool handle (policy and audit enforced there). Retrieval
- * is offered as the tool `search_knowledge`. The loop sees the user's recent
+ * run through core's skill and tool handles (policy and audit enforced
+ * there): the agent's mounted skills, then its MCP tools. Retrieval is
+ * offered as the tool `search_knowledge`. The loop sees the user's recent
  * messages within `history_user_message_window` (spec 4.13), not the whole
  * conversation, since it decides tool calls and their arguments.
  */
@@ -29,11 +30,16 @@ export class ReactAgentOrchestrator implements Orchestrator {
 
   async *run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void> {
     const toolCalls: string[] = [];
-    const tools = [SEARCH_KNOWLEDGE, ...(await context.tools.list())].map((descriptor) =>
+    // Skills come before MCP tools (spec 4.12), so a skill keeps its name when a tool has the same one.
+    const skills = await context.skills.list();
+    const skillNames = new Set(skills.map((s) => s.name));
+    const mcpTools = (await context.tools.list()).filter((t) => !skillNames.has(t.name));
+    const tools = [SEARCH_KNOWLEDGE, ...skills, ...mcpTools].map((descriptor) =>
       tool(
         (args: Record<string, unknown>) => {
           toolCalls.push(descriptor.name);
-          return detached(() => context.trace.span(`react-tool-${descriptor.name}`, () => callTool(context, descriptor.name, args)));
+          const handle = skillNames.has(descriptor.name) ? context.skills : context.tools;
+          return detached(() => context.trace.span(`react-tool-${descriptor.name}`, () => callTool(context, handle, descriptor.name, args)));
         },
         { name: descriptor.name, description: descriptor.description, schema: descriptor.input_schema as JSONSchema },
       ),
@@ -81,11 +87,11 @@ export class ReactAgentOrchestrator implements Orchestrator {
   }
 }
 
-async function callTool(context: TurnContext, name: string, args: Record<string, unknown>): Promise<string> {
+async function callTool(context: TurnContext, handle: ToolHandle, name: string, args: Record<string, unknown>): Promise<string> {
   if (name === SEARCH_KNOWLEDGE.name) {
     const chunks = await context.retrieval.search(String(args.query));
     return chunks.map((c) => c.content).join('\n\n') || 'no matching passages';
   }
-  const outcome = await context.tools.call(name, args);
+  const outcome = await handle.call(name, args);
   return JSON.stringify(outcome.status === 'success' ? outcome.result : { status: outcome.status, error: outcome.error });
 }
