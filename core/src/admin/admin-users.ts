@@ -250,7 +250,7 @@ export class AdminUsers {
   }
 
   private async find(id: string): Promise<UserRow> {
-    const [row] = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM admin_users WHERE id::text = $1`, { bind: [id], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM admin_users WHERE id = try_uuid($1)`, { bind: [id], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`administrator ${id} not found`);
     return row;
   }

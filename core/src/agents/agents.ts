@@ -125,7 +125,7 @@ export class Agents {
 
   /** Snapshots the current configuration first, then restores `versionId`. */
   async rollback(id: string, versionId: string, op: Operation) {
-    const [target] = await this.db.query<{ snapshot: AgentFields }>('SELECT snapshot FROM agent_versions WHERE id::text = $1 AND agent_id = $2', {
+    const [target] = await this.db.query<{ snapshot: AgentFields }>('SELECT snapshot FROM agent_versions WHERE id = try_uuid($1) AND agent_id = $2', {
       bind: [versionId, id],
       type: QueryTypes.SELECT,
     });
@@ -153,7 +153,7 @@ export class Agents {
   }
 
   private async storeSnapshot(id: string, reason: string, note: string | null, op: Operation, transaction: Transaction) {
-    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id::text = $1 FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
+    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1) FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
     if (!row) throw new NotFoundError(`agent ${id} not found`);
     const live = present(row);
     const snapshot = Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, live[f]]));
@@ -227,7 +227,7 @@ export class Agents {
   }
 
   private async find(id: string): Promise<AgentRow> {
-    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id::text = $1', { bind: [id], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`agent ${id} not found`);
     return row;
   }

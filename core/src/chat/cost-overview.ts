@@ -35,7 +35,7 @@ function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
  * figures in USD.
  */
 export async function agentCostOverview(db: Sequelize, agentId: string) {
-  const [agent] = await db.query<{ max_total_requests: string | null }>('SELECT max_total_requests FROM agents WHERE id::text = $1', {
+  const [agent] = await db.query<{ max_total_requests: string | null }>('SELECT max_total_requests FROM agents WHERE id = try_uuid($1)', {
     bind: [agentId],
     type: QueryTypes.SELECT,
   });

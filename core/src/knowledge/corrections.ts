@@ -306,7 +306,7 @@ export class KnowledgeCorrections {
       `SELECT t.id, t.session_id, t.agent_id, a.name AS agent_name, um.content AS user_text, am.content AS reply_text
        FROM conversation_turns t JOIN chat_messages um ON um.id = t.user_message_id LEFT JOIN chat_messages am ON am.id = t.assistant_message_id
        LEFT JOIN agents a ON a.id = t.agent_id
-       WHERE t.session_id = $1 AND t.id::text = $2`,
+       WHERE t.session_id = $1 AND t.id = try_uuid($2)`,
       { bind: [sessionId, turnId], type: QueryTypes.SELECT },
     );
     if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`);

@@ -37,7 +37,7 @@ export class DocumentRepository {
   ) {}
 
   async find(documentId: string): Promise<DocumentRow | undefined> {
-    const [row] = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE id::text = $1', { bind: [documentId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE id = try_uuid($1)', { bind: [documentId], type: QueryTypes.SELECT });
     return row;
   }
 

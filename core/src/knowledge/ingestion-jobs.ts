@@ -107,7 +107,7 @@ export class IngestionJobs {
   }
 
   async find(jobId: string): Promise<IngestionJobRow> {
-    const [row] = await this.db.query<IngestionJobRow>('SELECT * FROM ingestion_jobs WHERE id::text = $1', { bind: [jobId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<IngestionJobRow>('SELECT * FROM ingestion_jobs WHERE id = try_uuid($1)', { bind: [jobId], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`ingestion job ${jobId} not found`);
     return row;
   }

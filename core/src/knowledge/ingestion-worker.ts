@@ -91,7 +91,7 @@ export class IngestionWorker {
     const [row] = await this.db.query<IngestionJobRow>(
       `UPDATE ingestion_jobs SET status = 'running', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now(),
          attempt_count = attempt_count + 1, started_at = COALESCE(started_at, now()), updated_at = now()
-       WHERE id::text = $1 AND (status IN ('queued', 'recovering') OR (status = 'running' AND lease_expires_at < now()))
+       WHERE id = try_uuid($1) AND (status IN ('queued', 'recovering') OR (status = 'running' AND lease_expires_at < now()))
        RETURNING *`,
       { bind: [jobId, this.options.instanceId, this.options.leaseSeconds], type: QueryTypes.SELECT },
     );

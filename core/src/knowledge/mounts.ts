@@ -57,7 +57,7 @@ export class KnowledgeMounts {
 
   /** Deletes by `mount_id`, or, when no mount of the agent has that id, by the agent and `source_id` (the transition rule of 4.8). */
   async delete(agentId: string, key: string, op: Operation) {
-    const [mount] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id::text = $1 AND (m.id::text = $2 OR m.source_id::text = $2) ORDER BY (m.id::text = $2) DESC LIMIT 1`, {
+    const [mount] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND (m.id = try_uuid($2) OR m.source_id = try_uuid($2)) ORDER BY (m.id = try_uuid($2)) DESC LIMIT 1`, {
       bind: [agentId, key],
       type: QueryTypes.SELECT,
     });
@@ -84,7 +84,7 @@ export class KnowledgeMounts {
   }
 
   private async requireAgent(agentId: string): Promise<void> {
-    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id::text = $1', { bind: [agentId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`agent ${agentId} not found`);
   }
 }

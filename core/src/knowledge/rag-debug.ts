@@ -32,7 +32,7 @@ export async function ragDebug(db: Sequelize, retrieval: Retrieval, sessionId: s
   const [turn] = await db.query<{ agent_id: string | null; user_text: string; retrieval_config: { top_k?: number; score_threshold?: number } | null }>(
     `SELECT t.agent_id, um.content AS user_text, a.retrieval_config FROM conversation_turns t
      JOIN chat_messages um ON um.id = t.user_message_id LEFT JOIN agents a ON a.id = t.agent_id
-     WHERE t.session_id = $1 AND t.id::text = $2`,
+     WHERE t.session_id = $1 AND t.id = try_uuid($2)`,
     { bind: [sessionId, turnId], type: QueryTypes.SELECT },
   );
   if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`);

@@ -115,7 +115,7 @@ export class Retrieval {
   async mountedSources(agentId: string): Promise<MountedSource[]> {
     return this.db.query<MountedSource>(
       `SELECT s.id AS source_id, s.name, s.source_kind, s.priority FROM knowledge_mounts m JOIN knowledge_sources s ON s.id = m.source_id
-       WHERE m.agent_id::text = $1 ORDER BY s.priority DESC, s.name, s.id`,
+       WHERE m.agent_id = try_uuid($1) ORDER BY s.priority DESC, s.name, s.id`,
       { bind: [agentId], type: QueryTypes.SELECT },
     );
   }

@@ -135,7 +135,7 @@ export class KnowledgeSources {
   }
 
   async find(id: string, transaction?: Transaction): Promise<SourceRow> {
-    const [row] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id::text = $1', { bind: [id], type: QueryTypes.SELECT, ...(transaction && { transaction }) });
+    const [row] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT, ...(transaction && { transaction }) });
     if (!row) throw new NotFoundError(`knowledge source ${id} not found`);
     return row;
   }

@@ -76,13 +76,14 @@ export class McpCallAudits {
   }
 
   async listByAgent(agentId: string, page: { limit: number; cursor?: string }) {
-    const [exists] = await this.db.query('SELECT 1 FROM agents WHERE id::text = $1', { bind: [agentId], type: QueryTypes.SELECT });
+    const [exists] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
     if (!exists) throw new NotFoundError(`agent ${agentId} not found`);
     return this.list('agent_id', agentId, page);
   }
 
+  /** `value` names a row found above, so it compares with the column's own type (and its index). */
   private list(column: 'session_id' | 'agent_id', value: string, page: { limit: number; cursor?: string }) {
-    return newestFirst(this.db, { from: 'mcp_call_audits', where: `r.${column}::text = $1`, bind: [value] }, page, presentCall);
+    return newestFirst(this.db, { from: 'mcp_call_audits', where: `r.${column} = $1`, bind: [value] }, page, presentCall);
   }
 }
 

@@ -110,13 +110,13 @@ export class McpCredentials {
 
   /** Refuses attaching a credential to a server its scope does not allow. */
   async checkAttachable(credentialId: string, serverId: string): Promise<void> {
-    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id::text = $1', { bind: [credentialId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', { bind: [credentialId], type: QueryTypes.SELECT });
     if (!row) throw new ValidationError([{ loc: ['body', 'credential_id'], msg: `credential ${credentialId} not found`, type: 'value_error' }]);
     if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`);
   }
 
   private async find(id: string): Promise<CredentialRow> {
-    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id::text = $1', { bind: [id], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`credential ${id} not found`);
     return row;
   }
@@ -131,7 +131,7 @@ export class McpCredentials {
       return null;
     }
     if (!serverId) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: 'scope "server" needs mcp_server_id', type: 'missing' }]);
-    const [server] = await this.db.query('SELECT 1 FROM mcp_servers WHERE id::text = $1', { bind: [serverId], type: QueryTypes.SELECT });
+    const [server] = await this.db.query('SELECT 1 FROM mcp_servers WHERE id = try_uuid($1)', { bind: [serverId], type: QueryTypes.SELECT });
     if (!server) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: `MCP server ${serverId} not found`, type: 'value_error' }]);
     return serverId;
   }

@@ -34,14 +34,14 @@ export class McpMounts {
 
   /** Every mount of the agent, highest priority first. */
   async rowsOf(agentId: string): Promise<MountRow[]> {
-    return this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id::text = $1 ORDER BY m.priority DESC, m.created_at, m.id`, { bind: [agentId], type: QueryTypes.SELECT });
+    return this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) ORDER BY m.priority DESC, m.created_at, m.id`, { bind: [agentId], type: QueryTypes.SELECT });
   }
 
   /** The active mounts of active servers: what a turn may use. */
   async usable(agentId: string): Promise<(MountRow & { server: ServerRow })[]> {
     const rows = await this.db.query<MountRow & { server: ServerRow }>(
       `SELECT m.*, s.name AS server_name, s.status AS server_status, to_jsonb(s) AS server FROM agent_mcp_mounts m JOIN mcp_servers s ON s.id = m.mcp_server_id
-       WHERE m.agent_id::text = $1 AND m.is_active AND s.status = 'active' ORDER BY m.priority DESC, m.created_at, m.id`,
+       WHERE m.agent_id = try_uuid($1) AND m.is_active AND s.status = 'active' ORDER BY m.priority DESC, m.created_at, m.id`,
       { bind: [agentId], type: QueryTypes.SELECT },
     );
     // to_jsonb turns timestamps into strings; the server row is used for its connection only.
@@ -114,7 +114,7 @@ export class McpMounts {
   }
 
   async find(agentId: string, mountId: string): Promise<MountRow> {
-    const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id::text = $1 AND m.id::text = $2`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`agent ${agentId} has no MCP mount ${mountId}`);
     return row;
   }
@@ -126,7 +126,7 @@ export class McpMounts {
   }
 
   private async requireAgent(agentId: string): Promise<string> {
-    const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id::text = $1', { bind: [agentId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`agent ${agentId} not found`);
     return row.agent_type;
   }

@@ -126,7 +126,7 @@ export class McpServers {
   }
 
   async find(id: string): Promise<ServerRow> {
-    const [row] = await this.db.query<ServerRow>('SELECT * FROM mcp_servers WHERE id::text = $1', { bind: [id], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<ServerRow>('SELECT * FROM mcp_servers WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`MCP server ${id} not found`);
     return row;
   }

@@ -53,7 +53,7 @@ export class SkillAssets {
   }
 
   async get(id: string) {
-    const [row] = await this.db.query<SkillListRow>(`${SKILL_SELECT} WHERE s.id::text = $1`, { bind: [id], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<SkillListRow>(`${SKILL_SELECT} WHERE s.id = try_uuid($1)`, { bind: [id], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`skill ${id} not found`);
     return presentSkill(row);
   }
@@ -83,7 +83,7 @@ export class SkillAssets {
   }
 
   async find(id: string, transaction?: Transaction): Promise<SkillRow> {
-    const [row] = await this.db.query<SkillRow>(`SELECT * FROM skills WHERE id::text = $1${transaction ? ' FOR UPDATE' : ''}`, {
+    const [row] = await this.db.query<SkillRow>(`SELECT * FROM skills WHERE id = try_uuid($1)${transaction ? ' FOR UPDATE' : ''}`, {
       bind: [id],
       type: QueryTypes.SELECT,
       ...(transaction && { transaction }),

@@ -44,8 +44,8 @@ export class SkillCallAudits {
   }
 
   async listForAgent(agentId: string, options: ListOptions) {
-    await this.require('SELECT 1 FROM agents WHERE id::text = $1', agentId, `agent ${agentId} not found`);
-    return this.list('agent_id::text', agentId, options);
+    await this.require('SELECT 1 FROM agents WHERE id = try_uuid($1)', agentId, `agent ${agentId} not found`);
+    return this.list('agent_id', agentId, options);
   }
 
   async listForSession(sessionId: string, options: ListOptions) {
@@ -53,7 +53,8 @@ export class SkillCallAudits {
     return this.list('session_id', sessionId, options);
   }
 
-  private async list(column: string, value: string, options: ListOptions) {
+  /** `value` names a row found above, so it compares with the column's own type (and its index). */
+  private async list(column: 'agent_id' | 'session_id', value: string, options: ListOptions) {
     return newestFirst(this.db, { from: 'skill_call_audits', where: `r.${column} = $1 AND ($2::text IS NULL OR r.status = $2)`, bind: [value, options.status ?? null] }, options, presentSkillCall);
   }
 

@@ -140,13 +140,13 @@ export class SkillMounts {
   }
 
   private async get(agentId: string, mountId: string) {
-    const [row] = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id::text = $1 AND m.id::text = $2`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`);
     return presentMount(row);
   }
 
   private async find(agentId: string, mountId: string, transaction: Transaction): Promise<MountRow> {
-    const [row] = await this.db.query<MountRow>('SELECT * FROM agent_skill_mounts WHERE agent_id::text = $1 AND id::text = $2 FOR UPDATE', {
+    const [row] = await this.db.query<MountRow>('SELECT * FROM agent_skill_mounts WHERE agent_id = try_uuid($1) AND id = try_uuid($2) FOR UPDATE', {
       bind: [agentId, mountId],
       type: QueryTypes.SELECT,
       transaction,
@@ -165,7 +165,7 @@ export class SkillMounts {
   }
 
   private async requireAgent(agentId: string): Promise<void> {
-    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id::text = $1', { bind: [agentId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`agent ${agentId} not found`);
   }
 }

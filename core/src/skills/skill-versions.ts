@@ -117,7 +117,7 @@ export class SkillVersions {
 
   /** A version by id alone (mounts name only the version); `FOR UPDATE` inside a transaction. */
   async findById(versionId: string, transaction?: Transaction): Promise<VersionRow> {
-    const [row] = await this.db.query<VersionRow>(`SELECT * FROM skill_versions WHERE id::text = $1${transaction ? ' FOR UPDATE' : ''}`, {
+    const [row] = await this.db.query<VersionRow>(`SELECT * FROM skill_versions WHERE id = try_uuid($1)${transaction ? ' FOR UPDATE' : ''}`, {
       bind: [versionId],
       type: QueryTypes.SELECT,
       ...(transaction && { transaction }),
