@@ -30,6 +30,7 @@ export { presentMessage, presentSessionState, type PresentedMessage, type Sessio
 export type { SessionBroadcast, SessionEvents, TakeoverEventView } from './chat/session-events.js';
 export { type Operator, operatorFor } from './takeover/operator.js';
 export { Takeover } from './takeover/takeover.js';
+export type { Operation } from './admin/operation.js';
 export { Knowledge } from './knowledge/knowledge.js';
 export { correctionUpdateSchema } from './knowledge/corrections.js';
 export { revealsCorrectionPublication } from './knowledge/correction-views.js';

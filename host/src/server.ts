@@ -27,7 +27,19 @@ export function createServer(app: AgentHostApp) {
       const header = req.headers[CHALLENGE_HEADER];
       const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
       const body = route.body ? parseBody(route.body, req.body) : undefined;
-      const result = await route.handler(req, res, { principal, origin: originOf(req), challengeToken, body });
+      const origin = originOf(req);
+      const context = {
+        principal,
+        origin,
+        challengeToken,
+        body,
+        get operation() {
+          // Only a route that declares no login reads it without an administrator: a mistake in the route, not the request.
+          if (!principal) throw new Error(`${route.method.toUpperCase()} ${route.path} reads the operation but serves anonymous callers`);
+          return { operator: principal, origin };
+        },
+      };
+      const result = await route.handler(req, res, context);
       if (!res.headersSent) res.send(result);
     });
   }

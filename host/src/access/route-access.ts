@@ -1,4 +1,4 @@
-import type { AdminPrincipal, RequestOrigin } from '@agent-host/core';
+import type { AdminPrincipal, Operation, RequestOrigin } from '@agent-host/core';
 import type { Request } from 'restify';
 
 /**
@@ -18,6 +18,8 @@ export interface RequestContext {
   origin: RequestOrigin;
   /** The challenge token, on routes that declare `challenge: true`. */
   challengeToken: string | undefined;
+  /** The administrator and origin every audited change takes; read it only on routes that need a login. */
+  readonly operation: Operation;
 }
 
 /** Decides whether a request may use a route; resolves with the administrator, if any. */

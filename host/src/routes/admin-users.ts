@@ -40,9 +40,9 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_users.write', challenge: true },
       summary: 'Create a sub_admin; initial permission_codes need admin_permissions.write and a challenge',
       body: createBody,
-      handler: async (_req, res, { principal, origin, challengeToken, body }) => {
+      handler: async (_req, res, { operation, challengeToken, body }) => {
         res.status(201);
-        return users.create(body, { operator: principal!, origin, challengeToken });
+        return users.create(body, { ...operation, challengeToken });
       },
     }),
     route({
@@ -58,15 +58,15 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_users.write', challenge: true },
       summary: 'Update the profile; role_code/status only by a super_admin with a challenge, never on oneself',
       body: updateBody,
-      handler: async (req, _res, { principal, origin, challengeToken, body }) => users.update(id(req.params), body, { operator: principal!, origin, challengeToken }),
+      handler: async (req, _res, { operation, challengeToken, body }) => users.update(id(req.params), body, { ...operation, challengeToken }),
     }),
     route({
       method: 'del',
       path: '/admin/admin-users/:admin_user_id',
       access: { permission: 'admin_users.write', challenge: true },
       summary: 'Delete an administrator (a super_admin target only by a super_admin)',
-      handler: async (req, _res, { principal, origin, challengeToken }) => {
-        await users.delete(id(req.params), { operator: principal!, origin, challengeToken });
+      handler: async (req, _res, { operation, challengeToken }) => {
+        await users.delete(id(req.params), { ...operation, challengeToken });
         return { status: 'deleted' };
       },
     }),
@@ -76,8 +76,8 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_users.write', challenge: true },
       summary: 'Delete a protected super admin, with a reason',
       body: breakGlassBody,
-      handler: async (req, _res, { principal, origin, challengeToken, body }) => {
-        await users.breakGlassDelete(id(req.params), body.reason, { operator: principal!, origin, challengeToken });
+      handler: async (req, _res, { operation, challengeToken, body }) => {
+        await users.breakGlassDelete(id(req.params), body.reason, { ...operation, challengeToken });
         return { status: 'deleted' };
       },
     }),
@@ -87,16 +87,16 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_permissions.write', challenge: true },
       summary: 'Grant permissions to a sub_admin (never to oneself)',
       body: grantBody,
-      handler: async (req, _res, { principal, origin, challengeToken, body }) =>
-        users.grant(id(req.params), body.permission_codes, { operator: principal!, origin, challengeToken }),
+      handler: async (req, _res, { operation, challengeToken, body }) =>
+        users.grant(id(req.params), body.permission_codes, { ...operation, challengeToken }),
     }),
     route({
       method: 'del',
       path: '/admin/admin-users/:admin_user_id/permissions/:grant_id',
       access: { permission: 'admin_permissions.write', challenge: true },
       summary: 'Revoke one grant',
-      handler: async (req, _res, { principal, origin, challengeToken }) =>
-        users.revokeGrant(id(req.params), String(req.params.grant_id), { operator: principal!, origin, challengeToken }),
+      handler: async (req, _res, { operation, challengeToken }) =>
+        users.revokeGrant(id(req.params), String(req.params.grant_id), { ...operation, challengeToken }),
     }),
     route({
       method: 'post',
@@ -104,8 +104,8 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_users.write', challenge: true },
       summary: "Set a new password and revoke the target's sessions",
       body: resetBody,
-      handler: async (req, _res, { principal, origin, challengeToken, body }) => {
-        await users.resetPassword(id(req.params), body.new_password, { operator: principal!, origin, challengeToken });
+      handler: async (req, _res, { operation, challengeToken, body }) => {
+        await users.resetPassword(id(req.params), body.new_password, { ...operation, challengeToken });
         return { status: 'password_reset' };
       },
     }),

@@ -23,9 +23,9 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Create an agent',
       body: agentCreateSchema,
-      handler: async (_req, res, { principal, origin, body }) => {
+      handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return agents.create(body, { operator: principal!, origin });
+        return agents.create(body, operation);
       },
     }),
     route({
@@ -41,15 +41,15 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Update an agent',
       body: agentUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => agents.update(id(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => agents.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
       path: '/agents/:agent_id',
       access: { permission: 'agents.delete' },
       summary: 'Delete an agent and its versions',
-      handler: async (req, _res, { principal, origin }) => {
-        await agents.delete(id(req.params), { operator: principal!, origin });
+      handler: async (req, _res, { operation }) => {
+        await agents.delete(id(req.params), operation);
         return { status: 'deleted' };
       },
     }),
@@ -73,9 +73,9 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Store the live configuration as an immutable snapshot',
       body: snapshotBody,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return agents.snapshot(id(req.params), body.note ?? null, { operator: principal!, origin });
+        return agents.snapshot(id(req.params), body.note ?? null, operation);
       },
     }),
     route({
@@ -83,14 +83,14 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/versions/:version_id/rollback',
       access: { permission: 'agents.write' },
       summary: 'Snapshot the current configuration, then restore this version',
-      handler: async (req, _res, { principal, origin }) => agents.rollback(id(req.params), String(req.params.version_id), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => agents.rollback(id(req.params), String(req.params.version_id), operation),
     }),
     route({
       method: 'post',
       path: '/agents/:agent_id/publish',
       access: { permission: 'agents.write' },
       summary: 'Freeze the live configuration as the published version',
-      handler: async (req, _res, { principal, origin }) => agents.publish(id(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => agents.publish(id(req.params), operation),
     }),
     route({
       method: 'get',

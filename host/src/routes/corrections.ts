@@ -23,16 +23,16 @@ export const correctionRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Save the correction draft: corrected_question and corrected_answer required; each save is a new revision_number',
       body: correctionUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => corrections.update(...turn(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => corrections.update(...turn(req.params), body, operation),
     }),
     route({
       method: 'post',
       path: '/sessions/:session_id/turns/:turn_id/correction/publish',
       access: { permission: 'knowledge.write' },
       summary: "Publish the draft into the agent's managed_correction source; status publishing until its ingestion settles",
-      handler: async (req, res, { principal, origin }) => {
+      handler: async (req, res, { operation }) => {
         res.status(202);
-        return corrections.publish(...turn(req.params), { operator: principal!, origin });
+        return corrections.publish(...turn(req.params), operation);
       },
     }),
     route({

@@ -19,9 +19,9 @@ export const documentRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/documents',
       access: { permission: 'knowledge.write' },
       summary: 'Upload a document (multipart/form-data, field "file"); 413 over the upload limit, 415 for a type no parser reads',
-      handler: async (req, res, { principal, origin }) => {
+      handler: async (req, res, { operation }) => {
         const file = await readUpload(req, { field: 'file', maxBytes: documents.uploadMaxBytes, checkContentType: (type) => documents.checkContentType(type) });
-        const created = await documents.upload(sourceId(req.params), file, { operator: principal!, origin });
+        const created = await documents.upload(sourceId(req.params), file, operation);
         res.status(201);
         return created;
       },
@@ -45,7 +45,7 @@ export const documentRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/documents/:document_id',
       access: { permission: 'knowledge.write' },
       summary: 'Delete a document with its chunks, vectors and stored file',
-      handler: async (req, _res, { principal, origin }) => documents.delete(sourceId(req.params), documentId(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => documents.delete(sourceId(req.params), documentId(req.params), operation),
     }),
     route({
       method: 'get',

@@ -16,9 +16,9 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Start an ingestion job over the documents not indexed yet (or document_ids, or all with force)',
       body: ingestSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(202);
-        return ingestion.ingest(sourceId(req.params), body, { operator: principal!, origin });
+        return ingestion.ingest(sourceId(req.params), body, operation);
       },
     }),
     route({
@@ -27,9 +27,9 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Rebuild chunks and vectors from the parse snapshot, optionally with another chunking_strategy and chunking_params',
       body: rebuildSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(202);
-        return ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, { operator: principal!, origin });
+        return ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, operation);
       },
     }),
     route({

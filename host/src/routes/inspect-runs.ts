@@ -16,9 +16,9 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Run an inspection (vector_health or chunking_preview) and return its summary and results',
       body: inspectSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return runs.create(sourceId(req.params), body, { operator: principal!, origin });
+        return runs.create(sourceId(req.params), body, operation);
       },
     }),
     route({

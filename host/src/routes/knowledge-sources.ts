@@ -15,9 +15,9 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Create a knowledge source (source_kind standard) with its chunking strategy',
       body: sourceCreateSchema,
-      handler: async (_req, res, { principal, origin, body }) => {
+      handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return sources.create(body, { operator: principal!, origin });
+        return sources.create(body, operation);
       },
     }),
     route({
@@ -40,7 +40,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Update a knowledge source (refused for managed_correction sources)',
       body: sourceUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => sources.update(String(req.params.source_id), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => sources.update(String(req.params.source_id), body, operation),
     }),
   ];
 };

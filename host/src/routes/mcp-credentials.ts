@@ -16,9 +16,9 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Create a credential from secret_payload (stored encrypted; the answer holds metadata only)',
       body: credentialCreateSchema,
-      handler: async (_req, res, { principal, origin, body }) => {
+      handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return credentials.create(body, { operator: principal!, origin });
+        return credentials.create(body, operation);
       },
     }),
     route({
@@ -41,14 +41,14 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Update metadata (name, description, scope); the secret changes only by rotate',
       body: credentialUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => credentials.update(id(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => credentials.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
       path: '/mcp-credentials/:credential_id',
       access: { permission: 'mcp.write' },
       summary: 'Delete a credential no server uses',
-      handler: async (req, _res, { principal, origin }) => credentials.delete(id(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => credentials.delete(id(req.params), operation),
     }),
     route({
       method: 'post',
@@ -56,7 +56,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Replace the secret; the answer lists the servers and mounts to verify again',
       body: credentialRotateSchema,
-      handler: async (req, _res, { principal, origin, body }) => credentials.rotate(id(req.params), body.secret_payload, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => credentials.rotate(id(req.params), body.secret_payload, operation),
     }),
   ];
 };

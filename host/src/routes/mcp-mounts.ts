@@ -12,9 +12,9 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Mount an MCP server on a chat agent with its policy (allowed_tools, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active)',
       body: mcpMountCreateSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return mcp.mounts.create(agentId(req.params), body, { operator: principal!, origin });
+        return mcp.mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -30,14 +30,14 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: "Update a mount's policy",
       body: mcpMountUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => mcp.mounts.update(agentId(req.params), String(req.params.mount_id), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => mcp.mounts.update(agentId(req.params), String(req.params.mount_id), body, operation),
     }),
     route({
       method: 'del',
       path: '/agents/:agent_id/mcp-mounts/:mount_id',
       access: { permission: 'mcp.write' },
       summary: 'Unmount',
-      handler: async (req, _res, { principal, origin }) => mcp.mounts.delete(agentId(req.params), String(req.params.mount_id), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => mcp.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),
     route({
       method: 'post',
@@ -45,7 +45,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: "Call one tool through the agent's active mount (allowlist obeyed): raw and business payloads, field catalog",
       body: responsePreviewSchema,
-      handler: async (req, _res, { principal, origin, body }) => mcp.actions.responsePreview(agentId(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => mcp.actions.responsePreview(agentId(req.params), body, operation),
     }),
   ];
 };

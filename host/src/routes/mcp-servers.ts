@@ -16,9 +16,9 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Register an MCP server; transport_type must be a registered tool backend, connection_config is checked by it',
       body: serverCreateSchema,
-      handler: async (_req, res, { principal, origin, body }) => {
+      handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return mcp.servers.create(body, { operator: principal!, origin });
+        return mcp.servers.create(body, operation);
       },
     }),
     route({
@@ -41,21 +41,21 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Update an MCP server',
       body: serverUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => mcp.servers.update(id(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => mcp.servers.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
       path: '/mcp-servers/:mcp_server_id',
       access: { permission: 'mcp.write' },
       summary: 'Delete an MCP server that no agent mounts',
-      handler: async (req, _res, { principal, origin }) => mcp.servers.delete(id(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => mcp.servers.delete(id(req.params), operation),
     }),
     route({
       method: 'post',
       path: '/mcp-servers/:mcp_server_id/health-check',
       access: { permission: 'mcp.write' },
       summary: 'Connectivity check; sets the server status to active or error (inactive stays)',
-      handler: async (req, _res, { principal, origin }) => mcp.actions.healthCheck(id(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => mcp.actions.healthCheck(id(req.params), operation),
     }),
     route({
       method: 'post',
@@ -63,7 +63,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'tools/list (the tools and the raw answer) or tools/call, optionally with another credential and timeout',
       body: testCallSchema,
-      handler: async (req, _res, { principal, origin, body }) => mcp.actions.testCall(id(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => mcp.actions.testCall(id(req.params), body, operation),
     }),
   ];
 };

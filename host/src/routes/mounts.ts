@@ -12,9 +12,9 @@ export const mountRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Mount a knowledge source on an agent (managed_correction sources are refused)',
       body: mountCreateSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return mounts.create(agentId(req.params), body, { operator: principal!, origin });
+        return mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -29,7 +29,7 @@ export const mountRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/mounts/:mount_id',
       access: { permission: 'knowledge.write' },
       summary: 'Unmount by mount_id, falling back to the source_id of a mount of this agent',
-      handler: async (req, _res, { principal, origin }) => mounts.delete(agentId(req.params), String(req.params.mount_id), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),
   ];
 };

@@ -13,9 +13,9 @@ export const skillMountRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Mount a released skill version (unreleased, or an mcp version whose server is not active: 409)',
       body: skillMountCreateSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return mounts.create(agentId(req.params), body, { operator: principal!, origin });
+        return mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -31,14 +31,14 @@ export const skillMountRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Change a mount: its policy, or another released version of the same skill',
       body: skillMountUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => mounts.update(agentId(req.params), mountId(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => mounts.update(agentId(req.params), mountId(req.params), body, operation),
     }),
     route({
       method: 'del',
       path: '/agents/:agent_id/skill-mounts/:mount_id',
       access: { permission: 'skills.write' },
       summary: 'Unmount a skill',
-      handler: async (req, _res, { principal, origin }) => mounts.delete(agentId(req.params), mountId(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => mounts.delete(agentId(req.params), mountId(req.params), operation),
     }),
   ];
 };

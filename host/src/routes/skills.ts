@@ -18,9 +18,9 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Create a skill asset (its name is the tool name runtimes show the model)',
       body: skillCreateSchema,
-      handler: async (_req, res, { principal, origin, body }) => {
+      handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return assets.create(body, { operator: principal!, origin });
+        return assets.create(body, operation);
       },
     }),
     route({
@@ -43,7 +43,7 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Update a skill (name, description, status)',
       body: skillUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => assets.update(skillId(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => assets.update(skillId(req.params), body, operation),
     }),
     route({
       method: 'post',
@@ -51,9 +51,9 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Create a version: a draft, unless is_released=true releases it at once under the release rules',
       body: versionCreateSchema,
-      handler: async (req, res, { principal, origin, body }) => {
+      handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return versions.create(skillId(req.params), body, { operator: principal!, origin });
+        return versions.create(skillId(req.params), body, operation);
       },
     }),
     route({
@@ -76,14 +76,14 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Edit a draft version in place (a released version is immutable: 409)',
       body: versionUpdateSchema,
-      handler: async (req, _res, { principal, origin, body }) => versions.update(skillId(req.params), versionId(req.params), body, { operator: principal!, origin }),
+      handler: async (req, _res, { operation, body }) => versions.update(skillId(req.params), versionId(req.params), body, operation),
     }),
     route({
       method: 'post',
       path: '/skills/:skill_id/versions/:version_id/release',
       access: { permission: 'skills.write' },
       summary: 'Release a draft; an mcp version needs its backend_ref_id server active (else 409)',
-      handler: async (req, _res, { principal, origin }) => versions.release(skillId(req.params), versionId(req.params), { operator: principal!, origin }),
+      handler: async (req, _res, { operation }) => versions.release(skillId(req.params), versionId(req.params), operation),
     }),
   ];
 };
