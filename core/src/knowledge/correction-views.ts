@@ -85,6 +85,38 @@ export function presentCorrection(row: CorrectionRow) {
   };
 }
 
+/** Nullable fields of the correction shape, so the empty draft below keeps exactly its keys. */
+type CorrectionShape = { [K in keyof ReturnType<typeof presentCorrection>]: ReturnType<typeof presentCorrection>[K] | null };
+
+/** A turn before its first save: `status: "none"`, revision 0 and the original texts; nothing else yet. */
+export function presentNoCorrection(turn: { id: string; session_id: string; agent_id: string | null; user_text: string; reply_text: string | null }): Omit<CorrectionShape, 'status'> & { status: 'none' } {
+  return {
+    correction_id: null,
+    turn_id: turn.id,
+    session_id: turn.session_id,
+    agent_id: turn.agent_id,
+    status: 'none',
+    revision_number: 0,
+    manual_reply_message_id: null,
+    published_at: null,
+    updated_at: null,
+    published_revision_number: null,
+    original_user_message: turn.user_text,
+    original_ai_answer: turn.reply_text,
+    corrected_question: null,
+    corrected_answer: null,
+    correction_note: null,
+    source_id: null,
+    source_name: null,
+    document_id: null,
+    ingestion_job_id: null,
+    ingestion_job_status: null,
+    ingestion_job_message: null,
+    last_error_message: null,
+    created_at: null,
+  };
+}
+
 /**
  * A turn's correction summary: the publication fields only for callers who
  * hold `knowledge.read` or `knowledge.write` (spec 2.3).

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type Logger } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { CORRECTION_COLUMNS, CORRECTION_JOINS, presentCorrection, type CorrectionRow } from './correction-views.js';
+import { CORRECTION_COLUMNS, CORRECTION_JOINS, presentCorrection, presentNoCorrection, type CorrectionRow } from './correction-views.js';
 import type { DocumentRepository } from './document-repository.js';
 import type { KnowledgeDocuments } from './documents.js';
 import type { IngestionJobs } from './ingestion-jobs.js';
@@ -69,32 +69,7 @@ export class KnowledgeCorrections {
   async get(sessionId: string, turnId: string) {
     const turn = await this.requireTurn(sessionId, turnId);
     const row = await this.find(turn.id);
-    if (row) return presentCorrection(row);
-    return {
-      correction_id: null,
-      turn_id: turn.id,
-      session_id: turn.session_id,
-      agent_id: turn.agent_id,
-      status: 'none',
-      revision_number: 0,
-      manual_reply_message_id: null,
-      published_at: null,
-      updated_at: null,
-      published_revision_number: null,
-      original_user_message: turn.user_text,
-      original_ai_answer: turn.reply_text,
-      corrected_question: null,
-      corrected_answer: null,
-      correction_note: null,
-      source_id: null,
-      source_name: null,
-      document_id: null,
-      ingestion_job_id: null,
-      ingestion_job_status: null,
-      ingestion_job_message: null,
-      last_error_message: null,
-      created_at: null,
-    };
+    return row ? presentCorrection(row) : presentNoCorrection(turn);
   }
 
   /** Saves the draft: every save is a new revision and makes the correction a `draft` again. */
