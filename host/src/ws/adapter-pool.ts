@@ -5,7 +5,9 @@ import pg from 'pg';
  * keeps one LISTEN connection checked out and cannot release it when it is
  * closed while still opening it, which would hold `pool.end()` forever; this
  * pool tracks what it hands out and ends it on close. After close the
- * adapter's reconnect attempts wait forever instead of spinning.
+ * adapter's reconnect attempts wait forever instead of spinning. Close first
+ * lets the queries already sent finish: the last is the adapter's goodbye,
+ * which tells the other instances to stop relaying to this one.
  */
 export function createAdapterPool(connectionString: string, onError: (err: Error) => void) {
   const pool = new pg.Pool({ connectionString, max: 3 });
@@ -13,8 +15,14 @@ export function createAdapterPool(connectionString: string, onError: (err: Error
   const checkedOut = new Set<pg.PoolClient>();
   let closed = false;
   const never = () => new Promise<never>(() => undefined);
+  const inFlight = new Set<Promise<unknown>>();
   const adapterPool = {
-    query: pool.query.bind(pool),
+    query(...args: Parameters<pg.Pool['query']>) {
+      const sent = (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      inFlight.add(sent);
+      void sent.finally(() => inFlight.delete(sent)).catch(() => undefined);
+      return sent;
+    },
     async connect(): Promise<pg.PoolClient> {
       if (closed) return never();
       const client = await pool.connect();
@@ -35,6 +43,7 @@ export function createAdapterPool(connectionString: string, onError: (err: Error
     pool: adapterPool,
     async close(): Promise<void> {
       closed = true;
+      await Promise.allSettled(inFlight);
       for (const client of [...checkedOut]) client.release(true);
       await pool.end();
     },

@@ -7,6 +7,7 @@ import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
 import { createAdapterPool } from './adapter-pool.js';
 import { close, RoomFanOut, type Closure, type SocketState } from './fan-out.js';
 import { parseMessageTag, readInbound, type InboundPayload } from './inbound.js';
+import { ANNOUNCE_GRACE_MS, HEARTBEAT_INTERVAL_MS, peerRelay } from './peer-relay.js';
 
 /** Spec 4.3 and 8: the history sent on connect holds at most this many messages. */
 export const HISTORY_LIMIT = 200;
@@ -59,7 +60,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
   const log = app.logger.child({ component: 'ws' });
   const auth = app.adminAuth!;
   const fanOutPool = createAdapterPool(app.databaseUrl, (err) => log.warn({ err }, 'websocket fan-out connection error'));
-  const postgresAdapter = createAdapter(fanOutPool.pool, { errorHandler: (err) => log.warn({ err }, 'websocket fan-out error') });
+  const postgresAdapter = createAdapter(fanOutPool.pool, { heartbeatInterval: HEARTBEAT_INTERVAL_MS, errorHandler: (err) => log.warn({ err }, 'websocket fan-out error') });
   // Only the main namespace goes through Postgres: a per-session namespace would LISTEN on a channel named
   // after the session (Postgres caps channel names at 63 bytes). Broadcasts cross instances as server-side
   // events on "/", and each instance delivers them to its own sockets.
@@ -73,20 +74,22 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
     (err) => log.error({ err }, 'websocket delivery failed'),
   );
 
+  const relay = peerRelay(io.of('/').adapter, (broadcast) => io.serverSideEmit(BROADCAST_EVENT, broadcast));
   const unsubscribe = app.sessionEvents.subscribe((broadcast) => {
     void fanOut.deliver(broadcast);
-    io.serverSideEmit(BROADCAST_EVENT, broadcast);
+    void relay(broadcast);
   });
+  const announced = new Promise<void>((resolve) => setTimeout(resolve, ANNOUNCE_GRACE_MS).unref());
   io.on(BROADCAST_EVENT, (broadcast: SessionBroadcast) => void fanOut.deliver(broadcast));
 
   const adminNamespace = io.of(ADMIN_NAMESPACE);
   adminNamespace.use((socket, next) => {
-    handshake(socket, false).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
+    announced.then(() => handshake(socket, false)).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
   });
   adminNamespace.on('connection', onConnection);
   const publicNamespace = io.of(PUBLIC_NAMESPACE);
   publicNamespace.use((socket, next) => {
-    handshake(socket, true).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
+    announced.then(() => handshake(socket, true)).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
   });
   publicNamespace.on('connection', onConnection);
 
