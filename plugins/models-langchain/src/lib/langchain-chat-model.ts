@@ -4,7 +4,7 @@
 // to UpstreamTimeoutError / UpstreamError. A provider only says how to build its
 // LangChain chat model and how it asks for structured output.
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
-import type { BaseChatModel, BaseChatModelCallOptions } from '@langchain/core/language_models/chat_models';
+import { BaseChatModel, type BaseChatModelCallOptions } from '@langchain/core/language_models/chat_models';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import {
@@ -89,8 +89,7 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
     return usageOf(message);
   }
 
-  private runnable(signal: AbortSignal, options?: ChatCallOptions): ChatRunnable<CallOptions> {
-    const client = this.chatModel(signal);
+  private runnable(client: BaseChatModel<CallOptions, AIMessageChunk>, options?: ChatCallOptions): ChatRunnable<CallOptions> {
     let model: ChatRunnable<CallOptions> = client;
     if (options?.tools?.length) {
       if (!client.bindTools) throw new Error(`model provider ${this.provider} cannot bind tools`);
@@ -106,13 +105,38 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
     return { deadline, signal: options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline };
   }
 
+  /**
+   * The answer's chunks as the client streams them. A call without tools or a
+   * response schema reads the client's own chunk stream: LangChain's `stream()`
+   * wraps every chunk in callback, tracing-context and merging work the host
+   * does not use, and that cost about a fifth of a short turn's CPU (bench/stream).
+   * Calls with tools or a schema go through the runnable LangChain composes.
+   */
+  private async *chunks(messages: ChatMessage[], signal: AbortSignal, options?: ChatCallOptions): AsyncGenerator<AIMessageChunk> {
+    const client = this.chatModel(signal);
+    const input = toLangChain(messages);
+    if (options?.tools?.length || options?.responseSchema || client._streamResponseChunks === BaseChatModel.prototype._streamResponseChunks) {
+      yield* await this.runnable(client, options).stream(input, { signal } as Partial<CallOptions>);
+      return;
+    }
+    // What `stream()` also does: an aborted call sends nothing, and as clients may end an aborted stream quietly,
+    // the signal is checked with each chunk and at the end; generation info is part of the response metadata.
+    signal.throwIfAborted();
+    for await (const generation of client._streamResponseChunks(input, { signal } as BaseChatModel<CallOptions, AIMessageChunk>['ParsedCallOptions'])) {
+      signal.throwIfAborted();
+      const message = generation.message as AIMessageChunk;
+      message.response_metadata = { ...generation.generationInfo, ...message.response_metadata };
+      yield message;
+    }
+    signal.throwIfAborted();
+  }
+
   async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
     let merged: AIMessageChunk | undefined;
     const usageChunks: AIMessageChunk[] = [];
     const { deadline, signal } = this.deadline(options);
     try {
-      const stream = await this.runnable(signal, options).stream(toLangChain(messages), { signal } as Partial<CallOptions>);
-      for await (const chunk of stream) {
+      for await (const chunk of this.chunks(messages, signal, options)) {
         // Only tool-call and usage chunks are needed afterwards; text goes out as it comes, unmerged.
         if (chunk.tool_call_chunks?.length || chunk.usage_metadata) merged = merged ? merged.concat(chunk) : chunk;
         if (chunk.usage_metadata) usageChunks.push(chunk);
@@ -131,7 +155,7 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
     const { deadline, signal } = this.deadline(options);
     try {
-      const message = await this.runnable(signal, options).invoke(toLangChain(messages), { signal } as Partial<CallOptions>);
+      const message = await this.runnable(this.chatModel(signal), options).invoke(toLangChain(messages), { signal } as Partial<CallOptions>);
       const usage = this.usage(message);
       return { content: textOf(message.content), tool_calls: toolCallsOf(message), ...(usage && { usage }) };
     } catch (error) {
