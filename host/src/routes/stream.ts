@@ -22,9 +22,23 @@ export const streamRoutes: RouteFactory = (app) => {
         });
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
         const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
+        // A token is written at once; those that come with it in the same turn of the event loop (a model
+        // often sends several per network read) follow in one write when the loop turns, not one write each.
+        let corked = false;
+        const uncork = () => {
+          if (corked) res.uncork();
+          corked = false;
+        };
         for await (const event of chat.stream(body, { principal, callerKey }, disconnected.signal)) {
-          if (!disconnected.signal.aborted) res.write(`data: ${JSON.stringify(event)}\n\n`);
+          if (disconnected.signal.aborted) continue;
+          res.write(`data: ${JSON.stringify(event)}\n\n`);
+          if (!corked) {
+            corked = true;
+            res.cork();
+            setImmediate(uncork);
+          }
         }
+        uncork();
         res.end();
       },
     }),
