@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
@@ -57,7 +58,9 @@ export class Conversations {
    * count as the assistant's.
    */
   async openSession(threadId: string, agentId: string | null, historyLimit: number): Promise<{ session: SessionRow; history: ChatMessage[] }> {
-    const [row] = await this.db.query<SessionRow & { history: { role: string; content: string }[] }>(
+    const [row] = await preparedQuery<SessionRow & { history: { role: string; content: string }[] }>(
+      this.db,
+      'chat_open_session',
       `WITH s AS (
          INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
          ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
@@ -67,7 +70,7 @@ export class Conversations {
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history
        FROM s`,
-      { bind: [threadId, agentId, Math.max(0, historyLimit)], type: QueryTypes.SELECT },
+      [threadId, agentId, Math.max(0, historyLimit)],
     );
     const { history, ...session } = row!;
     return { session, history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })) };
@@ -114,7 +117,10 @@ export class Conversations {
       p(cost.total), p(cost.input), p(cost.output), p(turn.cost.missing_pricing_count > 0),
       p(turn.counts_toward_limits), p(turn.caller_key), p(turn.trace_id), p(turn.first_token_ms), p(turn.latency_ms),
     ];
-    return this.db.query<MessageRow>(
+    // Two statement texts: with and without a reply message.
+    return preparedQuery<MessageRow>(
+      this.db,
+      replyId ? 'chat_persist_turn' : 'chat_persist_turn_without_reply',
       `WITH m AS (
          INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, created_at) VALUES ${messages.join(', ')}
          RETURNING ${MESSAGE_COLUMNS}),
@@ -130,7 +136,7 @@ export class Conversations {
                model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
                model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature) WHERE id = ${session})
        SELECT * FROM m ORDER BY created_at`,
-      { bind, type: QueryTypes.SELECT },
+      bind,
     );
   }
 }

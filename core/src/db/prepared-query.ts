@@ -1,0 +1,30 @@
+import type { Sequelize } from 'sequelize';
+
+interface PooledClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+interface ConnectionManager {
+  getConnection(): Promise<PooledClient>;
+  releaseConnection(connection: PooledClient): Promise<void>;
+}
+
+/** As Sequelize binds them: Postgres text cannot hold NUL, so a NUL in a string is stored as the two characters `\0`. */
+const bindable = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replace(/\0/g, '\\0') : value);
+
+/**
+ * Runs `text` on one of the pool's connections as the prepared statement
+ * `name`: Postgres parses and plans it once per connection instead of on every
+ * call, and Sequelize's per-query formatting is skipped. Rows come back as a
+ * raw Sequelize SELECT gives them (same connection, same type parsers). For
+ * the statements every chat turn runs; `name` must always go with the same text.
+ */
+export async function preparedQuery<T>(db: Sequelize, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const connections = db.connectionManager as unknown as ConnectionManager;
+  const client = await connections.getConnection();
+  try {
+    return (await client.query({ name, text, values: values.map(bindable) })).rows as T[];
+  } finally {
+    await connections.releaseConnection(client);
+  }
+}
