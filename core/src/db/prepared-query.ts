@@ -17,7 +17,10 @@ const bindable = (value: unknown) => (typeof value === 'string' && value.include
  * `name`: Postgres parses and plans it once per connection instead of on every
  * call, and Sequelize's per-query formatting is skipped. Rows come back as a
  * raw Sequelize SELECT gives them (same connection, same type parsers). For
- * the statements every chat turn runs; `name` must always go with the same text.
+ * the statements every chat turn runs; `name` must always go with the same
+ * text, and the text names its result columns (no `*`): Postgres refuses a
+ * prepared statement whose result type a migration changed, so a `*` would
+ * break running instances when another one adds a column.
  */
 export async function preparedQuery<T>(db: Sequelize, name: string, text: string, values: unknown[]): Promise<T[]> {
   const connections = db.connectionManager as unknown as ConnectionManager;

@@ -4,6 +4,7 @@ import type { HostConfig } from '../config/schema.js';
 import { keywordSearch, queryWords } from './keyword-search.js';
 import { servableDocument } from './servable.js';
 import type { VectorIndex } from './vector-index.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 export interface RetrievalSettings {
   top_k: number;
@@ -113,10 +114,12 @@ export class Retrieval {
   }
 
   async mountedSources(agentId: string): Promise<MountedSource[]> {
-    return this.db.query<MountedSource>(
+    return preparedQuery<MountedSource>(
+      this.db,
+      'turn_knowledge_sources',
       `SELECT s.id AS source_id, s.name, s.source_kind, s.priority FROM knowledge_mounts m JOIN knowledge_sources s ON s.id = m.source_id
        WHERE m.agent_id = try_uuid($1) ORDER BY s.priority DESC, s.name, s.id`,
-      { bind: [agentId], type: QueryTypes.SELECT },
+      [agentId],
     );
   }
 
