@@ -1,10 +1,10 @@
 import type { Logger } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import { keywordSearch, queryWords } from './keyword-search.js';
 import { servableDocument } from './servable.js';
 import type { VectorIndex } from './vector-index.js';
-import { preparedQuery } from '../db/prepared-query.js';
 
 export interface RetrievalSettings {
   top_k: number;

@@ -82,16 +82,13 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
   const announced = new Promise<void>((resolve) => setTimeout(resolve, ANNOUNCE_GRACE_MS).unref());
   io.on(BROADCAST_EVENT, (broadcast: SessionBroadcast) => void fanOut.deliver(broadcast));
 
-  const adminNamespace = io.of(ADMIN_NAMESPACE);
-  adminNamespace.use((socket, next) => {
-    announced.then(() => handshake(socket, false)).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
-  });
-  adminNamespace.on('connection', onConnection);
-  const publicNamespace = io.of(PUBLIC_NAMESPACE);
-  publicNamespace.use((socket, next) => {
-    announced.then(() => handshake(socket, true)).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
-  });
-  publicNamespace.on('connection', onConnection);
+  for (const [pattern, isPublic] of [[ADMIN_NAMESPACE, false], [PUBLIC_NAMESPACE, true]] as const) {
+    const namespace = io.of(pattern);
+    namespace.use((socket, next) => {
+      announced.then(() => handshake(socket, isPublic)).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
+    });
+    namespace.on('connection', onConnection);
+  }
 
   /** Authenticates, reads the query and opens the session; the state lands on `socket.data`. */
   async function handshake(socket: Socket, isPublic: boolean): Promise<void> {

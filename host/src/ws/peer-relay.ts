@@ -13,8 +13,8 @@ export const ANNOUNCE_GRACE_MS = 1_000;
 /**
  * Sends a session broadcast to the other instances only when there are any:
  * each relay is a Postgres NOTIFY that every instance, this one included,
- * receives and parses, and on a single instance that was a third of a turn's
- * database work. Peers are known from the adapter's heartbeats (any message of
+ * receives and parses, and on a single instance that was two of a chat turn's
+ * four statements. Peers are known from the adapter's heartbeats (any message of
  * theirs counts); until this instance has listened for a whole heartbeat
  * interval it may not have heard every peer yet, so it relays everything.
  * Broadcasts keep their order: each waits for the peer count in turn.
