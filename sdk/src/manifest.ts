@@ -11,6 +11,10 @@ export interface PluginManifest {
   sdk: string;
   /** Human-readable summary for `agent-host plugins list`. */
   description?: string;
-  /** What the plugin registers, by extension point name, for listing before load. */
+  /**
+   * What the plugin registers, by extension point name, for listing before load. The kernel refuses a plugin whose
+   * `init` registers anything not listed here, or does not register a listed key; `"*"` in a list allows keys that
+   * depend on the plugin's config.
+   */
   contributes?: Partial<Record<string, string[]>>;
 }

@@ -26,8 +26,9 @@ export async function loadFirstPartyPlugin(id: string, config: Record<string, un
   return kernel;
 }
 
-/** The `contributes` of a first-party plugin's manifest. */
+/** The keys a first-party plugin's manifest `contributes`, without the `*` that marks config-dependent keys. */
 export async function contributesOf(id: string): Promise<Record<string, string[]>> {
   const manifest = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'plugins', id, 'package.json'), 'utf8'));
-  return manifest.agentHost.contributes ?? {};
+  const contributes = (manifest.agentHost.contributes ?? {}) as Record<string, string[]>;
+  return Object.fromEntries(Object.entries(contributes).map(([point, keys]) => [point, keys.filter((key) => key !== '*')]));
 }

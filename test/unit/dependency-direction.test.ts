@@ -58,7 +58,7 @@ for (const rule of rules) {
 const coreSections = new Set(Object.keys(configSchema.shape));
 
 t.test('core and host never name a plugin, its package or an orchestrator key', async (t) => {
-  const keys = pluginPackages.flatMap((p) => Object.values(p.agentHost.contributes ?? {}).flat()).filter((key) => !coreSections.has(key));
+  const keys = pluginPackages.flatMap((p) => Object.values(p.agentHost.contributes ?? {}).flat()).filter((key) => key !== '*' && !coreSections.has(key));
   const names = [...pluginPackages.flatMap((p) => [p.agentHost.id, p.name]), ...keys];
   const offences: string[] = [];
   for (const dir of ['core', 'host']) {

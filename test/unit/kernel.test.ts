@@ -116,3 +116,12 @@ t.test('disabled plugins are not loaded and loaded plugins report what they regi
   t.equal(k.plugins()[0]!.origin, 'path');
   t.equal(k.registry(extensionPoints.orchestrators).ownerOf('shared_key_v1'), 'claims-key-a');
 });
+
+t.test('the manifest\'s contributes must match what init registers', async (t) => {
+  const undeclared = await refusal(t, kernel(['./registers-undeclared']));
+  t.equal(undeclared.reason, 'invalid_plugin');
+  t.match(undeclared.message, /plugin "registers-undeclared" refused \(invalid_plugin\): registered orchestrators "sneaky_v1" that its manifest does not declare/, 'an undeclared key is refused');
+  t.match(undeclared.message, /registered retrievers "hidden"/, 'an undeclared extension point is refused');
+  const unregistered = await refusal(t, kernel(['./declares-unregistered']));
+  t.match(unregistered.message, /plugin "declares-unregistered" refused \(invalid_plugin\): declares orchestrators "promised_v1" in "contributes" but did not register them/);
+});

@@ -206,6 +206,7 @@ export class Kernel {
       if (error instanceof PluginRefusedError) throw error;
       throw new PluginRefusedError(plugin.id, 'init_failed', `init threw: ${(error as Error).message}`, { cause: error });
     }
+    checkContributions(plugin.id, entry.candidate.manifest.contributes ?? {}, entry.info.registered);
     this.options.logger.info({ plugin: plugin.id, version: entry.info.version, registered: entry.info.registered }, 'plugin initialised');
   }
 
@@ -237,4 +238,25 @@ async function runHook(pluginId: string, phase: string, hook: Hook): Promise<voi
   } catch (error) {
     throw new PluginRefusedError(pluginId, 'init_failed', `${phase} hook threw: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Marks a manifest list whose keys depend on the plugin's config (for example content types routed by config). */
+const CONFIG_DEPENDENT_KEYS = '*';
+
+/**
+ * The manifest is checked against what `init` registered, so that `plugins list` and anything else reading
+ * manifests before running code can trust them: registering into an undeclared extension point or under an
+ * undeclared key, or declaring a key that was not registered, refuses the plugin.
+ */
+function checkContributions(pluginId: string, declared: Partial<Record<string, string[]>>, registered: Record<string, string[]>): void {
+  const problems: string[] = [];
+  for (const point of new Set([...Object.keys(declared), ...Object.keys(registered)])) {
+    const keys = declared[point] ?? [];
+    const made = new Set(registered[point] ?? []);
+    const undeclared = [...made].filter((key) => !keys.includes(key) && !keys.includes(CONFIG_DEPENDENT_KEYS));
+    const missing = keys.filter((key) => key !== CONFIG_DEPENDENT_KEYS && !made.has(key));
+    if (undeclared.length) problems.push(`registered ${point} ${undeclared.map((k) => `"${k}"`).join(', ')} that its manifest does not declare under "contributes"`);
+    if (missing.length) problems.push(`declares ${point} ${missing.map((k) => `"${k}"`).join(', ')} in "contributes" but did not register them`);
+  }
+  if (problems.length) throw new PluginRefusedError(pluginId, 'invalid_plugin', problems.join('; '));
 }
