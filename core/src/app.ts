@@ -63,6 +63,11 @@ export interface AppOptions {
 
 const EMBEDDED_DATABASE = 'agent_host';
 
+/** `[plugins] enabled`, then the `extra` ones it does not already list: one more plugin never restates the defaults. */
+export function pluginSpecifiers(config: HostConfig): string[] {
+  return [...new Set([...config.plugins.enabled, ...config.plugins.extra])];
+}
+
 /**
  * The composition root: configuration, embedded services, database,
  * migrations, jobs and the plugin kernel. Transports (REST, CLI) sit on top.
@@ -109,7 +114,7 @@ export class AgentHostApp {
     this.kernel = new Kernel({
       container: this.container,
       logger,
-      specifiers: config.plugins.enabled,
+      specifiers: pluginSpecifiers(config),
       disabled: config.plugins.disabled,
       pluginsDir: FIRST_PARTY_PLUGINS_DIR,
       baseDir: process.cwd(),

@@ -1,4 +1,4 @@
-export { AgentHostApp, StartupError, type AppOptions } from './app.js';
+export { AgentHostApp, pluginSpecifiers, StartupError, type AppOptions } from './app.js';
 export { ConfigError, loadConfig, productionGuardProblems } from './config/load.js';
 export { ENV_BINDINGS } from './config/env.js';
 export { configSchema, type HostConfig } from './config/schema.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { ConfigError, DEFAULT_CONFIG_DIR, ENV_BINDINGS, loadConfig, productionGuardProblems } from '@agent-host/core';
+import { ConfigError, DEFAULT_CONFIG_DIR, ENV_BINDINGS, loadConfig, pluginSpecifiers, productionGuardProblems } from '@agent-host/core';
 import t from 'tap';
 
 const load = (env: Record<string, string> = {}) => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env });
@@ -65,6 +65,20 @@ t.test('AGENT_HOST__SECTION__KEY overrides any key with a TOML value', async (t)
   const config = load({ AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '7.5', AGENT_HOST__PLUGINS__ENABLED: '["x", "./y"]' });
   t.equal(config.timeouts.model_request_seconds, 7.5);
   t.same(config.plugins.enabled, ['x', './y']);
+});
+
+t.test('in a plugin section of AGENT_HOST__PLUGINS__<ID>__<KEY>, _ stands for - (shells cannot export hyphens)', async (t) => {
+  const config = load({ AGENT_HOST__PLUGINS__MODELS_LANGCHAIN__OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1' });
+  t.equal((config.plugins['models-langchain'] as Record<string, unknown>).openai_base_url, 'http://127.0.0.1:8000/v1');
+  t.notOk('models_langchain' in config.plugins, 'no section under the underscored name');
+});
+
+t.test('[plugins] extra adds plugins after the enabled list without restating it', async (t) => {
+  const config = load({ AGENT_HOST_PLUGINS_EXTRA: './my-plugin, tools-mcp' });
+  t.same(config.plugins.extra, ['./my-plugin', 'tools-mcp']);
+  const specifiers = pluginSpecifiers(config);
+  t.same(specifiers.slice(0, config.plugins.enabled.length), config.plugins.enabled, 'the defaults stay, in order');
+  t.same(specifiers.slice(config.plugins.enabled.length), ['./my-plugin'], 'the extra plugin follows; one already enabled is not listed twice');
 });
 
 t.test('invalid values are refused with the key and the reason', async (t) => {

@@ -92,6 +92,8 @@ function envOverrides(env: NodeJS.ProcessEnv): Table {
     if (keys.length < 2 || keys.some((k) => k === '')) {
       throw new ConfigError(`${name}: expected AGENT_HOST__<SECTION>__<KEY>`);
     }
+    // Shells cannot export names with hyphens, and plugin ids are kebab-case with no underscores: read `_` as `-`.
+    if (keys[0] === 'plugins' && keys.length > 2) keys[1] = keys[1]!.replaceAll('_', '-');
     setPath(table, keys, genericValue(raw));
   }
   for (const binding of ENV_BINDINGS) {

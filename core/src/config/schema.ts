@@ -65,6 +65,7 @@ export const configSchema = z
       .object({
         enabled: z.array(z.string().min(1)).default([]),
         disabled: z.array(z.string().min(1)).default([]),
+        extra: z.array(z.string().min(1)).default([]),
       })
       .catchall(z.record(z.string(), z.unknown())),
     agent: z
