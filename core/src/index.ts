@@ -1,5 +1,6 @@
 export { AgentHostApp, pluginSpecifiers, StartupError, type AppOptions } from './app.js';
 export { ConfigError, loadConfig, productionGuardProblems } from './config/load.js';
+export { describeConfig, type ConfigEntry } from './config/describe.js';
 export { ENV_BINDINGS } from './config/env.js';
 export { configSchema, type HostConfig } from './config/schema.js';
 export { cacheDir, ensureChromaVenv } from './chroma/chroma-venv.js';

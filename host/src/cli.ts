@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { AgentHostApp, createSuperAdmin, type PluginInfo } from '@agent-host/core';
+import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, type PluginInfo } from '@agent-host/core';
 import { Command } from 'commander';
 import { encryptSecret } from './secrets-cli.js';
 import { startHost } from './start.js';
@@ -93,6 +93,30 @@ program
     await app.stop();
     process.stdout.write(options.json ? JSON.stringify(plugins, null, 2) + '\n' : plugins.map(formatPlugin).join('\n') + '\n');
     process.exit(0);
+  });
+
+program
+  .command('config')
+  .description('configuration commands')
+  .command('check')
+  .description('validate the configuration and print every effective value with its source (file, environment or default), secrets masked; starts nothing')
+  .option('--json', 'print JSON')
+  .action((options: { json?: boolean }) => {
+    let described: ReturnType<typeof describeConfig>;
+    try {
+      described = describeConfig({ configDir: DEFAULT_CONFIG_DIR, env: process.env });
+    } catch (error) {
+      fail(error);
+    }
+    const { entries, problems } = described;
+    if (options.json) process.stdout.write(JSON.stringify({ entries, problems }, null, 2) + '\n');
+    else {
+      const width = Math.max(...entries.map((e) => e.key.length));
+      for (const entry of entries) process.stdout.write(`${entry.key.padEnd(width)} = ${JSON.stringify(entry.value)}  (${entry.source})\n`);
+      for (const problem of problems) process.stdout.write(`refused in production: ${problem}\n`);
+      process.stdout.write(problems.length ? '' : 'configuration is valid\n');
+    }
+    process.exit(problems.length ? 1 : 0);
   });
 
 /** A password typed on a terminal, not echoed; Ctrl+C cancels. */

@@ -84,7 +84,8 @@ function genericValue(raw: string): unknown {
   }
 }
 
-function envOverrides(env: NodeJS.ProcessEnv): Table {
+/** The environment's overrides, and for each key it sets (dotted path) the variable that set it. */
+function envOverrides(env: NodeJS.ProcessEnv, sources?: Map<string, string>): Table {
   const table: Table = {};
   for (const [name, raw] of Object.entries(env)) {
     if (raw === undefined || !name.startsWith(GENERIC_ENV_PREFIX)) continue;
@@ -95,10 +96,13 @@ function envOverrides(env: NodeJS.ProcessEnv): Table {
     // Shells cannot export names with hyphens, and plugin ids are kebab-case with no underscores: read `_` as `-`.
     if (keys[0] === 'plugins' && keys.length > 2) keys[1] = keys[1]!.replaceAll('_', '-');
     setPath(table, keys, genericValue(raw));
+    sources?.set(keys.join('.'), `env ${name}`);
   }
   for (const binding of ENV_BINDINGS) {
     const raw = env[binding.env];
-    if (raw !== undefined) setPath(table, binding.path, coerce(binding, raw));
+    if (raw === undefined) continue;
+    setPath(table, binding.path, coerce(binding, raw));
+    sources?.set(binding.path.join('.'), `env ${binding.env}`);
   }
   return table;
 }
@@ -113,23 +117,43 @@ function formatIssues(error: z.ZodError): string {
  * against the working directory.
  */
 export function loadConfig(options: LoadConfigOptions): HostConfig {
+  return loadConfigWithSources(options).config;
+}
+
+/**
+ * {@link loadConfig}, also telling for each key that a file or the environment set (dotted path) where its value
+ * came from; keys absent from the map have their schema default (`agent-host config check`).
+ */
+export function loadConfigWithSources(options: LoadConfigOptions): { config: HostConfig; sources: Map<string, string> } {
   const env = options.env ?? process.env;
   const defaults = path.join(options.configDir, 'default.toml');
   if (!existsSync(defaults)) throw new ConfigError(`${defaults} not found`);
-  let merged = readToml(defaults);
-  const overrides = envOverrides(env);
+  const sources = new Map<string, string>();
+  const layer = (table: Table, source: string) => {
+    for (const key of leafPaths(table)) sources.set(key, source);
+    return table;
+  };
+  let merged = layer(readToml(defaults), defaults);
+  const envSources = new Map<string, string>();
+  const overrides = envOverrides(env, envSources);
   const appEnv = String((overrides.app as Table | undefined)?.env ?? (merged.app as Table | undefined)?.env ?? 'development');
   const envFile = path.join(options.configDir, `${appEnv}.toml`);
-  if (existsSync(envFile)) merged = mergeTables(merged, readToml(envFile));
+  if (existsSync(envFile)) merged = mergeTables(merged, layer(readToml(envFile), envFile));
   const extra = options.extraFile ?? env.AGENT_HOST_CONFIG;
   if (extra) {
     if (!existsSync(extra)) throw new ConfigError(`AGENT_HOST_CONFIG file ${extra} not found`);
-    merged = mergeTables(merged, readToml(extra));
+    merged = mergeTables(merged, layer(readToml(extra), extra));
   }
   merged = mergeTables(merged, overrides);
+  for (const [key, source] of envSources) sources.set(key, source);
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(formatIssues(parsed.error));
-  return parsed.data;
+  return { config: parsed.data, sources };
+}
+
+/** Dotted paths of a table's values; arrays and arrays of tables (`[[models.catalog]]`) are one value each. */
+export function leafPaths(table: Table, prefix = ''): string[] {
+  return Object.entries(table).flatMap(([key, value]) => (isTable(value) ? leafPaths(value, `${prefix}${key}.`) : [`${prefix}${key}`]));
 }
 
 /**
