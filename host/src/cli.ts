@@ -84,13 +84,10 @@ program
   .command('plugins')
   .description('plugin commands')
   .command('list')
-  .description('load the enabled plugins and print where each came from, its version and what it registered')
+  .description('check the enabled plugins (manifest, SDK range, config) and print where each came from, its version and what it registers; starts no database or server')
   .option('--json', 'print JSON')
   .action(async (options: { json?: boolean }) => {
-    const app = AgentHostApp.create();
-    await app.start().catch(fail);
-    const plugins = app.kernel.plugins();
-    await app.stop();
+    const plugins = await AgentHostApp.create().kernel.inspect().catch(fail);
     process.stdout.write(options.json ? JSON.stringify(plugins, null, 2) + '\n' : plugins.map(formatPlugin).join('\n') + '\n');
     process.exit(0);
   });

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -107,6 +107,7 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
     ],
   );
   t.ok(plugins.every((p: any) => /^\d+\.\d+\.\d+/.test(p.version) && p.location && p.sdk), 'each has a version, location and SDK range');
+  t.same(await readdir(dataDir), [], 'it started no database or server: the data directory stays empty');
 });
 
 t.test('agent-host migrate applies pending migrations once and then reports the database up to date', async (t) => {

@@ -125,3 +125,12 @@ t.test('the manifest\'s contributes must match what init registers', async (t) =
   const unregistered = await refusal(t, kernel(['./declares-unregistered']));
   t.match(unregistered.message, /plugin "declares-unregistered" refused \(invalid_plugin\): declares orchestrators "promised_v1" in "contributes" but did not register them/);
 });
+
+t.test('inspect checks manifests, SDK ranges and config sections without running any init', async (t) => {
+  const infos = await kernel(['./claims-key-a', './init-throws']).inspect();
+  t.same(infos.map((i) => [i.id, i.registered]), [['claims-key-a', { orchestrators: ['shared_key_v1'] }], ['init-throws', {}]], 'an init that would throw is not run; registrations are the manifest\'s');
+  const tooNew = await kernel(['./sdk-too-new']).inspect().then(() => undefined, (e: unknown) => e as PluginRefusedError);
+  t.equal(tooNew?.reason, 'sdk_range_mismatch', 'an SDK range the host does not satisfy is still refused');
+  const badConfig = await kernel(['./strict-config'], { config: { 'strict-config': { endpoint: 'not a url' } } }).inspect().then(() => undefined, (e: unknown) => e as PluginRefusedError);
+  t.equal(badConfig?.reason, 'invalid_config', 'a config section failing its schema is still refused');
+});

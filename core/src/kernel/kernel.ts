@@ -94,28 +94,29 @@ export class Kernel {
     const imported: LoadedPlugin[] = [];
     for (const candidate of candidates) {
       const plugin = await importPlugin(candidate);
-      imported.push({
-        candidate,
-        plugin,
-        startHooks: [],
-        stopHooks: [],
-        info: {
-          id: plugin.id,
-          packageName: candidate.packageName,
-          version: candidate.version,
-          origin: candidate.origin,
-          location: candidate.directory,
-          sdk: plugin.sdk,
-          description: candidate.manifest.description ?? '',
-          registered: {},
-        },
-      });
+      imported.push({ candidate, plugin, startHooks: [], stopHooks: [], info: infoOf(candidate, plugin, {}) });
     }
     const ordered = dependencyOrder(imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn })));
     for (const entry of ordered) {
       await this.initPlugin(entry);
       this.loaded.push(entry);
     }
+  }
+
+  /**
+   * What {@link init} would load, without running any plugin's `init` (`agent-host plugins list`): manifests read
+   * and checked, modules imported, config sections validated. `registered` is what each manifest contributes, which
+   * `init` is held to.
+   */
+  async inspect(): Promise<PluginInfo[]> {
+    const inspected: { id: string; dependsOn: readonly string[]; info: PluginInfo }[] = [];
+    for (const candidate of this.readCandidates()) {
+      const plugin = await importPlugin(candidate);
+      this.pluginConfig(plugin);
+      const declared = Object.entries(candidate.manifest.contributes ?? {}).map(([point, keys]) => [point, (keys ?? []).filter((key) => key !== CONFIG_DEPENDENT_KEYS)]);
+      inspected.push({ id: plugin.id, dependsOn: plugin.dependsOn, info: infoOf(candidate, plugin, Object.fromEntries(declared)) });
+    }
+    return dependencyOrder(inspected).map((entry) => entry.info);
   }
 
   /** Runs start hooks in dependency order. */
@@ -170,13 +171,19 @@ export class Kernel {
     return candidates;
   }
 
-  private async initPlugin(entry: LoadedPlugin): Promise<void> {
-    const { plugin } = entry;
+  /** The plugin's config section, validated by its schema. */
+  private pluginConfig(plugin: AgentHostPlugin): unknown {
     const parsed = plugin.config.safeParse(this.options.pluginConfig(plugin.id) ?? {});
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `[plugins.${plugin.id}]${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`);
       throw new PluginRefusedError(plugin.id, 'invalid_config', issues.join('; '));
     }
+    return parsed.data;
+  }
+
+  private async initPlugin(entry: LoadedPlugin): Promise<void> {
+    const { plugin } = entry;
+    const config = this.pluginConfig(plugin);
 
     const inits: PluginInit<Record<string, DependencyRef>, unknown>[] = [];
     try {
@@ -201,7 +208,7 @@ export class Kernel {
       deps[name] = scope.resolve(ref.id);
     }
     try {
-      await init.init(deps as never, parsed.data);
+      await init.init(deps as never, config);
     } catch (error) {
       if (error instanceof PluginRefusedError) throw error;
       throw new PluginRefusedError(plugin.id, 'init_failed', `init threw: ${(error as Error).message}`, { cause: error });
@@ -230,6 +237,19 @@ export class Kernel {
     }
     return scope;
   }
+}
+
+function infoOf(candidate: PluginCandidate, plugin: AgentHostPlugin, registered: Record<string, string[]>): PluginInfo {
+  return {
+    id: plugin.id,
+    packageName: candidate.packageName,
+    version: candidate.version,
+    origin: candidate.origin,
+    location: candidate.directory,
+    sdk: plugin.sdk,
+    description: candidate.manifest.description ?? '',
+    registered,
+  };
 }
 
 async function runHook(pluginId: string, phase: string, hook: Hook): Promise<void> {
