@@ -11,10 +11,16 @@ export interface ValidationIssue {
   type: string;
 }
 
+// A registry-wide symbol: every copy of the SDK (a vendor plugin installs its own) brands its errors alike.
+const ERROR_KINDS = Symbol.for('@agent-host/sdk.error-kinds');
+
 /**
  * Base of every error a plugin or core may throw on purpose. The host turns it
  * into an HTTP response `{"detail": detail}` with `status`; any other error is
  * a 500 whose message is never shown to the caller.
+ *
+ * `instanceof` works across copies of the SDK: an out-of-tree plugin's
+ * `NotFoundError` is a `NotFoundError` to the host, matched by class name.
  * @public
  */
 export class AgentHostError extends Error {
@@ -27,6 +33,15 @@ export class AgentHostError extends Error {
     this.name = new.target.name;
     this.status = status;
     this.detail = detail;
+    const kinds: string[] = [];
+    for (let proto: unknown = new.target; typeof proto === 'function' && proto !== Error; proto = Object.getPrototypeOf(proto)) kinds.push((proto as { name: string }).name);
+    Object.defineProperty(this, ERROR_KINDS, { value: kinds });
+  }
+
+  /** True for an error made by this class or a subclass in any copy of the SDK. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const kinds = (value as { [ERROR_KINDS]?: unknown } | null)?.[ERROR_KINDS];
+    return Array.isArray(kinds) && kinds.includes(this.name);
   }
 }
 
