@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { coreServices, extensionPoints, type Logger, type SecretsService } from '@agent-host/sdk';
@@ -63,9 +63,30 @@ export interface AppOptions {
 
 const EMBEDDED_DATABASE = 'agent_host';
 
-/** `[plugins] enabled`, then the `extra` ones it does not already list: one more plugin never restates the defaults. */
+/**
+ * `[plugins] enabled`, then the `extra` ones it does not already list (one more plugin never restates the defaults),
+ * then every package with an `agentHost` manifest directly inside `[plugins] dir`, by folder name.
+ */
 export function pluginSpecifiers(config: HostConfig): string[] {
-  return [...new Set([...config.plugins.enabled, ...config.plugins.extra])];
+  return [...new Set([...config.plugins.enabled, ...config.plugins.extra, ...pluginsInDir(config.plugins.dir)])];
+}
+
+function pluginsInDir(dir: string): string[] {
+  if (!dir) return [];
+  const root = path.resolve(dir);
+  if (!existsSync(root)) throw new StartupError(`[plugins] dir ${root} (AGENT_HOST_PLUGINS_DIR) does not exist`);
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && hasManifest(path.join(root, entry.name)))
+    .map((entry) => path.join(root, entry.name))
+    .sort();
+}
+
+function hasManifest(dir: string): boolean {
+  try {
+    return typeof (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { agentHost?: unknown }).agentHost === 'object';
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -81,6 +81,18 @@ t.test('[plugins] extra adds plugins after the enabled list without restating it
   t.same(specifiers.slice(config.plugins.enabled.length), ['./my-plugin'], 'the extra plugin follows; one already enabled is not listed twice');
 });
 
+t.test('[plugins] dir loads every plugin package directly inside it, after enabled and extra', async (t) => {
+  const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
+  const config = load({ AGENT_HOST_PLUGINS_DIR: fixtures, AGENT_HOST_PLUGINS_EXTRA: './my-plugin' });
+  t.same(pluginSpecifiers(config).slice(config.plugins.enabled.length), [
+    './my-plugin',
+    path.join(fixtures, 'hello-orchestrator'),
+    path.join(fixtures, 'job-counter'),
+    path.join(fixtures, 'retriever-drops-point'),
+  ], 'folders with an agentHost manifest, by name; the kernel fixtures folder has none and is skipped');
+  t.throws(() => pluginSpecifiers(load({ AGENT_HOST_PLUGINS_DIR: path.join(fixtures, 'missing') })), /\[plugins\] dir .*missing \(AGENT_HOST_PLUGINS_DIR\) does not exist/);
+});
+
 t.test('invalid values are refused with the key and the reason', async (t) => {
   t.throws(() => load({ AGENT_SYSTEM_PROMPT_MAX_LENGTH: 'lots' }), new ConfigError('AGENT_SYSTEM_PROMPT_MAX_LENGTH must be an integer, got "lots"'));
   t.throws(() => load({ ADMIN_ACCESS_COOKIE_SECURE: 'maybe' }), /ADMIN_ACCESS_COOKIE_SECURE must be true or false/);

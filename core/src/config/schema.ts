@@ -66,6 +66,7 @@ export const configSchema = z
         enabled: z.array(z.string().min(1)).default([]),
         disabled: z.array(z.string().min(1)).default([]),
         extra: z.array(z.string().min(1)).default([]),
+        dir: z.string().default(''),
       })
       .catchall(z.record(z.string(), z.unknown())),
     agent: z

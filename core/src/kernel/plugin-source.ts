@@ -39,7 +39,8 @@ function packageDirOf(specifier: string, pluginsDir: string, baseDir: string): {
   try {
     return { dir: path.dirname(require.resolve(`${specifier}/package.json`)), origin: 'package' };
   } catch {
-    throw new PluginRefusedError(specifier, 'invalid_plugin', `no first-party plugin, package or path named "${specifier}" was found`);
+    const looked = [path.join(pluginsDir, specifier), `node_modules/${specifier} resolved from ${baseDir}`];
+    throw new PluginRefusedError(specifier, 'invalid_plugin', `no first-party plugin, package or path named "${specifier}" was found (looked in ${looked.join(' and ')}; a path must start with ./, ../ or /)`);
   }
 }
 
