@@ -251,6 +251,17 @@ export class AgentHostApp {
     });
   }
 
+  /**
+   * `GET /readyz`: whether this instance can serve, from the checks of what it cannot serve without (database, job
+   * store, vector store); a load balancer stops routing to it while `ready` is false.
+   */
+  async readinessReport(): Promise<{ ready: boolean; failing: { name: string; state: string; message: string }[] }> {
+    const failing = (await this.health.run(2000, 'required'))
+      .filter(({ result }) => result.state === 'failed')
+      .map(({ name, result }) => ({ name, state: result.state, message: result.message ?? '' }));
+    return { ready: failing.length === 0, failing };
+  }
+
   private staticWarnings(): string[] {
     const warnings: string[] = [];
     if (!this.config.admin.access_token_secret_key.trim()) {
@@ -453,16 +464,26 @@ export class AgentHostApp {
 
   private registerCoreHealthChecks(): void {
     const sequelize = this.requireDatabase();
-    this.health.add('postgres', async () => {
-      await sequelize.query('SELECT 1');
-      return { state: 'ok' };
-    });
-    this.health.add('job_store', async () => {
-      await this.agenda!.queryJobs({ limit: 1 });
-      return { state: 'ok' };
-    });
-    this.health.add('chroma', async () =>
-      (await chromaHeartbeat(this.chromaUrl)) ? { state: 'ok' } : { state: 'failed', message: `no heartbeat from ${this.chromaUrl}` },
+    this.health.add(
+      'postgres',
+      async () => {
+        await sequelize.query('SELECT 1');
+        return { state: 'ok' };
+      },
+      { required: true },
+    );
+    this.health.add(
+      'job_store',
+      async () => {
+        await this.agenda!.queryJobs({ limit: 1 });
+        return { state: 'ok' };
+      },
+      { required: true },
+    );
+    this.health.add(
+      'chroma',
+      async () => ((await chromaHeartbeat(this.chromaUrl)) ? { state: 'ok' } : { state: 'failed', message: `no heartbeat from ${this.chromaUrl}` }),
+      { required: true },
     );
   }
 

@@ -8,6 +8,7 @@ import { startTestHost } from '../helpers/host.js';
 // public by decision (docs/api-decisions.md).
 const PUBLIC = [
   /^\/healthz$/,
+  /^\/readyz$/, // probes of load balancers and orchestrators carry no login (docs/api-decisions.md)
   /^\/stream$/,
   /^\/models$/,
   /^\/public\/agents/,

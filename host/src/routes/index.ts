@@ -17,6 +17,7 @@ import { mcpMountRoutes } from './mcp-mounts.js';
 import { mcpServerRoutes } from './mcp-servers.js';
 import { modelRoutes } from './models.js';
 import { mountRoutes } from './mounts.js';
+import { pluginRoutes } from './plugins.js';
 import { objectStoreRoutes } from './object-store.js';
 import { ragDebugRoutes } from './rag-debug.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
@@ -35,6 +36,7 @@ export const routeFactories: RouteFactory[] = [
   modelRoutes,
   chatOrchestratorRoutes,
   releaseMetadataRoutes,
+  pluginRoutes,
   adminAuthRoutes,
   adminChallengeRoutes,
   adminUserRoutes,
