@@ -58,6 +58,23 @@ t.test('documents of a knowledge source', async (t) => {
     t.equal((await admin.request('GET', `/knowledge-sources/${randomUUID()}/documents`)).status, 404);
   });
 
+  t.test('an upload sent as application/octet-stream is typed by its bytes or name, and a type its bytes contradict is refused', async (t) => {
+    const notes = await upload(admin, source.source_id, { filename: 'notes.md', contentType: 'application/octet-stream', data: '# Notes\n\nThe octet-stream upload is typed by its name.' });
+    t.equal(notes.status, 201, 'curl -F file=@notes.md (octet-stream) is accepted');
+    t.equal(notes.body.content_type, 'text/markdown', 'as Markdown, from its extension');
+    const job = await ingest(admin, source.source_id, { document_ids: [notes.body.document_id] });
+    t.equal(job.status, 'succeeded', 'and is ingested');
+    const pdfBytes = '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n';
+    const pdf = await upload(admin, source.source_id, { filename: 'report.bin', contentType: 'application/octet-stream', data: pdfBytes });
+    t.equal(pdf.body.content_type, 'application/pdf', 'binary content is typed by its signature before its name');
+    const lying = await upload(admin, source.source_id, { filename: 'report.txt', contentType: 'text/plain', data: pdfBytes });
+    t.equal(lying.status, 415);
+    t.match(lying.body.detail, /"report\.txt" is declared as text\/plain, but its content is application\/pdf/);
+    const unknown = await upload(admin, source.source_id, { filename: 'blob', contentType: 'application/octet-stream', data: 'some bytes' });
+    t.equal(unknown.status, 415);
+    t.match(unknown.body.detail, /cannot be told from its name or content/);
+  });
+
   t.test('deleting a document removes its chunks, its vectors and its file', async (t) => {
     const document = await uploadOk(admin, source.source_id, { filename: 'gone.md', contentType: 'text/markdown', data: '# Gone\n\nThis document will be deleted after it is indexed.' });
     const job = await ingest(admin, source.source_id, { document_ids: [document.document_id] });
