@@ -155,7 +155,7 @@ export class AgentHostApp {
     const config = loadConfig({ configDir: options.configDir ?? DEFAULT_CONFIG_DIR, env: options.env ?? process.env });
     const problems = productionGuardProblems(config);
     if (problems.length) throw new StartupError(`production guard refused start-up: ${problems.join('; ')}`);
-    return new AgentHostApp(config, options.logger ?? createRootLogger(config.logging.level));
+    return new AgentHostApp(config, options.logger ?? createRootLogger(config.logging.level, config.logging.format));
   }
 
   get dataDir(): string {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './quiet-warnings.js';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, type PluginInfo } from '@agent-host/core';

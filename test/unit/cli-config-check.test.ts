@@ -7,7 +7,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** `agent-host config check --json` with only these variables: no database, no embedded servers. */
 function check(env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ['--no-deprecation', path.join(root, 'host', 'dist', 'cli.js'), 'config', 'check', '--json'], {
+  const result = spawnSync(process.execPath, [path.join(root, 'host', 'dist', 'cli.js'), 'config', 'check', '--json'], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     encoding: 'utf8',
@@ -17,7 +17,7 @@ function check(env: Record<string, string>) {
 }
 
 t.test('config check prints each effective value with its source and masks secrets, starting nothing', async (t) => {
-  const { code, out } = check({
+  const { code, out, err } = check({
     DATABASE_URL: 'postgres://app:hunter2@db:5432/agent_host',
     AGENT_HOST_SECRETS_KEY: 'a-secret-key-value',
     AGENT_HOST__PLUGINS__MODELS_LANGCHAIN__OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1',
@@ -31,6 +31,7 @@ t.test('config check prints each effective value with its source and masks secre
   t.equal(entry('plugins.models-langchain.openai_base_url')?.source, 'env AGENT_HOST__PLUGINS__MODELS_LANGCHAIN__OPENAI_BASE_URL', 'the generic variable with _ for - names its plugin section');
   t.notMatch(out, /hunter2|a-secret-key-value/, 'no secret appears anywhere in the output');
   t.same(problems, []);
+  t.equal(err, '', 'no deprecation warning from restify\'s dependencies, or anything else, on stderr');
 });
 
 t.test('config check refuses an invalid configuration and a production one without its guards, in one line each', async (t) => {

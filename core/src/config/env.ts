@@ -16,6 +16,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'HOST', path: ['server', 'host'], type: 'string' },
   { env: 'PORT', path: ['server', 'port'], type: 'integer' },
   { env: 'LOG_LEVEL', path: ['logging', 'level'], type: 'string' },
+  { env: 'LOG_FORMAT', path: ['logging', 'format'], type: 'string' },
   { env: 'DATABASE_URL', path: ['database', 'url'], type: 'string' },
   { env: 'AGENT_HOST_MIGRATE_ON_START', path: ['database', 'migrate_on_start'], type: 'boolean' },
   { env: 'AGENT_HOST_JOBS_BACKEND', path: ['jobs', 'backend'], type: 'string' },

@@ -37,7 +37,7 @@ export const configSchema = z
         shutdown_timeout_seconds: z.number().positive().default(8),
       })
       .strict(),
-    logging: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).strict(),
+    logging: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'), format: z.enum(['auto', 'json', 'pretty']).default('auto') }).strict(),
     database: z
       .object({
         url: z.string().default(''),

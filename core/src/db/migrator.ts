@@ -28,7 +28,8 @@ export function createMigrator(sequelize: Sequelize, migrationsDir: string, logg
     context: sequelize.getQueryInterface(),
     storage: new SequelizeStorage({ sequelize }),
     logger: {
-      info: (event) => logger.info(event, 'migration'),
+      // One line per migration is noise on a fresh database; the host logs the applied list once.
+      info: (event) => logger.debug(event, 'migration'),
       warn: (event) => logger.warn(event, 'migration'),
       error: (event) => logger.error(event, 'migration'),
       debug: (event) => logger.debug(event, 'migration'),

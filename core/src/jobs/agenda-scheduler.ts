@@ -29,10 +29,11 @@ export class AgendaJobs {
           async (job) => {
             const started = Date.now();
             const log = this.logger.child({ job: full, job_id: id(job as Job<unknown>) });
-            log.info('job started');
+            // Periodic jobs run every few seconds: their start and end are debug lines; what a job does it logs itself.
+            log.debug('job started');
             try {
               await handler({ id: id(job as Job<unknown>), name, data: job.attrs.data, touch: (progress) => job.touch(progress) });
-              log.info({ ms: Date.now() - started }, 'job finished');
+              log.debug({ ms: Date.now() - started }, 'job finished');
             } catch (error) {
               log.error({ err: error, ms: Date.now() - started }, 'job failed');
               throw error;

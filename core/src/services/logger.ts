@@ -1,17 +1,25 @@
 import { pino, type Logger as PinoLogger } from 'pino';
+import pretty from 'pino-pretty';
 import type { Logger } from '@agent-host/sdk';
 
+/** `[logging] format`: `auto` is pretty on a terminal and JSON otherwise (files, pipes, log collectors). */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 /**
- * The root pino logger. Writes asynchronously so logging never blocks the
- * token path; secrets are redacted by key name.
+ * The root pino logger. JSON is written asynchronously so logging never blocks the token path; the pretty form is
+ * for a person at a terminal. Secrets are redacted by key name either way.
  */
-export function createRootLogger(level: string): PinoLogger & Logger {
-  return pino({
-    level,
-    base: { pid: process.pid },
-    redact: {
-      paths: ['password', '*.password', 'secret_payload', '*.secret_payload', 'api_key', '*.api_key', 'authorization', '*.authorization', 'req.headers.cookie', 'req.headers.authorization'],
-      censor: '[redacted]',
+export function createRootLogger(level: string, format: LogFormat = 'auto'): PinoLogger & Logger {
+  const human = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  return pino(
+    {
+      level,
+      base: { pid: process.pid },
+      redact: {
+        paths: ['password', '*.password', 'secret_payload', '*.secret_payload', 'api_key', '*.api_key', 'authorization', '*.authorization', 'req.headers.cookie', 'req.headers.authorization'],
+        censor: '[redacted]',
+      },
     },
-  }, pino.destination({ sync: false }));
+    human ? pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', sync: false }) : pino.destination({ sync: false }),
+  );
 }

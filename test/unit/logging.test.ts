@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** What the root logger writes for one line in `format`, from a child process (the logger writes to stdout). */
+function logLine(format: string): string {
+  const script = `import('@agent-host/core').then(({ createRootLogger }) => { createRootLogger('info', '${format}').info({ job: 'ingest' }, 'hello operator'); })`;
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000 }).stdout;
+}
+
+t.test('LOG_FORMAT json writes one JSON object a line, for log collectors', async (t) => {
+  const line = JSON.parse(logLine('json').trim());
+  t.match(line, { level: 30, msg: 'hello operator', job: 'ingest' });
+});
+
+t.test('LOG_FORMAT pretty writes a line a person can read', async (t) => {
+  const out = logLine('pretty');
+  t.match(out, /INFO.*hello operator/);
+  t.match(out, /job: "ingest"/);
+  t.notMatch(out, /^\{"level"/, 'not JSON');
+});
+
+t.test('auto is JSON when standard output is not a terminal', async (t) => {
+  t.doesNotThrow(() => JSON.parse(logLine('auto').trim()));
+});
