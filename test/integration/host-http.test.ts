@@ -58,8 +58,25 @@ t.test('default host', async (t) => {
     t.match(offline.description, /not a language model/i);
     const openai = body.models.find((m: any) => m.model_provider === 'openai');
     t.equal(openai.is_default, false);
-    t.equal(openai.available, true, 'models-langchain provides openai');
     for (const model of body.models) t.ok(model.description && model.category, `${model.model_name} has description and category`);
+  });
+
+  t.test('/models tells the truth: a hosted model without its API key is unavailable, with the reason', async (t) => {
+    const saved = process.env.OPENAI_API_KEY;
+    t.teardown(() => {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    });
+    delete process.env.OPENAI_API_KEY;
+    const without = (await getJson(host, '/models')).body.models.find((m: any) => m.model_provider === 'openai' && m.model_name === 'gpt-4o-mini');
+    t.equal(without.available, false, 'api.openai.com without a key cannot be called');
+    t.match(without.unavailable_reason, /no API key: set OPENAI_API_KEY/);
+    process.env.OPENAI_API_KEY = 'sk-test-not-a-real-key';
+    const withKey = (await getJson(host, '/models')).body.models.find((m: any) => m.model_provider === 'openai' && m.model_name === 'gpt-4o-mini');
+    t.equal(withKey.available, true, 'with the key it is available');
+    t.equal(withKey.unavailable_reason, null);
+    const offline = (await getJson(host, '/models')).body.models.find((m: any) => m.model_provider === 'offline');
+    t.equal(offline.available, true, 'the offline provider needs no key');
   });
 
   t.test('/release-metadata is behind the permission hook', async (t) => {

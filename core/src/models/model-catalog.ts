@@ -1,4 +1,4 @@
-import type { ModelProvider } from '@agent-host/sdk';
+import type { ModelAvailability, ModelProvider } from '@agent-host/sdk';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
 
@@ -9,6 +9,9 @@ export function listModels(config: HostConfig, providers: KeyedRegistry<ModelPro
     default_model: { model_provider: default_model_provider, model_name: default_model_name },
     models: catalog.map((model) => {
       const provider = providers.get(model.model_provider);
+      const availability: ModelAvailability = !provider
+        ? { available: false, reason: `no enabled plugin provides model_provider "${model.model_provider}"` }
+        : (provider.availability?.({ model_name: model.model_name, temperature: null, timeoutMs: config.timeouts.model_request_seconds * 1000, options: model.options }) ?? { available: true });
       return {
         model_name: model.model_name,
         model_provider: model.model_provider,
@@ -16,8 +19,10 @@ export function listModels(config: HostConfig, providers: KeyedRegistry<ModelPro
         description: model.description,
         category: model.category,
         is_default: model.model_provider === default_model_provider && model.model_name === default_model_name,
-        /** False when no enabled plugin provides this `model_provider`. */
-        available: provider !== undefined,
+        /** False when no enabled plugin provides this `model_provider`, or the provider cannot call it as configured. */
+        available: availability.available,
+        /** Why not, when `available` is false (for example a missing API key). */
+        unavailable_reason: availability.available ? null : availability.reason,
         /** True for deterministic providers that call no language model. */
         offline: provider?.offline ?? false,
       };

@@ -37,6 +37,7 @@ export default definePlugin({
           new OpenAiCompatibleProvider({
             baseUrl: options.openai_base_url,
             apiKey: keyFor(options.openai_api_key_env),
+            apiKeyEnv: options.openai_api_key_env,
             log,
           }),
         );
@@ -45,6 +46,7 @@ export default definePlugin({
           new AnthropicProvider({
             baseUrl: options.anthropic_base_url,
             apiKey: keyFor(options.anthropic_api_key_env),
+            apiKeyEnv: options.anthropic_api_key_env,
             log,
           }),
         );

@@ -20,6 +20,7 @@ export type {
   ChatModelSpec,
   ChatStreamChunk,
   JsonSchema,
+  ModelAvailability,
   ModelProvider,
   ProviderUsage,
   ToolCallRequest,

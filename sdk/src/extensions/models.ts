@@ -85,4 +85,12 @@ export interface ModelProvider {
   /** True for deterministic providers that call no model; `/models` labels them. */
   readonly offline: boolean;
   createChatModel(spec: ChatModelSpec): ChatModel;
+  /**
+   * Whether a catalog model can be called as configured, decided without calling it (for example: no API key where
+   * the endpoint needs one). `/models` shows the reason. A provider without it is taken as available.
+   */
+  availability?(spec: ChatModelSpec): ModelAvailability;
 }
+
+/** What {@link ModelProvider.availability} decided. @public */
+export type ModelAvailability = { available: true } | { available: false; reason: string };

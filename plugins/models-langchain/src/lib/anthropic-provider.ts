@@ -1,7 +1,7 @@
 import { ChatAnthropic, type ChatAnthropicCallOptions } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, usageOf, withApiKey, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider, ProviderUsage } from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, type LangChainProviderOptions, usageOf, withApiKey, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 /** The Anthropic API URL `@anthropic-ai/sdk` uses when none is given (it appends `/v1/messages`). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -65,5 +65,9 @@ export class AnthropicProvider implements ModelProvider {
 
   createChatModel(spec: ChatModelSpec): ChatModel {
     return withApiKey('anthropic', spec, this.options, (apiKey) => new AnthropicChatModel(spec, apiKey, this.options));
+  }
+
+  availability(spec: ChatModelSpec): ModelAvailability {
+    return keyAvailability(spec, this.options, true);
   }
 }

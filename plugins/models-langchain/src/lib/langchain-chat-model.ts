@@ -18,6 +18,7 @@ import {
   type ChatStreamChunk,
   type JsonSchema,
   type Logger,
+  type ModelAvailability,
   type ProviderUsage,
   type SecretsService,
   type ToolCallRequest,
@@ -183,6 +184,8 @@ export interface LangChainProviderOptions {
    * providers without keys.
    */
   apiKey?: (spec: ChatModelSpec) => string | undefined;
+  /** The variable `apiKey` reads when the entry names no key source, for the reason a model is unavailable. */
+  apiKeyEnv?: string;
   log: Logger;
 }
 
@@ -226,6 +229,20 @@ export function apiKeyOf(spec: ChatModelSpec, secrets: SecretsService, defaultEn
   const key = process.env[envName];
   if (!key) throw keyError(spec, `options.api_key_env names the environment variable ${envName}, which is not set`);
   return key;
+}
+
+/**
+ * Whether `spec` has the API key its endpoint needs, without calling it: a key source the entry names must give
+ * one; otherwise the provider's default variable must be set when `keyRequired` (a hosted API), and may be unset
+ * for a local endpoint that takes none.
+ */
+export function keyAvailability(spec: ChatModelSpec, options: LangChainProviderOptions, keyRequired: boolean): ModelAvailability {
+  try {
+    if (options.apiKey?.(spec) !== undefined || !keyRequired) return { available: true };
+  } catch (error) {
+    return { available: false, reason: (error as Error).message };
+  }
+  return { available: false, reason: `no API key: set ${options.apiKeyEnv ?? 'the provider\'s key variable'}, or the entry's options.api_key_env or options.api_key_encrypted` };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
-import type { ChatModel, ChatModelSpec, ModelProvider } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, withApiKey, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider } from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, withApiKey, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   readonly provider = 'openai';
@@ -45,6 +45,11 @@ export class OpenAiCompatibleProvider implements ModelProvider {
 
   createChatModel(spec: ChatModelSpec): ChatModel {
     return withApiKey('openai', spec, this.options, (apiKey) => this.cachedModel(spec, apiKey));
+  }
+
+  /** OpenAI's own API needs a key; a local OpenAI-compatible server (vLLM, LM Studio, Ollama) may take none. */
+  availability(spec: ChatModelSpec): ModelAvailability {
+    return keyAvailability(spec, this.options, new URL(baseUrlOf(spec, this.options.baseUrl)).hostname === 'api.openai.com');
   }
 
   private cachedModel(spec: ChatModelSpec, apiKey: string | undefined): ChatModel {
