@@ -45,6 +45,7 @@ import { SelectedObjectStore } from './services/object-store-selection.js';
 import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
 import { pricingFromConfig } from './usage/cost.js';
+import { unresolvedReferences } from './config/references.js';
 
 /** Start-up refused; the message says why and what to change. */
 export class StartupError extends Error {
@@ -118,6 +119,8 @@ export class AgentHostApp {
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview?: (agentId: string) => ReturnType<typeof agentCostOverview>;
   systemSettings?: SystemSettings;
+  /** Configuration that names what no loaded plugin provides; start-up warnings (see `checkReferences`). */
+  configurationProblems: string[] = [];
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
   private jobs?: AgendaJobs;
@@ -188,6 +191,7 @@ export class AgentHostApp {
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
+      this.checkReferences();
       this.selectObjectStore();
       await this.kernel.start();
       this.cleanups.push(() => this.kernel.stop());
@@ -267,16 +271,25 @@ export class AgentHostApp {
     if (!this.config.admin.access_token_secret_key.trim()) {
       warnings.push('ADMIN_ACCESS_TOKEN_SECRET_KEY is not set; administrator tokens are signed with a key generated into the data directory');
     }
-    const orchestrators = this.kernel.registry(extensionPoints.orchestrators);
     const defaultKey = this.config.agent.default_orchestrator_key;
-    const defaultOrchestrator = orchestrators.get(defaultKey);
-    if (!defaultOrchestrator) warnings.push(`default orchestrator "${defaultKey}" is not registered by any enabled plugin`);
-    else if (defaultOrchestrator.experimental) warnings.push(`default orchestrator "${defaultKey}" is experimental`);
-    const providers = this.kernel.registry(extensionPoints.modelProviders);
-    if (!providers.has(this.config.models.default_model_provider)) {
-      warnings.push(`default model provider "${this.config.models.default_model_provider}" is not registered by any enabled plugin`);
+    if (this.kernel.registry(extensionPoints.orchestrators).get(defaultKey)?.experimental) warnings.push(`default orchestrator "${defaultKey}" is experimental`);
+    return [...warnings, ...this.configurationProblems];
+  }
+
+  /**
+   * Configuration naming what no loaded plugin provides (see `unresolvedReferences`): refused in production,
+   * warned about (log, banner, `/healthz`) elsewhere.
+   */
+  private checkReferences(): void {
+    const loaded = {
+      pluginIds: this.kernel.plugins().map((p) => p.id),
+      registered: (point: string) => this.kernel.plugins().flatMap((p) => p.registered[point] ?? []),
+    };
+    this.configurationProblems = unresolvedReferences(this.config, loaded, pluginSpecifiers(this.config));
+    if (this.configurationProblems.length && this.config.app.env === 'production') {
+      throw new StartupError(`configuration refers to what no loaded plugin provides: ${this.configurationProblems.join('; ')}`);
     }
-    return warnings;
+    for (const problem of this.configurationProblems) this.logger.warn(problem);
   }
 
   private async startDatabase(): Promise<void> {

@@ -28,6 +28,7 @@ program
         `  data dir:  ${app.dataDir}${app.config.database.url ? '' : ' (embedded Postgres and Chroma live here)'}`,
         `  plugins:   ${app.kernel.plugins().map((p) => p.id).join(', ') || '(none)'}`,
         ...loginLines(app),
+        ...app.configurationProblems.map((problem, i) => `${i ? ' '.repeat(13) : '  warning:   '}${problem}`),
         `  stop:      Ctrl+C (or SIGTERM)`,
         '',
       ].join('\n'),

@@ -120,7 +120,7 @@ t.test('disabling the default orchestrator is reported as a guard warning', asyn
   const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_DISABLED: 'orchestrator-core-chat' } });
   const { body } = await getJson(host, '/healthz');
   t.equal(body.guard_state, 'warning');
-  t.match(body.guard_messages, [/default orchestrator "core_chat_v1" is not registered/]);
+  t.match(body.guard_messages, [/\[agent\] default_orchestrator_key = "core_chat_v1", but no enabled plugin registers orchestrators "core_chat_v1"/]);
 });
 
 t.test('a third-party plugin loaded by path registers an orchestrator that /chat-orchestrators lists', async (t) => {

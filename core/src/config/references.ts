@@ -1,0 +1,39 @@
+import type { HostConfig } from './schema.js';
+
+/** What the loaded plugins provide, by extension point name, and their ids. */
+export interface LoadedExtensions {
+  pluginIds: readonly string[];
+  /** Keys registered per extension point name (`embedders`, `retrievers`, `modelProviders`, `orchestrators`, ...). */
+  registered(point: string): readonly string[];
+}
+
+// Keys of the [plugins] table that are settings, not plugin sections.
+const PLUGIN_SETTINGS = new Set(['enabled', 'disabled', 'extra', 'dir']);
+
+/**
+ * Configuration that names something no loaded plugin provides: a typo in `[plugins] disabled`, a section for a
+ * plugin that is not loaded, or a reference to an extension no enabled plugin registers. Each problem names the key
+ * and the fix; the host warns in development and refuses to start in production.
+ */
+export function unresolvedReferences(config: HostConfig, loaded: LoadedExtensions, specifiers: readonly string[]): string[] {
+  const problems: string[] = [];
+  const ids = new Set(loaded.pluginIds);
+  for (const id of config.plugins.disabled) {
+    if (!ids.has(id) && !specifiers.includes(id)) problems.push(`[plugins] disabled names "${id}", which no enabled plugin is: it disables nothing (check the spelling; loaded: ${[...ids].join(', ') || 'none'})`);
+  }
+  for (const section of Object.keys(config.plugins)) {
+    if (!PLUGIN_SETTINGS.has(section) && !ids.has(section)) problems.push(`[plugins.${section}] configures a plugin that is not loaded: enable it, or remove the section`);
+  }
+  const need = (point: string, key: string, setting: string) => {
+    const keys = loaded.registered(point);
+    if (!keys.includes(key)) problems.push(`${setting} = "${key}", but no enabled plugin registers ${point} "${key}" (registered: ${keys.join(', ') || 'none'}): enable the plugin that provides it, or change the setting`);
+  };
+  need('embedders', config.knowledge.embedder, '[knowledge] embedder');
+  need('retrievers', config.knowledge.retriever, '[knowledge] retriever');
+  need('orchestrators', config.agent.default_orchestrator_key, '[agent] default_orchestrator_key');
+  const providers = loaded.registered('modelProviders');
+  for (const provider of new Set([config.models.default_model_provider, ...config.models.catalog.map((m) => m.model_provider)])) {
+    if (!providers.includes(provider)) problems.push(`[models] names model_provider "${provider}", but no enabled plugin registers it (registered: ${providers.join(', ') || 'none'}): enable the plugin that provides it, or remove its models`);
+  }
+  return problems;
+}
