@@ -71,6 +71,27 @@ t.test('start-up refusals print one clear message, exit 1 and leave nothing runn
   t.same([...pids].filter(alive).map(commandOf), [], 'embedded services started before the refusal are stopped');
 });
 
+t.test('a second start on a running host\'s data directory refuses and leaves that host\'s Chroma and health alone', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
+  const first = runCli(['start'], env);
+  t.teardown(() => void first.child.kill('SIGKILL'));
+  const url = await servingUrl(first);
+  const chromaPid = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
+  const second = runCli(['start'], env);
+  const { code } = await second.exit;
+  t.equal(code, 1, 'the second start exits 1');
+  t.match(second.output(), /another host's (Chroma|Postgres) \(pid \d+.*\) is running on/, 'saying the data directory belongs to a running host');
+  t.ok(alive(chromaPid), "the running host's Chroma is still alive");
+  const health = await (await fetch(`${url}/healthz`)).json();
+  t.equal(health.guard_state, 'ok', "and the running host's health stays green");
+  t.equal((await fetch(`${url}/readyz`)).status, 200, 'and it stays ready');
+  first.child.kill('SIGTERM');
+  await first.exit;
+});
+
 t.test('agent-host plugins list shows what loaded, from where, versions and registrations', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
   await chmod(dataDir, 0o755);

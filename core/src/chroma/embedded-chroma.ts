@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@agent-host/sdk';
 import { tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
-import { commandOf, isAlive } from '../process/proc.js';
+import { commandOf, isAlive, parentOf } from '../process/proc.js';
 
 /** True when `GET <url>/api/v2/heartbeat` answers 200. */
 export async function chromaHeartbeat(url: string, timeoutMs = 2000): Promise<boolean> {
@@ -79,14 +79,20 @@ export class EmbeddedChroma {
 
   /**
    * A host killed with SIGKILL leaves its Chroma server running on the data
-   * directory; the next start stops it, checking the pid still names a Chroma
-   * server on this directory before signalling it.
+   * directory, orphaned; the next start stops it, checking the pid still names
+   * a Chroma server on this directory before signalling it. One whose host is
+   * alive (a second start on the same directory) refuses start-up instead:
+   * stopping it would take the running host's vector store away.
    */
   private async stopOrphan(dir: string): Promise<void> {
     const pid = Number(await readFile(this.pidFile, 'utf8').catch(() => ''));
     if (!Number.isInteger(pid) || pid <= 0) return;
     const command = commandOf(pid);
     if (!command?.includes('chroma') || !command.includes(dir)) return;
+    const owner = parentOf(pid);
+    if (owner !== undefined && owner !== 1) {
+      throw new Error(`another host's Chroma (pid ${pid}, started by pid ${owner}) is running on ${dir}; stop that host first, or give this one another AGENT_HOST_DATA_DIR or CHROMA_URL`);
+    }
     this.options.logger.warn({ pid }, 'stopping a Chroma server left running by an earlier host on this data directory');
     process.kill(pid, 'SIGTERM');
     for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100);
