@@ -14,7 +14,7 @@ import type { HostConfig } from './config/schema.js';
 import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
 import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 import { withAdvisoryLock } from './db/advisory-lock.js';
-import { migrate, STARTUP_LOCK } from './db/migrator.js';
+import { migrate, pendingMigrations, STARTUP_LOCK } from './db/migrator.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
 import { AdminAuth } from './admin/admin-auth.js';
 import { AdminUsers } from './admin/admin-users.js';
@@ -215,24 +215,30 @@ export class AgentHostApp {
     }
   }
 
-  /** Applies pending migrations without starting the rest (`agent-host migrate`). */
-  async migrateOnly(): Promise<string[]> {
+  /**
+   * Applies pending migrations without starting the rest (`agent-host migrate`); with `dryRun`, lists them and
+   * applies none. A running host's database is used as it is.
+   */
+  async migrateOnly(options: { dryRun?: boolean } = {}): Promise<string[]> {
     try {
       mkdirSync(this.dataDir, { recursive: true });
-      await this.startDatabase();
+      await this.startDatabase({ attach: true });
       this.sequelize = openDatabase(this.databaseUrl, this.config.database.pool_max);
       this.cleanups.push(() => this.sequelize!.close());
-      return await migrate(this.sequelize, MIGRATIONS_DIR, this.logger);
+      return options.dryRun ? await pendingMigrations(this.sequelize, MIGRATIONS_DIR, this.logger) : await migrate(this.sequelize, MIGRATIONS_DIR, this.logger);
     } finally {
       await this.stop();
     }
   }
 
-  /** Opens the database (embedded unless DATABASE_URL) and migrates it, nothing else; `stop()` closes it (`agent-host admin ...`). */
+  /**
+   * Opens the database (embedded unless DATABASE_URL; a running host's embedded one is used as it is) and migrates
+   * it, nothing else; `stop()` closes it (`agent-host admin ...`).
+   */
   async startDatabaseOnly(): Promise<Sequelize> {
     try {
       mkdirSync(this.dataDir, { recursive: true });
-      await this.startDatabase();
+      await this.startDatabase({ attach: true });
       const sequelize = openDatabase(this.databaseUrl, this.config.database.pool_max);
       this.sequelize = sequelize;
       this.cleanups.push(() => sequelize.close());
@@ -292,7 +298,8 @@ export class AgentHostApp {
     for (const problem of this.configurationProblems) this.logger.warn(problem);
   }
 
-  private async startDatabase(): Promise<void> {
+  /** `attach`: use the embedded cluster a running host owns on this data directory instead of refusing. */
+  private async startDatabase(options: { attach?: boolean } = {}): Promise<void> {
     if (this.config.database.url) {
       this.databaseUrl = this.config.database.url;
       return;
@@ -302,6 +309,11 @@ export class AgentHostApp {
       port: this.config.database.embedded_port,
       logger: this.logger,
     });
+    const running = options.attach ? await server.runningUrl(EMBEDDED_DATABASE) : undefined;
+    if (running) {
+      this.databaseUrl = running;
+      return;
+    }
     await server.start();
     this.embeddedPostgres = server;
     this.cleanups.push(() => server.stop());

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 import './quiet-warnings.js';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, type PluginInfo } from '@agent-host/core';
 import { Command } from 'commander';
+import { SDK_VERSION } from '@agent-host/sdk';
 import { encryptSecret } from './secrets-cli.js';
 import { startHost } from './start.js';
+
+const HOST_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const program = new Command('agent-host').description('A plugin-based, extensible agent host');
 
@@ -52,10 +56,20 @@ program
 
 program
   .command('migrate')
-  .description('apply pending database migrations and exit')
-  .action(async () => {
-    const applied = await AgentHostApp.create().migrateOnly().catch(fail);
-    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+  .description("apply pending database migrations and exit (on a running host's data directory, its database)")
+  .option('--dry-run', 'list the pending migrations and apply none')
+  .action(async (options: { dryRun?: boolean }) => {
+    const names = await AgentHostApp.create().migrateOnly({ dryRun: options.dryRun }).catch(fail);
+    const verb = options.dryRun ? 'pending' : 'applied';
+    process.stdout.write(names.length ? `${verb}: ${names.join(', ')}\n` : 'database is up to date\n');
+    process.exit(0);
+  });
+
+program
+  .command('version')
+  .description('print the versions of agent-host, its SDK and Node.js')
+  .action(() => {
+    process.stdout.write(`agent-host ${HOST_VERSION} (sdk ${SDK_VERSION}, node ${process.versions.node})\n`);
     process.exit(0);
   });
 

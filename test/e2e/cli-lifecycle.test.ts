@@ -88,6 +88,18 @@ t.test('a second start on a running host\'s data directory refuses and leaves th
   const health = await (await fetch(`${url}/healthz`)).json();
   t.equal(health.guard_state, 'ok', "and the running host's health stays green");
   t.equal((await fetch(`${url}/readyz`)).status, 200, 'and it stays ready');
+
+  const dryRun = runCli(['migrate', '--dry-run'], env);
+  t.equal((await dryRun.exit).code, 0, "migrate --dry-run reads the running host's database");
+  t.match(dryRun.output(), /database is up to date/);
+  const admin = runCli(['admin', 'create-super-admin', '--username', 'second-operator'], { ...env, ADMIN_PASSWORD: 'a-long-enough-password-1' });
+  t.equal((await admin.exit).code, 0, "admin create-super-admin works next to the running host, on its database");
+  const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'second-operator', password: 'a-long-enough-password-1' }) });
+  t.equal(login.status, 200, 'the running host knows the new administrator');
+  t.ok(alive(chromaPid), 'and nothing the commands did stopped its Chroma');
+  const version = runCli(['version'], env);
+  await version.exit;
+  t.match(version.output(), /^agent-host \d+\.\d+\.\d+ \(sdk \d+\.\d+\.\d+, node \d+/, 'version needs nothing running');
   first.child.kill('SIGTERM');
   await first.exit;
 });

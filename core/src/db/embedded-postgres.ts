@@ -89,6 +89,22 @@ export class EmbeddedPostgresServer {
     logger.info({ port: this.port, dir: this.clusterDir, ms: Date.now() - started }, 'embedded Postgres started');
   }
 
+  /**
+   * The URL of `database` on the cluster a live host is running on this data directory, read from the cluster's
+   * lock file and the password file; `undefined` when no host runs it. CLI commands that only need the database use
+   * it instead of starting (or being refused) a second server on the same directory.
+   */
+  async runningUrl(database: string): Promise<string | undefined> {
+    const lockFile = path.join(this.clusterDir, 'postmaster.pid');
+    if (!existsSync(lockFile)) return undefined;
+    const lines = (await readFile(lockFile, 'utf8')).split('\n');
+    const pid = Number(lines[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || parentOf(pid) === 1) return undefined;
+    this.password = await this.readOrCreatePassword();
+    this.port = Number(lines[3]);
+    return this.url(database);
+  }
+
   /** Connection URL for a database of this cluster. */
   url(database: string): string {
     return `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;

@@ -38,6 +38,11 @@ export function createMigrator(sequelize: Sequelize, migrationsDir: string, logg
   });
 }
 
+/** The migrations not yet applied, applying none (`agent-host migrate --dry-run`). */
+export async function pendingMigrations(sequelize: Sequelize, migrationsDir: string, logger: Logger): Promise<string[]> {
+  return (await createMigrator(sequelize, migrationsDir, logger).pending()).map((m) => m.name);
+}
+
 /**
  * Applies every pending migration; resolves with the names applied. Host
  * instances starting together on one database take turns.
