@@ -102,6 +102,8 @@ export class AgentHostApp {
   readonly objectStore = new SelectedObjectStore();
   databaseUrl = '';
   chromaUrl = '';
+  /** Whether an enabled plugin registers the `chroma` retriever, so the host starts (or checks) Chroma. */
+  private usesChroma = false;
   sequelize?: Sequelize;
   agenda?: Agenda;
   adminAuth?: AdminAuth;
@@ -179,7 +181,9 @@ export class AgentHostApp {
   async start(): Promise<void> {
     try {
       mkdirSync(this.dataDir, { recursive: true });
-      await Promise.all([this.startDatabase(), this.startChroma()]);
+      // The vector store runs only for a plugin that declares its retriever; manifests are read, no plugin code runs.
+      this.usesChroma = this.kernel.declares('retrievers', 'chroma');
+      await Promise.all([this.startDatabase(), this.usesChroma ? this.startChroma() : undefined]);
       await this.openDatabase();
       await this.startAdminAccess();
       this.startKnowledge();
@@ -505,6 +509,7 @@ export class AgentHostApp {
       },
       { required: true },
     );
+    if (!this.usesChroma) return;
     this.health.add(
       'chroma',
       async () => ((await chromaHeartbeat(this.chromaUrl)) ? { state: 'ok' } : { state: 'failed', message: `no heartbeat from ${this.chromaUrl}` }),

@@ -104,6 +104,21 @@ t.test('a second start on a running host\'s data directory refuses and leaves th
   await first.exit;
 });
 
+t.test('with retriever-chroma disabled the host starts no Chroma (and needs no Python) and is ready without one', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma', CHROMA_URL: '' }));
+  t.teardown(() => void run.child.kill('SIGKILL'));
+  const url = await servingUrl(run);
+  t.notOk((await readdir(dataDir)).some((name) => name.startsWith('chroma')), 'no Chroma directory or pid file under the data directory');
+  t.same(descendants(run.child.pid!).map(commandOf).filter((c) => /chroma/.test(c ?? '')), [], 'no Chroma process');
+  const ready = await (await fetch(`${url}/readyz`)).json();
+  t.same(ready, { status: 'ready', failing: [] }, 'ready without a vector store nobody uses');
+  run.child.kill('SIGTERM');
+  await run.exit;
+});
+
 t.test('agent-host plugins list shows what loaded, from where, versions and registrations', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
   await chmod(dataDir, 0o755);

@@ -103,6 +103,11 @@ export class Kernel {
     }
   }
 
+  /** Whether an enabled plugin's manifest contributes `key` to the extension point named `point`; runs no plugin code. */
+  declares(point: string, key: string): boolean {
+    return this.readCandidates().some((candidate) => candidate.manifest.contributes?.[point]?.includes(key));
+  }
+
   /**
    * What {@link init} would load, without running any plugin's `init` (`agent-host plugins list`): manifests read
    * and checked, modules imported, config sections validated. `registered` is what each manifest contributes, which
