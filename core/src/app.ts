@@ -512,7 +512,11 @@ export class AgentHostApp {
     if (!this.usesChroma) return;
     this.health.add(
       'chroma',
-      async () => ((await chromaHeartbeat(this.chromaUrl)) ? { state: 'ok' } : { state: 'failed', message: `no heartbeat from ${this.chromaUrl}` }),
+      async () => {
+        if (await chromaHeartbeat(this.chromaUrl)) return { state: 'ok' };
+        const restarts = this.embeddedChroma?.restarts;
+        return { state: 'failed', message: `no heartbeat from ${this.chromaUrl}${restarts ? `; the embedded server exited and is being restarted (attempt ${restarts})` : ''}` };
+      },
       { required: true },
     );
   }

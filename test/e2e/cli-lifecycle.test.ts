@@ -104,6 +104,31 @@ t.test('a second start on a running host\'s data directory refuses and leaves th
   await first.exit;
 });
 
+t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has restarted it', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir }));
+  t.teardown(() => void run.child.kill('SIGKILL'));
+  const url = await servingUrl(run);
+  const chromaPid = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
+  process.kill(chromaPid, 'SIGKILL');
+  let readiness = await fetch(`${url}/readyz`);
+  for (let i = 0; i < 20 && readiness.status === 200; i++) readiness = await fetch(`${url}/readyz`);
+  t.equal(readiness.status, 503, 'not ready while Chroma is down');
+  t.same((await readiness.json()).failing.map((f: { name: string }) => f.name), ['chroma']);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && (await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 250));
+  t.equal((await fetch(`${url}/readyz`)).status, 200, 'ready again once the supervisor restarted it');
+  const restarted = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
+  t.not(restarted, chromaPid, 'a new Chroma process');
+  t.ok(alive(restarted));
+  t.equal((await (await fetch(`${url}/healthz`)).json()).guard_state, 'ok', 'and health is green again');
+  run.child.kill('SIGTERM');
+  t.equal((await run.exit).code, 0, 'the host still stops cleanly');
+  t.notOk(alive(restarted), 'taking the restarted Chroma with it');
+});
+
 t.test('with retriever-chroma disabled the host starts no Chroma (and needs no Python) and is ready without one', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
   await chmod(dataDir, 0o755);

@@ -24,18 +24,34 @@ export interface EmbeddedChromaOptions {
   logger: Logger;
 }
 
-/** A Chroma server (`chroma run`) on a free loopback port, owned by this process. */
+// Restart delays after an unexpected exit: 1 s, doubling up to 30 s; a server that ran a minute starts over at 1 s.
+const RESTART_BASE_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+const STABLE_MS = 60_000;
+
+/**
+ * A Chroma server (`chroma run`) on a free loopback port, owned by this process and supervised: when it exits
+ * unexpectedly it is restarted on the same port, with backoff, so clients keep their URL.
+ */
 export class EmbeddedChroma {
   private child?: ChildProcess;
+  private stopping = false;
+  private restartTimer?: NodeJS.Timeout;
+  /** Unexpected exits since the server last ran for a minute. */
+  restarts = 0;
   url = '';
 
   constructor(private readonly options: EmbeddedChromaOptions) {}
 
   async start(): Promise<void> {
+    this.stopping = false;
+    await this.launch(await freePort());
+  }
+
+  private async launch(port: number): Promise<void> {
     const dir = path.join(this.options.dataDir, 'chroma');
     await mkdir(dir, { recursive: true });
     await this.stopOrphan(dir);
-    const port = await freePort();
     this.url = `http://127.0.0.1:${port}`;
     const started = Date.now();
     const child = spawn(this.options.executable, ['run', '--path', dir, '--host', '127.0.0.1', '--port', String(port)], {
@@ -57,16 +73,38 @@ export class EmbeddedChroma {
         throw new Error(`Chroma server failed to start (${spawnError?.message ?? `exit ${child.exitCode ?? child.signalCode}`}):\n${tail()}`);
       }
       if (Date.now() - started > this.options.startupTimeoutMs) {
-        await this.stop();
+        this.child = undefined;
+        await terminate(child, 5000);
         throw new Error(`Chroma server gave no heartbeat within ${this.options.startupTimeoutMs} ms:\n${tail()}`);
       }
       await sleep(100);
     }
     this.options.logger.info({ url: this.url, dir, ms: Date.now() - started }, 'embedded Chroma started');
+    child.once('exit', (code, signal) => {
+      if (this.stopping || this.child !== child) return;
+      this.child = undefined;
+      if (Date.now() - started > STABLE_MS) this.restarts = 0;
+      this.options.logger.warn({ code, signal, restarts: this.restarts + 1 }, 'embedded Chroma exited unexpectedly; restarting it');
+      this.scheduleRestart(port);
+    });
   }
 
-  /** Resolves when the server process has exited. */
+  private scheduleRestart(port: number): void {
+    const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** this.restarts);
+    this.restarts++;
+    this.restartTimer = setTimeout(() => {
+      this.launch(port).catch((error: Error) => {
+        if (this.stopping) return;
+        this.options.logger.error({ err: error, restarts: this.restarts }, 'embedded Chroma did not restart; trying again');
+        this.scheduleRestart(port);
+      });
+    }, delay);
+  }
+
+  /** Resolves when the server process has exited; no restart follows. */
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
     const child = this.child;
     this.child = undefined;
     if (child) await terminate(child, 5000);
