@@ -1,0 +1,46 @@
+// Every README walkthrough runs as written: its shell blocks, in order, against a running host (the address and the
+// printed password put in, as a reader would), from the repository root, so the files they name must exist.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// The sections a reader follows against a running host, in the README's order (the two commands and the production
+// recipe start processes of their own).
+const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Tools (MCP)', 'Skills'];
+
+async function walkthrough(): Promise<string> {
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const sections = readme.split(/^#{2,3} /m);
+  return SECTIONS.map((title) => {
+    const section = sections.find((s) => s.startsWith(`${title}\n`));
+    if (!section) throw new Error(`README has no section "${title}"`);
+    return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
+  }).join('\n');
+}
+
+t.test('the README walkthroughs run as written against a host', async (t) => {
+  const host = await startTestHost(t);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'readme-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const script = (await walkthrough())
+    .replaceAll('localhost:8080', host.url.replace(/^http:\/\//, ''))
+    .replaceAll('<the printed password>', BOOTSTRAP_ADMIN.password)
+    .replaceAll('<your password>', BOOTSTRAP_ADMIN.password)
+    .replaceAll('"username":"admin"', `"username":"${BOOTSTRAP_ADMIN.username}"`)
+    .replace(/(-[cb]) jar\b/g, `$1 ${path.join(dir, 'jar')}`);
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+  t.equal(code, 0, `every command succeeds${code ? `\n${stderr.slice(-2000)}` : ''}`);
+  t.notMatch(stdout, /"detail":/, 'no command answered with an error body');
+  t.ok((stdout.match(/data: \{"type":"done"\}/g) ?? []).length >= 4, 'each streamed reply ends with done');
+  t.match(stdout, /Echo: hello tools/, 'the MCP quick match called the echo tool');
+  t.match(stdout, /"status":"success"/, 'tool and skill calls were audited as successes');
+});
