@@ -46,6 +46,7 @@ import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './service
 import { createUsageRecorder } from './services/usage.js';
 import { pricingFromConfig } from './usage/cost.js';
 import { unresolvedReferences } from './config/references.js';
+import { TurnTraceExporter } from './observability/turn-trace-exporter.js';
 
 /** Start-up refused; the message says why and what to change. */
 export class StartupError extends Error {
@@ -429,8 +430,19 @@ export class AgentHostApp {
       knowledge: this.knowledge!,
       skills: this.skills!,
       mcp: this.mcp!,
+      traces: this.turnTraces(),
       logger: this.logger.child({ component: 'chat' }),
     });
+  }
+
+  /** The OTLP exporter of turn traces, when `[observability] otlp_endpoint` names a collector. */
+  private turnTraces(): TurnTraceExporter | undefined {
+    const { otlp_endpoint: endpoint, service_name: serviceName } = this.config.observability;
+    if (!endpoint) return undefined;
+    const exporter = new TurnTraceExporter({ endpoint, serviceName });
+    this.cleanups.push(() => exporter.shutdown());
+    this.logger.info({ endpoint }, 'exporting turn traces over OTLP');
+    return exporter;
   }
 
   private async startJobs(): Promise<void> {

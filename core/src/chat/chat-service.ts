@@ -20,6 +20,7 @@ import { primaryModel, TurnModelRouter, type ModelOverride } from './model-route
 import type { RequestLimits } from './request-limits.js';
 import type { SessionEvents } from './session-events.js';
 import { ToolCallBudget } from './tool-budget.js';
+import type { TimedModelCall, TimedSpan, TurnTraceExporter } from '../observability/turn-trace-exporter.js';
 
 /** `ChatRequest` (spec 4.2). `message_type` is free text: unknown values become `other`, never a 422. */
 export const chatRequestSchema = z
@@ -64,6 +65,8 @@ export interface ChatServiceDeps {
   skills: Pick<Skills, 'turnSkills'>;
   /** The agent's mounted MCP tools: the tool handle, the MCP pipeline and quick match. */
   mcp: Pick<Mcp, 'turnTools'>;
+  /** Exports each turn's trace over OTLP when an endpoint is configured. */
+  traces?: TurnTraceExporter;
   logger: Logger;
 }
 
@@ -136,10 +139,11 @@ export class ChatService {
         counts_toward_limits: false,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
-        context: this.context({ routing: null, messageType, agent, usage: null, result: { reply: fixed, response_source: 'fixed_response', observation: {} } }),
+        context: this.context({ routing: null, messageType, agent, usage: null, result: { reply: fixed, response_source: 'fixed_response', observation: {} }, traceId }),
         override: null,
       });
       this.publish(session.id, stored);
+      this.exportTrace(base, started, 'completed', 'fixed_response', [], []);
       return;
     }
 
@@ -190,7 +194,7 @@ export class ChatService {
       : null);
     const snapshot = agent ? toSnapshot(agent, orchestratorKey) : null;
     const router = new TurnModelRouter(snapshot, sessionOverride, config, providers, { message: input.request.message, beforeModelCall });
-    const spans: { name: string; ms: number; attributes: Record<string, unknown> }[] = [];
+    const spans: TimedSpan[] = [];
     const retrieval = this.deps.knowledge.turnRetrieval(agent && agent.agent_type === 'chat' ? agent : null);
     // One budget per turn: skill and MCP executions both count toward max_tool_calls_total_per_request (spec 8).
     const toolBudget = new ToolCallBudget(agent?.max_tool_calls_total_per_request ?? null);
@@ -210,7 +214,7 @@ export class ChatService {
         try {
           return await run(attributes);
         } finally {
-          spans.push({ name, ms: Date.now() - t0, attributes });
+          spans.push({ name, start_ms: t0 - started, ms: Date.now() - t0, attributes });
         }
       },
     };
@@ -271,12 +275,13 @@ export class ChatService {
       const finalModel = router.finalModel ?? null;
       // A turn that never finished was producing a model reply.
       const unfinished: TurnResult = { reply, response_source: 'llm_generated', observation: {} };
+      const status = result ? 'completed' : signal.aborted ? 'aborted' : 'failed';
       const stored = await conversations.persistTurn({
         ...base,
         reply: result?.reply ?? (reply || null),
         orchestrator_key: orchestratorKey,
         response_source: (result ?? unfinished).response_source,
-        status: result ? 'completed' : signal.aborted ? 'aborted' : 'failed',
+        status,
         error_message: failure,
         model: finalModel && { model_name: finalModel.model_name, model_provider: finalModel.model_provider, model_temperature: finalModel.model_temperature },
         usage,
@@ -284,11 +289,28 @@ export class ChatService {
         counts_toward_limits: true,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
-        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? unfinished, spans, retrieval, skills, tools }),
+        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? unfinished, spans, retrieval, skills, tools, traceId: base.trace_id }),
         override: input.override,
       });
       this.publish(base.session_id, stored.filter((m) => m.id !== base.user_message.id));
+      const modelCalls = router.calls.map((call, i) => ({
+        ...calls[i]!,
+        start_ms: (call.started_at ?? started) - started,
+        ms: (call.ended_at ?? Date.now()) - (call.started_at ?? started),
+      }));
+      this.exportTrace(base, started, status, (result ?? unfinished).response_source, spans, modelCalls);
     }
+  }
+
+  private exportTrace(base: Pick<TurnRecord, 'trace_id' | 'turn_id' | 'session_id' | 'agent_id'>, started: number, status: string, responseSource: string, spans: TimedSpan[], modelCalls: TimedModelCall[]): void {
+    this.deps.traces?.export({ traceId: base.trace_id, turnId: base.turn_id, sessionId: base.session_id, agentId: base.agent_id, startedAt: started, latencyMs: Date.now() - started, status, responseSource, spans, modelCalls });
+  }
+
+  /** The turn's trace id, whether it was exported, and where a person opens it (`[observability]`). */
+  private traceLink(traceId: string | undefined) {
+    if (!traceId) return null;
+    const template = this.deps.config.observability.trace_url_template;
+    return { trace_id: traceId, exported: this.deps.traces !== undefined, url: template ? template.replaceAll('{trace_id}', traceId) : null };
   }
 
   private publish(sessionId: string, messages: MessageRow[]): void {
@@ -302,7 +324,8 @@ export class ChatService {
     agent: AgentView | null;
     usage: TokenUsageSummary | null;
     result: TurnResult;
-    spans?: { name: string; ms: number; attributes: Record<string, unknown> }[];
+    spans?: TimedSpan[];
+    traceId?: string;
     retrieval?: TurnRetrieval;
     skills?: TurnSkills;
     tools?: TurnTools;
@@ -317,6 +340,7 @@ export class ChatService {
         observation: { ...input.tools?.observation, ...input.result.observation },
         model_routing: input.routing,
         trace_spans: input.spans ?? [],
+        trace: this.traceLink(input.traceId),
         retrieval: input.retrieval?.summary() ?? [],
       },
       rag_context: input.retrieval?.ragContext() ?? [],

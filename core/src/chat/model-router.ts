@@ -162,19 +162,23 @@ export class TurnModelRouter implements ModelRouter {
       modelName: model.modelName,
       async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
         await beforeModelCall();
-        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '' };
+        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '', started_at: Date.now() };
         calls.push(call);
-        for await (const chunk of model.stream(messages, options)) {
-          if (chunk.type === 'token') call.reply_text += chunk.content;
-          else if (chunk.type === 'usage') call.provider_usage = chunk.usage;
-          yield chunk;
+        try {
+          for await (const chunk of model.stream(messages, options)) {
+            if (chunk.type === 'token') call.reply_text += chunk.content;
+            else if (chunk.type === 'usage') call.provider_usage = chunk.usage;
+            yield chunk;
+          }
+        } finally {
+          call.ended_at = Date.now();
         }
       },
       async invoke(messages: ChatMessage[], options?: ChatCallOptions) {
         await beforeModelCall();
-        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '' };
+        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '', started_at: Date.now() };
         calls.push(call);
-        const result = await model.invoke(messages, options);
+        const result = await model.invoke(messages, options).finally(() => (call.ended_at = Date.now()));
         call.reply_text = result.content;
         call.provider_usage = result.usage ?? null;
         return result;

@@ -100,6 +100,16 @@ export const configSchema = z
       })
       .strict(),
     scheduled_tasks: z.object({ enabled: z.boolean().default(true) }).strict(),
+    observability: z
+      .object({
+        otlp_endpoint: z
+          .string()
+          .default('')
+          .refine((v) => v === '' || /^https?:\/\/[^/]/.test(v), 'must be empty or an http(s) URL'),
+        service_name: z.string().min(1).default('agent-host'),
+        trace_url_template: z.string().default(''),
+      })
+      .strict(),
     admin: z
       .object({
         access_token_secret_key: z.string().default(''),

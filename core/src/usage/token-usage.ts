@@ -19,6 +19,9 @@ export interface TokenCounts {
 export interface ModelCall {
   model_provider: string;
   model_name: string;
+  /** When the call started and ended (epoch ms), for the exported trace. */
+  started_at?: number;
+  ended_at?: number;
   /**
    * The usage the provider reported for this call; absent or null when it
    * reported none. Counts that are not non-negative integers count as not
