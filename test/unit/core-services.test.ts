@@ -5,6 +5,7 @@ import path from 'node:path';
 import { BadRequestError, NotFoundError, UpstreamTimeoutError } from '@agent-host/sdk';
 import t from 'tap';
 import { createHttpClient } from '../../core/src/services/http-client.js';
+import { pipPackageOf } from '../../core/src/chroma/chroma-venv.js';
 import { HealthRegistry } from '../../core/src/services/health.js';
 import { createLocalObjectStore } from '../../core/src/services/object-store-local.js';
 import { createSecrets, parseSecretsKey, resolveSecretsKey } from '../../core/src/services/secrets.js';
@@ -94,4 +95,10 @@ t.test('token estimates are local and offline', async (t) => {
   t.equal(estimateTokens(''), 0);
   const n = estimateTokens('The quick brown fox jumps over the lazy dog.');
   t.ok(n !== undefined && n >= 9 && n <= 12, `a short sentence is about ten tokens (got ${n})`);
+});
+
+t.test('the Chroma install reports which package pip is fetching', async (t) => {
+  t.equal(pipPackageOf('Collecting onnxruntime>=1.14.1 (from chromadb==1.5.9)'), 'onnxruntime');
+  t.equal(pipPackageOf('  Downloading tokenizers-0.21.1-cp39-abi3-manylinux.whl (3.0 MB)'), 'tokenizers-0.21.1-cp39-abi3-manylinux.whl');
+  t.equal(pipPackageOf('Requirement already satisfied: numpy'), undefined, 'other lines say nothing');
 });

@@ -18,9 +18,15 @@ export function chromaExecutable(cache: string, version: string): string {
   return path.join(cache, `chroma-${version}`, 'bin', 'chroma');
 }
 
-async function run(command: string, args: string[], logger: Logger): Promise<void> {
+/** The package a pip output line starts to fetch (`Collecting onnxruntime>=1.14.1`, `Downloading tokenizers-0.21...whl`). */
+export function pipPackageOf(line: string): string | undefined {
+  return /^\s*(?:Collecting|Downloading) ([A-Za-z0-9_.\-]+)/.exec(line)?.[1];
+}
+
+async function run(command: string, args: string[], logger: Logger, onLine?: (line: string) => void): Promise<void> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const tail = tailLines(child);
+  if (onLine) child.stdout?.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').forEach(onLine));
   const failed = new Promise<never>((_, reject) => child.once('error', reject));
   await Promise.race([exited(child), failed]);
   if (child.exitCode !== 0) {
@@ -71,7 +77,18 @@ export async function ensureChromaVenv(options: { cacheDir: string; version: str
     const started = Date.now();
     try {
       await run(options.python, ['-m', 'venv', venv], options.logger);
-      await run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger);
+      // A minute of pip is not silent: at most one progress line every 3 s, naming what is being fetched.
+      let fetched = 0;
+      let lastReport = 0;
+      const progress = (line: string) => {
+        const name = pipPackageOf(line);
+        if (!name) return;
+        fetched++;
+        if (Date.now() - lastReport < 3000) return;
+        lastReport = Date.now();
+        options.logger.info({ package: name, fetched, s: Math.round((Date.now() - started) / 1000) }, `installing the Chroma server: fetching ${name} (${fetched} so far)`);
+      };
+      await run(path.join(venv, 'bin', 'pip'), ['install', '--progress-bar', 'off', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger, progress);
     } catch (error) {
       await rm(venv, { recursive: true, force: true });
       throw error;

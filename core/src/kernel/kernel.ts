@@ -219,7 +219,8 @@ export class Kernel {
       throw new PluginRefusedError(plugin.id, 'init_failed', `init threw: ${(error as Error).message}`, { cause: error });
     }
     checkContributions(plugin.id, entry.candidate.manifest.contributes ?? {}, entry.info.registered);
-    this.options.logger.info({ plugin: plugin.id, version: entry.info.version, registered: entry.info.registered }, 'plugin initialised');
+    // The banner and `plugins list` name what loaded; one line per plugin is for debugging.
+    this.options.logger.debug({ plugin: plugin.id, version: entry.info.version, registered: entry.info.registered }, 'plugin initialised');
   }
 
   /** A child container holding the plugin-scoped services and registrars. */
