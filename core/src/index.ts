@@ -9,7 +9,7 @@ export { databaseFingerprint } from './db/database.js';
 export { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 export type { HealthReport } from './health/health-report.js';
 export { Kernel, type PluginInfo } from './kernel/kernel.js';
-export { listModels } from './models/model-catalog.js';
+export { checkModels, listModels } from './models/model-catalog.js';
 export { listOrchestrators } from './orchestrators/orchestrator-catalog.js';
 export { DEFAULT_CONFIG_DIR, PROJECT_ROOT } from './paths.js';
 export { releaseMetadata } from './release/release-metadata.js';

@@ -79,6 +79,22 @@ t.test('default host', async (t) => {
     t.equal(offline.available, true, 'the offline provider needs no key');
   });
 
+  t.test('/models?check=true calls each available model once, for administrators only', async (t) => {
+    t.equal((await getJson(host, '/models?check=true')).status, 401, 'anonymous callers may read the catalog but not spend calls');
+    const admin = new AdminClient(host.url);
+    await admin.login();
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    t.teardown(() => void (saved === undefined ? delete process.env.OPENAI_API_KEY : (process.env.OPENAI_API_KEY = saved)));
+    const { status, body } = await admin.request('GET', '/models?check=true');
+    t.equal(status, 200);
+    const offline = body.models.find((m: any) => m.model_provider === 'offline');
+    t.match(offline.check, { ok: true, error: null }, 'the offline model answers');
+    t.type(offline.check.ms, 'number');
+    const openai = body.models.find((m: any) => m.model_provider === 'openai');
+    t.equal(openai.check, null, 'a model that is not available is not called');
+  });
+
   t.test('/release-metadata is behind the permission hook', async (t) => {
     const { status, body } = await getJson(host, '/release-metadata');
     t.equal(status, 401);

@@ -29,3 +29,34 @@ export function listModels(config: HostConfig, providers: KeyedRegistry<ModelPro
     }),
   };
 }
+
+/** What `GET /models?check=true` found for one model. */
+export interface ModelCheck {
+  ok: boolean;
+  ms: number;
+  error: string | null;
+}
+
+/**
+ * `GET /models?check=true`: `listModels`, each available model also asked for a one-line answer under the model
+ * timeout (capped at 15 s), so an administrator sees which models really answer. Unavailable models are not called.
+ */
+export async function checkModels(config: HostConfig, providers: KeyedRegistry<ModelProvider>) {
+  const listed = listModels(config, providers);
+  const timeoutMs = Math.min(config.timeouts.model_request_seconds * 1000, 15_000);
+  const models = await Promise.all(
+    listed.models.map(async (model) => {
+      if (!model.available) return { ...model, check: null };
+      const entry = config.models.catalog.find((m) => m.model_provider === model.model_provider && m.model_name === model.model_name);
+      const chat = providers.get(model.model_provider)!.createChatModel({ model_name: model.model_name, temperature: 0, timeoutMs, options: entry?.options ?? {} });
+      const started = Date.now();
+      try {
+        await chat.invoke([{ role: 'user', content: 'Reply with the single word OK.' }], { signal: AbortSignal.timeout(timeoutMs) });
+        return { ...model, check: { ok: true, ms: Date.now() - started, error: null } satisfies ModelCheck };
+      } catch (error) {
+        return { ...model, check: { ok: false, ms: Date.now() - started, error: (error as Error).message } satisfies ModelCheck };
+      }
+    }),
+  );
+  return { ...listed, models };
+}
