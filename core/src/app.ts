@@ -447,17 +447,25 @@ export class AgentHostApp {
 
   private async startJobs(): Promise<void> {
     // Connected before anything can fail, so a refused start never races a half-open job store.
+    // While the database is away every reconnect attempt fails: one line per 10 s says so.
+    let warnedAt = 0;
+    const connectionLost = (error: Error) => {
+      if (Date.now() - warnedAt < 10_000) return;
+      warnedAt = Date.now();
+      this.logger.warn({ err: error }, 'job store connection lost; it reconnects');
+    };
     const connect = async () => {
-      const created = createAgenda(this.config, this.databaseUrl, this.instanceId);
+      const created = createAgenda(this.config, this.databaseUrl, this.instanceId, connectionLost);
       created.agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
       await created.agenda.ready;
       return created;
     };
     // The Postgres backend creates its table as it connects, which instances starting together must not do at once.
-    const { agenda, backend } = this.config.jobs.backend === 'postgres' ? await withAdvisoryLock(this.requireDatabase(), STARTUP_LOCK, connect) : await connect();
+    const { agenda, backend, closePool } = this.config.jobs.backend === 'postgres' ? await withAdvisoryLock(this.requireDatabase(), STARTUP_LOCK, connect) : await connect();
     this.agenda = agenda;
     this.jobs = new AgendaJobs(agenda, this.logger);
     const drainMs = (this.config.server.shutdown_timeout_seconds * 1000) / 2;
+    this.cleanups.push(closePool);
     this.cleanups.push(async () => {
       // Agenda only disconnects what start() connected; a refused start never got there.
       if (!this.jobsStarted) return backend.disconnect();

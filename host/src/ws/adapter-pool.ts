@@ -31,6 +31,9 @@ export function createAdapterPool(connectionString: string, onError: (err: Error
         return never();
       }
       checkedOut.add(client);
+      // The adapter holds its LISTEN client checked out, where pg-pool no longer hears its errors: a lost connection
+      // is logged here (the adapter reconnects), not thrown at the process.
+      if (!client.listeners('error').includes(onError)) client.on('error', onError);
       const release = client.release.bind(client);
       client.release = (destroy?: Error | boolean) => {
         checkedOut.delete(client);
