@@ -6,12 +6,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRootLogger, Kernel, PROJECT_ROOT } from '@agent-host/core';
 import { container } from 'tsyringe';
+import { HealthRegistry } from '../../core/src/services/health.js';
 
-/** `services` maps ref ids (`core.config`, ...) to instances; the logger is provided (silent). */
+/** `services` maps ref ids (`core.config`, ...) to instances; the logger (silent) and health checks are provided. */
 export async function loadFirstPartyPlugin(id: string, config: Record<string, unknown> = {}, services: Record<string, unknown> = {}): Promise<Kernel> {
   const scope = container.createChildContainer();
   for (const [refId, value] of Object.entries(services)) scope.register(refId, { useValue: value });
   const logger = createRootLogger('silent');
+  const health = new HealthRegistry();
   const kernel = new Kernel({
     container: scope,
     logger,
@@ -20,7 +22,7 @@ export async function loadFirstPartyPlugin(id: string, config: Record<string, un
     pluginsDir: path.join(PROJECT_ROOT, 'plugins'),
     baseDir: PROJECT_ROOT,
     pluginConfig: (pluginId) => (pluginId === id ? config : undefined),
-    scopedServices: { 'core.logger': () => logger },
+    scopedServices: { 'core.logger': () => logger, 'core.health': (pluginId) => health.forOwner(pluginId) },
   });
   await kernel.init();
   return kernel;

@@ -14,13 +14,16 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { retrievers: extensionPoints.retrievers, hostConfig: coreServices.config },
-      async init({ retrievers, hostConfig }, options) {
+      deps: { retrievers: extensionPoints.retrievers, hostConfig: coreServices.config, health: coreServices.health },
+      async init({ retrievers, hostConfig, health }, options) {
         const hostUrl = () => {
           const url = hostConfig.section('chroma')?.url;
           return typeof url === 'string' && url ? url : undefined;
         };
-        retrievers.register('chroma', new ChromaRetriever({ url: () => options.url || hostUrl() }));
+        const retriever = new ChromaRetriever({ url: () => options.url || hostUrl() });
+        retrievers.register('chroma', retriever);
+        // The client's own view of its server, shown per plugin by `GET /plugins` and in `/healthz`.
+        health.register('server', () => retriever.health());
       },
     });
   },
