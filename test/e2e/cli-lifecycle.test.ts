@@ -6,6 +6,8 @@ import { query } from '../helpers/services.js';
 import { alive, commandOf, descendants, embeddedEnv, runCli, servingUrl } from '../helpers/cli.js';
 import { parentOf } from '../../core/src/process/proc.js';
 
+const BOOTSTRAP = { username: 'e2e-admin', password: 'an-e2e-password-123' };
+
 async function embeddedDatabaseUrl(dataDir: string): Promise<string> {
   const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
   const port = (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[3]!.trim();
@@ -16,7 +18,7 @@ t.test('agent-host start on the embedded default: serves, survives a restart, st
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
   await chmod(dataDir, 0o755);
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
+  const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, ADMIN_BOOTSTRAP_USERNAME: BOOTSTRAP.username, ADMIN_BOOTSTRAP_PASSWORD: BOOTSTRAP.password });
   const instances: string[] = [];
 
   for (const round of [1, 2]) {
@@ -30,7 +32,9 @@ t.test('agent-host start on the embedded default: serves, survives a restart, st
     t.equal(health.guard_state, 'ok', `round ${round}: guard_state ok with embedded Postgres and Chroma`);
     instances.push(health.app_instance);
 
-    const orchestrators = await (await fetch(`${url}/chat-orchestrators`)).json();
+    const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BOOTSTRAP) });
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const orchestrators = await (await fetch(`${url}/chat-orchestrators`, { headers: { cookie } })).json();
     t.same(orchestrators.items.map((o: { key: string }) => o.key), ['core_chat_v1', 'react_agent_v1'], `round ${round}: orchestrators listed`);
 
     const rows = await query(await embeddedDatabaseUrl(dataDir), 'SELECT id, stopped_at FROM host_instances ORDER BY started_at');

@@ -4,6 +4,13 @@ import t from 'tap';
 import { AdminClient, getJson, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 
+/** GET as the bootstrap super admin. */
+async function adminGet(host: { url: string }, pathname: string) {
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  return admin.request('GET', pathname);
+}
+
 const helloPlugin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/hello-orchestrator');
 
 t.test('default host', async (t) => {
@@ -32,7 +39,8 @@ t.test('default host', async (t) => {
   });
 
   t.test('/chat-orchestrators is read from the registry: core_chat_v1 default, react_agent_v1 experimental', async (t) => {
-    const { status, body } = await getJson(host, '/chat-orchestrators');
+    t.equal((await getJson(host, '/chat-orchestrators')).status, 401, 'behind login (spec 5.6 does not make it public)');
+    const { status, body } = await adminGet(host, '/chat-orchestrators');
     t.equal(status, 200);
     t.equal(body.default_orchestrator_key, 'core_chat_v1');
     t.same(
@@ -128,7 +136,7 @@ t.test('release metadata follows APP_ENV rules', async (t) => {
 
 t.test('disabling orchestrator-react-agent removes react_agent_v1', async (t) => {
   const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_DISABLED: 'orchestrator-react-agent' } });
-  const { body } = await getJson(host, '/chat-orchestrators');
+  const { body } = await adminGet(host, '/chat-orchestrators');
   t.same(body.items.map((o: any) => o.key), ['core_chat_v1']);
 });
 
@@ -145,7 +153,7 @@ t.test('a third-party plugin loaded by path registers an orchestrator that /chat
       AGENT_HOST__PLUGINS__ENABLED: JSON.stringify(['models-langchain', 'orchestrator-core-chat', 'orchestrator-react-agent', helloPlugin]),
     },
   });
-  const { body } = await getJson(host, '/chat-orchestrators');
+  const { body } = await adminGet(host, '/chat-orchestrators');
   const hello = body.items.find((o: any) => o.key === 'hello_v1');
   t.ok(hello, 'hello_v1 is listed');
   t.equal(hello.plugin_id, 'hello-orchestrator');

@@ -4,8 +4,7 @@ import t from 'tap';
 import { startTestHost } from '../helpers/host.js';
 
 // Spec 5.6: the routes open without administrator login. Login and refresh
-// are public by nature (they create the session); /chat-orchestrators is
-// public by decision (docs/api-decisions.md).
+// are public by nature (they create the session).
 const PUBLIC = [
   /^\/healthz$/,
   /^\/readyz$/, // probes of load balancers and orchestrators carry no login (docs/api-decisions.md)
@@ -15,10 +14,9 @@ const PUBLIC = [
   /^\/public\/ws\//,
   /^\/document-recognition\/(runtime-agents|runs)/,
   /^\/admin\/auth\/(login|refresh)$/,
-  /^\/chat-orchestrators$/,
 ];
 // Routes any logged-in administrator may use, whatever their permissions.
-const LOGIN_ONLY = [/^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|docs|redoc)$/, /^\/(docs|redoc)\/assets\/:file$/];
+const LOGIN_ONLY = [/^\/chat-orchestrators$/, /^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|docs|redoc)$/, /^\/(docs|redoc)\/assets\/:file$/];
 
 t.test('every registered route is public per spec 5.6, login-only by nature, or declares a catalog permission', async (t) => {
   const host = await startTestHost(t);
