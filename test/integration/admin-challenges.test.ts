@@ -53,6 +53,20 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     t.equal(await host.app.systemSettings!.value(KEY), 1234, 'the new value takes effect without a restart');
   });
 
+  t.test('a refusal for the challenge leaves a failure audit row with the reason, though the change rolled back', async (t) => {
+    const refusals = () =>
+      query<{ reason: string }>(host.databaseUrl, "SELECT payload->>'reason' AS reason FROM admin_action_audits WHERE action = 'auth.challenge.consume' AND outcome = 'failure' ORDER BY created_at, id");
+    const before = (await refusals()).length;
+    await patch(admin, 77);
+    const token = await challengeToken(admin);
+    await patch(admin, 78, token);
+    await patch(admin, 79, token);
+    const stale = await challengeToken(admin);
+    await query(host.databaseUrl, "UPDATE admin_challenges SET token_expires_at = now() - interval '1 second' WHERE status = 'verified'");
+    await patch(admin, 80, stale);
+    t.same((await refusals()).slice(before).map((r) => r.reason), ['challenge_missing', 'challenge_used', 'challenge_stale'], 'missing, burnt (used) and stale tokens are audited, each with its reason');
+  });
+
   t.test('a stale token is refused', async (t) => {
     const token = await challengeToken(admin);
     await query(host.databaseUrl, "UPDATE admin_challenges SET token_expires_at = now() - interval '1 second' WHERE status = 'verified'");

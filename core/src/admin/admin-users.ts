@@ -74,7 +74,7 @@ export class AdminUsers {
     const passwordHash = await hashPassword(input.password);
     try {
       await this.db.transaction(async (transaction) => {
-        if (codes.length) await this.challenges.consume(op.challengeToken, op.operator, transaction);
+        if (codes.length) await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
         await this.db.query(
           `INSERT INTO admin_users (id, username, display_name, password_hash, role_code, status, created_at, updated_at)
            VALUES ($1, $2, $3, $4, 'sub_admin', 'active', now(), now())`,
@@ -106,7 +106,7 @@ export class AdminUsers {
       }
     }
     await this.db.transaction(async (transaction) => {
-      if (governance) await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      if (governance) await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       await this.db.query(
         `UPDATE admin_users SET display_name = COALESCE($2, display_name), role_code = COALESCE($3, role_code),
                 status = COALESCE($4, status), updated_at = now() WHERE id = $1`,
@@ -163,7 +163,7 @@ export class AdminUsers {
       throw new ConflictError('permissions are granted to sub_admin users only; a super_admin holds them all');
     }
     await this.db.transaction(async (transaction) => {
-      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       const added = await this.insertGrants(id, codes, op.operator, transaction);
       await this.success(op, 'admin_permission.grant', id, { permission_codes: added }, transaction);
     });
@@ -174,7 +174,7 @@ export class AdminUsers {
   async revokeGrant(id: string, grantId: string, op: Operation) {
     await this.find(id);
     await this.db.transaction(async (transaction) => {
-      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       const [rows] = (await this.db.query(
         "UPDATE admin_permission_grants SET status = 'revoked', revoked_at = now() WHERE id = $1 AND admin_user_id = $2 AND status = 'active' RETURNING permission_code",
         { bind: [grantId, id], transaction },
@@ -191,7 +191,7 @@ export class AdminUsers {
     await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.password_reset');
     const passwordHash = await hashPassword(newPassword);
     await this.db.transaction(async (transaction) => {
-      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       await this.db.query('UPDATE admin_users SET password_hash = $2, updated_at = now() WHERE id = $1', { bind: [id, passwordHash], transaction });
       await this.revokeSessions(id, 'password_reset', transaction);
       await this.success(op, 'admin_user.password_reset', id, {}, transaction);
@@ -200,7 +200,7 @@ export class AdminUsers {
 
   private async remove(target: UserRow, op: Operation, action: string, payload: Record<string, unknown>): Promise<void> {
     await this.db.transaction(async (transaction) => {
-      await this.challenges.consume(op.challengeToken, op.operator, transaction);
+      await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       if (target.role_code === 'super_admin') {
         const [other] = await this.db.query(
           "SELECT 1 FROM admin_users WHERE role_code = 'super_admin' AND status = 'active' AND id <> $1 LIMIT 1",

@@ -65,10 +65,15 @@ export class Challenges {
 
   /**
    * Spends a challenge token inside `transaction`; refuses a missing, stale,
-   * used, revoked or foreign token with a detail that says which.
+   * used, revoked or foreign token with a detail that says which. A refusal
+   * is audited on its own connection: the caller's transaction rolls back.
    */
-  async consume(token: string | undefined, principal: AdminPrincipal, transaction: Transaction): Promise<void> {
-    if (!token) throw new ForbiddenError('challenge required: send x-admin-challenge-token from a verified challenge');
+  async consume(token: string | undefined, principal: AdminPrincipal, origin: RequestOrigin, transaction: Transaction): Promise<void> {
+    const refuse = async (reason: string, message: string): Promise<never> => {
+      await this.auth.audit({ action: 'auth.challenge.consume', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', payload: { reason } }, origin);
+      throw new ForbiddenError(message);
+    };
+    if (!token) return refuse('challenge_missing', 'challenge required: send x-admin-challenge-token from a verified challenge');
     const [spent] = (await this.db.query(
       `UPDATE admin_challenges c SET status = 'used', used_at = now()
        FROM admin_sessions s
@@ -83,10 +88,10 @@ export class Challenges {
        FROM admin_challenges c JOIN admin_sessions s ON s.id = c.session_id WHERE c.token_hash = $1`,
       { bind: [sha256(token)], type: QueryTypes.SELECT, transaction },
     );
-    if (!row) throw new ForbiddenError('challenge token is not valid');
-    if (row.admin_user_id !== principal.admin_user_id) throw new ForbiddenError('challenge token belongs to another administrator');
-    if (row.status === 'used') throw new ForbiddenError('challenge token was already used; request a new challenge');
-    if (!row.session_live) throw new ForbiddenError('challenge token was revoked with its session; request a new challenge');
-    throw new ForbiddenError('challenge token is stale; request a new challenge');
+    if (!row) return refuse('challenge_invalid', 'challenge token is not valid');
+    if (row.admin_user_id !== principal.admin_user_id) return refuse('challenge_foreign', 'challenge token belongs to another administrator');
+    if (row.status === 'used') return refuse('challenge_used', 'challenge token was already used; request a new challenge');
+    if (!row.session_live) return refuse('challenge_revoked', 'challenge token was revoked with its session; request a new challenge');
+    return refuse('challenge_stale', 'challenge token is stale; request a new challenge');
   }
 }

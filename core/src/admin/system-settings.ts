@@ -75,7 +75,7 @@ export class SystemSettings {
       return refuse('invalid_value', new BadRequestError(`invalid value for ${key}: ${parsed.error.issues.map((i) => i.message).join('; ')}`));
     }
     await this.db.transaction(async (transaction) => {
-      await this.challenges.consume(challengeToken, principal, transaction);
+      await this.challenges.consume(challengeToken, principal, origin, transaction);
       await this.db.query(
         `INSERT INTO system_settings (config_key, value, updated_by, updated_at) VALUES ($1, $2, $3, now())
          ON CONFLICT (config_key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
