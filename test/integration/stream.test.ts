@@ -140,6 +140,25 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     t.equal((await routing('thread-7')).model_name, 'offline-extractive', 'the session keeps its override on later turns (routing would pick offline-general)');
   });
 
+  t.test('both routing flags false: the override keeps routing, an empty slot fails the turn with an error event, recorded', async (t) => {
+    const strict = (await admin.request('POST', '/agents', {
+      name: 'Strict routing',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'offline',
+      model_name: 'offline-extractive',
+      model_routing_config: { enabled: true, collapse_to_explicit_override: false, fallback_to_primary_model: false, complex_task_model: { model_provider: 'offline', model_name: 'offline-complex' } },
+    })).body;
+    const failed = await stream(host.url, { thread_id: 'thread-strict', agent_id: strict.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
+    t.same(failed.events.map((e) => e.type), ['error', 'done'], 'no model for the final stage: an error, then done');
+    t.match(failed.events[0]!.content, /general_model is empty and fallback_to_primary_model is false/);
+    const [row] = await query(host.databaseUrl, 'SELECT s.context, t.status FROM turn_context_snapshots s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.session_id = $1', ['thread-strict']);
+    t.equal(row!.status, 'failed');
+    const routing = row!.context.context_payload.model_routing;
+    t.match(routing, { route_mode: 'routed', explicit_override_active: true, collapse_to_explicit_override: false, fallback_to_primary_model: false }, 'the override did not collapse routing, and both flags are recorded');
+    t.match(routing.stage_decisions.at(-1), { stage: 'final', role: 'unresolved' }, 'the unresolved stage is in the turn context');
+  });
+
   t.test('routing enabled: the final stage picks general, complex-task or reasoning model by the message, recorded with the reason', async (t) => {
     const routed = (await admin.request('POST', '/agents', {
       name: 'Three-way',

@@ -140,3 +140,26 @@ t.test('every model call waits for beforeModelCall, which can stop the turn', as
   await t.rejects(model.invoke([{ role: 'user', content: SHORT }]), /taken over/);
   t.equal(r.calls.length, 1, 'a stopped call never reaches the model');
 });
+
+t.test('collapse_to_explicit_override=false: a request model replaces only the primary triple and routing still chooses the stages', async (t) => {
+  const snapshot = agent({ model_routing_config: { ...ALL_SLOTS, collapse_to_explicit_override: false, general_model: {} } });
+  const r = router(SHORT, snapshot, { model_name: 'request-model', model_provider: 'offline' });
+  t.match(r.choose('tool_call'), { model_name: 'tools-model', role: 'tool_call_model' }, 'the tool stage keeps its slot');
+  t.match(r.choose('final'), { model_name: 'request-model', role: 'primary_fallback' }, "an empty slot falls back to the request's model, not the agent's primary");
+  r.chatModel('final');
+  t.match(r.routingRecord(), { route_mode: 'routed', explicit_override_active: true, collapse_to_explicit_override: false, fallback_to_primary_model: true }, 'both flags are recorded');
+  const collapsed = router(SHORT, agent(), { model_name: 'request-model', model_provider: 'offline' });
+  t.match(collapsed.choose('tool_call'), { model_name: 'request-model', role: 'explicit_override' }, 'by default a request model collapses every stage');
+  t.match(collapsed.routingRecord(), { route_mode: 'explicit_override', collapse_to_explicit_override: true });
+});
+
+t.test('fallback_to_primary_model=false: an empty slot is an error recorded in the routing record', async (t) => {
+  const r = router(SHORT, agent({ model_routing_config: { ...ALL_SLOTS, fallback_to_primary_model: false, general_model: {} } }));
+  t.match(r.choose('tool_call'), { model_name: 'tools-model' }, 'a filled slot is used');
+  t.throws(() => r.chatModel('final'), /model_routing_config\.general_model is empty and fallback_to_primary_model is false/, 'the empty slot fails the stage');
+  const record = r.routingRecord();
+  t.equal(record.fallback_to_primary_model, false);
+  t.match(record.stage_decisions.at(-1), { stage: 'final', role: 'unresolved', reason: /general_model is empty and fallback_to_primary_model is false/ });
+  const fallingBack = router(SHORT, agent({ model_routing_config: { ...ALL_SLOTS, general_model: {} } }));
+  t.match(fallingBack.choose('final'), { model_name: 'primary-model', role: 'primary_fallback' }, 'by default the primary triple answers');
+});

@@ -78,13 +78,36 @@ export class TurnModelRouter implements ModelRouter {
     return !!o && (o.model_name !== undefined || o.model_provider !== undefined || o.model_temperature !== undefined);
   }
 
-  private get routing(): Record<string, unknown> | null {
-    const routing = this.agent?.model_routing_config as Record<string, unknown> | null | undefined;
-    return routing?.enabled === true && !this.explicitOverride ? routing : null;
+  private get routingConfig(): Record<string, unknown> | null {
+    return (this.agent?.model_routing_config as Record<string, unknown> | null | undefined) ?? null;
   }
 
+  /** `collapse_to_explicit_override` (default true): a request's `model_*` makes the whole turn one model path. */
+  private get collapse(): boolean {
+    return this.routingConfig?.collapse_to_explicit_override !== false;
+  }
+
+  /** `fallback_to_primary_model` (default true): an empty slot uses the primary triple instead of failing. */
+  private get fallback(): boolean {
+    return this.routingConfig?.fallback_to_primary_model !== false;
+  }
+
+  private get routing(): Record<string, unknown> | null {
+    const routing = this.routingConfig;
+    return routing?.enabled === true && !(this.explicitOverride && this.collapse) ? routing : null;
+  }
+
+  /** The agent's primary triple (or the global default); without collapse, a request override replaces it. */
   private primary(): ModelChoice {
-    return primaryModel(this.agent, this.config);
+    const primary = primaryModel(this.agent, this.config);
+    if (!this.explicitOverride) return primary;
+    const o = this.override!;
+    return {
+      model_name: o.model_name ?? primary.model_name,
+      model_provider: o.model_provider ?? primary.model_provider,
+      model_temperature: o.model_temperature ?? primary.model_temperature,
+      role: 'explicit_override',
+    };
   }
 
   choose(stage: ModelStage): ModelChoice {
@@ -94,16 +117,8 @@ export class TurnModelRouter implements ModelRouter {
   }
 
   private decide(stage: ModelStage): ModelChoice & { reason: string } {
-    if (this.explicitOverride) {
-      const base = this.primary();
-      const o = this.override!;
-      return {
-        model_name: o.model_name ?? base.model_name,
-        model_provider: o.model_provider ?? base.model_provider,
-        model_temperature: o.model_temperature ?? base.model_temperature,
-        role: 'explicit_override',
-        reason: 'the request names a model: one model path for every stage',
-      };
+    if (this.explicitOverride && !this.routing) {
+      return { ...this.primary(), reason: 'the request names a model: one model path for every stage' };
     }
     const routing = this.routing;
     if (!routing) {
@@ -115,7 +130,13 @@ export class TurnModelRouter implements ModelRouter {
     if (slot?.model_name && slot.model_provider) {
       return { model_name: slot.model_name, model_provider: slot.model_provider, model_temperature: slot.model_temperature ?? this.primary().model_temperature, role: picked.slot, reason: picked.reason };
     }
-    return { ...this.primary(), role: 'primary_fallback', reason: `${picked.reason}; ${picked.slot} is empty: the primary triple` };
+    if (!this.fallback) {
+      const reason = `${picked.reason}; ${picked.slot} is empty and fallback_to_primary_model is false`;
+      this.decisions.push({ stage, model_name: '', model_provider: '', model_temperature: null, role: 'unresolved', reason });
+      throw new Error(`model_routing_config.${picked.slot} is empty and fallback_to_primary_model is false: no model for the ${stage} stage`);
+    }
+    const fallback = this.explicitOverride ? 'the request\'s model in place of the primary triple (collapse_to_explicit_override is false)' : 'the primary triple';
+    return { ...this.primary(), role: 'primary_fallback', reason: `${picked.reason}; ${picked.slot} is empty: ${fallback}` };
   }
 
   chatModel(stage: ModelStage): ChatModel {
@@ -136,9 +157,11 @@ export class TurnModelRouter implements ModelRouter {
   routingRecord() {
     const routing = this.agent?.model_routing_config as Record<string, unknown> | null | undefined;
     return {
-      route_mode: this.explicitOverride ? 'explicit_override' : this.routing ? 'routed' : 'single',
+      route_mode: this.routing ? 'routed' : this.explicitOverride ? 'explicit_override' : 'single',
       policy_version: (routing?.policy_version as string | undefined) ?? null,
       explicit_override_active: this.explicitOverride,
+      collapse_to_explicit_override: this.collapse,
+      fallback_to_primary_model: this.fallback,
       stage_decisions: this.decisions,
       final_model_role: this.final?.role ?? null,
       final_model_config: this.final
