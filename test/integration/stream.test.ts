@@ -308,7 +308,7 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
     fixture.setRespond(() => ({ chunks: ['partial ', 'reply'], beforeChunk: (index) => (index === 2 ? held : undefined) }));
     const client = new AbortController();
     const events: { type: string }[] = [];
-    for await (const event of host.app.chat!.stream({ ...body, thread_id: 'abort-1' }, { principal: undefined, callerKey: null }, client.signal)) {
+    for await (const event of host.app.chat!.stream({ ...body, thread_id: 'abort-1' }, { principal: undefined, callerKey: null, channel: 'http' }, client.signal)) {
       events.push(event);
       if (event.type === 'token' && !client.signal.aborted) {
         client.abort();

@@ -41,6 +41,16 @@ export type ChatRequest = z.output<typeof chatRequestSchema>;
 export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string } | { type: 'done' };
 
 
+/**
+ * Who starts a turn, and through which channel: quick match answers only `POST /stream` (spec 4.13); a WebSocket
+ * customer message always goes to the orchestrator.
+ */
+export interface TurnCaller {
+  principal: AdminPrincipal | undefined;
+  callerKey: string | null;
+  channel: 'http' | 'websocket';
+}
+
 /** Refusal before any turn runs: an `error` event, then `done`. */
 class Refusal extends Error {}
 
@@ -78,7 +88,7 @@ export interface ChatServiceDeps {
 export class ChatService {
   constructor(private readonly deps: ChatServiceDeps) {}
 
-  async *stream(request: ChatRequest, caller: { principal: AdminPrincipal | undefined; callerKey: string | null }, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+  async *stream(request: ChatRequest, caller: TurnCaller, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
     try {
       yield* this.turn(request, caller, signal);
     } catch (error) {
@@ -92,7 +102,7 @@ export class ChatService {
     }
   }
 
-  private async *turn(request: ChatRequest, caller: { principal: AdminPrincipal | undefined; callerKey: string | null }, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+  private async *turn(request: ChatRequest, caller: TurnCaller, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations } = this.deps;
     const started = Date.now();
     const message = request.message;
@@ -153,7 +163,7 @@ export class ChatService {
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
     if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
-      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal });
+      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel });
     } finally {
       await lease?.release();
     }
@@ -169,6 +179,7 @@ export class ChatService {
     base: Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_message' | 'user_text' | 'caller_key' | 'trace_id'>;
     started: number;
     signal: AbortSignal;
+    channel: TurnCaller['channel'];
   }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations, orchestrators, providers } = this.deps;
     const { agent, history, messageType, base, started } = input;
@@ -252,7 +263,7 @@ export class ChatService {
     let firstToken: number | null = null;
     let result: TurnResult | undefined;
     let failure: string | null = null;
-    const iterator = tools.quickMatchOr(() => orchestrator.run(context));
+    const iterator = input.channel === 'http' ? tools.quickMatchOr(() => orchestrator.run(context)) : orchestrator.run(context);
     try {
       for (;;) {
         const step = await iterator.next();

@@ -29,7 +29,7 @@ export const streamRoutes: RouteFactory = (app) => {
           if (corked) res.uncork();
           corked = false;
         };
-        for await (const event of chat.stream(body, { principal, callerKey }, disconnected.signal)) {
+        for await (const event of chat.stream(body, { principal, callerKey, channel: 'http' }, disconnected.signal)) {
           if (disconnected.signal.aborted) continue;
           res.write(`data: ${JSON.stringify(event)}\n\n`);
           if (!corked) {

@@ -216,7 +216,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
     if (!request.success) return request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     const callerKey = state.principal ? `admin:${state.principal.admin_user_id}` : state.clientIp ? `ip:${state.clientIp}` : null;
     const errors: string[] = [];
-    for await (const streamed of app.chat!.stream(request.data, { principal: state.principal, callerKey }, shutdown.signal)) {
+    for await (const streamed of app.chat!.stream(request.data, { principal: state.principal, callerKey, channel: 'websocket' }, shutdown.signal)) {
       if (streamed.type === 'error') errors.push(streamed.content);
     }
     return errors;
