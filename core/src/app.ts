@@ -182,8 +182,10 @@ export class AgentHostApp {
   async start(): Promise<void> {
     try {
       mkdirSync(this.dataDir, { recursive: true });
-      // The vector store runs only for a plugin that declares its retriever; manifests are read, no plugin code runs.
+      // The embedded vector store runs only for a plugin that declares its retriever; manifests are read, no plugin
+      // code runs. A configured Chroma is handed to plugins either way.
       this.usesChroma = this.kernel.declares('retrievers', 'chroma');
+      this.chromaUrl = this.config.chroma.url;
       await Promise.all([this.startDatabase(), this.usesChroma ? this.startChroma() : undefined]);
       await this.openDatabase();
       await this.startAdminAccess();

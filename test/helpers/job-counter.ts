@@ -24,7 +24,7 @@ export interface JobCounterConfig {
 /** `AGENT_HOST__…` overrides that enable the fixture plugin beside the default ones, with its `[plugins.job-counter]` section. */
 export function jobCounterEnv(config: JobCounterConfig): Record<string, string> {
   const env: Record<string, string> = {
-    AGENT_HOST__PLUGINS__ENABLED: JSON.stringify(['models-langchain', 'orchestrator-core-chat', path.resolve(JOB_COUNTER_DIR)]),
+    AGENT_HOST_PLUGINS_EXTRA: path.resolve(JOB_COUNTER_DIR),
   };
   for (const [key, value] of Object.entries(config)) {
     if (value === undefined) continue;
