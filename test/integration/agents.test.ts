@@ -111,9 +111,13 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     await admin.request('PATCH', `/agents/${agent.agent_id}`, { orchestrator_key: 'react_agent_v1' });
     const legacy = await admin.request('POST', `/agents/${agent.agent_id}/versions/${v1.body.version_id}/rollback`);
     t.equal(legacy.body.orchestrator_key, 'core_chat_v1', 'rollback to a chat snapshot without orchestrator_key writes the default');
-    const published = await admin.request('POST', `/agents/${agent.agent_id}/publish`);
+    const refused = await admin.request('POST', `/agents/${agent.agent_id}/publish`);
+    t.equal(refused.status, 409, 'a chat agent is not published: nothing runs its snapshot');
+    t.match(refused.body.detail, /a chat agent cannot be published: nothing runs a published chat snapshot/);
+    const { body: fusion } = await create({ name: 'f', agent_type: 'fusion', system_prompt: 'extract' });
+    const published = await admin.request('POST', `/agents/${fusion.agent_id}/publish`);
     t.equal(published.status, 200);
-    const [latest] = (await admin.request('GET', `/agents/${agent.agent_id}/versions`)).body.items;
+    const [latest] = (await admin.request('GET', `/agents/${fusion.agent_id}/versions`)).body.items;
     t.same([published.body.published_agent_version_id, latest.reason], [latest.version_id, 'publish']);
   });
 

@@ -25,6 +25,9 @@ interface AgentRow extends AgentFields {
  */
 export type AgentTypeChangeCheck = (agentId: string, from: string, to: string) => Promise<string | undefined>;
 
+/** Agent types whose runtime executes the published snapshot: Fusion (spec 4.7 "publish fusion snapshot", 9.2). */
+const PUBLISHABLE_TYPES = new Set(['fusion']);
+
 const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config', 'retrieval_config']);
 
 /** Read-only `judge_prompt_version`: `default` for the built-in prompt, else a hash of the stored text. */
@@ -142,8 +145,16 @@ export class Agents {
     return this.get(id);
   }
 
-  /** Freezes the live configuration as the version runtimes execute by default (`published_agent_version_id`). */
+  /**
+   * Freezes the live configuration as the version runtimes execute by default (`published_agent_version_id`).
+   * Only Fusion agents run a published snapshot (spec 4.7, 9.2); chat turns run the live agent, so publishing any
+   * other type is refused rather than recorded without effect.
+   */
   async publish(id: string, op: Operation) {
+    const { agent_type: type } = await this.find(id);
+    if (!PUBLISHABLE_TYPES.has(type)) {
+      throw new ConflictError(`a ${type} agent cannot be published: nothing runs a published ${type} snapshot (${type === 'chat' ? 'chat turns run the live agent' : 'its runs use the live agent'}); publish is for ${[...PUBLISHABLE_TYPES].join(', ')} agents`);
+    }
     await this.db.transaction(async (transaction) => {
       const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
       await this.db.query('UPDATE agents SET published_agent_version_id = $2, updated_at = now() WHERE id = $1', { bind: [id, version.id], transaction });
