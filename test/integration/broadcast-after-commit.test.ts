@@ -1,6 +1,6 @@
 // Every WebSocket broadcast of a session's state change (takeover, system message, manual message, release) goes
 // out after the transaction that records it commits: a client that reads the REST view the moment a broadcast
-// arrives finds it there.
+// arrives finds it there (docs/spec-deviations.md, deviation 7, for the customer message of a running turn).
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { stream } from '../helpers/sse.js';

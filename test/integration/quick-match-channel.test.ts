@@ -1,5 +1,5 @@
 // Quick match answers only POST /stream (spec 4.13: "only for POST /stream with message_type=user_chat"); the same
-// command sent as a WebSocket customer message goes to the chat runtime (docs/spec-deviations.md lists the choice).
+// command sent as a WebSocket customer message goes to the chat runtime.
 import path from 'node:path';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';

@@ -1,3 +1,5 @@
+// The namespaces are socket.io namespaces, not raw WebSocket paths, and operator_id is the operator's own id:
+// docs/spec-deviations.md, deviations 1 and 5.
 import t from 'tap';
 import { challengeHeader, createSubAdmin } from '../helpers/admins.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
