@@ -402,6 +402,7 @@ export class AgentHostApp {
       config: this.config.mcp,
       secrets: this.secrets(),
       backends: this.kernel.registry(extensionPoints.toolBackends),
+      events: this.sessionEvents,
     });
   }
 

@@ -1,3 +1,4 @@
+import type { ToolApprovalView } from '../mcp/approvals.js';
 import type { PresentedMessage, SessionState } from './messages.js';
 
 /** A takeover event as stored and broadcast (spec 2.2). */
@@ -19,7 +20,9 @@ export type SessionBroadcast =
   | { type: 'message'; session_id: string; message: PresentedMessage }
   | { type: 'session'; session_id: string; session: SessionState }
   | { type: 'system'; session_id: string; status: string; event_type: TakeoverEventView['event_type']; message: PresentedMessage }
-  | { type: 'takeover_event'; session_id: string; event: TakeoverEventView };
+  | { type: 'takeover_event'; session_id: string; event: TakeoverEventView }
+  /** A tool call waiting for, or decided by, an operator (the approval checkpoint); sent to administrators only. */
+  | { type: 'tool_approval'; session_id: string; approval: ToolApprovalView };
 
 type Listener = (broadcast: SessionBroadcast) => void;
 

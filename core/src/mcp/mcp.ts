@@ -2,6 +2,8 @@ import type { SecretsService, ToolBackend } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
+import type { SessionEvents } from '../chat/session-events.js';
+import { ToolApprovals } from './approvals.js';
 import { McpCallAudits } from './call-audits.js';
 import { McpCredentials } from './credentials.js';
 import { McpMounts } from './mounts.js';
@@ -14,6 +16,8 @@ export interface McpDeps {
   config: HostConfig['mcp'];
   secrets: SecretsService;
   backends: KeyedRegistry<ToolBackend>;
+  /** Held tool calls are announced to the session's room. */
+  events: SessionEvents;
 }
 
 /** The MCP tools domain (spec 2.7, 4.13): servers, credentials, mounts, administrator actions, call audits, and each turn's tool path. */
@@ -23,6 +27,7 @@ export class Mcp {
   readonly mounts: McpMounts;
   readonly actions: McpServerActions;
   readonly audits: McpCallAudits;
+  readonly approvals: ToolApprovals;
 
   constructor(readonly deps: McpDeps) {
     this.credentials = new McpCredentials(deps.db, deps.secrets);
@@ -30,11 +35,12 @@ export class Mcp {
     this.mounts = new McpMounts(deps.db);
     this.audits = new McpCallAudits(deps.db);
     this.actions = new McpServerActions(deps.db, this.servers, this.mounts, this.audits);
+    this.approvals = new ToolApprovals(deps.db, this.servers, this.audits, deps.events);
   }
 
   /** The tool path of one chat turn. */
   turnTools(input: TurnToolsInput): TurnTools {
     const discovery = { usableMounts: (agentId: string) => this.mounts.usable(agentId), resolve: (server: Parameters<McpServers['resolveRow']>[0]) => this.servers.resolveRow(server) };
-    return new TurnTools({ ...discovery, audits: this.audits, config: this.deps.config }, input);
+    return new TurnTools({ ...discovery, audits: this.audits, config: this.deps.config, approvals: this.approvals }, input);
   }
 }

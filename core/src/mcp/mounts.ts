@@ -17,6 +17,7 @@ export interface MountRow {
   max_calls_per_turn: number;
   priority: number;
   is_active: boolean;
+  approval: 'none' | 'operator';
   created_at: Date;
   updated_at: Date;
 }
@@ -55,8 +56,8 @@ export class McpMounts {
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
       const inserted = await this.db.query(
-        `INSERT INTO agent_mcp_mounts (id, agent_id, mcp_server_id, allowed_tools_json, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now()) ON CONFLICT (agent_id, mcp_server_id) DO NOTHING RETURNING id`,
+        `INSERT INTO agent_mcp_mounts (id, agent_id, mcp_server_id, allowed_tools_json, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active, created_by, approval, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now(), now()) ON CONFLICT (agent_id, mcp_server_id) DO NOTHING RETURNING id`,
         {
           bind: [
             id,
@@ -69,6 +70,7 @@ export class McpMounts {
             input.priority ?? MOUNT_DEFAULTS.priority,
             input.is_active ?? true,
             op.operator.admin_user_id,
+            input.approval ?? 'none',
           ],
           type: QueryTypes.SELECT,
           transaction,
@@ -85,7 +87,7 @@ export class McpMounts {
     const allowed = input.allowed_tools !== undefined ? (input.allowed_tools ?? []) : current.allowed_tools_json;
     await this.db.transaction(async (transaction) => {
       await this.db.query(
-        `UPDATE agent_mcp_mounts SET allowed_tools_json = $2, tool_capability = $3, timeout_ms = $4, max_calls_per_turn = $5, priority = $6, is_active = $7, updated_at = now() WHERE id = $1`,
+        `UPDATE agent_mcp_mounts SET allowed_tools_json = $2, tool_capability = $3, timeout_ms = $4, max_calls_per_turn = $5, priority = $6, is_active = $7, approval = $8, updated_at = now() WHERE id = $1`,
         {
           bind: [
             mountId,
@@ -95,6 +97,7 @@ export class McpMounts {
             input.max_calls_per_turn ?? current.max_calls_per_turn,
             input.priority ?? current.priority,
             input.is_active ?? current.is_active,
+            input.approval ?? current.approval,
           ],
           transaction,
         },
@@ -145,6 +148,7 @@ export function presentMount(row: MountRow) {
     max_calls_per_turn: row.max_calls_per_turn,
     priority: row.priority,
     is_active: row.is_active,
+    approval: row.approval,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -1,4 +1,5 @@
 import type { ToolGuidance, ToolPipelineResult, ToolResultContext } from '@agent-host/sdk';
+import { pendingApprovalReply } from './approvals.js';
 import { buildToolArguments, generateArguments } from './arguments.js';
 import { attemptGate, missingGuidance, preGenerationGate, type GateVerdict } from './gates.js';
 import { trackingIntent } from './intent-gates.js';
@@ -88,6 +89,10 @@ export async function runToolPipeline(turn: TurnTools): Promise<ToolPipelineResu
 
   const execution = await span('mcp-call', () => turn.execute(tool, built.arguments, 'chat'), (e) => ({ tool_name: name, status: e.status, ...('latency_ms' in e && { latency_ms: e.latency_ms }) }));
   if (execution.status === 'blocked') return proceed();
+  if (execution.status === 'pending_approval') {
+    // The held call has no result to answer from: the turn says it waits for an operator, in place of a reply.
+    return { action: 'reply', reply: pendingApprovalReply(name), response_source: 'mcp_approval_pending', observation: { ...turn.observation } };
+  }
   const ruled = applyResponseRules({
     rules: turn.responseConfig.direct_response_rules,
     serverId: tool.mount.mcp_server_id,

@@ -3,6 +3,7 @@ import type { QuickMatchRule } from './agent-config.js';
 import { parseIdentifiers } from './identifiers.js';
 import { jsonOutput } from './payloads.js';
 import { missingRequired } from './policy.js';
+import { pendingApprovalReply } from './approvals.js';
 import { ruledReply } from './response-rules.js';
 import { findTool, type MountedTool } from './toolset.js';
 import { isTrackingTool } from './tracking.js';
@@ -59,6 +60,7 @@ export async function runQuickMatch(turn: TurnTools): Promise<TurnResult | null>
   const execution = await turn.execute(tool, args, 'quick_match');
   turn.context.push({ stage: 'quick-match', prefix: rule.prefix, tool_name: rule.tool_name, status: execution.status });
   if (execution.status === 'blocked') return answer(`${rule.prefix} cannot run in this request: ${execution.reason}.`);
+  if (execution.status === 'pending_approval') return answer(pendingApprovalReply(rule.tool_name));
   const direct = rule.response_rule_key ? turn.responseConfig.direct_response_rules.find((r) => r.rule_key === rule.response_rule_key) : undefined;
   if (!direct) {
     turn.observation.mcp_output_mode = 'raw_json';

@@ -65,6 +65,8 @@ const mountFields = {
   max_calls_per_turn: z.number().int().min(1).max(100),
   priority: z.number().int().min(-1000).max(1000),
   is_active: z.boolean(),
+  // `operator`: each call of the mount's tools waits for an operator's approval (the approval checkpoint).
+  approval: z.enum(['none', 'operator']),
 };
 
 export const mountCreateSchema = z.object({ mcp_server_id: z.string().uuid(), ...mountFields }).partial().required({ mcp_server_id: true }).strict();

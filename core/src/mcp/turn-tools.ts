@@ -2,6 +2,7 @@ import type { ChatMessage, MessageType, ModelRouter, ToolCallOutcome, ToolDescri
 import type { ToolCallBudget } from '../chat/tool-budget.js';
 import type { HostConfig } from '../config/schema.js';
 import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from './agent-config.js';
+import { pendingApprovalReply, type ToolApprovals } from './approvals.js';
 import type { McpCallAudits, McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload } from './payloads.js';
@@ -39,11 +40,13 @@ export interface TurnToolsInput {
 export interface TurnToolsDeps extends DiscoveryDeps {
   audits: McpCallAudits;
   config: HostConfig['mcp'];
+  approvals: ToolApprovals;
 }
 
-/** What one execution produced. `blocked`: a limit stopped it before the call. */
+/** What one execution produced. `blocked`: a limit stopped it before the call; `pending_approval`: an operator decides. */
 export type Execution =
   | { status: 'blocked'; reason: string }
+  | { status: 'pending_approval'; approval_id: string }
   | { status: ToolCallOutcome['status']; raw: unknown; business: unknown; error: string | null; latency_ms: number };
 
 /**
@@ -141,6 +144,7 @@ export class TurnTools {
       await this.audit({ tool_name: name, status: 'blocked', stage: 'mcp-call', origin, reason: refusal, request_payload: args }, tool);
       return { status: 'blocked', reason: refusal };
     }
+    if (tool.mount.approval === 'operator') return this.holdForApproval(tool, args, origin);
     this.perMount.set(tool.mount.id, used + 1);
     const started = Date.now();
     const outcome = await tool.server.backend.callTool(tool.server.connection, name, args, { timeoutMs: tool.mount.timeout_ms, signal: this.input.signal });
@@ -162,6 +166,27 @@ export class TurnTools {
     return { status: outcome.status, raw, business: businessPayload(raw, name), error: outcome.error ?? null, latency_ms: latency };
   }
 
+  /** The approval checkpoint: the call is not made; a request waits for an operator, and the audit says why. */
+  private async holdForApproval(tool: MountedTool, args: Record<string, unknown>, origin: string): Promise<Execution> {
+    const { input } = this;
+    const approval = await this.input.trace.span('mcp-approval-checkpoint', async (attributes) => {
+      const held = await this.deps.approvals.request({
+        session_id: input.sessionId,
+        turn_id: input.turnId,
+        agent_id: input.agent!.agent_id,
+        mount_id: tool.mount.id,
+        mcp_server_id: tool.mount.mcp_server_id,
+        tool_name: tool.descriptor.name,
+        arguments: args,
+        origin,
+      });
+      Object.assign(attributes, { tool_name: tool.descriptor.name, approval: 'operator', approval_id: held.approval_id });
+      return held;
+    });
+    await this.audit({ tool_name: tool.descriptor.name, status: 'blocked', stage: 'mcp-approval-checkpoint', origin, reason: `approval_required: request ${approval.approval_id}`, request_payload: args }, tool);
+    return { status: 'pending_approval', approval_id: approval.approval_id };
+  }
+
   /** `ToolHandle.call` for runtimes that drive tools themselves: mounted and allowed tools only, required arguments checked, limits and audit as for the pipeline. */
   private async callByRuntime(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome> {
     const tool = findTool((await this.toolset()).tools, name);
@@ -176,6 +201,7 @@ export class TurnTools {
     }
     const execution = await this.execute(tool, args, 'tool_handle');
     if (execution.status === 'blocked') return { status: 'error', result: null, error: execution.reason };
+    if (execution.status === 'pending_approval') return { status: 'error', result: { approval_id: execution.approval_id }, error: pendingApprovalReply(name) };
     return { status: execution.status, result: execution.business, ...(execution.error && { error: execution.error }) };
   }
 }

@@ -28,6 +28,7 @@ import { skillRoutes } from './skills.js';
 import { streamRoutes } from './stream.js';
 import { systemSettingRoutes } from './system-settings.js';
 import { takeoverRoutes } from './takeover.js';
+import { toolApprovalRoutes } from './tool-approvals.js';
 import type { RouteFactory } from './route.js';
 
 /** Every route file, mounted in this order. */
@@ -59,6 +60,7 @@ export const routeFactories: RouteFactory[] = [
   mcpCredentialRoutes,
   mcpMountRoutes,
   mcpCallRoutes,
+  toolApprovalRoutes,
   skillRoutes,
   skillMountRoutes,
   skillCallRoutes,

@@ -19,6 +19,8 @@ export function outgoing(broadcast: SessionBroadcast): Record<string, unknown> {
       return { type: 'system', session_id: broadcast.session_id, status: broadcast.status, event_type: broadcast.event_type, message: broadcast.message };
     case 'takeover_event':
       return { type: 'takeover_event', session_id: broadcast.session_id, event: broadcast.event };
+    case 'tool_approval':
+      return { type: 'tool_approval', session_id: broadcast.session_id, approval: broadcast.approval };
   }
 }
 
@@ -76,7 +78,9 @@ export class RoomFanOut {
   }
 
   deliver(broadcast: SessionBroadcast): Promise<void> {
-    return this.enqueue(broadcast.session_id, () => this.send(broadcast.session_id, broadcast.type, outgoing(broadcast)));
+    // A held tool call shows the tool and its arguments: for operators, not for the customer's socket.
+    const adminsOnly = broadcast.type === 'tool_approval';
+    return this.enqueue(broadcast.session_id, () => this.send(broadcast.session_id, broadcast.type, outgoing(broadcast), undefined, adminsOnly));
   }
 
   /**
@@ -102,8 +106,8 @@ export class RoomFanOut {
   }
 
   /** Sends to every admitted socket of the session on this instance. */
-  async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket): Promise<void> {
-    const sockets = only ? [only] : [...(this.rooms.get(sessionId) ?? [])];
+  async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket, adminsOnly = false): Promise<void> {
+    const sockets = (only ? [only] : [...(this.rooms.get(sessionId) ?? [])]).filter((socket) => !adminsOnly || (socket.data as SocketState).principal);
     const closures = await this.recheck(sockets);
     // One emit per namespace, so each packet is encoded once rather than once per socket.
     const byNamespace = new Map<Namespace, string[]>();
