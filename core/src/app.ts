@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { coreServices, extensionPoints, type Logger, type SecretsService } from '@agent-host/sdk';
+import { coreServices, extensionPoints, type ExtensionPoint, type ExtensionRegistry, type Logger, type SecretsService } from '@agent-host/sdk';
 import type { Agenda } from 'agenda';
 import type { Sequelize } from 'sequelize';
 import { container as rootContainer } from 'tsyringe';
@@ -296,7 +296,10 @@ export class AgentHostApp {
   private checkReferences(): void {
     const loaded = {
       pluginIds: this.kernel.plugins().map((p) => p.id),
-      registered: (point: string) => this.kernel.plugins().flatMap((p) => p.registered[point] ?? []),
+      registered: (point: ExtensionPoint<ExtensionRegistry<unknown>>) => {
+        const registry = this.kernel.registry(point);
+        return { name: registry.name, keys: registry.list().map((entry) => entry.key) };
+      },
     };
     this.configurationProblems = unresolvedReferences(this.config, loaded, pluginSpecifiers(this.config));
     if (this.configurationProblems.length && this.config.app.env === 'production') {

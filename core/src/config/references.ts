@@ -1,10 +1,10 @@
+import { extensionPoints, type ExtensionPoint, type ExtensionRegistry } from '@agent-host/sdk';
 import type { HostConfig } from './schema.js';
 
-/** What the loaded plugins provide, by extension point name, and their ids. */
+/** What the loaded plugins provide: their ids, and per extension point its name and the keys registered in it. */
 export interface LoadedExtensions {
   pluginIds: readonly string[];
-  /** Keys registered per extension point name (`embedders`, `retrievers`, `modelProviders`, `orchestrators`, ...). */
-  registered(point: string): readonly string[];
+  registered(point: ExtensionPoint<ExtensionRegistry<unknown>>): { name: string; keys: readonly string[] };
 }
 
 // Keys of the [plugins] table that are settings, not plugin sections.
@@ -24,14 +24,14 @@ export function unresolvedReferences(config: HostConfig, loaded: LoadedExtension
   for (const section of Object.keys(config.plugins)) {
     if (!PLUGIN_SETTINGS.has(section) && !ids.has(section)) problems.push(`[plugins.${section}] configures a plugin that is not loaded: enable it, or remove the section`);
   }
-  const need = (point: string, key: string, setting: string) => {
-    const keys = loaded.registered(point);
-    if (!keys.includes(key)) problems.push(`${setting} = "${key}", but no enabled plugin registers ${point} "${key}" (registered: ${keys.join(', ') || 'none'}): enable the plugin that provides it, or change the setting`);
+  const need = (point: ExtensionPoint<ExtensionRegistry<unknown>>, key: string, setting: string) => {
+    const { name, keys } = loaded.registered(point);
+    if (!keys.includes(key)) problems.push(`${setting} = "${key}", but no enabled plugin registers ${name} "${key}" (registered: ${keys.join(', ') || 'none'}): enable the plugin that provides it, or change the setting`);
   };
-  need('embedders', config.knowledge.embedder, '[knowledge] embedder');
-  need('retrievers', config.knowledge.retriever, '[knowledge] retriever');
-  need('orchestrators', config.agent.default_orchestrator_key, '[agent] default_orchestrator_key');
-  const providers = loaded.registered('modelProviders');
+  need(extensionPoints.embedders, config.knowledge.embedder, '[knowledge] embedder');
+  need(extensionPoints.retrievers, config.knowledge.retriever, '[knowledge] retriever');
+  need(extensionPoints.orchestrators, config.agent.default_orchestrator_key, '[agent] default_orchestrator_key');
+  const providers = loaded.registered(extensionPoints.modelProviders).keys;
   for (const provider of new Set([config.models.default_model_provider, ...config.models.catalog.map((m) => m.model_provider)])) {
     if (!providers.includes(provider)) problems.push(`[models] names model_provider "${provider}", but no enabled plugin registers it (registered: ${providers.join(', ') || 'none'}): enable the plugin that provides it, or remove its models`);
   }

@@ -23,7 +23,7 @@ const baseType = (contentType: string) => contentType.split(';', 1)[0]!.trim().t
 /**
  * The type an upload is stored and parsed as: the declared one, or, when the part declares none or only
  * `application/octet-stream`, the one its bytes (binary signatures) or else its file name say. A declared type
- * that the bytes contradict (a PDF sent as `text/plain`) is refused: the parser chosen by the type would misread it.
+ * that the bytes contradict (a PDF declared as plain text) is refused: the parser chosen by the type would misread it.
  */
 export async function uploadContentType(declared: string, filename: string, data: Uint8Array): Promise<string> {
   const detected = (await fileTypeFromBuffer(data))?.mime;
