@@ -368,7 +368,7 @@ const CASES: Case[] = [
     script: { selection: { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'echo' }, arguments: { message: 'hi' } },
     check(t, { context }) {
       t.match(spanOf(context, 'mcp-required-argument-check'), { should_attempt: true, missing_required: [] });
-      t.same(spanNames(context).filter((n) => n.startsWith('mcp-')), ['mcp-tool-selection-decision', 'mcp-pre-generation-gate', 'mcp-argument-generation', 'mcp-tool-attempt-gate', 'mcp-required-argument-check', 'mcp-call'], 'the stages run in order, each in its span');
+      t.same(spanNames(context).filter((n) => n.startsWith('mcp-')), ['mcp-tool-selection-decision', 'mcp-pre-generation-gate', 'mcp-argument-generation', 'mcp-tool-attempt-gate', 'mcp-required-argument-check', 'mcp-pre-call-gate', 'mcp-post-call-gate', 'mcp-call'], 'the stages run in order, each in its span (the call\'s gates end within it)');
     },
   },
   // Limits and failures

@@ -68,7 +68,8 @@ t.test('tool calls of a mount that needs approval wait for an operator', async (
     const { reply, context } = await tools.chat({ thread_id: thread, agent_id: agent.agent_id, message: 'Please echo something for me' });
     t.match(reply, /needs an operator's approval/);
     t.equal(context.turn.response_source, 'mcp_approval_pending');
-    t.ok(context.context_payload.trace_spans.some((s: { name: string }) => s.name === 'mcp-approval-checkpoint'), 'the checkpoint is a named stage of the turn trace');
+    const stages = context.context_payload.trace_spans.map((s: { name: string }) => s.name).filter((n: string) => n.startsWith('mcp-'));
+    t.same(stages.slice(-3), ['mcp-pre-call-gate', 'mcp-approval-checkpoint', 'mcp-call'], 'the pre-call gate, then the checkpoint, named stages of the turn trace; no post-call gate without a call');
     const [held] = await approvalsOf(thread);
     t.match(held, { status: 'pending', origin: 'chat', arguments: { message: 'from the pipeline' } });
     const approved = await admin.request('POST', `/tool-approvals/${held.approval_id}/approve`);

@@ -133,6 +133,9 @@ export class TurnTools {
   /** Calls a tool within the mount's `max_calls_per_turn` and the agent's `max_tool_calls_total_per_request`; audits it either way. */
   async execute(tool: MountedTool, args: Record<string, unknown>, origin: string): Promise<Execution> {
     const name = tool.descriptor.name;
+    const { trace } = this.input;
+    // The pre-call gate: the mount's and the request's call limits, for every path that calls (pipeline, quick match,
+    // runtime). Decided and reserved before any await, so calls a runtime makes at once cannot both take the last slot.
     const used = this.perMount.get(tool.mount.id) ?? 0;
     const refusal =
       used >= tool.mount.max_calls_per_turn
@@ -140,25 +143,32 @@ export class TurnTools {
         : !this.input.budget.take()
           ? `max_tool_calls_total_per_request (${this.input.budget.limit}) reached`
           : null;
+    if (!refusal) this.perMount.set(tool.mount.id, used + 1);
+    await trace.span('mcp-pre-call-gate', async (attributes) => {
+      Object.assign(attributes, { tool_name: name, origin, should_attempt: refusal === null, ...(refusal && { reason: refusal }) });
+    });
     if (refusal) {
       await this.audit({ tool_name: name, status: 'blocked', stage: 'mcp-call', origin, reason: refusal, request_payload: args }, tool);
       return { status: 'blocked', reason: refusal };
     }
     if (tool.mount.approval === 'operator') return this.holdForApproval(tool, args, origin);
-    this.perMount.set(tool.mount.id, used + 1);
     const started = Date.now();
     const outcome = await tool.server.backend.callTool(tool.server.connection, name, args, { timeoutMs: tool.mount.timeout_ms, signal: this.input.signal });
     const latency = Date.now() - started;
     this.observation.mcp_invocation_count++;
-    // The credential never reaches the runtime, the model or the user, even when a server echoes it.
-    const raw = redactSecrets(
-      outcome.status !== 'success'
-        ? failurePayload(tool.mount.server_name, name, outcome.error ?? outcome.status)
-        : isTrackingTool(name)
-          ? projectTrackingResult(outcome.result, name, String(args[TRACKING_ARGUMENT] ?? ''))
-          : outcome.result,
-      tool.server.secretValues,
-    );
+    // The post-call gate: the credential never reaches the runtime, the model or the user, even when a server echoes
+    // it; a failure becomes the minimal raw JSON and a tracking result keeps only its allowed fields (spec 4.13).
+    const raw = await trace.span('mcp-post-call-gate', async (attributes) => {
+      Object.assign(attributes, { tool_name: name, status: outcome.status });
+      return redactSecrets(
+        outcome.status !== 'success'
+          ? failurePayload(tool.mount.server_name, name, outcome.error ?? outcome.status)
+          : isTrackingTool(name)
+            ? projectTrackingResult(outcome.result, name, String(args[TRACKING_ARGUMENT] ?? ''))
+            : outcome.result,
+        tool.server.secretValues,
+      );
+    });
     await this.audit(
       { tool_name: name, status: outcome.status as McpCallStatus, stage: 'mcp-call', origin, reason: null, request_payload: args, response_payload: raw, error_message: outcome.error ?? null, latency_ms: latency },
       tool,
@@ -169,7 +179,7 @@ export class TurnTools {
   /** The approval checkpoint: the call is not made; a request waits for an operator, and the audit says why. */
   private async holdForApproval(tool: MountedTool, args: Record<string, unknown>, origin: string): Promise<Execution> {
     const { input } = this;
-    const approval = await this.input.trace.span('mcp-approval-checkpoint', async (attributes) => {
+    const approval = await input.trace.span('mcp-approval-checkpoint', async (attributes) => {
       const held = await this.deps.approvals.request({
         session_id: input.sessionId,
         turn_id: input.turnId,
