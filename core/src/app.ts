@@ -363,7 +363,7 @@ export class AgentHostApp {
     await sequelize.authenticate();
     if (this.config.database.migrate_on_start) {
       const applied = await migrate(sequelize, MIGRATIONS_DIR, this.logger);
-      if (applied.length) this.logger.info({ applied }, 'migrations applied');
+      if (applied.length) this.logger.info({ count: applied.length, from: applied[0], to: applied.at(-1) }, 'migrations applied');
     }
     await sequelize.query(
       'INSERT INTO host_instances (id, hostname, pid, app_env, started_at) VALUES ($1, $2, $3, $4, now())',

@@ -19,7 +19,7 @@ t.test('LOG_FORMAT json writes one JSON object a line, for log collectors', asyn
 t.test('LOG_FORMAT pretty writes a line a person can read', async (t) => {
   const out = logLine('pretty');
   t.match(out, /INFO.*hello operator/);
-  t.match(out, /job: "ingest"/);
+  t.match(out, /"job":"ingest"/, 'its fields on the same line');
   t.notMatch(out, /^\{"level"/, 'not JSON');
 });
 

@@ -20,6 +20,6 @@ export function createRootLogger(level: string, format: LogFormat = 'auto'): Pin
         censor: '[redacted]',
       },
     },
-    human ? pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', sync: false }) : pino.destination({ sync: false }),
+    human ? pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: false }) : pino.destination({ sync: false }),
   );
 }
