@@ -8,6 +8,9 @@ import { routeFactories } from './routes/index.js';
 import { parseBody } from './validation.js';
 import type { RouteDefinition } from './routes/route.js';
 
+/** What an incoming X-Request-Id may be: printable, no spaces, at most 128 characters. */
+const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
 /** The restify server with every route file mounted behind the administrator guard. */
 export function createServer(app: AgentHostApp) {
   const guard = adminGuard(app);
@@ -16,6 +19,15 @@ export function createServer(app: AgentHostApp) {
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
 
+  // Every response names its request: a caller's own valid X-Request-Id is kept (a proxy's or a client's, to follow
+  // one request across systems), else the host's; the same id is in the request's log line and 500 log entries.
+  server.pre((req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    // restify's req.id(value) sets the id once; its type declarations omit the setter.
+    if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) (req as unknown as { id(value: string): string }).id(incoming);
+    res.setHeader('x-request-id', req.id());
+    next();
+  });
   server.use(restify.plugins.queryParser({ mapParams: false }));
   // Multipart uploads are streamed by their routes under their own size limit, never buffered here.
   const bodyParsers = restify.plugins.bodyParser({ mapParams: false, maxBodySize: 1024 * 1024, rejectUnknown: false }) as unknown as restify.RequestHandler[];
@@ -54,7 +66,7 @@ export function createServer(app: AgentHostApp) {
     } else if (status === 404 && err.name === 'ResourceNotFoundError') {
       detail = `no route for ${req.method} ${req.path()}`;
     } else if (status >= 500) {
-      log.error({ err, method: req.method, url: req.url }, 'unhandled error');
+      log.error({ err, method: req.method, url: req.url, req_id: req.id() }, 'unhandled error');
       detail = 'internal server error';
     }
     (err as { statusCode?: number }).statusCode = status;

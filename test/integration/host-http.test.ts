@@ -109,6 +109,18 @@ t.test('default host', async (t) => {
     t.same(body, { detail: 'administrator login required' });
   });
 
+  t.test('every response carries X-Request-Id: the caller\'s valid one is kept, else the host makes one', async (t) => {
+    const made = await fetch(host.url + '/healthz');
+    t.match(made.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'a generated id');
+    const kept = await fetch(host.url + '/healthz', { headers: { 'x-request-id': 'lb-7f3a:42' } });
+    t.equal(kept.headers.get('x-request-id'), 'lb-7f3a:42', 'an incoming id is kept');
+    const refused = await fetch(host.url + '/no/such/route', { headers: { 'x-request-id': 'has spaces and <tags>' } });
+    t.match(refused.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'an id that is not printable and short is replaced, errors included');
+    const streamed = await fetch(host.url + '/stream', { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'sse-1' }, body: JSON.stringify({ thread_id: 'rid', message: 'hi' }) });
+    t.equal(streamed.headers.get('x-request-id'), 'sse-1', 'the event stream too');
+    await streamed.text();
+  });
+
   t.test('unknown routes give a JSON 404 with detail', async (t) => {
     const response = await fetch(host.url + '/no/such/route');
     t.equal(response.status, 404);
