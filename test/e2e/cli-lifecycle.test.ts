@@ -8,6 +8,33 @@ import { parentOf } from '../../core/src/process/proc.js';
 
 const BOOTSTRAP = { username: 'e2e-admin', password: 'an-e2e-password-123' };
 
+/** A fresh data directory, removed when the test ends. */
+async function dataDirFor(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
+  await chmod(dataDir, 0o755);
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  return dataDir;
+}
+
+/** `agent-host start` on a fresh data directory; killed when the test ends. */
+async function startEmbedded(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}) {
+  const dataDir = await dataDirFor(t);
+  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, ...env }));
+  t.teardown(() => void run.child.kill('SIGKILL'));
+  return { dataDir, run, url: await servingUrl(run) };
+}
+
+/** Polls /readyz until it answers `status` (or the time runs out); resolves with the last response. */
+async function readinessBecomes(url: string, status: number, timeoutMs: number): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  let response = await fetch(`${url}/readyz`);
+  while (response.status !== status && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    response = await fetch(`${url}/readyz`);
+  }
+  return response;
+}
+
 async function embeddedDatabaseUrl(dataDir: string): Promise<string> {
   const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
   const port = (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[3]!.trim();
@@ -76,13 +103,8 @@ t.test('start-up refusals print one clear message, exit 1 and leave nothing runn
 });
 
 t.test('a second start on a running host\'s data directory refuses and leaves that host\'s Chroma and health alone', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
-  await chmod(dataDir, 0o755);
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const { dataDir, run: first, url } = await startEmbedded(t);
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
-  const first = runCli(['start'], env);
-  t.teardown(() => void first.child.kill('SIGKILL'));
-  const url = await servingUrl(first);
   const chromaPid = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
   const second = runCli(['start'], env);
   const { code } = await second.exit;
@@ -109,21 +131,13 @@ t.test('a second start on a running host\'s data directory refuses and leaves th
 });
 
 t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has restarted it', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
-  await chmod(dataDir, 0o755);
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir }));
-  t.teardown(() => void run.child.kill('SIGKILL'));
-  const url = await servingUrl(run);
+  const { dataDir, run, url } = await startEmbedded(t);
   const chromaPid = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
   process.kill(chromaPid, 'SIGKILL');
-  let readiness = await fetch(`${url}/readyz`);
-  for (let i = 0; i < 20 && readiness.status === 200; i++) readiness = await fetch(`${url}/readyz`);
-  t.equal(readiness.status, 503, 'not ready while Chroma is down');
-  t.same((await readiness.json()).failing.map((f: { name: string }) => f.name), ['chroma']);
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && (await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 250));
-  t.equal((await fetch(`${url}/readyz`)).status, 200, 'ready again once the supervisor restarted it');
+  const down = await readinessBecomes(url, 503, 2000);
+  t.equal(down.status, 503, 'not ready while Chroma is down');
+  t.same((await down.json()).failing.map((f: { name: string }) => f.name), ['chroma']);
+  t.equal((await readinessBecomes(url, 200, 60_000)).status, 200, 'ready again once the supervisor restarted it');
   const restarted = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
   t.not(restarted, chromaPid, 'a new Chroma process');
   t.ok(alive(restarted));
@@ -134,21 +148,13 @@ t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has rest
 });
 
 t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has restarted it, and the host serves again', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
-  await chmod(dataDir, 0o755);
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir }));
-  t.teardown(() => void run.child.kill('SIGKILL'));
-  const url = await servingUrl(run);
+  const { dataDir, run, url } = await startEmbedded(t);
   const postmaster = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   process.kill(postmaster, 'SIGKILL');
-  let readiness = await fetch(`${url}/readyz`);
-  for (let i = 0; i < 20 && readiness.status === 200; i++) readiness = await fetch(`${url}/readyz`);
-  t.equal(readiness.status, 503, 'not ready while Postgres is down');
-  t.ok((await readiness.json()).failing.some((f: { name: string }) => f.name === 'postgres'), 'naming postgres');
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline && (await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 500));
-  t.equal((await fetch(`${url}/readyz`)).status, 200, 'ready again once the supervisor restarted it');
+  const down = await readinessBecomes(url, 503, 2000);
+  t.equal(down.status, 503, 'not ready while Postgres is down');
+  t.ok((await down.json()).failing.some((f: { name: string }) => f.name === 'postgres'), 'naming postgres');
+  t.equal((await readinessBecomes(url, 200, 90_000)).status, 200, 'ready again once the supervisor restarted it');
   const restarted = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   t.not(restarted, postmaster, 'a new postmaster');
   const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'wrong-password-123' }) });
@@ -159,12 +165,7 @@ t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has re
 });
 
 t.test('with retriever-chroma disabled the host starts no Chroma (and needs no Python) and is ready without one', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));
-  await chmod(dataDir, 0o755);
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma', CHROMA_URL: '' }));
-  t.teardown(() => void run.child.kill('SIGKILL'));
-  const url = await servingUrl(run);
+  const { dataDir, run, url } = await startEmbedded(t, { AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma' });
   t.notOk((await readdir(dataDir)).some((name) => name.startsWith('chroma')), 'no Chroma directory or pid file under the data directory');
   t.same(descendants(run.child.pid!).map(commandOf).filter((c) => /chroma/.test(c ?? '')), [], 'no Chroma process');
   const ready = await (await fetch(`${url}/readyz`)).json();
