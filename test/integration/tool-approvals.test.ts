@@ -74,5 +74,12 @@ t.test('tool calls of a mount that needs approval wait for an operator', async (
     t.match(held, { status: 'pending', origin: 'chat', arguments: { message: 'from the pipeline' } });
     const approved = await admin.request('POST', `/tool-approvals/${held.approval_id}/approve`);
     t.match(approved.body, { status: 'approved', result: 'Echo: from the pipeline' });
+
+    const rejectedThread = `reject-chat-${Date.now()}`;
+    tools.script({ selection: { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'asked to echo' }, arguments: { message: 'never from the pipeline' } });
+    await tools.chat({ thread_id: rejectedThread, agent_id: agent.agent_id, message: 'Please echo something else' });
+    const [second] = await approvalsOf(rejectedThread);
+    t.match((await admin.request('POST', `/tool-approvals/${second.approval_id}/reject`)).body, { status: 'rejected', origin: 'chat' }, 'a pipeline call is rejected the same way');
+    t.same((await callsOf(rejectedThread)).filter((c: { status: string }) => c.status === 'success'), [], 'and never made');
   });
 });
