@@ -40,7 +40,7 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   });
   t.equal(code, 0, `every command succeeds${code ? `\n${stderr.slice(-2000)}` : ''}`);
   t.notMatch(stdout, /"detail":/, 'no command answered with an error body');
-  t.ok((stdout.match(/data: \{"type":"done"\}/g) ?? []).length >= 4, 'each streamed reply ends with done');
+  t.ok((stdout.match(/data: \{"type":"done","session_id":/g) ?? []).length >= 4, 'each streamed reply ends with done, naming its session');
   t.match(stdout, /Echo: hello tools/, 'the MCP quick match called the echo tool');
   t.match(stdout, /"status":"success"/, 'tool and skill calls were audited as successes');
 });

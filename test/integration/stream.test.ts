@@ -20,7 +20,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     const { status, contentType, events } = await stream(host.url, { thread_id: 'thread-1', agent_id: agent.agent_id, message: 'When are refunds issued?' });
     t.equal(status, 200);
     t.match(contentType, /^text\/event-stream/);
-    t.same(events.at(-1), { type: 'done' }, 'done is the last event');
+    t.match(events.at(-1), { type: 'done' }, 'done is the last event');
     t.ok(events.filter((e) => e.type === 'token').length > 1, 'several token events');
     t.equal(tokensOf(events), 'Refunds are issued within 14 days.', 'the offline model answers from its context');
     const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['thread-1']);
@@ -29,6 +29,11 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       ['completed', 'llm_generated', 'core_chat_v1', 'offline', 'offline-extractive', 'tokenizer_estimated', true],
     );
     t.ok(turn!.input_tokens > 0 && turn!.output_tokens > 0, 'tokens are estimated locally when the provider reports none');
+    t.same(
+      events.at(-1),
+      { type: 'done', session_id: 'thread-1', turn_id: turn!.id, usage: { input_tokens: turn!.input_tokens, output_tokens: turn!.output_tokens, total_tokens: turn!.total_tokens, token_usage_source: 'tokenizer_estimated' } },
+      'done names the session and turn it stored, with the turn\'s usage',
+    );
     const messages = await query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at', ['thread-1']);
     t.same(messages.map((m) => m.role), ['user', 'assistant']);
     const [snapshot] = await query(host.databaseUrl, 'SELECT observability_schema_version, context FROM turn_context_snapshots WHERE turn_id = $1', [turn!.id]);
@@ -43,8 +48,8 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
   t.test('a fixed response: split on spaces, no model, persisted but not counted, override not written', async (t) => {
     const { events } = await stream(host.url, { thread_id: 'thread-2', agent_id: agent.agent_id, message: '  opening hours ', message_type: 'form', model_provider: 'offline', model_name: 'offline-extractive' });
     t.same(events.filter((e) => e.type === 'token').map((e) => e.content), ['We ', 'are ', 'open ', '9 ', 'to ', '5 ', 'on ', 'weekdays.']);
-    t.same(events.at(-1), { type: 'done' });
     const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['thread-2']);
+    t.match(events.at(-1), { type: 'done', session_id: 'thread-2', turn_id: turn!.id, usage: { total_tokens: 0, token_usage_source: 'no_model_invocation' } }, 'a fixed response names its turn too');
     t.same([turn!.response_source, turn!.token_usage_source, turn!.counts_toward_limits, turn!.model_name], ['fixed_response', 'no_model_invocation', false, null]);
     const [session] = await query(host.databaseUrl, 'SELECT model_provider FROM chat_sessions WHERE id = $1', ['thread-2']);
     t.equal(session!.model_provider, null, 'the request override is never written on the fixed-response path');

@@ -37,8 +37,15 @@ export const chatRequestSchema = z
 
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 
-/** SSE events of spec 6.1; `done` is always the last. */
-export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string } | { type: 'done' };
+/** The turn a stream stored, which its `done` event names; none for a refusal or a message during a takeover. */
+export interface StoredTurn {
+  session_id: string;
+  turn_id: string;
+  usage: TokenUsageSummary;
+}
+
+/** SSE events of spec 6.1; `done` is always the last, and names the turn it stored. */
+export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string } | ({ type: 'done' } & Partial<StoredTurn>);
 
 
 /**
@@ -57,6 +64,8 @@ class Refusal extends Error {}
 const splitOnSpaces = (text: string) => text.split(/(?<= )/).filter((part) => part.length > 0);
 
 const TAKEN_OVER = 'a human operator took over the session';
+
+const NO_MODEL_USAGE: TokenUsageSummary = { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' };
 
 export interface ChatServiceDeps {
   config: HostConfig;
@@ -89,8 +98,9 @@ export class ChatService {
   constructor(private readonly deps: ChatServiceDeps) {}
 
   async *stream(request: ChatRequest, caller: TurnCaller, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+    const done: { turn?: StoredTurn } = {};
     try {
-      yield* this.turn(request, caller, signal);
+      yield* this.turn(request, caller, signal, done);
     } catch (error) {
       if (error instanceof Refusal) yield { type: 'error', content: error.message };
       else {
@@ -98,11 +108,11 @@ export class ChatService {
         yield { type: 'error', content: 'the reply failed; please try again' };
       }
     } finally {
-      yield { type: 'done' };
+      yield { type: 'done', ...done.turn };
     }
   }
 
-  private async *turn(request: ChatRequest, caller: TurnCaller, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+  private async *turn(request: ChatRequest, caller: TurnCaller, signal: AbortSignal, done: { turn?: StoredTurn }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations } = this.deps;
     const started = Date.now();
     const message = request.message;
@@ -144,7 +154,7 @@ export class ChatService {
         status: 'completed',
         error_message: null,
         model: null,
-        usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' },
+        usage: NO_MODEL_USAGE,
         cost: EMPTY_COST,
         counts_toward_limits: false,
         first_token_ms: firstToken,
@@ -154,6 +164,7 @@ export class ChatService {
       });
       this.publish(session.id, stored);
       this.exportTrace(base, started, 'completed', 'fixed_response', [], []);
+      done.turn = { session_id: session.id, turn_id: turnId, usage: NO_MODEL_USAGE };
       return;
     }
 
@@ -163,7 +174,7 @@ export class ChatService {
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
     if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
-      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel });
+      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel, done });
     } finally {
       await lease?.release();
     }
@@ -180,6 +191,7 @@ export class ChatService {
     started: number;
     signal: AbortSignal;
     channel: TurnCaller['channel'];
+    done: { turn?: StoredTurn };
   }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations, orchestrators, providers } = this.deps;
     const { agent, history, messageType, base, started } = input;
@@ -310,6 +322,7 @@ export class ChatService {
         ms: (call.ended_at ?? Date.now()) - (call.started_at ?? started),
       }));
       this.exportTrace(base, started, status, (result ?? unfinished).response_source, spans, modelCalls);
+      input.done.turn = { session_id: base.session_id, turn_id: base.turn_id, usage };
     }
   }
 
@@ -341,7 +354,7 @@ export class ChatService {
     skills?: TurnSkills;
     tools?: TurnTools;
   }) {
-    const usage = input.usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' };
+    const usage = input.usage ?? NO_MODEL_USAGE;
     return {
       observability_schema_version: 'v2',
       context_payload: {
