@@ -23,6 +23,7 @@ import { ChatService } from './chat/chat-service.js';
 import { Conversations } from './chat/conversations.js';
 import { agentCostOverview } from './chat/cost-overview.js';
 import { RequestLimits } from './chat/request-limits.js';
+import { TrafficLimits } from './chat/traffic-limits.js';
 import { SessionEvents } from './chat/session-events.js';
 import { SessionQueries } from './chat/session-queries.js';
 import { Takeover } from './takeover/takeover.js';
@@ -112,6 +113,8 @@ export class AgentHostApp {
   adminUsers?: AdminUsers;
   agents?: Agents;
   chat?: ChatService;
+  /** Rate limits on chat turns and socket handshakes, checked by the transports before a stream opens. */
+  trafficLimits?: TrafficLimits;
   sessions?: SessionQueries;
   takeover?: Takeover;
   knowledge?: Knowledge;
@@ -424,6 +427,7 @@ export class AgentHostApp {
     this.sessions = new SessionQueries(db);
     this.takeover = new Takeover(db, this.sessionEvents, this.config.agent.message_max_length);
     this.costOverview = (agentId) => agentCostOverview(db, agentId);
+    this.trafficLimits = new TrafficLimits(db, this.config.rate_limits);
     this.chat = new ChatService({
       config: this.config,
       agents: this.agents!,

@@ -26,7 +26,8 @@ export { Agents, judgePromptVersion, type AgentTypeChangeCheck } from './agents/
 export { rollupUsage, summarizeTurnUsage, type ModelCall, type TokenCounts, type TokenEstimator, type TokenUsageRollup, type TokenUsageSummary } from './usage/token-usage.js';
 export { estimateCost, pricingFromConfig, pricingKey, type CostEntry, type EstimatedCostSummary, type ModelPrices, type PricingTable } from './usage/cost.js';
 export { groupCallsByScope, readUsageCalls, type StoredModelCall } from './usage/usage-events.js';
-export { chatRequestSchema, ChatService, type ChatRequest, type StreamEvent } from './chat/chat-service.js';
+export { chatRequestSchema, ChatService, issueSessionId, type ChatRequest, type StreamEvent } from './chat/chat-service.js';
+export type { RateLimitRefusal, TrafficLimits } from './chat/traffic-limits.js';
 export { presentMessage, presentSessionState, type PresentedMessage, type SessionState } from './chat/messages.js';
 export type { SessionBroadcast, SessionEvents, TakeoverEventView } from './chat/session-events.js';
 export { type Operator, operatorFor } from './takeover/operator.js';

@@ -2,6 +2,7 @@ import type { AgentHostApp } from '@agent-host/core';
 import { AgentHostError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { adminGuard } from './access/admin-guard.js';
+import { clientAddressReader, rememberClientAddress } from './access/client-address.js';
 import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
 import { apiDocRoutes } from './routes/api-docs.js';
 import { routeFactories } from './routes/index.js';
@@ -21,7 +22,9 @@ export function createServer(app: AgentHostApp) {
 
   // Every response names its request: a caller's own valid X-Request-Id is kept (a proxy's or a client's, to follow
   // one request across systems), else the host's; the same id is in the request's log line and 500 log entries.
+  const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   server.pre((req, res, next) => {
+    rememberClientAddress(req, clientAddress(req));
     const incoming = req.headers['x-request-id'];
     // restify's req.id(value) sets the id once; its type declarations omit the setter.
     if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) (req as unknown as { id(value: string): string }).id(incoming);

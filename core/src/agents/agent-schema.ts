@@ -23,6 +23,8 @@ export const modelRoutingConfig = z
     policy_version: z.string().default('v1'),
     collapse_to_explicit_override: z.boolean().default(true),
     fallback_to_primary_model: z.boolean().default(true),
+    /** Whether anonymous callers may name a model in their request (an addition to spec 2.4; off: no open model proxy). */
+    allow_public_model_override: z.boolean().default(false),
     tool_call_model: modelSlot.nullable().optional(),
     general_model: modelSlot.nullable().optional(),
     complex_task_model: modelSlot.nullable().optional(),

@@ -220,6 +220,7 @@ export class Agents {
         refuse('orchestrator_key', `unknown orchestrator_key "${next.orchestrator_key}"; registered: ${known}`);
       }
     }
+    for (const [field, issue] of this.outOfCatalog(next, input)) refuse(field, issue);
     if (next.public_access_mode === 'public_api_key' && next.agent_type !== 'fusion') {
       refuse('public_access_mode', 'public_api_key is for fusion agents only');
     }
@@ -235,6 +236,29 @@ export class Agents {
     }
     if (issues.length) throw new ValidationError(issues);
     return next;
+  }
+
+  /**
+   * Models the submitted fields name that the catalog lacks: only catalog models are priced, and an unpriced model
+   * would never trip a cost cap. The agent's primary pair is completed from the global default, as turns do.
+   */
+  private outOfCatalog(next: AgentFields, input: AgentUpdateInput): [string, string][] {
+    const { catalog, default_model_name, default_model_provider } = this.config.models;
+    const missing = (name: string, provider: string) => !catalog.some((m) => m.model_name === name && m.model_provider === provider);
+    const issues: [string, string][] = [];
+    const named = (v: unknown) => (typeof v === 'string' ? v : null);
+    if (input.model_name != null || input.model_provider != null) {
+      const name = named(next.model_name) ?? default_model_name;
+      const provider = named(next.model_provider) ?? default_model_provider;
+      if (missing(name, provider)) issues.push([input.model_name != null ? 'model_name' : 'model_provider', `model "${name}" of model_provider "${provider}" is not in the model catalog; GET /models lists the models`]);
+    }
+    const routing = input.model_routing_config as Record<string, unknown> | null | undefined;
+    for (const [slot, value] of Object.entries(routing ?? {})) {
+      const model = value as { model_name?: unknown; model_provider?: unknown } | null;
+      if (typeof model?.model_name !== 'string' || typeof model.model_provider !== 'string') continue;
+      if (missing(model.model_name, model.model_provider)) issues.push(['model_routing_config', `${slot}: model "${model.model_name}" of model_provider "${model.model_provider}" is not in the model catalog`]);
+    }
+    return issues;
   }
 
   private async find(id: string): Promise<AgentRow> {

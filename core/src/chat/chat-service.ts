@@ -25,7 +25,7 @@ import type { TimedModelCall, TimedSpan, TurnTraceExporter } from '../observabil
 /** `ChatRequest` (spec 4.2). `message_type` is free text: unknown values become `other`, never a 422. */
 export const chatRequestSchema = z
   .object({
-    thread_id: z.string().trim().min(1).max(200),
+    thread_id: z.string().trim().min(1).max(200).optional(),
     agent_id: z.string().trim().min(1).max(64).nullable().optional(),
     message: z.string(),
     message_type: z.string().max(64).optional(),
@@ -44,8 +44,11 @@ export interface StoredTurn {
   usage: TokenUsageSummary;
 }
 
-/** SSE events of spec 6.1; `done` is always the last, and names the turn it stored. */
-export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string } | ({ type: 'done' } & Partial<StoredTurn>);
+/** SSE events of spec 6.1; `done` is always the last, and names the turn it stored. The host's `error` events carry a stable `code`. */
+export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string; code?: string } | ({ type: 'done' } & Partial<StoredTurn>);
+
+/** A session id a client cannot guess (128 random bits): the id of every session an anonymous client starts. */
+export const issueSessionId = () => randomBytes(16).toString('base64url');
 
 
 /**
@@ -56,10 +59,25 @@ export interface TurnCaller {
   principal: AdminPrincipal | undefined;
   callerKey: string | null;
   channel: 'http' | 'websocket';
+  /** The request's `thread_id` was issued by the server for this request: a new session for its caller. */
+  issuedSession?: boolean;
 }
 
-/** Refusal before any turn runs: an `error` event, then `done`. */
-class Refusal extends Error {}
+/** Refusal before any turn runs: an `error` event with its stable code, then `done`. */
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Administrators who may write conversations choose session ids and continue any session; everyone else
+ * (anonymous clients, administrators without the permission) chats only in sessions the server issued to them.
+ */
+const mayChooseSessions = (principal: AdminPrincipal | undefined) => principal?.permissions.includes('conversations.write') ?? false;
 
 const splitOnSpaces = (text: string) => text.split(/(?<= )/).filter((part) => part.length > 0);
 
@@ -102,10 +120,10 @@ export class ChatService {
     try {
       yield* this.turn(request, caller, signal, done);
     } catch (error) {
-      if (error instanceof Refusal) yield { type: 'error', content: error.message };
+      if (error instanceof Refusal) yield { type: 'error', content: error.message, code: error.code };
       else {
         this.deps.logger.error({ err: error }, 'chat turn failed');
-        yield { type: 'error', content: 'the reply failed; please try again' };
+        yield { type: 'error', content: 'the reply failed; please try again', code: 'internal_error' };
       }
     } finally {
       yield { type: 'done', ...done.turn };
@@ -116,11 +134,23 @@ export class ChatService {
     const { config, conversations } = this.deps;
     const started = Date.now();
     const message = request.message;
-    if (message.trim() === '') throw new Refusal('message is empty');
-    if (message.length > config.agent.message_max_length) throw new Refusal(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`);
+    if (message.trim() === '') throw new Refusal('message is empty', 'message_empty');
+    if (message.length > config.agent.message_max_length) throw new Refusal(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`, 'message_too_long');
+    const trusted = mayChooseSessions(caller.principal);
+    // Without an agent a turn runs the default model with the operator's key and no agent limits: not for the public.
+    if (!request.agent_id && !trusted) throw new Refusal('agent_id is required: chat goes through a public agent', 'agent_required');
     const agent = request.agent_id ? await this.loadAgent(request.agent_id, caller.principal) : null;
     const messageType = normalizeMessageType(request.message_type);
-    const { session, history } = await conversations.openSession(request.thread_id, agent?.agent_id ?? null, config.agent.history_message_limit);
+    const threadId = request.thread_id ?? issueSessionId();
+    const mode = trusted ? 'choose' : caller.issuedSession || request.thread_id === undefined ? 'issue' : 'continue_issued';
+    const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode);
+    if (!opened) {
+      // The same words whether the session exists or not, so a refusal tells a guesser nothing.
+      throw trusted
+        ? new Refusal(`session ${threadId} belongs to another agent; continue it through that agent`, 'session_agent_mismatch')
+        : new Refusal(`no session ${threadId} of this agent was started by you; omit thread_id to start a new session`, 'session_not_found');
+    }
+    const { session, history } = opened;
     if (session.status === 'HUMAN_ACTIVE') {
       // A human operator answers: the message is stored and shown, the AI stays silent and no turn is created.
       this.publish(session.id, [await conversations.storeCustomerMessage(session.id, message, messageType)]);
@@ -168,13 +198,15 @@ export class ChatService {
       return;
     }
 
-    const refusal = (agent && (await this.deps.limits.exceeded(agent.agent_id, agent))) || (await this.deps.limits.callerExceeded(caller.callerKey));
-    if (refusal) throw new Refusal(refusal);
-    const override = this.validatedOverride(request, agent);
+    const agentLimit = agent && (await this.deps.limits.exceeded(agent.agent_id, agent));
+    if (agentLimit) throw new Refusal(agentLimit, 'agent_limit_reached');
+    const quota = await this.deps.limits.callerExceeded(caller.callerKey);
+    if (quota) throw new Refusal(quota, 'quota_reached');
+    const override = this.validatedOverride(request, agent, trusted);
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
-    if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
+    if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`, 'agent_busy');
     try {
-      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel, done });
+      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel, trusted, done });
     } finally {
       await lease?.release();
     }
@@ -191,13 +223,14 @@ export class ChatService {
     started: number;
     signal: AbortSignal;
     channel: TurnCaller['channel'];
+    trusted: boolean;
     done: { turn?: StoredTurn };
   }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations, orchestrators, providers } = this.deps;
     const { agent, history, messageType, base, started } = input;
     const orchestratorKey = agent?.agent_type === 'chat' ? agent.orchestrator_key ?? config.agent.default_orchestrator_key : config.agent.default_orchestrator_key;
     const orchestrator = orchestrators.get(orchestratorKey);
-    if (!orchestrator) throw new Refusal(`the chat runtime "${orchestratorKey}" is not available on this host`);
+    if (!orchestrator) throw new Refusal(`the chat runtime "${orchestratorKey}" is not available on this host`, 'runtime_unavailable');
     // The turn runs: operators watching the session see the customer's message now, not once the reply is stored.
     this.publish(base.session_id, [{ id: base.user_message.id, session_id: base.session_id, role: 'user', content: base.user_text, message_type: messageType, turn_id: base.turn_id, sender_id_snapshot: null, sender_name_snapshot: null, metadata: null, created_at: base.user_message.created_at }]);
     // Stopped by the client going away, or by an operator taking over before a model call.
@@ -292,7 +325,11 @@ export class ChatService {
     } catch (error) {
       const stopped = takeover.signal.aborted ? TAKEN_OVER : input.signal.aborted ? 'client disconnected' : null;
       failure = stopped ?? (error as Error).message;
-      if (!stopped) yield { type: 'error', content: `the model failed to answer: ${(error as Error).message}` };
+      if (!stopped) {
+        // Provider text can carry key fragments and internal addresses: administrators see it, the public a reference.
+        const content = input.trusted ? `the model failed to answer: ${(error as Error).message}` : `the model failed to answer; please try again (reference ${base.trace_id})`;
+        yield { type: 'error', content, code: 'model_failed' };
+      }
     } finally {
       const { summary: usage, calls } = countTurnUsage(router.calls);
       const finalModel = router.finalModel ?? null;
@@ -381,32 +418,37 @@ export class ChatService {
     try {
       agent = await this.deps.agents.get(agentId);
     } catch {
-      throw new Refusal(`agent ${agentId} not found`);
+      throw new Refusal(`agent ${agentId} not found`, 'agent_not_found');
     }
-    if (agent.status !== 'active') throw new Refusal(`agent ${agentId} is not active`);
+    if (agent.status !== 'active') throw new Refusal(`agent ${agentId} is not active`, 'agent_inactive');
     if (agent.public_access_mode === 'public_anonymous') return agent;
-    if (agent.public_access_mode === 'admin_only' && principal?.permissions.includes('conversations.write')) return agent;
-    if (agent.public_access_mode === 'admin_only') throw new Refusal(`agent ${agentId} is only available to administrators with conversations.write`);
-    throw new Refusal(`agent ${agentId} is served through its public API, not /stream`);
+    if (agent.public_access_mode === 'admin_only' && mayChooseSessions(principal)) return agent;
+    if (agent.public_access_mode === 'admin_only') throw new Refusal(`agent ${agentId} is only available to administrators with conversations.write`, 'agent_not_public');
+    throw new Refusal(`agent ${agentId} is served through its public API, not /stream`, 'agent_not_public');
   }
 
   /**
    * A request override is used only when its provider exists and the model it
    * names (the missing half taken from the agent's primary triple or the
-   * global default) is in the model catalog; otherwise the request is refused.
+   * global default) is in the model catalog; otherwise the request is refused. Anonymous callers override only
+   * where the agent's `model_routing_config.allow_public_model_override` allows it.
    */
-  private validatedOverride(request: ChatRequest, agent: AgentView | null): ModelOverride | null {
+  private validatedOverride(request: ChatRequest, agent: AgentView | null, trusted: boolean): ModelOverride | null {
     if (request.model_name === undefined && request.model_provider === undefined && request.model_temperature === undefined) return null;
     const { config, providers } = this.deps;
+    const routing = agent?.model_routing_config as { allow_public_model_override?: boolean } | null | undefined;
+    if (!trusted && routing?.allow_public_model_override !== true) {
+      throw new Refusal('this agent does not take model_name, model_provider or model_temperature from public clients', 'model_override_refused');
+    }
     if (request.model_provider !== undefined && !providers.has(request.model_provider)) {
-      throw new Refusal(`unknown model_provider "${request.model_provider}"`);
+      throw new Refusal(`unknown model_provider "${request.model_provider}"`, 'unknown_model');
     }
     if (request.model_name !== undefined || request.model_provider !== undefined) {
       const primary = primaryModel(agent && { model_name: agent.model_name as string | null, model_provider: agent.model_provider as string | null, model_temperature: agent.model_temperature as number | null }, config);
       const model_name = request.model_name ?? primary.model_name;
       const model_provider = request.model_provider ?? primary.model_provider;
       if (!config.models.catalog.some((m) => m.model_name === model_name && m.model_provider === model_provider)) {
-        throw new Refusal(`unknown model "${model_name}" of model_provider "${model_provider}"; GET /models lists the models`);
+        throw new Refusal(`unknown model "${model_name}" of model_provider "${model_provider}"; GET /models lists the models`, 'unknown_model');
       }
     }
     return { model_name: request.model_name, model_provider: request.model_provider, model_temperature: request.model_temperature };

@@ -47,23 +47,35 @@ export interface TurnRecord {
 
 export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
 
+/** Who may open which session (see {@link Conversations.openSession}). */
+export type SessionMode = 'choose' | 'issue' | 'continue_issued';
+
+// $1 session id, $2 agent id; each statement returns the session row only when the mode allows it.
+const OPEN_SESSION: Record<SessionMode, string> = {
+  choose: `INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
+         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
+         WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id`,
+  issue: `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())`,
+  continue_issued: `UPDATE chat_sessions SET updated_at = now() WHERE id = $1 AND agent_id = $2 AND issued_publicly`,
+};
+
 /** Sessions, messages, turns and context snapshots in Postgres. */
 export class Conversations {
   constructor(private readonly db: Sequelize) {}
 
   /**
-   * The session of `threadId` (created when unknown; a session keeps the first
-   * agent it was bound to) and its latest `historyLimit` user and assistant
-   * messages, oldest first, in one round trip. A human operator's replies
-   * count as the assistant's.
+   * The session of `threadId` and its latest `historyLimit` user and assistant messages, oldest first, in one round
+   * trip (a human operator's replies count as the assistant's); `undefined` when `mode` refuses it:
+   * - `choose` (administrators): created when unknown; a session keeps the first agent it was bound to and is
+   *   continued only through that agent.
+   * - `issue`: a new session under an id the server just issued, marked as started by an anonymous client.
+   * - `continue_issued`: only such a session, and only through its own agent.
    */
-  async openSession(threadId: string, agentId: string | null, historyLimit: number): Promise<{ session: SessionRow; history: ChatMessage[] }> {
+  async openSession(threadId: string, agentId: string | null, historyLimit: number, mode: SessionMode): Promise<{ session: SessionRow; history: ChatMessage[] } | undefined> {
     const [row] = await preparedQuery<SessionRow & { history: { role: string; content: string }[] }>(
       this.db,
-      'chat_open_session',
-      `WITH s AS (
-         INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
-         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
+      `chat_open_session_${mode}`,
+      `WITH s AS (${OPEN_SESSION[mode]}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature)
        SELECT s.*, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
@@ -72,7 +84,8 @@ export class Conversations {
        FROM s`,
       [threadId, agentId, Math.max(0, historyLimit)],
     );
-    const { history, ...session } = row!;
+    if (!row) return undefined;
+    const { history, ...session } = row;
     return { session, history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })) };
   }
 

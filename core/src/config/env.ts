@@ -15,6 +15,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'AGENT_HOST_INSTANCE_NAME', path: ['app', 'instance_name'], type: 'string' },
   { env: 'HOST', path: ['server', 'host'], type: 'string' },
   { env: 'PORT', path: ['server', 'port'], type: 'integer' },
+  { env: 'AGENT_HOST_TRUSTED_PROXIES', path: ['server', 'trusted_proxies'], type: 'list' },
   { env: 'LOG_LEVEL', path: ['logging', 'level'], type: 'string' },
   { env: 'LOG_FORMAT', path: ['logging', 'format'], type: 'string' },
   { env: 'DATABASE_URL', path: ['database', 'url'], type: 'string' },

@@ -35,6 +35,8 @@ export const configSchema = z
         host: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8080),
         shutdown_timeout_seconds: z.number().positive().default(8),
+        /** Proxies (addresses or CIDRs) whose `X-Forwarded-For` names the client; empty = the socket's address. */
+        trusted_proxies: z.array(z.string().min(1)).default([]),
       })
       .strict(),
     logging: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'), format: z.enum(['auto', 'json', 'pretty']).default('auto') }).strict(),
@@ -76,7 +78,15 @@ export const configSchema = z
         default_orchestrator_key: z.string().min(1),
         message_max_length: z.number().int().positive().default(8000),
         history_message_limit: z.number().int().min(0).default(20),
-        per_caller_daily_requests: z.number().int().min(0).default(0),
+        per_caller_daily_requests: z.number().int().min(0).default(500),
+      })
+      .strict(),
+    rate_limits: z
+      .object({
+        stream_per_ip_per_minute: z.number().int().min(0).default(60),
+        stream_per_session_per_minute: z.number().int().min(0).default(30),
+        anonymous_per_minute: z.number().int().min(0).default(1200),
+        socket_handshakes_per_ip_per_minute: z.number().int().min(0).default(60),
       })
       .strict(),
     models: z

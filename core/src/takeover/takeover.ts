@@ -61,6 +61,20 @@ export class Takeover {
     return row && presentSessionState(row);
   }
 
+  /** The state of a session an anonymous client started (its id was issued by the server), else `undefined`. */
+  async issuedState(sessionId: string): Promise<SessionState | undefined> {
+    const [row] = await this.db.query<LockedSession>(`${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly`, { bind: [sessionId], type: QueryTypes.SELECT });
+    return row && presentSessionState(row);
+  }
+
+  /**
+   * Opens a session for an anonymous client of `agentId`, under an id the server issues (see `issueSessionId`).
+   */
+  async issue(sessionId: string, agentId: string): Promise<SessionState> {
+    await this.db.query("INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())", { bind: [sessionId, agentId] });
+    return (await this.state(sessionId))!;
+  }
+
   /**
    * The state of a session a WebSocket client joins; an unknown session is
    * created bound to `agentId` (so it can be taken over before its first

@@ -1,5 +1,6 @@
 import type { AdminPrincipal, Operation, RequestOrigin } from '@agent-host/core';
 import type { Request } from 'restify';
+import { clientAddressOf } from './client-address.js';
 
 /**
  * Who may call a route: anyone (spec 5.6's public list), any logged-in
@@ -29,5 +30,5 @@ export interface AccessGuard {
 
 export function originOf(req: Request): RequestOrigin {
   const agent = req.headers['user-agent'];
-  return { clientIp: req.socket?.remoteAddress ?? null, userAgent: typeof agent === 'string' ? agent : null };
+  return { clientIp: clientAddressOf(req), userAgent: typeof agent === 'string' ? agent : null };
 }

@@ -18,6 +18,7 @@ import { mcpServerRoutes } from './mcp-servers.js';
 import { modelRoutes } from './models.js';
 import { mountRoutes } from './mounts.js';
 import { pluginRoutes } from './plugins.js';
+import { publicSessionRoutes } from './public-sessions.js';
 import { objectStoreRoutes } from './object-store.js';
 import { ragDebugRoutes } from './rag-debug.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
@@ -44,6 +45,7 @@ export const routeFactories: RouteFactory[] = [
   systemSettingRoutes,
   agentRoutes,
   streamRoutes,
+  publicSessionRoutes,
   sessionRoutes,
   takeoverRoutes,
   auditLogRoutes,

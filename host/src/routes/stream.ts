@@ -1,13 +1,15 @@
-import { chatRequestSchema } from '@agent-host/core';
+import { chatRequestSchema, issueSessionId } from '@agent-host/core';
 import { route, type RouteFactory } from './route.js';
 
 /**
  * `POST /stream` (spec 4.2, 6.1): server-sent events, each `data: <json>`
  * and a blank line, written as they come; `done` is always last. A client
- * that disconnects aborts the turn, which is still persisted.
+ * that disconnects aborts the turn, which is still persisted. Rate limits are
+ * checked before the stream opens, so a refusal is a plain 429.
  */
 export const streamRoutes: RouteFactory = (app) => {
   const chat = app.chat!;
+  const limits = app.trafficLimits!;
   return [
     route({
       method: 'post',
@@ -16,12 +18,27 @@ export const streamRoutes: RouteFactory = (app) => {
       summary: 'Send a message and stream the reply as server-sent events (token, error, done)',
       body: chatRequestSchema,
       handler: async (_req, res, { principal, origin, body }) => {
+        const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
+        const refusal = await limits.takeTurn({ callerKey, sessionId: body.thread_id ?? null, anonymous: !principal });
+        if (refusal) {
+          res.header('retry-after', String(refusal.retryAfterSeconds));
+          res.send(429, { detail: refusal.detail, code: 'rate_limited' });
+          return;
+        }
+        // A request without thread_id starts a session under an id the server issues; the client reads it here
+        // (and in `done`) and sends it back as thread_id to continue.
+        const issuedSession = body.thread_id === undefined;
+        const request = { ...body, thread_id: body.thread_id ?? issueSessionId() };
         const disconnected = new AbortController();
         res.on('close', () => {
           if (!res.writableFinished) disconnected.abort();
         });
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-        const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+          'x-accel-buffering': 'no',
+          'x-session-id': request.thread_id,
+        });
         // A token is written at once; those that come with it in the same turn of the event loop (a model
         // often sends several per network read) follow in one write when the loop turns, not one write each.
         let corked = false;
@@ -29,7 +46,7 @@ export const streamRoutes: RouteFactory = (app) => {
           if (corked) res.uncork();
           corked = false;
         };
-        for await (const event of chat.stream(body, { principal, callerKey, channel: 'http' }, disconnected.signal)) {
+        for await (const event of chat.stream(request, { principal, callerKey, channel: 'http', issuedSession }, disconnected.signal)) {
           if (disconnected.signal.aborted) continue;
           res.write(`data: ${JSON.stringify(event)}\n\n`);
           if (!corked) {

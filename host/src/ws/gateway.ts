@@ -3,6 +3,7 @@ import { chatRequestSchema, operatorFor, type AgentHostApp, type Operator, type 
 import { createAdapter } from '@socket.io/postgres-adapter';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
+import { clientAddressReader } from '../access/client-address.js';
 import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
 import { createAdapterPool } from './adapter-pool.js';
 import { close, RoomFanOut, type Closure, type SocketState } from './fan-out.js';
@@ -59,6 +60,8 @@ const queryValue = (value: string | string[] | undefined) => (Array.isArray(valu
 export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gateway {
   const log = app.logger.child({ component: 'ws' });
   const auth = app.adminAuth!;
+  const limits = app.trafficLimits!;
+  const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   const fanOutPool = createAdapterPool(app.databaseUrl, (err) => log.warn({ err }, 'websocket fan-out connection error'));
   const postgresAdapter = createAdapter(fanOutPool.pool, { heartbeatInterval: HEARTBEAT_INTERVAL_MS, errorHandler: (err) => log.warn({ err }, 'websocket fan-out error') });
   // Only the main namespace goes through Postgres: a per-session namespace would LISTEN on a channel named
@@ -102,8 +105,10 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       operatorId: queryValue(query.operator_id),
       operatorName: queryValue(query.operator_name),
       agentId: queryValue(query.agent_id),
-      clientIp: socket.handshake.address || null,
+      clientIp: clientAddress(socket.request),
     };
+    const refusal = await limits.takeHandshake(state.clientIp);
+    if (refusal) throw new Refused(refusal.detail);
     const role = queryValue(query.role);
     if (role && role !== 'customer' && role !== 'operator') throw new Refused('role must be customer or operator');
     if (isPublic && state.role === 'operator') throw new Refused('the public WebSocket serves customers only; operators connect to /ws/{session_id}');
@@ -116,19 +121,29 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       if (state.role === 'operator' && state.operatorId) operatorFor(principal, 'websocket', { operator_id: state.operatorId });
       state.principal = principal;
     }
-    if (state.agentId) {
-      const agent = await app.agents!.get(state.agentId).catch(() => undefined);
-      if (!agent) throw new Refused(`agent ${state.agentId} not found`);
-      if (isPublic && !isPublicAgent(agent)) throw new Refused(`agent ${state.agentId} is not public`);
-    }
-    const session = await app.takeover!.open(sessionId, state.agentId);
-    if (!session) throw new Refused(`session ${sessionId} not found; pass agent_id to start a new session`);
-    // A session answers with the agent it was first bound to; unless that is the query's agent (checked above), check it.
-    if (isPublic && (!state.agentId || session.agent_id !== state.agentId) && !(await servesPublicly(session.agent_id))) {
-      throw new Refused(`session ${sessionId} is not public`);
-    }
+    const session = isPublic ? await publicSession(sessionId, state.agentId) : await adminSession(sessionId, state.agentId);
     state.agentId = session.agent_id;
     socket.data = state;
+  }
+
+  /** Administrators join any session; an unknown one is created bound to the query's agent. */
+  async function adminSession(sessionId: string, agentId: string | null) {
+    if (agentId && !(await app.agents!.get(agentId).catch(() => undefined))) throw new Refused(`agent ${agentId} not found`);
+    const session = await app.takeover!.open(sessionId, agentId);
+    if (!session) throw new Refused(`session ${sessionId} not found; pass agent_id to start a new session`);
+    return session;
+  }
+
+  /**
+   * Customers join only a session the server issued to an anonymous client, of an agent that is still public (and
+   * the query's agent, when it names one). One refusal for every case, so a guess learns nothing.
+   */
+  async function publicSession(sessionId: string, agentId: string | null) {
+    const session = await app.takeover!.issuedState(sessionId);
+    if (!session || (agentId && session.agent_id !== agentId) || !(await servesPublicly(session.agent_id))) {
+      throw new Refused(`session ${sessionId} not found; start one with POST /public/agents/{agent_id}/sessions or POST /stream without thread_id`);
+    }
+    return session;
   }
 
   function onConnection(socket: Socket): void {
@@ -215,6 +230,8 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
     });
     if (!request.success) return request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     const callerKey = state.principal ? `admin:${state.principal.admin_user_id}` : state.clientIp ? `ip:${state.clientIp}` : null;
+    const refusal = await limits.takeTurn({ callerKey, sessionId: state.sessionId, anonymous: !state.principal });
+    if (refusal) return [refusal.detail];
     const errors: string[] = [];
     for await (const streamed of app.chat!.stream(request.data, { principal: state.principal, callerKey, channel: 'websocket' }, shutdown.signal)) {
       if (streamed.type === 'error') errors.push(streamed.content);
