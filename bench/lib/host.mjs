@@ -157,6 +157,12 @@ export async function startHost({ name, env: extraEnv = {}, nodeArgs = [] }) {
     PORT: '0',
     AGENT_HOST_DATA_DIR: dataDir,
     ADMIN_ACCESS_TOKEN_SECRET_KEY: `bench-${name}-signing-key-0123456789abcdef`,
+    // Every load comes from this one address: buckets far above any benchmark's rate, so they are measured, never hit.
+    AGENT_HOST__RATE_LIMITS__STREAM_PER_IP_PER_MINUTE: '100000000',
+    AGENT_HOST__RATE_LIMITS__STREAM_PER_SESSION_PER_MINUTE: '100000000',
+    AGENT_HOST__RATE_LIMITS__ANONYMOUS_PER_MINUTE: '100000000',
+    AGENT_HOST__RATE_LIMITS__SOCKET_HANDSHAKES_PER_IP_PER_MINUTE: '100000000',
+    AGENT_HOST__AGENT__PER_CALLER_DAILY_REQUESTS: '0',
     ...extraEnv,
   };
   delete env.DATABASE_URL;

@@ -101,7 +101,7 @@ async function main() {
   const agent = await admin.request('POST', '/agents', { name: 'bench-retrieve', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: topK } });
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: sourceId });
   const thread = `bench-retrieve-${Date.now()}`;
-  const turnReply = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: thread, agent_id: agent.agent_id, message: 'hello' }) });
+  const turnReply = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: admin.cookie }, body: JSON.stringify({ thread_id: thread, agent_id: agent.agent_id, message: 'hello' }) });
   await turnReply.text();
   const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).items;
   const debugRoute = `/sessions/${thread}/turns/${turn.turn_id}/rag-debug`;

@@ -3,7 +3,9 @@
 // `concurrency` clients, each sending POST /stream, reading the SSE reply to its end and sending the
 // next, for a warm-up (discarded) then `seconds`; it answers with the time to first `token` event
 // and to completion of every reply that ended with `done` and no `error` within the window.
-// `fields` go into every request body besides `thread_id` and `message` (the model, or an agent_id).
+// `fields` go into every request body besides `thread_id` and `message` (the model, or an agent_id); `headers`
+// into every request (an administrator's cookie); with `issued`, no `thread_id` is sent (an anonymous client's
+// session is issued by the host).
 // On {type:'verify', url, fields} it sends one request and answers with what came back.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -12,8 +14,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 let sequence = 0;
 
 /** One POST /stream; resolves (never rejects) with its outcome. */
-function request(agent, url, label, fields) {
-  const body = JSON.stringify({ thread_id: `bench-${label}-${process.pid}-${++sequence}`, message: 'hi', ...fields });
+function request(agent, url, label, { fields, headers = {}, issued = false }) {
+  const body = JSON.stringify({ ...(!issued && { thread_id: `bench-${label}-${process.pid}-${++sequence}` }), message: 'hi', ...fields });
   const started = performance.now();
   return new Promise((resolve) => {
     const out = { ttft: null, total: null, tokens: 0, text: '', error: null, done: false, status: 0, ended: 0 };
@@ -25,7 +27,7 @@ function request(agent, url, label, fields) {
       resolve(out);
     };
     const req = http.request(
-      { host: url.hostname, port: url.port, path: '/stream', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      { host: url.hostname, port: url.port, path: '/stream', method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
       (res) => {
         out.status = res.statusCode;
         res.setEncoding('utf8');
@@ -65,7 +67,7 @@ function request(agent, url, label, fields) {
   });
 }
 
-async function closedLoop({ url, concurrency, seconds, label, fields }, record) {
+async function closedLoop({ url, concurrency, seconds, label, ...caller }, record) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -74,7 +76,7 @@ async function closedLoop({ url, concurrency, seconds, label, fields }, record) 
   const client = async () => {
     while (performance.now() < deadline) {
       counts.sent++;
-      const r = await request(agent, url, label, fields);
+      const r = await request(agent, url, label, caller);
       const ok = r.done && r.error === null && r.status === 200;
       if (!ok) {
         counts.failed++;
@@ -94,7 +96,7 @@ process.on('message', async (message) => {
   try {
     if (message.type === 'verify') {
       const agent = new http.Agent({ keepAlive: false });
-      const r = await request(agent, new URL(message.url), message.label ?? 'verify', message.fields);
+      const r = await request(agent, new URL(message.url), message.label ?? 'verify', message);
       agent.destroy();
       process.send({ type: 'verified', result: r });
     } else if (message.type === 'run') {

@@ -88,17 +88,19 @@ async function main() {
   console.log(`host ${hostUrl} healthy in ${(host.bootMs / 1000).toFixed(1)} s (host, Postgres, Chroma: ${host.descendants.size + 1} processes)`);
   summary.host_boot_ms = host.bootMs;
 
-  const fields = { baseline: MODEL, host: MODEL };
+  // Without --agent the host is asked as an administrator (the only caller who may name a model per request and
+  // its sessions); with it, as anonymous customers of a public agent, each turn a new session the host issues.
+  const admin = await adminClient(hostUrl, ADMIN);
+  const clients = { baseline: { fields: MODEL }, host: { fields: MODEL, headers: { cookie: admin.cookie } } };
   if (withAgent) {
-    const admin = await adminClient(hostUrl, ADMIN);
     const agent = await admin.request('POST', '/agents', { name: 'Bench', agent_type: 'chat', public_access_mode: 'public_anonymous', ...MODEL });
-    fields.host = { agent_id: agent.agent_id };
+    clients.host = { fields: { agent_id: agent.agent_id }, issued: true };
   }
 
   // Both sides must answer the fake model's 20 tokens, then `done`, before anything is measured.
   const verified = {};
   for (const [side, url] of [['baseline', baselineUrl], ['host', hostUrl]]) {
-    const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}`, fields: fields[side] }, 'verified', 60_000);
+    const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}`, ...clients[side] }, 'verified', 60_000);
     verified[side] = { tokens: result.tokens, text_matches: result.text === model.expected, done: result.done, error: result.error, status: result.status };
     if (result.tokens !== 20 || result.text !== model.expected || !result.done || result.error !== null) {
       throw new Error(`${side} reply is not the fake model's 20 tokens then done: ${JSON.stringify(result)}`);
@@ -113,7 +115,7 @@ async function main() {
     const point = { concurrency };
     for (const [side, url] of [['baseline', baselineUrl], ['host', hostUrl]]) {
       const before = await modelCount();
-      const reply = await ask(loadgen, { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, fields: fields[side] }, 'result', (seconds + warmupSeconds) * 1000 + 120_000);
+      const reply = await ask(loadgen, { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] }, 'result', (seconds + warmupSeconds) * 1000 + 120_000);
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = (await modelCount() - before) / requests;

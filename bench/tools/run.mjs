@@ -130,7 +130,7 @@ async function main() {
   summary.host_stream = await measure('stream', async () => {
     const res = await fetch(`${host.url}/stream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', cookie: admin.cookie },
       body: JSON.stringify({ thread_id: `bench-tools-${randomUUID()}`, agent_id: agent.agent_id, message: `/echo ${TEXT}` }),
     });
     if (res.status !== 200) return `HTTP ${res.status}`;

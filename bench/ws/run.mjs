@@ -77,10 +77,11 @@ const cpuOf = (pid) => ({ own: cpuSeconds(pid), descendants: descendantsOf(pid).
  * One point on one server: a fresh load generator connects `customers` customer sockets spread over `rooms`
  * new sessions, plus one operator socket per room when `operator` ({query, cookie}) is given (RSS before and
  * after); `prepare` readies the rooms (the host: takeover), then `messages` from random sockets; the server's
- * CPU over the messages.
+ * CPU over the messages. `startSession` names each room (the host issues public session ids), else a random id.
  */
-async function measure(label, { url, pid, rooms, customers, operator, messages, agentId, prepare }) {
-  const roomIds = Array.from({ length: rooms }, () => `bench-ws-${randomUUID()}`);
+async function measure(label, { url, pid, rooms, customers, operator, messages, agentId, prepare, startSession = async () => `bench-ws-${randomUUID()}` }) {
+  const roomIds = [];
+  for (let i = 0; i < rooms; i++) roomIds.push(await startSession());
   const specs = Array.from({ length: customers }, (_, i) => {
     const room = roomIds[i % rooms];
     return { room, role: 'customer', path: `/public/ws/${encodeURIComponent(room)}`, query: agentId ? { agent_id: agentId } : {} };
@@ -213,7 +214,9 @@ async function main() {
     console.log(`host              ${roomIds.length} sessions taken over in ${fmt(seconds)} s; every socket saw HUMAN_ACTIVE`);
     return { takeovers: roomIds.length, seconds };
   };
-  const onHost = { url: host.url, pid: host.pid, agentId: agent.agent_id, prepare: takeover };
+  // Public customers join only sessions the host issued them.
+  const startSession = async () => (await (await fetch(`${host.url}/public/agents/${agent.agent_id}/sessions`, { method: 'POST' })).json()).session_id;
+  const onHost = { url: host.url, pid: host.pid, agentId: agent.agent_id, prepare: takeover, startSession };
   summary.customers.host = await measure('host', { ...onHost, ...customersPoint });
   summary.customers.ratios = ratiosOf(summary.customers.baseline, summary.customers.host);
   if (operatorSessions) {

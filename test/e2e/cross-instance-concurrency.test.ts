@@ -26,14 +26,14 @@ t.test('a slot taken on host process A is refused on host process B until A fini
     max_concurrent_requests: 1,
   })).body;
 
-  const held = await fetch(`${a}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'x-1', agent_id: agent.agent_id, message: 'first' }) });
+  const held = await fetch(`${a}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: 'first' }) });
   const reader = held.body!.getReader();
   t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'process A is mid-reply');
-  const refused = await stream(b, { thread_id: 'x-2', agent_id: agent.agent_id, message: 'second' });
+  const refused = await stream(b, { agent_id: agent.agent_id, message: 'second' });
   t.same(refused.events.map((e) => e.type), ['error', 'done'], 'process B refuses while A holds the only slot');
   t.match(refused.events[0]!.content, /already answering 1 requests/);
   release();
   while (!(await reader.read()).done);
-  const served = await stream(b, { thread_id: 'x-3', agent_id: agent.agent_id, message: 'third' });
+  const served = await stream(b, { agent_id: agent.agent_id, message: 'third' });
   t.notOk(served.events.some((e) => e.type === 'error'), 'after A finishes, B serves');
 });

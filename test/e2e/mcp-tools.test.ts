@@ -15,7 +15,7 @@ import { startHostProcess } from '../helpers/cli.js';
 import { AdminClient } from '../helpers/host.js';
 import { stageOf } from '../helpers/mcp.js';
 import { createTestDatabase, query } from '../helpers/services.js';
-import { stream, tokensOf } from '../helpers/sse.js';
+import { tokensOf } from '../helpers/sse.js';
 
 const SECRET = 'sk-mcp-e2e-Hq4Wz8Kp2Lm7Vd3Rt';
 
@@ -47,7 +47,7 @@ t.test('everything server: register, list, mount, answer; the secret stays secre
     return answer;
   };
   const chat = async (body: Record<string, unknown>) => {
-    const answer = await stream(url, body);
+    const answer = await admin.stream(body);
     const reply = tokensOf(answer.events);
     responses.push(reply);
     return reply;

@@ -32,7 +32,8 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
     .replaceAll('<the printed password>', BOOTSTRAP_ADMIN.password)
     .replaceAll('<your password>', BOOTSTRAP_ADMIN.password)
     .replaceAll('"username":"admin"', `"username":"${BOOTSTRAP_ADMIN.username}"`)
-    .replace(/(-[cb]) jar\b/g, `$1 ${path.join(dir, 'jar')}`);
+    .replace(/(-[cb]) jar\b/g, `$1 ${path.join(dir, 'jar')}`)
+    .replaceAll('headers.txt', path.join(dir, 'headers.txt'));
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -40,6 +41,7 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   });
   t.equal(code, 0, `every command succeeds${code ? `\n${stderr.slice(-2000)}` : ''}`);
   t.notMatch(stdout, /"detail":/, 'no command answered with an error body');
+  t.notMatch(stdout, /"type":"error"/, 'no stream answered with an error event (the public client continues its issued session)');
   t.ok((stdout.match(/data: \{"type":"done","session_id":/g) ?? []).length >= 4, 'each streamed reply ends with done, naming its session');
   t.match(stdout, /Echo: hello tools/, 'the MCP quick match called the echo tool');
   t.match(stdout, /"status":"success"/, 'tool and skill calls were audited as successes');

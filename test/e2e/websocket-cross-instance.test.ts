@@ -19,8 +19,10 @@ t.test('an operator on instance A and a customer on instance B see each other', 
     human_takeover_enabled: true,
     system_prompt: 'Returns are free within 30 days.',
   })).body;
-  const customer = await WsClient.connect(b, '/public/ws/cross-1', { query: { agent_id: agent.agent_id } });
-  const operator = await WsClient.connect(a, '/ws/cross-1', { cookie: admin.cookieHeader(), query: { role: 'operator', operator_id: adminId, operator_name: 'Alice' } });
+  // The customer's session is issued by instance B; its id is the customer's key to it.
+  const session = (await (await fetch(`${b}/public/agents/${agent.agent_id}/sessions`, { method: 'POST' })).json()).session_id as string;
+  const customer = await WsClient.connect(b, `/public/ws/${session}`);
+  const operator = await WsClient.connect(a, `/ws/${session}`, { cookie: admin.cookieHeader(), query: { role: 'operator', operator_id: adminId, operator_name: 'Alice' } });
   t.teardown(() => (customer.close(), operator.close()));
   await customer.waitFor('session');
   await operator.waitFor('session');
@@ -36,10 +38,10 @@ t.test('an operator on instance A and a customer on instance B see each other', 
   t.same(await customer.send('user_message', { content: 'Hello, human?' }), { ok: true });
   await operator.waitFor('message', (m) => m.message.content === 'Hello, human?');
   t.pass("the customer's message on B reaches the operator on A");
-  const viaA = await fetch(`${a}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'cross-1', agent_id: agent.agent_id, message: 'Sent to A' }) });
+  const viaA = await fetch(`${a}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: session, agent_id: agent.agent_id, message: 'Sent to A' }) });
   t.equal(await viaA.text(), 'data: {"type":"done"}\n\n', 'instance A does not reply either');
   await customer.waitFor('message', (m) => m.message.content === 'Sent to A');
-  const [{ n }] = (await query(databaseUrl, "SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = 'cross-1'")) as [{ n: number }];
+  const [{ n }] = (await query(databaseUrl, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [session])) as [{ n: number }];
   t.equal(n, 1, 'AI replies stop on both instances: only the turn from before the takeover');
 
   t.same(await operator.send('user_message', { content: 'Alice here.' }), { ok: true });

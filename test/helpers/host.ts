@@ -1,8 +1,10 @@
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_CONFIG_DIR, loadConfig } from '@agent-host/core';
 import { startHost, type RunningHost } from '@agent-host/host';
 import { chromaUrl, createTestDatabase } from './services.js';
+import { stream } from './sse.js';
 
 interface TapLike {
   teardown(fn: () => Promise<void> | void): void;
@@ -36,6 +38,24 @@ export async function startTestHost(
   });
   t.teardown(() => host.stop());
   return { ...host, databaseUrl };
+}
+
+/** A TOML inline value (strings, numbers, booleans, tables, arrays), for config given through the environment. */
+const tomlValue = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(tomlValue).join(', ')}]`
+    : typeof value === 'object' && value !== null
+      ? `{ ${Object.entries(value).map(([k, v]) => `${k} = ${tomlValue(v)}`).join(', ')} }`
+      : JSON.stringify(value);
+
+/**
+ * Environment adding models of the `offline` provider to the default model catalog: only catalog models run, and
+ * routing tests name several.
+ */
+export function offlineModelsEnv(...names: string[]): Record<string, string> {
+  const { catalog } = loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} }).models;
+  const added = names.map((model_name) => ({ model_name, model_provider: 'offline', display_name: '', description: 'a test model', category: 'test', options: {} }));
+  return { AGENT_HOST__MODELS__CATALOG: tomlValue([...catalog, ...added]) };
 }
 
 /** GET a path of a running host as JSON. */
@@ -73,6 +93,11 @@ export class AdminClient {
     }
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+
+  /** `POST /stream` as this administrator, who (holding conversations.write) may name the session. */
+  stream(body: unknown, headers: Record<string, string> = {}) {
+    return stream(this.baseUrl, body, { cookie: this.cookieHeader('/'), ...headers });
   }
 
   login(username = BOOTSTRAP_ADMIN.username, password = BOOTSTRAP_ADMIN.password) {

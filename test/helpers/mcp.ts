@@ -11,7 +11,7 @@ import { parse as parseToml } from 'smol-toml';
 import { startOpenAiFixture, type FixtureReply, type OpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from './host.js';
 import { query } from './services.js';
-import { stream, tokensOf } from './sse.js';
+import { tokensOf } from './sse.js';
 
 interface Test {
   teardown(fn: () => Promise<void> | void): void;
@@ -70,7 +70,7 @@ export async function startToolHost(t: Test, options: { mcpToml?: string; env?: 
     /** The fixture requests since `from`, by stage. */
     stagesSince: (from: number) => model.bodies.slice(from).map(stageOf),
     async chat(body: { thread_id: string; agent_id: string; message: string; message_type?: string }) {
-      const result = await stream(host.url, body);
+      const result = await admin.stream(body);
       return { events: result.events, reply: tokensOf(result.events), context: await turnContext(admin, body.thread_id) };
     },
     /** Seeds a session's history (oldest first) as if earlier turns had stored it. */

@@ -3,7 +3,6 @@
 // arrives finds it there (docs/spec-deviations.md, deviation 7, for the customer message of a running turn).
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
-import { stream } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 
 t.test('the REST view read on receipt of each takeover broadcast already shows it', async (t) => {
@@ -11,8 +10,8 @@ t.test('the REST view read on receipt of each takeover broadcast already shows i
   const admin = new AdminClient(host.url);
   await admin.login();
   const agent = (await admin.request('POST', '/agents', { name: 'Handover', agent_type: 'chat', public_access_mode: 'public_anonymous', human_takeover_enabled: true })).body;
-  const thread = `commit-${Date.now()}`;
-  await stream(host.url, { thread_id: thread, agent_id: agent.agent_id, message: 'Hello' });
+  const thread = (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body.session_id as string;
+  await admin.stream({ thread_id: thread, agent_id: agent.agent_id, message: 'Hello' });
   const customer = await WsClient.connect(host.url, `/public/ws/${thread}`, { query: { agent_id: agent.agent_id } });
   t.teardown(() => customer.socket.close());
   await customer.waitFor('session');

@@ -10,7 +10,7 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { waitFor } from '../helpers/job-counter.js';
 import { createSource, ingest, upload, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
-import { stream, tokensOf } from '../helpers/sse.js';
+import { tokensOf } from '../helpers/sse.js';
 
 const ALWAYS_VISIBLE = ['manual_reply_message_id', 'published_at', 'revision_number', 'status', 'updated_at'];
 
@@ -20,7 +20,7 @@ async function chatAgent(admin: AdminClient, extra: Record<string, unknown> = {}
 }
 
 async function askAndReadTurn(host: { url: string }, admin: AdminClient, agentId: string, thread: string, message: string) {
-  const { events } = await stream(host.url, { thread_id: thread, agent_id: agentId, message });
+  const { events } = await admin.stream({ thread_id: thread, agent_id: agentId, message });
   const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items;
   return { reply: tokensOf(events), turn };
 }

@@ -9,7 +9,6 @@ import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
-import { stream } from '../helpers/sse.js';
 
 const text = (topic: string) => Array.from({ length: 5 }, (_, i) => `${topic} paragraph ${i}: ${'words about the topic '.repeat(10)}`).join('\n\n');
 
@@ -96,7 +95,7 @@ t.test('inspect runs', async (t) => {
     // Threshold 1: every search goes to the keyword fallback, whatever the other documents' vectors score.
     const agent = (await admin.request('POST', '/agents', { name: 'Stocktake', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { score_threshold: 1 } })).body;
     await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
-    await stream(host.url, { thread_id: 'vanished-1', agent_id: agent.agent_id, message: 'When is the orchard warehouse stocktake?' });
+    await admin.stream({ thread_id: 'vanished-1', agent_id: agent.agent_id, message: 'When is the orchard warehouse stocktake?' });
     const [turn] = (await admin.request('GET', '/sessions/vanished-1/turns')).body.items;
     const context = (await admin.request('GET', `/sessions/vanished-1/turns/${turn.turn_id}/context`)).body;
     t.match(context.context_payload.retrieval, [{ fallback_mode: 'keyword_fallback' }], 'the turn fell back to keywords');

@@ -7,7 +7,7 @@ import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, DOCX, ingest, uploadOk } from '../helpers/knowledge.js';
-import { stream, tokensOf } from '../helpers/sse.js';
+import { tokensOf } from '../helpers/sse.js';
 
 async function pdf(lines: string[]): Promise<Uint8Array> {
   const doc = new PDFDocument();
@@ -56,7 +56,7 @@ t.test('a PDF and a DOCX answer questions through /stream, with their passages i
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
 
   const ask = async (thread: string, message: string, model: Record<string, string> = {}, agentId: string = agent.agent_id) => {
-    const { events } = await stream(host.url, { thread_id: thread, agent_id: agentId, message, ...model });
+    const { events } = await admin.stream({ thread_id: thread, agent_id: agentId, message, ...model });
     const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items;
     const context = (await admin.request('GET', `/sessions/${thread}/turns/${turn.turn_id}/context`)).body;
     return { reply: tokensOf(events), context };

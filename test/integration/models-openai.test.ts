@@ -11,9 +11,9 @@ import { createSecrets, parseSecretsKey } from '../../core/src/services/secrets.
 import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
 import { embeddedEnv, runWithStdin } from '../helpers/cli.js';
-import { startTestHost } from '../helpers/host.js';
+import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
-import { stream, tokensOf as eventText } from '../helpers/sse.js';
+import { tokensOf as eventText } from '../helpers/sse.js';
 import {
   chatModel,
   collect,
@@ -330,7 +330,9 @@ t.test('agent-host secrets encrypt: the host decrypts what it prints; a bad ciph
     ]),
   );
   const host = await startTestHost(tt, { env: { AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST_SECRETS_KEY: '', AGENT_HOST_CONFIG: configFile } });
-  const turn = (thread_id: string, model_name: string) => stream(host.url, { thread_id, message: 'hi', model_provider: 'openai', model_name });
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const turn = (thread_id: string, model_name: string) => admin.stream({ thread_id, message: 'hi', model_provider: 'openai', model_name });
 
   const ok = await turn('vault-1', 'vault-model');
   tt.equal(eventText(ok.events), 'hello from the vault model', 'the turn is answered');

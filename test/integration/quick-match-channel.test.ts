@@ -3,7 +3,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
-import { stream, tokensOf } from '../helpers/sse.js';
+import { tokensOf } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 import { PROJECT_ROOT } from '../helpers/cli.js';
 
@@ -24,10 +24,11 @@ t.test('a quick-match command calls its tool over POST /stream and reaches the o
   })).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mcp-mounts`, { mcp_server_id: server.mcp_server_id, allowed_tools: ['echo'] });
 
-  const http = await stream(host.url, { thread_id: `qm-http-${Date.now()}`, agent_id: agent.agent_id, message: '/echo over http' });
+  const http = await admin.stream({ thread_id: `qm-http-${Date.now()}`, agent_id: agent.agent_id, message: '/echo over http' });
   t.match(tokensOf(http.events), /Echo: over http/, 'POST /stream: the quick match calls the tool');
 
-  const thread = `qm-ws-${Date.now()}`;
+  // A customer's session: the server issues its id.
+  const thread = (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body.session_id as string;
   const customer = await WsClient.connect(host.url, `/public/ws/${thread}`, { query: { agent_id: agent.agent_id, role: 'customer' } });
   t.teardown(() => customer.socket.close());
   t.same(await customer.send('user_message', { content: '/echo over websocket' }), { ok: true });

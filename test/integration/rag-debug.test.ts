@@ -7,7 +7,6 @@ import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
-import { stream } from '../helpers/sse.js';
 
 t.test('rag-debug', async (t) => {
   const host = await startTestHost(t);
@@ -20,8 +19,8 @@ t.test('rag-debug', async (t) => {
   const agent = (await admin.request('POST', '/agents', { name: 'Desk', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 1, score_threshold: 0 } })).body;
   const bare = (await admin.request('POST', '/agents', { name: 'Bare', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
-  await stream(host.url, { thread_id: 'debug-1', agent_id: agent.agent_id, message: 'How fast do parcels ship?' });
-  await stream(host.url, { thread_id: 'debug-2', agent_id: bare.agent_id, message: 'How fast do parcels ship?' });
+  await admin.stream({ thread_id: 'debug-1', agent_id: agent.agent_id, message: 'How fast do parcels ship?' });
+  await admin.stream({ thread_id: 'debug-2', agent_id: bare.agent_id, message: 'How fast do parcels ship?' });
   const turnOf = async (thread: string) => (await admin.request('GET', `/sessions/${thread}/turns`)).body.items[0].turn_id as string;
   const turn = await turnOf('debug-1');
   const debugPath = `/sessions/debug-1/turns/${turn}/rag-debug`;

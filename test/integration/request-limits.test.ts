@@ -27,7 +27,8 @@ for (const quota of [0, 3]) t.test(quota ? 'the per-caller quota' : 'agent limit
   await admin.login();
   const agentWith = async (limits: Record<string, number>) =>
     (await admin.request('POST', '/agents', { name: 'limited', agent_type: 'chat', public_access_mode: 'public_anonymous', ...limits })).body.agent_id as string;
-  const ask = (agentId: string, thread = randomUUID()) => stream(host.url, { thread_id: thread, agent_id: agentId, message: 'hello' });
+  // Anonymous callers, each request a new session the server issues.
+  const ask = (agentId: string) => stream(host.url, { agent_id: agentId, message: 'hello' });
   const refusedWith = async (agentId: string, pattern: RegExp) => {
     const { events } = await ask(agentId);
     t.same(events.map((e) => e.type), ['error', 'done']);
@@ -78,12 +79,12 @@ for (const quota of [0, 3]) t.test(quota ? 'the per-caller quota' : 'agent limit
     const b = (await admin.request('POST', '/agents', { name: 'fixed', agent_type: 'chat', public_access_mode: 'public_anonymous', message_type_response_config: { rule: { enabled: true, response_text: 'ok' } } })).body.agent_id;
     await ask(a);
     await ask(b);
-    for (let i = 0; i < 3; i++) t.equal(tokensOf((await stream(host.url, { thread_id: randomUUID(), agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'fixed responses are not counted');
+    for (let i = 0; i < 3; i++) t.equal(tokensOf((await stream(host.url, { agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'fixed responses are not counted');
     await ask(a);
     const { events } = await ask(b);
     t.same(events.map((e) => e.type), ['error', 'done'], 'the fourth model turn of the day is refused');
     t.match(events[0]!.content, /daily request quota \(3\)/);
-    t.equal(tokensOf((await stream(host.url, { thread_id: randomUUID(), agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'and fixed responses still answer');
+    t.equal(tokensOf((await stream(host.url, { agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'and fixed responses still answer');
   });
 });
 
@@ -107,7 +108,7 @@ t.test('max_concurrent_requests leases: counted while a turn runs, renewed howev
 
   t.test('cost-overview active_request_count counts a request while it is answered', async (t) => {
     t.equal(await active(), 0);
-    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'held', agent_id: agent.agent_id, message: 'hi' }) });
+    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: 'hi' }) });
     const reader = response.body!.getReader();
     t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'the reply is under way');
     t.equal(await active(), 1, 'the held request is active');

@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
-import { stream } from '../helpers/sse.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/knowledge');
 const questions: { question: string; document: string }[] = JSON.parse(await readFile(path.join(fixtures, 'questions.json'), 'utf8'));
@@ -27,7 +26,7 @@ t.test('retrieval', async (t) => {
 
   t.test('each question retrieves its document in the top 3, by vectors and by the keyword fallback', async (t) => {
     for (const [i, { question, document }] of questions.entries()) {
-      await stream(host.url, { thread_id: `corpus-${i}`, agent_id: agent.agent_id, message: question });
+      await admin.stream({ thread_id: `corpus-${i}`, agent_id: agent.agent_id, message: question });
       const [turn] = (await admin.request('GET', `/sessions/corpus-${i}/turns`)).body.items;
       const context = (await admin.request('GET', `/sessions/corpus-${i}/turns/${turn.turn_id}/context`)).body;
       const vectorDocs = context.rag_context.map((c: { document_filename: string }) => c.document_filename);
@@ -50,7 +49,7 @@ t.test('retrieval', async (t) => {
     const keeper = (await admin.request('POST', '/agents', { name: 'Keeper', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })).body;
     await admin.request('POST', `/agents/${keeper.agent_id}/mounts`, { source_id: vault.source_id });
     const searched = async (thread: string, agentId: string) => {
-      await stream(host.url, { thread_id: thread, agent_id: agentId, message: question });
+      await admin.stream({ thread_id: thread, agent_id: agentId, message: question });
       const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items;
       const context = (await admin.request('GET', `/sessions/${thread}/turns/${turn.turn_id}/context`)).body;
       const debug = (await admin.request('POST', `/sessions/${thread}/turns/${turn.turn_id}/rag-debug`, { threshold: 1 })).body;

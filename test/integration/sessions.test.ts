@@ -3,7 +3,6 @@ import { hash } from '@node-rs/argon2';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
-import { stream } from '../helpers/sse.js';
 
 t.test('sessions, messages, turns, turn context and the cost overview', async (t) => {
   const host = await startTestHost(t);
@@ -17,10 +16,10 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     max_total_requests: 10,
     message_type_response_config: { rule: { enabled: true, response_text: 'Rule accepted.' } },
   })).body;
-  await stream(host.url, { thread_id: 'alpha', agent_id: agent.agent_id, message: 'When do parcels ship?' });
-  await stream(host.url, { thread_id: 'alpha', agent_id: agent.agent_id, message: 'x', message_type: 'rule' });
-  await stream(host.url, { thread_id: 'beta', message: 'unrelated question about weather' });
-  await stream(host.url, { thread_id: 'gamma', agent_id: agent.agent_id, message: 'hello' });
+  await admin.stream({ thread_id: 'alpha', agent_id: agent.agent_id, message: 'When do parcels ship?' });
+  await admin.stream({ thread_id: 'alpha', agent_id: agent.agent_id, message: 'x', message_type: 'rule' });
+  await admin.stream({ thread_id: 'beta', message: 'unrelated question about weather' });
+  await admin.stream({ thread_id: 'gamma', agent_id: agent.agent_id, message: 'hello' });
   await query(host.databaseUrl, "UPDATE chat_sessions SET agent_id = NULL WHERE id = 'gamma'");
 
   t.test('GET /sessions: envelope, effective agent, filters, cursor', async (t) => {

@@ -10,7 +10,7 @@ import { ToolCallBudget } from '@agent-host/core';
 import { everythingStdio, trackingStdio } from '../fixtures/mcp/clients.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
-import { stream, tokensOf } from '../helpers/sse.js';
+import { tokensOf } from '../helpers/sse.js';
 
 t.test('skills', async (t) => {
   const host = await startTestHost(t);
@@ -152,7 +152,7 @@ t.test('skills', async (t) => {
     const idle = await mount('idle', everything, { tool_name: 'echo', query_argument: 'message' }, { priority: 20 });
     await req('PATCH', `/agents/${agentId}/skill-mounts/${idle.body.mount_id}`, { is_active: false });
 
-    const { events } = await stream(host.url, { thread_id: 'skills-1', agent_id: agentId, message: 'Where is parcel 42?' });
+    const { events } = await admin.stream({ thread_id: 'skills-1', agent_id: agentId, message: 'Where is parcel 42?' });
     t.match(events.at(-1), { type: 'done' }, 'done is last');
     t.notOk(events.some((e) => e.type === 'error'), 'failing skills raise no error event');
     t.equal(tokensOf(events), '[echo-back] Echo: Where is parcel 42?', "the echo skill's result reached the final model's prompt");
@@ -194,7 +194,7 @@ t.test('skills', async (t) => {
     for (const [name, priority] of [['first-echo', 2], ['second-echo', 1]] as const) {
       await req('POST', `/agents/${agentId}/skill-mounts`, { skill_version_id: await released(await skill(name), everything, { tool_name: 'echo', query_argument: 'message' }), priority });
     }
-    const { events } = await stream(host.url, { thread_id: 'skills-2', agent_id: agentId, message: 'Echo the budget please' });
+    const { events } = await admin.stream({ thread_id: 'skills-2', agent_id: agentId, message: 'Echo the budget please' });
     t.match(events.at(-1), { type: 'done' });
     const calls = (await req('GET', '/sessions/skills-2/skill-calls')).body.items;
     t.same(calls.map((c: { skill_name: string; status: string }) => [c.skill_name, c.status]), [['second-echo', 'blocked'], ['first-echo', 'success']]);
@@ -206,7 +206,7 @@ t.test('skills', async (t) => {
     await req('POST', `/agents/${agentId}/skill-mounts`, { skill_version_id: await released(await skill('first-things'), everything, { tool_name: 'echo', query_argument: 'message' }) });
     t.equal((await req('POST', `/agents/${agentId}/mcp-mounts`, { mcp_server_id: tracking })).status, 201, 'the tracking server is mounted as an MCP tool server too');
     const ask = async (thread: string) => {
-      const { events } = await stream(host.url, { thread_id: thread, agent_id: agentId, message: 'Where is container MSCU1234567?' });
+      const { events } = await admin.stream({ thread_id: thread, agent_id: agentId, message: 'Where is container MSCU1234567?' });
       t.match(events.at(-1), { type: 'done' });
       const turn = (await req('GET', `/sessions/${thread}/turns`)).body.items[0];
       return (await req('GET', `/sessions/${thread}/turns/${turn.turn_id}/context`)).body;

@@ -19,7 +19,8 @@ async function eventually<T>(check: () => T | undefined, what: string, timeoutMs
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const post = (url: string, body: unknown) => fetch(`${url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+/** `POST /stream` as an administrator, who names the session. */
+const post = (url: string, body: unknown, cookie: string) => fetch(`${url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body) });
 
 t.test('the customer message reaches operators at once; a takeover stops the AI before its next model call', async (t) => {
   const fixture = await startOpenAiFixture();
@@ -46,7 +47,7 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     fixture.setRespond(() => ({ chunks: ['Your parcel ', 'ships today.'], beforeChunk: (index) => (index === 2 ? held : undefined) }));
-    const response = post(host.url, { thread_id: 'live-1', agent_id: agentId, message: 'Where is my parcel?' });
+    const response = post(host.url, { thread_id: 'live-1', agent_id: agentId, message: 'Where is my parcel?' }, admin.cookieHeader('/'));
     await eventually(() => (fixture.requests.at(-1)?.outcome === 'pending' ? true : undefined), 'the model call, held mid-reply');
     const [shown] = messagesOf('live-1');
     t.ok(shown, 'while the model is still answering, the customer message has been broadcast');
@@ -75,7 +76,7 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
         ? { content: 'The AI would answer here.' }
         : { tool_calls: [{ name: 'search_knowledge', arguments: { query: 'parcel' } }], beforeChunk: (index) => (index === 1 ? held : undefined) },
     );
-    const response = post(host.url, { thread_id: 'taken-1', agent_id: agentId, message: 'Where is my parcel?' });
+    const response = post(host.url, { thread_id: 'taken-1', agent_id: agentId, message: 'Where is my parcel?' }, admin.cookieHeader('/'));
     await eventually(() => (fixture.bodies.length > before ? true : undefined), 'the first model call');
     const taken = await admin.request('POST', '/sessions/taken-1/takeover', {});
     t.same([taken.status, taken.body.status], [200, 'HUMAN_ACTIVE'], 'an operator takes over mid-turn');

@@ -1,11 +1,11 @@
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
-import { AdminClient, startTestHost } from '../helpers/host.js';
+import { AdminClient, offlineModelsEnv, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { readEvents, stream, tokensOf } from '../helpers/sse.js';
 
 t.test('POST /stream on the offline provider: SSE shape, persistence, usage, routing record', async (t) => {
-  const host = await startTestHost(t);
+  const host = await startTestHost(t, { env: offlineModelsEnv('offline-general', 'offline-complex', 'offline-reasoning') });
   const admin = new AdminClient(host.url);
   await admin.login();
   const agent = (await admin.request('POST', '/agents', {
@@ -17,7 +17,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
   })).body;
 
   t.test('a reply streams as token events with done last, and the turn is persisted', async (t) => {
-    const { status, contentType, events } = await stream(host.url, { thread_id: 'thread-1', agent_id: agent.agent_id, message: 'When are refunds issued?' });
+    const { status, contentType, events } = await admin.stream({ thread_id: 'thread-1', agent_id: agent.agent_id, message: 'When are refunds issued?' });
     t.equal(status, 200);
     t.match(contentType, /^text\/event-stream/);
     t.match(events.at(-1), { type: 'done' }, 'done is the last event');
@@ -46,19 +46,19 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
   });
 
   t.test('a fixed response: split on spaces, no model, persisted but not counted, override not written', async (t) => {
-    const { events } = await stream(host.url, { thread_id: 'thread-2', agent_id: agent.agent_id, message: '  opening hours ', message_type: 'form', model_provider: 'offline', model_name: 'offline-extractive' });
+    const { events } = await admin.stream({ thread_id: 'thread-2', agent_id: agent.agent_id, message: '  opening hours ', message_type: 'form', model_provider: 'offline', model_name: 'offline-extractive' });
     t.same(events.filter((e) => e.type === 'token').map((e) => e.content), ['We ', 'are ', 'open ', '9 ', 'to ', '5 ', 'on ', 'weekdays.']);
     const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['thread-2']);
     t.match(events.at(-1), { type: 'done', session_id: 'thread-2', turn_id: turn!.id, usage: { total_tokens: 0, token_usage_source: 'no_model_invocation' } }, 'a fixed response names its turn too');
     t.same([turn!.response_source, turn!.token_usage_source, turn!.counts_toward_limits, turn!.model_name], ['fixed_response', 'no_model_invocation', false, null]);
     const [session] = await query(host.databaseUrl, 'SELECT model_provider FROM chat_sessions WHERE id = $1', ['thread-2']);
     t.equal(session!.model_provider, null, 'the request override is never written on the fixed-response path');
-    const fallback = await stream(host.url, { thread_id: 'thread-2', agent_id: agent.agent_id, message: 'anything else', message_type: 'form' });
+    const fallback = await admin.stream({ thread_id: 'thread-2', agent_id: agent.agent_id, message: 'anything else', message_type: 'form' });
     t.equal(tokensOf(fallback.events), 'Thanks, we got your form.', 'the enabled default answers other form messages');
   });
 
   t.test('unknown message_type becomes other and reaches the runtime with its tag', async (t) => {
-    const { events } = await stream(host.url, { thread_id: 'thread-3', message: 'zzz', message_type: 'sticker' });
+    const { events } = await admin.stream({ thread_id: 'thread-3', message: 'zzz', message_type: 'sticker' });
     t.match(tokensOf(events), '"[message_type=other] zzz"', 'the model saw the tagged text');
     const [turn] = await query(host.databaseUrl, 'SELECT message_type FROM conversation_turns WHERE session_id = $1', ['thread-3']);
     t.equal(turn!.message_type, 'other');
@@ -71,7 +71,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       [{ thread_id: 't-x', message: 'x'.repeat(8001) }, /the limit is 8000/],
       [{ thread_id: 't-x', message: 'hi', model_provider: 'nope' }, /unknown model_provider "nope"/],
     ] as const) {
-      const { status, events } = await stream(host.url, body);
+      const { status, events } = await admin.stream(body);
       t.equal(status, 200);
       t.same(events.map((e) => e.type), ['error', 'done']);
       t.match(events[0]!.content, expected);
@@ -79,13 +79,13 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     const malformed = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"thread_id": ' });
     t.equal(malformed.status, 400, 'malformed JSON is a 400 before the stream');
     t.type(((await malformed.json()) as { detail: unknown }).detail, 'string');
-    const missing = await stream(host.url, { message: 'hi' });
-    t.equal(missing.status, 422, 'a body without thread_id is a 422 before the stream');
+    const missing = await admin.stream({ thread_id: 't-x' });
+    t.equal(missing.status, 422, 'a body without message is a 422 before the stream');
   });
 
   t.test('admin_only agents need an administrator with conversations.write', async (t) => {
     const privateAgent = (await admin.request('POST', '/agents', { name: 'Internal', agent_type: 'chat' })).body;
-    const anonymous = await stream(host.url, { thread_id: 'thread-4', agent_id: privateAgent.agent_id, message: 'hi' });
+    const anonymous = await stream(host.url, { agent_id: privateAgent.agent_id, message: 'hi' });
     t.same(anonymous.events.map((e) => e.type), ['error', 'done']);
     t.match(anonymous.events[0]!.content, /only available to administrators with conversations.write/);
     const cookie = `agent_host_access=${admin.cookies.get('agent_host_access')!.value}`;
@@ -102,14 +102,14 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       max_total_requests: 1,
       message_type_response_config: { rule: { enabled: true, response_text: 'Rule noted.' } },
     })).body;
-    const first = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'hello' });
+    const first = await admin.stream({ thread_id: 'thread-5', agent_id: limited.agent_id, message: 'hello' });
     t.notOk(first.events.some((e) => e.type === 'error'));
-    const fixed = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'x', message_type: 'rule' });
+    const fixed = await admin.stream({ thread_id: 'thread-5', agent_id: limited.agent_id, message: 'x', message_type: 'rule' });
     t.equal(tokensOf(fixed.events), 'Rule noted.', 'a fixed response is never blocked');
-    const refused = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'again' });
+    const refused = await admin.stream({ thread_id: 'thread-5', agent_id: limited.agent_id, message: 'again' });
     t.same(refused.events.map((e) => e.type), ['error', 'done']);
     t.match(refused.events[0]!.content, /max_total_requests limit \(1\)/);
-    const fixedAgain = await stream(host.url, { thread_id: 'thread-5', agent_id: limited.agent_id, message: 'y', message_type: 'rule' });
+    const fixedAgain = await admin.stream({ thread_id: 'thread-5', agent_id: limited.agent_id, message: 'y', message_type: 'rule' });
     t.equal(tokensOf(fixedAgain.events), 'Rule noted.', 'and not counted: still answered after the limit');
   });
 
@@ -122,26 +122,26 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       model_name: 'offline-extractive',
       model_routing_config: { enabled: true, policy_version: 'p7', general_model: { model_provider: 'offline', model_name: 'offline-general' } },
     })).body;
-    await stream(host.url, { thread_id: 'thread-6', agent_id: routed.agent_id, message: 'hi' });
+    await admin.stream({ thread_id: 'thread-6', agent_id: routed.agent_id, message: 'hi' });
     const routing = async (thread: string) =>
       (await query(host.databaseUrl, 'SELECT s.context, t.model_name FROM turn_context_snapshots s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.session_id = $1 ORDER BY t.created_at DESC LIMIT 1', [thread]))[0]!;
     const r1 = await routing('thread-6');
     t.same([r1.context.context_payload.model_routing.route_mode, r1.context.context_payload.model_routing.policy_version, r1.context.context_payload.model_routing.final_model_role, r1.model_name], ['routed', 'p7', 'general_model', 'offline-general']);
     for (const override of [{ model_provider: 'offline', model_name: 'offline-override' }, { model_name: 'gpt-4o-mini' }]) {
-      const refused = await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', ...override });
+      const refused = await admin.stream({ thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', ...override });
       t.same(refused.events.map((e) => e.type), ['error', 'done'], 'an override naming a model outside the catalog is refused');
       t.match(refused.events[0]!.content, /unknown model "(offline-override" of model_provider "offline|gpt-4o-mini" of model_provider "offline)"; GET \/models lists the models/);
     }
     const [unwritten] = await query(host.databaseUrl, 'SELECT model_name FROM chat_sessions WHERE id = $1', ['thread-7']);
     t.equal(unwritten!.model_name, null, 'a refused override is not written to the session');
-    await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive', model_temperature: 0.3 });
+    await admin.stream({ thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive', model_temperature: 0.3 });
     const r2 = await routing('thread-7');
     const collapsed = r2.context.context_payload.model_routing;
     t.same([collapsed.route_mode, collapsed.explicit_override_active, r2.model_name], ['explicit_override', true, 'offline-extractive']);
     t.same(collapsed.stage_decisions.map((d: { stage: string; role: string }) => [d.stage, d.role]), [['final', 'explicit_override']], 'the routing slots take no part');
     const [session] = await query(host.databaseUrl, 'SELECT model_name, model_provider, model_temperature FROM chat_sessions WHERE id = $1', ['thread-7']);
     t.same([session!.model_provider, session!.model_name, session!.model_temperature], ['offline', 'offline-extractive', 0.3], 'a validated override is written to the session');
-    await stream(host.url, { thread_id: 'thread-7', agent_id: routed.agent_id, message: 'again' });
+    await admin.stream({ thread_id: 'thread-7', agent_id: routed.agent_id, message: 'again' });
     t.equal((await routing('thread-7')).model_name, 'offline-extractive', 'the session keeps its override on later turns (routing would pick offline-general)');
   });
 
@@ -154,7 +154,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       model_name: 'offline-extractive',
       model_routing_config: { enabled: true, collapse_to_explicit_override: false, fallback_to_primary_model: false, complex_task_model: { model_provider: 'offline', model_name: 'offline-complex' } },
     })).body;
-    const failed = await stream(host.url, { thread_id: 'thread-strict', agent_id: strict.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
+    const failed = await admin.stream({ thread_id: 'thread-strict', agent_id: strict.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
     t.same(failed.events.map((e) => e.type), ['error', 'done'], 'no model for the final stage: an error, then done');
     t.match(failed.events[0]!.content, /general_model is empty and fallback_to_primary_model is false/);
     const [row] = await query(host.databaseUrl, 'SELECT s.context, t.status FROM turn_context_snapshots s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.session_id = $1', ['thread-strict']);
@@ -183,7 +183,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
       ['r-complex', 'Where is my parcel? When does it arrive?', 'complex_task_model', 'offline-complex', 'multi-part request (2 questions)'],
       ['r-reasoning', 'Please explain why the fee changed', 'reasoning_model', 'offline-reasoning', 'reasoning cue "explain why"'],
     ] as const) {
-      await stream(host.url, { thread_id: thread, agent_id: routed.agent_id, message });
+      await admin.stream({ thread_id: thread, agent_id: routed.agent_id, message });
       const [turn] = await query(host.databaseUrl, 'SELECT t.model_name, s.context FROM conversation_turns t JOIN turn_context_snapshots s ON s.turn_id = t.id WHERE t.session_id = $1', [thread]);
       const record = turn!.context.context_payload.model_routing;
       t.equal(turn!.model_name, model, `${role}: the turn names the model that replied`);
@@ -201,10 +201,12 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
   });
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const admin = new AdminClient(host.url);
+  await admin.login();
   const body = { message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' };
 
   t.test('provider-reported usage and an estimated cost from the catalog prices', async (t) => {
-    const { events } = await stream(host.url, { ...body, thread_id: 'o-1' });
+    const { events } = await admin.stream({ ...body, thread_id: 'o-1' });
     t.equal(tokensOf(events), 'Hello from the model.');
     const [turn] = await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', ['o-1']);
     t.same([turn!.token_usage_source, turn!.input_tokens, turn!.output_tokens, turn!.total_tokens], ['provider_reported', 11, 4, 15]);
@@ -213,7 +215,7 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
 
   t.test('a model failure gives an error event, done last, and a failed turn', async (t) => {
     fail = true;
-    const { events } = await stream(host.url, { ...body, thread_id: 'o-2' });
+    const { events } = await admin.stream({ ...body, thread_id: 'o-2' });
     fail = false;
     t.same(events.map((e) => e.type), ['error', 'done']);
     t.match(events[0]!.content, /the model failed to answer/);
@@ -224,7 +226,7 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
   t.test('a client that disconnects mid-stream aborts the turn, which is still persisted', async (t) => {
     chunkDelayMs = 300;
     const controller = new AbortController();
-    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, thread_id: 'o-3' }), signal: controller.signal });
+    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: admin.cookieHeader('/') }, body: JSON.stringify({ ...body, thread_id: 'o-3' }), signal: controller.signal });
     const reader = response.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     t.match(first, /"type":"token"/);
@@ -239,7 +241,7 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
   });
 
   t.test('the SSE reader helper sees what a browser sees', async (t) => {
-    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, thread_id: 'o-4' }) });
+    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: admin.cookieHeader('/') }, body: JSON.stringify({ ...body, thread_id: 'o-4' }) });
     const events = await readEvents(response);
     t.same(events.map((e) => e.type), ['token', 'token', 'token', 'token', 'done']);
   });
@@ -263,16 +265,16 @@ t.test('max_concurrent_requests holds across two host instances sharing the data
     model_name: 'gpt-4o-mini',
     max_concurrent_requests: 1,
   })).body;
-  const held = fetch(`${a.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: 'c-1', agent_id: agent.agent_id, message: 'first' }) });
+  const held = fetch(`${a.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: 'first' }) });
   const response = await held;
   const reader = response.body!.getReader();
   t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'instance A is mid-reply');
-  const other = await stream(b.url, { thread_id: 'c-2', agent_id: agent.agent_id, message: 'second' });
+  const other = await stream(b.url, { agent_id: agent.agent_id, message: 'second' });
   t.same(other.events.map((e) => e.type), ['error', 'done'], 'instance B refuses while A holds the only slot');
   t.match(other.events[0]!.content, /already answering 1 requests/);
   release();
   while (!(await reader.read()).done);
-  const after = await stream(b.url, { thread_id: 'c-3', agent_id: agent.agent_id, message: 'third' });
+  const after = await stream(b.url, { agent_id: agent.agent_id, message: 'third' });
   t.notOk(after.events.some((e) => e.type === 'error'), 'once A finishes, B is served');
 });
 
@@ -287,12 +289,14 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
       AGENT_HOST__AGENT__HISTORY_MESSAGE_LIMIT: '2',
     },
   });
+  const admin = new AdminClient(host.url);
+  await admin.login();
   const body = { message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' };
 
   t.test('a model slower than timeouts.model_request_seconds: an error event, done last, a failed turn', async (t) => {
     slow = true;
     const started = Date.now();
-    const { events } = await stream(host.url, { ...body, thread_id: 'slow-1' });
+    const { events } = await admin.stream({ ...body, thread_id: 'slow-1' });
     slow = false;
     t.same(events.map((e) => e.type), ['error', 'done']);
     t.match(events[0]!.content, /the model failed to answer/);
@@ -302,7 +306,7 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
   });
 
   t.test('core_chat_v1 sends at most history_message_limit earlier messages', async (t) => {
-    for (const message of ['first question', 'second question', 'third question']) await stream(host.url, { ...body, thread_id: 'bounded', message });
+    for (const message of ['first question', 'second question', 'third question']) await admin.stream({ ...body, thread_id: 'bounded', message });
     const last = fixture.bodies.at(-1)!.messages as { role: string; content: string }[];
     t.same(last.map((m) => [m.role, m.content]), [['user', 'second question'], ['assistant', 'fine'], ['user', 'third question']], 'the two latest stored messages, then the new one');
   });
@@ -313,7 +317,7 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
     fixture.setRespond(() => ({ chunks: ['partial ', 'reply'], beforeChunk: (index) => (index === 2 ? held : undefined) }));
     const client = new AbortController();
     const events: { type: string }[] = [];
-    for await (const event of host.app.chat!.stream({ ...body, thread_id: 'abort-1' }, { principal: undefined, callerKey: null, channel: 'http' }, client.signal)) {
+    for await (const event of host.app.chat!.stream({ ...body, thread_id: 'abort-1' }, { principal: await host.app.adminAuth!.authenticate(admin.cookies.get('agent_host_access')!.value), callerKey: null, channel: 'http' }, client.signal)) {
       events.push(event);
       if (event.type === 'token' && !client.signal.aborted) {
         client.abort();

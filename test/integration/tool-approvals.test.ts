@@ -28,7 +28,8 @@ t.test('tool calls of a mount that needs approval wait for an operator', async (
   t.teardown(() => sockets.forEach((s) => s.socket.close()));
 
   t.test('quick match: held, seen by operators only, approved: the call runs once and its result is posted', async (t) => {
-    const thread = `approve-qm-${Date.now()}`;
+    // A customer's session: the server issues its id.
+    const thread = (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body.session_id as string;
     await tools.chat({ thread_id: thread, agent_id: agent.agent_id, message: 'hi' });
     const operator = await WsClient.connect(host.url, `/ws/${thread}`, { cookie: admin.cookieHeader() });
     const customer = await WsClient.connect(host.url, `/public/ws/${thread}`, { query: { agent_id: agent.agent_id } });

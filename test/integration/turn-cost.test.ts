@@ -6,7 +6,6 @@ import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
-import { stream } from '../helpers/sse.js';
 
 const entry = (model_provider: string, model_name: string, prices = '') =>
   `{ model_name = "${model_name}", model_provider = "${model_provider}", description = "${model_name}", category = "chat"${prices} }`;
@@ -44,7 +43,7 @@ t.test('a routed turn is priced call by call', async (t) => {
 
   t.test('each call at its own model, summed; the overview and the cost limit count the same', async (t) => {
     const agentId = await routedAgent('tools-model', { max_cost_usd_daily: 0.003 });
-    await stream(host.url, { thread_id: 'priced-1', agent_id: agentId, message: 'Where is order A-17' });
+    await admin.stream({ thread_id: 'priced-1', agent_id: agentId, message: 'Where is order A-17' });
     t.same(fixture.bodies.map((b) => b.model), ['tools-model', 'final-model'], 'step 1 on the tool_call model, the answer on the final model');
     const turn = await turnOf('priced-1');
     t.same([turn.model_name, turn.input_tokens, turn.output_tokens, turn.token_usage_source], ['final-model', 300, 30, 'provider_reported']);
@@ -55,15 +54,15 @@ t.test('a routed turn is priced call by call', async (t) => {
     );
     const overview = (await admin.request('GET', `/agents/${agentId}/cost-overview`)).body;
     t.same(overview.conversation_estimated_cost, { input_cost_usd: 0.0021, output_cost_usd: 0.00042, total_cost_usd: 0.00252, estimated_interaction_count: 1, missing_pricing_count: 0 });
-    const second = await stream(host.url, { thread_id: 'priced-2', agent_id: agentId, message: 'Where is order A-17' });
+    const second = await admin.stream({ thread_id: 'priced-2', agent_id: agentId, message: 'Where is order A-17' });
     t.notOk(second.events.some((e) => e.type === 'error'), 'one turn (0.00252) is under a 0.003 daily cost limit (priced at the final model alone, 0.0036, it would not be)');
-    const refused = await stream(host.url, { thread_id: 'priced-3', agent_id: agentId, message: 'Where is order A-17' });
+    const refused = await admin.stream({ thread_id: 'priced-3', agent_id: agentId, message: 'Where is order A-17' });
     t.match(refused.events[0]?.content, /max_cost_usd_daily limit \(0\.003\)/, 'two turns reach it');
   });
 
   t.test('a call on an unpriced model leaves the turn unestimated and counts it once as missing pricing', async (t) => {
     const agentId = await routedAgent('unpriced-model');
-    await stream(host.url, { thread_id: 'unpriced-1', agent_id: agentId, message: 'Where is order A-17' });
+    await admin.stream({ thread_id: 'unpriced-1', agent_id: agentId, message: 'Where is order A-17' });
     const turn = await turnOf('unpriced-1');
     t.same([turn.model_name, turn.estimated_cost_usd, turn.pricing_missing], ['final-model', null, true], 'the final model is priced, the tool-call model is not');
     const overview = (await admin.request('GET', `/agents/${agentId}/cost-overview`)).body;

@@ -28,6 +28,8 @@ t.test('session broadcasts reach sockets on other instances, and go through Post
   await listener.query('LISTEN "socket.io#/"');
   const sockets: WsClient[] = [];
   t.teardown(() => sockets.forEach((s) => s.close()));
+  /** A session a customer starts on `url`: the server issues its id. */
+  const issue = async (url: string) => (await (await fetch(`${url}/public/agents/${agent.agent_id}/sessions`, { method: 'POST' })).json()).session_id as string;
   const customer = async (url: string, sessionId: string) => {
     const socket = await WsClient.connect(url, `/public/ws/${sessionId}`, { query: { agent_id: agent.agent_id } });
     sockets.push(socket);
@@ -39,8 +41,9 @@ t.test('session broadcasts reach sockets on other instances, and go through Post
   await sleep(HEARTBEAT_INTERVAL_MS + ANNOUNCE_GRACE_MS + 500);
 
   t.test('a turn on one instance reaches a socket on the other', async (t) => {
-    const onB = await customer(b.url, 'x-1');
-    await stream(a.url, { thread_id: 'x-1', agent_id: agent.agent_id, message: 'When do parcels ship?' });
+    const session = await issue(b.url);
+    const onB = await customer(b.url, session);
+    await stream(a.url, { thread_id: session, agent_id: agent.agent_id, message: 'When do parcels ship?' });
     t.equal((await onB.waitFor('message', (m) => m.message.role === 'user')).message.content, 'When do parcels ship?');
     t.equal((await onB.waitFor('message', (m) => m.message.role === 'assistant')).message.content, 'Parcels ship within two days.');
     t.same(relayed.map((r: any) => r.message.role), ['user', 'assistant'], 'both went through Postgres');
@@ -49,8 +52,9 @@ t.test('session broadcasts reach sockets on other instances, and go through Post
   t.test('alone, an instance delivers to its own sockets and sends nothing through Postgres', async (t) => {
     await b.stop();
     relayed.length = 0;
-    const onA = await customer(a.url, 'x-2');
-    await stream(a.url, { thread_id: 'x-2', agent_id: agent.agent_id, message: 'When do parcels ship?' });
+    const session = await issue(a.url);
+    const onA = await customer(a.url, session);
+    await stream(a.url, { thread_id: session, agent_id: agent.agent_id, message: 'When do parcels ship?' });
     t.equal((await onA.waitFor('message', (m) => m.message.role === 'assistant')).message.content, 'Parcels ship within two days.');
     await sleep(500); // a relay sent with the reply would have reached the listener by now
     t.same(relayed, []);

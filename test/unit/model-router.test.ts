@@ -10,6 +10,10 @@ import { KeyedRegistry } from '../../core/src/kernel/registry.js';
 import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
 
 const config = loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} });
+// Only catalog models run; these are the ones the tests route to.
+for (const model_name of ['primary-model', 'tools-model', 'general-model', 'complex-model', 'reasoning-model', 'override-model', 'request-model']) {
+  config.models.catalog.push({ model_name, model_provider: 'offline', display_name: '', description: 'a routing test model', category: 'test', options: {} });
+}
 const providers = new KeyedRegistry<ModelProvider>('model providers');
 providers.forPlugin('test', () => {}).register('offline', new OfflineModelProvider());
 
@@ -50,6 +54,11 @@ const LONG = 'My parcel arrived damaged. '.repeat(30);
 const TWO_QUESTIONS = 'Where is my parcel? And when will it arrive?';
 const LIST = 'I need three things:\n- a new invoice\n- a refund\n- a call back';
 const SHORT = 'Where is my parcel';
+
+t.test('a model outside the catalog is refused at the stage that would call it', async (t) => {
+  const r = router(SHORT, agent({ model_name: 'unpriced-model', model_routing_config: null }));
+  t.throws(() => r.chatModel('final'), /model "unpriced-model" of model_provider "offline" is not in the model catalog/);
+});
 
 t.test('the final-stage rule reads only the message and gives its reason', async (t) => {
   t.same(finalModelSlot(REASONING), { slot: 'reasoning_model', reason: 'reasoning cue "explain why"' });

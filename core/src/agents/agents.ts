@@ -244,7 +244,8 @@ export class Agents {
    */
   private outOfCatalog(next: AgentFields, input: AgentUpdateInput): [string, string][] {
     const { catalog, default_model_name, default_model_provider } = this.config.models;
-    const missing = (name: string, provider: string) => !catalog.some((m) => m.model_name === name && m.model_provider === provider);
+    const missing = (name: string, provider: string) =>
+      !(name === default_model_name && provider === default_model_provider) && !catalog.some((m) => m.model_name === name && m.model_provider === provider);
     const issues: [string, string][] = [];
     const named = (v: unknown) => (typeof v === 'string' ? v : null);
     if (input.model_name != null || input.model_provider != null) {

@@ -143,14 +143,17 @@ export class TurnModelRouter implements ModelRouter {
     const choice = this.choose(stage);
     const provider = this.providers.get(choice.model_provider);
     if (!provider) throw new Error(`no enabled plugin provides model_provider "${choice.model_provider}"`);
-    // Only catalog models run: they are the ones an operator priced, so cost caps see every call.
+    // Only catalog models (and the operator's configured default) run: they are the ones an operator chose and
+    // priced, so cost caps see every call.
     const entry = this.config.models.catalog.find((m) => m.model_provider === choice.model_provider && m.model_name === choice.model_name);
-    if (!entry) throw new Error(`model "${choice.model_name}" of model_provider "${choice.model_provider}" is not in the model catalog`);
+    const { default_model_name, default_model_provider } = this.config.models;
+    const isDefault = choice.model_name === default_model_name && choice.model_provider === default_model_provider;
+    if (!entry && !isDefault) throw new Error(`model "${choice.model_name}" of model_provider "${choice.model_provider}" is not in the model catalog`);
     const model = provider.createChatModel({
       model_name: choice.model_name,
       temperature: choice.model_temperature,
       timeoutMs: this.config.timeouts.model_request_seconds * 1000,
-      options: entry.options,
+      options: entry?.options ?? {},
     });
     this.final = this.decisions.at(-1);
     return this.recording(model);
