@@ -186,12 +186,13 @@ t.test('response rules, raw passthrough, quick match and intent gates', async (t
     t.match(followUp.context.mcp_calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate', response_payload: { kind: 'missing_arguments' } }], 'the history identifier is not reused');
   });
 
-  t.test('unsafe or invalid patterns and inconsistent rules are refused when the agent is saved', async (t) => {
+  t.test('patterns RE2 cannot compile and inconsistent rules are refused when the agent is saved', async (t) => {
     const save = (config: unknown) => admin.request('POST', '/agents', { name: 'x', ...AGENT, mcp_response_config: config });
-    const unsafe = await save({ intent_gate_rules: [{ tool_capability: 'x', regex_patterns: ['(a+)+$'] }] });
-    t.equal(unsafe.status, 422);
-    t.match(unsafe.body.detail[0], { loc: ['body', 'mcp_response_config', 'intent_gate_rules', 0, 'regex_patterns', 0], msg: /unsafe regular expression/ });
-    t.match((await save({ intent_gate_rules: [{ tool_capability: 'x', regex_patterns: ['(unclosed'] }] })).body.detail[0].msg, /not a valid regular expression/);
+    const backreference = await save({ intent_gate_rules: [{ tool_capability: 'x', regex_patterns: ['(a)\\1'] }] });
+    t.equal(backreference.status, 422, 'a backreference (no linear-time engine runs it) is refused');
+    t.match(backreference.body.detail[0], { loc: ['body', 'mcp_response_config', 'intent_gate_rules', 0, 'regex_patterns', 0], msg: /not a regular expression RE2 compiles/ });
+    t.match((await save({ intent_gate_rules: [{ tool_capability: 'x', regex_patterns: ['(?<=a)b'] }] })).body.detail[0].msg, /RE2 compiles/, 'so is lookaround');
+    t.match((await save({ intent_gate_rules: [{ tool_capability: 'x', regex_patterns: ['(unclosed'] }] })).body.detail[0].msg, /RE2 compiles/);
     t.equal((await save({ quick_match_rules: [{ prefix: '/t', mcp_server_id: tracking, tool_name: 'q', suffix_parameter_name: 's', response_rule_key: 'nope' }] })).status, 422, 'response_rule_key must name a direct-response rule');
     t.equal((await save({ direct_response_rules: [rule({ output_mode: 'text' })] })).status, 422, 'text needs selected_fields');
     t.equal((await save({ direct_response_rules: [rule({}), rule({})] })).status, 422, 'rule keys are unique');

@@ -1,5 +1,5 @@
-import safeRegex from 'safe-regex2';
 import { z } from 'zod';
+import { linearPattern } from './linear-pattern.js';
 
 const label = z.string().trim().min(1).max(200);
 const capability = z.string().trim().min(1).max(100).transform((v) => v.toLowerCase());
@@ -7,19 +7,17 @@ const capability = z.string().trim().min(1).max(100).transform((v) => v.toLowerC
 /** Longest pattern an intent gate accepts; matching runs on every chat message. */
 export const MAX_PATTERN_LENGTH = 500;
 
-/** A `regex_patterns[]` entry: compiled, bounded, and refused when it can backtrack catastrophically (star height > 1). */
+/** A `regex_patterns[]` entry: bounded, and compiled by RE2 (linear time), which refuses backreferences and lookaround. */
 const safePattern = z
   .string()
   .min(1)
   .max(MAX_PATTERN_LENGTH)
   .superRefine((pattern, ctx) => {
     try {
-      new RegExp(pattern, 'iu');
+      linearPattern(pattern);
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(error as Error).message}` });
-      return;
+      ctx.addIssue({ code: 'custom', message: `not a regular expression RE2 compiles (no backreferences or lookaround): ${(error as Error).message}` });
     }
-    if (!safeRegex(pattern)) ctx.addIssue({ code: 'custom', message: 'unsafe regular expression: nested repetition can take exponential time; rewrite it without a repeated group inside a repetition' });
   });
 
 const directResponseRule = z

@@ -1,3 +1,5 @@
+import { matchedText } from './linear-pattern.js';
+
 /** One shipment identifier found in a text. `value` is normalised: upper case, no spaces or dashes, typos fixed. */
 export interface Identifier {
   value: string;
@@ -13,8 +15,11 @@ const LABELS: [Identifier['kind'], string][] = [
   ['booking', String.raw`b(?:o{1,2}|oo)k?k?ing|bkg|订舱号?`],
   ['container', String.raw`cont(?:ai|ia|a)ner|cntr|柜号|箱号`],
 ];
-// Between a label and its value: `no.`, `number`, `#`, `:`, `=`, `is`.
-const SEPARATOR = String.raw`(?:\s*(?:no\.?|num(?:ber)?|is|#|号|[:=：])\s*)*\s*`;
+// Between a label and its value: `no.`, `number`, `#`, `:`, `=`, `is`, with spaces around. Each repetition starts
+// with a word or sign and owns the spaces after it, so a run of separators splits into repetitions one way only:
+// matching stays linear (with spaces allowed on both sides of each, a message like `bl #  #  # ... !` took
+// exponential time to fail).
+const SEPARATOR = String.raw`\s*(?:(?:no\.?|num(?:ber)?|is|#|号|[:=：])\s*)*`;
 const TOKEN = String.raw`([A-Za-z0-9][A-Za-z0-9-]{3,29})`;
 const LABELLED = LABELS.map(([kind, label]) => ({ kind, pattern: new RegExp(`(?:${label})${SEPARATOR}${TOKEN}`, 'giu') }));
 // ISO 6346: owner code, category U/J/Z, six digits, a check digit; spaces or dashes between the parts; O typed for 0.
@@ -46,7 +51,7 @@ const joinGroups = (text: string) => text.replace(/(?<=\d)[ -](?=\d)/g, '').repl
  * long digit strings and mixed alphanumerics, with common typos fixed.
  */
 export function parseIdentifiers(input: string): Identifier[] {
-  const text = joinGroups(input);
+  const text = joinGroups(matchedText(input));
   const found: (Identifier & { at: number })[] = [];
   const add = (at: number, id: Identifier) => {
     const same = found.find((f) => f.value === id.value);

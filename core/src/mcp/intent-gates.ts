@@ -1,4 +1,5 @@
 import type { IntentGateRule } from './agent-config.js';
+import { linearPattern } from './linear-pattern.js';
 import { builtInTrackingIntent, matchesRule } from './tracking.js';
 
 /** `tool_capability` labels that mean the tracking capability; any other label is a custom capability. */
@@ -8,7 +9,7 @@ export const isTrackingCapability = (capability: string | null) => capability !=
 
 const enabledFor = (rules: readonly IntentGateRule[], match: (capability: string) => boolean) => rules.filter((r) => r.enabled && match(r.tool_capability));
 
-const ruleMatches = (rule: IntentGateRule, text: string) => matchesRule(text, { keywords: rule.keywords, patterns: rule.regex_patterns.map((p) => new RegExp(p, 'iu')) });
+const ruleMatches = (rule: IntentGateRule, text: string) => matchesRule(text, { keywords: rule.keywords, patterns: rule.regex_patterns.map(linearPattern) });
 
 /**
  * Whether a mount with a custom `tool_capability` takes part in this turn:

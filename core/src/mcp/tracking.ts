@@ -1,4 +1,5 @@
 import { parseIdentifiers, type Identifier } from './identifiers.js';
+import { matchedText, type LinearPattern } from './linear-pattern.js';
 
 /** Tool names that are one capability: selection, allowlists, rules, raw passthrough keys and guidance treat them alike (spec 4.13). */
 export const TRACKING_TOOLS = ['query_tracking', 'query_tracking9'] as const;
@@ -21,16 +22,16 @@ const ELLIPTICAL = /\b(?:it|that|this|now|update|updates|status|again|still|late
 
 export interface IntentMatcher {
   keywords: readonly string[];
-  patterns: readonly RegExp[];
+  patterns: readonly LinearPattern[];
 }
 
 /** True when `text` contains a keyword (case-insensitive) or matches a pattern. */
 export function matchesRule(text: string, matcher: IntentMatcher): boolean {
-  const lower = text.toLowerCase();
+  const lower = matchedText(text).toLowerCase();
   return matcher.keywords.some((k) => lower.includes(k.toLowerCase())) || matcher.patterns.some((p) => p.test(text));
 }
 
-export const builtInTrackingIntent = (text: string) => TRACKING_INTENT.some((p) => p.test(text));
+export const builtInTrackingIntent = (text: string) => TRACKING_INTENT.some((p) => p.test(matchedText(text)));
 
 export const isElliptical = (text: string) => text.trim().split(/\s+/).length <= 6 && ELLIPTICAL.test(text);
 

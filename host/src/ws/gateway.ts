@@ -10,6 +10,8 @@ import { close, RoomFanOut, type Closure, type SocketState } from './fan-out.js'
 import { parseMessageTag, readInbound, type InboundPayload } from './inbound.js';
 import { ANNOUNCE_GRACE_MS, HEARTBEAT_INTERVAL_MS, peerRelay } from './peer-relay.js';
 
+/** Inbound events a socket may have waiting (the one being handled included); more are refused with an `error`. */
+export const MAX_WAITING_EVENTS = 8;
 /** Spec 4.3 and 8: the history sent on connect holds at most this many messages. */
 export const HISTORY_LIMIT = 200;
 const ADMIN_NAMESPACE = /^\/ws\/([^/]+)$/;
@@ -157,11 +159,20 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       const session = await app.takeover!.state(state.sessionId);
       await fanOut.send(state.sessionId, 'session', { type: 'session', ...session }, socket);
     });
-    // One inbound event at a time per socket, in the order sent.
+    // One inbound event at a time per socket, in the order sent, and only a few waiting: each can be a whole turn,
+    // and a client that sends faster than they are answered is told so rather than queued without end.
     let inbound = Promise.resolve();
+    let waiting = 0;
     socket.onAny((name: string, ...args: unknown[]) => {
       const ack = typeof args.at(-1) === 'function' ? (args.pop() as (reply: unknown) => void) : undefined;
-      inbound = inbound.then(() => handle(socket, state, name, args[0], ack));
+      if (waiting >= MAX_WAITING_EVENTS) {
+        const detail = `too many events in flight (${MAX_WAITING_EVENTS}); wait for the answers before sending more`;
+        socket.emit('error', { type: 'error', session_id: state.sessionId, detail, code: 'too_many_events' });
+        ack?.({ ok: false, detail });
+        return;
+      }
+      waiting++;
+      inbound = inbound.then(() => handle(socket, state, name, args[0], ack)).finally(() => waiting--);
     });
   }
 
