@@ -24,14 +24,26 @@ async function startEmbedded(t: { teardown(fn: () => unknown): void }, env: Reco
   return { dataDir, run, url: await servingUrl(run) };
 }
 
-/** Polls /readyz until it answers `status` (or the time runs out); resolves with the last response. */
+/**
+ * Polls /readyz until it answers `status` (or the time runs out); resolves with the last response. A request that
+ * fails on the network (a kept-alive connection the host closed just as it was reused) is asked again; when none
+ * answered, the last failure is thrown.
+ */
 async function readinessBecomes(url: string, status: number, timeoutMs: number): Promise<Response> {
   const deadline = Date.now() + timeoutMs;
-  let response = await fetch(`${url}/readyz`);
-  while (response.status !== status && Date.now() < deadline) {
+  let response: Response | undefined;
+  let failure: unknown;
+  for (;;) {
+    try {
+      response = await fetch(`${url}/readyz`);
+      if (response.status === status) return response;
+    } catch (error) {
+      failure = error;
+    }
+    if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, 100));
-    response = await fetch(`${url}/readyz`);
   }
+  if (!response) throw failure;
   return response;
 }
 
@@ -151,7 +163,10 @@ t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has re
   const { dataDir, run, url } = await startEmbedded(t);
   const postmaster = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   process.kill(postmaster, 'SIGKILL');
-  const down = await readinessBecomes(url, 503, 2000);
+  // A host that died here would leave only "fetch failed": say why it died.
+  const down = await readinessBecomes(url, 503, 2000).catch((error: Error) => {
+    throw new Error(`${error.message}; the host's last output:\n${run.output().slice(-4000)}`);
+  });
   t.equal(down.status, 503, 'not ready while Postgres is down');
   t.ok((await down.json()).failing.some((f: { name: string }) => f.name === 'postgres'), 'naming postgres');
   t.equal((await readinessBecomes(url, 200, 90_000)).status, 200, 'ready again once the supervisor restarted it');
