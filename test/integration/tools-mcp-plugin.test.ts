@@ -21,7 +21,7 @@ function kernel(config: Record<string, unknown> = {}) {
     pluginsDir: path.join(ROOT, 'plugins'),
     baseDir: ROOT,
     pluginConfig: () => config,
-    scopedServices: { 'core.logger': () => logger },
+    scopedServices: { 'core.logger': () => logger, 'core.config': () => ({ appEnv: 'test', section: (name: string) => (name === 'server' ? { host: '127.0.0.1' } : undefined) }) },
   });
 }
 

@@ -2,7 +2,8 @@
 // official server-everything and the tracking fixture (test/fixtures/mcp).
 // Every child is checked to be gone (exited and reaped) when its use ends.
 import t from 'tap';
-import { UpstreamError } from '@agent-host/sdk';
+import { ValidationError } from '@agent-host/sdk';
+import { StdioPolicy } from '../../plugins/tools-mcp/src/lib/stdio-policy.js';
 import { trackingResult } from '../fixtures/mcp/tracking-server.js';
 import { backendFor, capturingLogger, everythingStdio, goneWithin, processExists, server, trackingStdio, whoami } from '../fixtures/mcp/clients.js';
 
@@ -105,7 +106,8 @@ t.test('a child that crashes mid-call is an error outcome naming the exit, and i
   const { pid } = await whoami(backend, tracking);
   const outcome = await backend.callTool(tracking, 'crash', {}, opts);
   t.equal(outcome.status, 'error', 'a crash is an error outcome, not a hang');
-  t.match(outcome.error, /Connection closed.*server process exited with code 3; stderr: tracking fixture \d+ starting/, 'the error names the exit code and the stderr tail');
+  t.match(outcome.error, /Connection closed.*server process exited with code 3/, 'the error names the exit code');
+  t.notMatch(outcome.error, 'tracking fixture', 'but not the stderr, which only the log gets');
   t.ok(await goneWithin(pid, 1_000), 'the crashed child was reaped: no zombie');
   t.not((await whoami(backend, tracking)).pid, pid, 'the next call starts a new child');
 });
@@ -122,7 +124,8 @@ t.test('close() returns only once every child has exited and been reaped', async
 });
 
 t.test('a server behind a shell wrapper that ignores stdin EOF and SIGTERM is ended with its whole process group', async (t) => {
-  const backend = backendFor(t, 'stdio', { shutdownGraceMs: 200 });
+  // An operator who allows sh (and so anything): the policy is theirs to widen.
+  const backend = backendFor(t, 'stdio', { shutdownGraceMs: 200, stdioPolicy: StdioPolicy.from(['sh'], { appEnv: 'test', loopback: true }) });
   const { command, args } = trackingStdio('--stubborn');
   const script = `${[command, ...args].map((a) => `'${a}'`).join(' ')}; exit $?`;
   const wrapped = server('stdio', { command: 'sh', args: ['-c', script] });
@@ -133,15 +136,22 @@ t.test('a server behind a shell wrapper that ignores stdin EOF and SIGTERM is en
   t.ok(await goneWithin(pid, 2_000), 'the server the shell started is gone too, no orphan');
 });
 
-t.test('a server that cannot start is an error naming why', async (t) => {
-  const backend = backendFor(t, 'stdio');
+t.test('a server that cannot start is an error naming why; its stderr goes to the log only', async (t) => {
+  const log = capturingLogger();
+  const backend = backendFor(t, 'stdio', { log });
   const missing = server('stdio', { command: '/nonexistent/mcp-server' });
-  t.match(await backend.callTool(missing, 'x', {}, opts), { status: 'error', error: /ENOENT/ }, 'a missing command is an error outcome naming ENOENT');
-  t.match(await backend.healthCheck(missing, opts), { ok: false, message: /ENOENT/ }, 'health/check reports it as unhealthy');
-  await t.rejects(backend.listTools(missing, opts), UpstreamError, 'tools/list rejects with UpstreamError');
+  t.match(await backend.callTool(missing, 'x', {}, opts), { status: 'error', error: /command "\/nonexistent\/mcp-server" is not allowed/ }, 'a command the policy does not list is an error outcome naming the policy');
+  t.match(await backend.healthCheck(missing, opts), { ok: false, message: /stdio_allowed_commands/ }, 'health/check reports it as unhealthy');
+  await t.rejects(backend.listTools(missing, opts), ValidationError, 'tools/list rejects with a validation error');
 
   const exits = server('stdio', { command: process.execPath, args: ['-e', 'console.error("missing TRACKING_API_URL"); process.exit(2)'] });
-  t.match(await backend.healthCheck(exits, opts), { ok: false, message: /server process exited with code 2; stderr: missing TRACKING_API_URL/ }, 'the exit code and stderr explain it');
+  const health = await backend.healthCheck(exits, opts);
+  t.match(health, { ok: false, message: /server process exited with code 2/ }, 'the exit code explains it');
+  t.notMatch(health.message, 'TRACKING_API_URL', 'the stderr is not in the answer');
+  t.match(log.lines.join('\n'), 'missing TRACKING_API_URL', 'it is in the log');
+
+  const cwd = server('stdio', { command: process.execPath, args: ['-e', 'process.exit(7 + require("node:fs").readdirSync(".").length)'] });
+  t.match(await backend.healthCheck(cwd, opts), { ok: false, message: /exited with code 7/ }, 'a child starts in an empty working directory');
 });
 
 t.test('credential values never reach logs or error messages', async (t) => {
@@ -151,7 +161,8 @@ t.test('credential values never reach logs or error messages', async (t) => {
   // A server that prints its token to stderr and dies: the worst case for leaks.
   const leaky = server('stdio', { command: process.execPath, args: ['-e', 'console.error("token=" + process.env.TOKEN); process.exit(1)'], env: { TOKEN: '<ACCESS_TOKEN>' } }, secret);
   const health = await backend.healthCheck(leaky, opts);
-  t.match(health.message, 'stderr: token=***', 'the stderr tail is kept with the value masked');
+  t.notMatch(health.message, 'token=', 'the stderr is not in the answer');
+  t.match(log.lines.join('\n'), 'token=***', 'the log keeps the stderr tail with the value masked');
   const call = await backend.callTool(leaky, 'x', {}, opts);
   const working = server('stdio', { ...trackingStdio(), env: { TOKEN: '<ACCESS_TOKEN>' } }, secret);
   await backend.callTool(working, 'crash', {}, opts);

@@ -107,6 +107,10 @@ export const configSchema = z
         history_user_message_window: z.number().int().min(0).default(3),
         raw_passthrough_tool_keys: z.array(z.string()).default([]),
         raw_passthrough_wrap_json_code_block: z.boolean().default(false),
+        /** Executables stdio MCP servers may run (read by the tools-mcp plugin); unset: a development default. */
+        stdio_allowed_commands: z
+          .array(z.union([z.string().min(1), z.object({ command: z.string().min(1), args_prefix: z.array(z.string()).optional(), env: z.array(z.string()).optional() }).strict()]))
+          .optional(),
       })
       .strict(),
     scheduled_tasks: z.object({ enabled: z.boolean().default(true) }).strict(),

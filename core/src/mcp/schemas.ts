@@ -17,7 +17,11 @@ const serverFields = {
 };
 
 export const serverCreateSchema = z.object(serverFields).partial().required({ name: true, transport_type: true, connection_config: true }).strict();
-export const serverUpdateSchema = z.object(serverFields).partial().strict();
+// `confirm_credential`: the server's credential may go to the destination this change points it at.
+export const serverUpdateSchema = z
+  .object({ ...serverFields, confirm_credential: z.boolean() })
+  .partial()
+  .strict();
 export type ServerCreateInput = z.output<typeof serverCreateSchema>;
 export type ServerUpdateInput = z.output<typeof serverUpdateSchema>;
 

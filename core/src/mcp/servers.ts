@@ -5,6 +5,7 @@ import type { KeyedRegistry } from '../kernel/registry.js';
 import type { McpCredentials } from './credentials.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
+import { maskConnectionConfig, pastedCredentials, refuseUnconfirmedRepoint, unmask } from './connection-secrets.js';
 import type { ServerCreateInput, ServerUpdateInput } from './schemas.js';
 
 export interface ServerRow {
@@ -69,10 +70,19 @@ export class McpServers {
     return this.get(id);
   }
 
-  async update(id: string, input: ServerUpdateInput, op: Operation) {
+  async update(id: string, body: ServerUpdateInput, op: Operation) {
+    const { confirm_credential: confirmed, ...input } = body;
     const current = await this.find(id);
     const next = { ...current, ...input };
+    if (input.connection_config) next.connection_config = unmask(input.connection_config, current.connection_config);
     if (input.transport_type !== undefined || input.connection_config !== undefined) this.validateTransport(next.transport_type, next.connection_config);
+    refuseUnconfirmedRepoint({
+      name: current.name,
+      credentialId: next.credential_id,
+      before: current.connection_config,
+      after: next.connection_config,
+      confirmed: confirmed === true || input.credential_id !== undefined,
+    });
     if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id);
     if (input.name !== undefined) await this.refuseDuplicateName(input.name, id);
     await this.db.transaction(async (transaction) => {
@@ -137,7 +147,7 @@ export class McpServers {
       const known = this.backends.list().map((b) => `"${b.key}"`).join(', ') || 'none (enable a tool backend plugin)';
       throw new ValidationError([{ loc: ['body', 'transport_type'], msg: `unknown transport_type "${transport}"; registered: ${known}`, type: 'value_error' }]);
     }
-    const issues: ValidationIssue[] = backend.validateConfig(config);
+    const issues: ValidationIssue[] = [...backend.validateConfig(config), ...pastedCredentials(config)];
     if (issues.length) throw new ValidationError(issues.map((issue) => ({ ...issue, loc: ['body', ...issue.loc] })));
   }
 
@@ -155,7 +165,7 @@ export function presentServer(row: ServerRow) {
     name: row.name,
     description: row.description,
     transport_type: row.transport_type,
-    connection_config: row.connection_config,
+    connection_config: maskConnectionConfig(row.connection_config),
     credential_schema: row.credential_schema,
     credential_id: row.credential_id,
     status: row.status,

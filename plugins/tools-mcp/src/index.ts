@@ -1,5 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
 import { McpToolBackend } from './lib/mcp-backend.js';
+import { StdioPolicy } from './lib/stdio-policy.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 const config = z
   .object({
@@ -20,8 +26,16 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { tools: extensionPoints.toolBackends, lifecycle: coreServices.lifecycle, log: coreServices.logger },
-      async init({ tools, lifecycle, log }, options) {
+      deps: { tools: extensionPoints.toolBackends, lifecycle: coreServices.lifecycle, log: coreServices.logger, hostConfig: coreServices.config },
+      async init({ tools, lifecycle, log, hostConfig }, options) {
+        const stdioPolicy = StdioPolicy.from(hostConfig.section('mcp')?.stdio_allowed_commands, {
+          appEnv: hostConfig.appEnv,
+          loopback: LOOPBACK.has(String(hostConfig.section('server')?.host ?? '')),
+        });
+        if (stdioPolicy.isDevelopmentDefault) {
+          log.warn("stdio MCP servers may run this host's Node executable and npx with any arguments (the development default); list the allowed commands in [mcp] stdio_allowed_commands");
+        }
+        const stdioCwd = await mkdtemp(path.join(os.tmpdir(), 'agent-host-mcp-'));
         const backends = (['stdio', 'http_sse'] as const).map(
           (transport) =>
             new McpToolBackend({
@@ -30,12 +44,15 @@ export default definePlugin({
               defaultTimeoutMs: options.default_timeout_ms,
               maxConnections: options.max_connections,
               shutdownGraceMs: options.shutdown_grace_ms,
+              stdioPolicy,
+              stdioCwd,
               log: log.child({ transport }),
             }),
         );
         for (const backend of backends) tools.register(backend.transport, backend);
         lifecycle.onStop(async () => {
           await Promise.all(backends.map((backend) => backend.close()));
+          await rm(stdioCwd, { recursive: true, force: true });
         });
       },
     });

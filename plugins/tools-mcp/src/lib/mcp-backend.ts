@@ -22,6 +22,7 @@ import { Deadline } from './deadline.js';
 import { openConnection, withDiagnosis, type McpConnection, type McpTarget } from './mcp-connection.js';
 import { MissingSecretError, redactSecrets, substituteSecrets, type Secret } from './placeholders.js';
 import { ConnectionPool } from './pool.js';
+import type { StdioPolicy } from './stdio-policy.js';
 import { callUrlTool, probeUrlTool, urlToolDescriptor, type UrlTool } from './url-tool.js';
 
 export interface McpToolBackendOptions {
@@ -34,6 +35,10 @@ export interface McpToolBackendOptions {
   maxConnections: number;
   /** stdio: how long a server may take to exit after stdin closes, and again after SIGTERM. */
   shutdownGraceMs: number;
+  /** stdio: which commands may run, checked when a server is saved and at every launch. */
+  stdioPolicy: StdioPolicy;
+  /** stdio: the children's (empty) working directory. */
+  stdioCwd: string;
   log: Logger;
 }
 
@@ -58,8 +63,12 @@ export class McpToolBackend implements ToolBackend {
   }
 
   validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[] {
-    const parsed = parseConnectionConfig(this.options.transport, config);
-    return parsed.ok ? [] : parsed.issues;
+    if (this.options.transport !== 'stdio') {
+      const parsed = parseConnectionConfig('http_sse', config);
+      return parsed.ok ? [] : parsed.issues;
+    }
+    const parsed = parseConnectionConfig('stdio', config);
+    return parsed.ok ? this.options.stdioPolicy.check(parsed.config) : parsed.issues;
   }
 
   async healthCheck(server: ToolServerConnection, options: ToolCallOptions): Promise<{ ok: boolean; message?: string }> {
@@ -146,8 +155,22 @@ export class McpToolBackend implements ToolBackend {
   private resolve(server: ToolServerConnection): Resolved {
     if (this.options.transport === 'stdio') {
       const config = requireConnectionConfig('stdio', server.connection_config);
+      // Checked again at launch: the policy may have narrowed since the server was saved.
+      const refused = this.options.stdioPolicy.check(config);
+      if (refused.length) throw new InvalidConnectionConfig(refused);
       const env = substituteSecrets(config.env, server.secret, 'env');
-      return { kind: 'mcp', target: { kind: 'stdio', launch: { command: config.command, args: config.args, env, shutdownGraceMs: this.options.shutdownGraceMs } } };
+      const log = this.options.log.child({ server_id: server.server_id });
+      const launch = {
+        command: this.options.stdioPolicy.executableFor(config.command),
+        args: config.args,
+        env,
+        cwd: this.options.stdioCwd,
+        shutdownGraceMs: this.options.shutdownGraceMs,
+        onExit: (status: string, stderr: string) => {
+          if (stderr) log.warn({ status, stderr: redactSecrets(stderr, server.secret) }, 'stdio tool server exited; its stderr (never shown to callers)');
+        },
+      };
+      return { kind: 'mcp', target: { kind: 'stdio', launch } };
     }
     const config = requireConnectionConfig('http_sse', server.connection_config);
     const headers = substituteSecrets(config.headers, server.secret, 'headers');

@@ -23,7 +23,7 @@ export interface McpConnection {
   readonly wire: McpWire;
   /** The stdio server's process id. */
   readonly pid?: number;
-  /** For stdio, how the process ended and its last stderr; empty otherwise. */
+  /** For stdio, how the process ended; empty otherwise. */
   diagnosis(): string;
   close(): Promise<void>;
 }

@@ -21,12 +21,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 export interface StdioLaunch {
+  /** The executable, resolved by the stdio policy. */
   command: string;
   args: string[];
   /** Added to the minimal default environment; the host's own environment is not passed on. */
   env: Record<string, string>;
+  /** The child's working directory: an empty one, so nothing of the host's is at hand by a relative path. */
+  cwd: string;
   /** How long the server may take to exit after its stdin closes, and again after SIGTERM. */
   shutdownGraceMs: number;
+  /** Told how the process ended and the end of its stderr, which goes to the log and never to a caller. */
+  onExit?: (status: string, stderr: string) => void;
 }
 
 /**
@@ -55,11 +60,12 @@ export class ProcessGroupStdioTransport implements Transport {
     return this.child?.pid;
   }
 
-  /** Once the process has ended: how, and the end of its stderr, for error messages. */
+  /**
+   * Once the process has ended, how, for error messages. Not its stderr: a server's stderr can carry anything it
+   * read (its environment, files), so it goes to the log only.
+   */
   diagnosis(): string {
-    if (!this.exitStatus) return '';
-    const stderr = this.stderrTail.trim();
-    return stderr ? `${this.exitStatus}; stderr: ${stderr}` : this.exitStatus;
+    return this.exitStatus ?? '';
   }
 
   start(): Promise<void> {
@@ -73,6 +79,7 @@ export class ProcessGroupStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       const child = spawn(this.launch.command, this.launch.args, {
         env: { ...getDefaultEnvironment(), ...this.launch.env },
+        cwd: this.launch.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: ownGroups,
         windowsHide: true,
@@ -82,6 +89,7 @@ export class ProcessGroupStdioTransport implements Transport {
         child.once('exit', (code, signal) => {
           liveChildren.delete(child);
           this.exitStatus = signal ? `server process killed by ${signal}` : `server process exited with code ${code}`;
+          this.launch.onExit?.(this.exitStatus, this.stderrTail.trim());
           // Whatever the leader left behind in its group goes with it.
           killGroup(child, 'SIGKILL');
           done();
