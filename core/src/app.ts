@@ -384,7 +384,7 @@ export class AgentHostApp {
     this.adminAuth = new AdminAuth(this.requireDatabase(), this.config.admin, key);
     this.challenges = new Challenges(this.requireDatabase(), this.adminAuth, this.config.admin);
     this.systemSettings = new SystemSettings(this.requireDatabase(), this.config, this.adminAuth, this.challenges);
-    this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges);
+    this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges, this.config.admin.sub_admins_manage_permissions);
     this.agents = new Agents(this.requireDatabase(), this.config, this.systemSettings, this.kernel.registry(extensionPoints.orchestrators), this.adminAuth);
     this.bootstrapAdmin = await this.adminAuth.bootstrap();
   }

@@ -1,9 +1,11 @@
 import type { AgentHostApp } from '@agent-host/core';
-import { AgentHostError } from '@agent-host/sdk';
+import { AgentHostError, ForbiddenError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { adminGuard } from './access/admin-guard.js';
+import { crossSiteRefusal } from './access/browser-origin.js';
 import { clientAddressReader, rememberClientAddress } from './access/client-address.js';
 import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
+import { corsFor, setSecurityHeaders } from './http/security-headers.js';
 import { apiDocRoutes } from './routes/api-docs.js';
 import { routeFactories } from './routes/index.js';
 import { parseBody } from './validation.js';
@@ -16,7 +18,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 export function createServer(app: AgentHostApp) {
   const guard = adminGuard(app);
   const log = app.logger.child({ component: 'http' });
-  const server = restify.createServer({ name: 'agent-host', handleUncaughtExceptions: false });
+  // No name: restify would announce it in a Server header on every response.
+  const server = restify.createServer({ name: '', handleUncaughtExceptions: false });
+  const { cors_origins: corsOrigins } = app.config.server;
+  const hsts = app.config.admin.access_cookie_secure;
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
 
@@ -25,6 +30,19 @@ export function createServer(app: AgentHostApp) {
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   server.pre((req, res, next) => {
     rememberClientAddress(req, clientAddress(req));
+    setSecurityHeaders(res, { hsts });
+    const allowed = corsFor(req, res, corsOrigins);
+    if (req.method === 'OPTIONS') {
+      // A preflight: answered here for allowed origins, refused for the rest (CORS is off unless configured).
+      if (allowed) {
+        res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE');
+        res.setHeader('access-control-allow-headers', 'content-type, x-admin-challenge-token, x-request-id');
+        res.setHeader('access-control-max-age', '600');
+      }
+      res.writeHead(allowed ? 204 : 403);
+      res.end();
+      return;
+    }
     const incoming = req.headers['x-request-id'];
     // restify's req.id(value) sets the id once; its type declarations omit the setter.
     if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) (req as unknown as { id(value: string): string }).id(incoming);
@@ -38,6 +56,11 @@ export function createServer(app: AgentHostApp) {
 
   for (const route of routes) {
     server[route.method](route.path, async (req: Request, res: Response) => {
+      if (route.method !== 'get') {
+        const crossSite = crossSiteRefusal(req, corsOrigins);
+        if (crossSite) throw new ForbiddenError(crossSite);
+        refuseUnexpectedBody(req, route.multipart ? 'multipart/form-data' : 'application/json');
+      }
       const principal = await guard.authorize(req, route.access);
       const header = req.headers[CHALLENGE_HEADER];
       const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
@@ -85,4 +108,15 @@ export function createServer(app: AgentHostApp) {
   });
 
   return { server, routes };
+}
+
+/**
+ * A body only in the type the route reads: JSON, or multipart on upload routes. A form-encoded or text body is what
+ * a plain HTML form on another site can send with the administrator's cookie, without a CORS preflight.
+ */
+function refuseUnexpectedBody(req: Request, expected: string): void {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && req.getContentType() !== expected) {
+    throw new UnsupportedMediaTypeError(`send the request body as ${expected}${req.getContentType() ? `, not ${req.getContentType()}` : ''}`);
+  }
 }

@@ -25,13 +25,13 @@ export class WsClient {
    * Connects to `namespace` (`/ws/<id>` or `/public/ws/<id>`) over WebSocket;
    * rejects with the server's refusal message.
    */
-  static connect(baseUrl: string, namespace: string, options: { query?: Record<string, string>; cookie?: string } = {}): Promise<WsClient> {
+  static connect(baseUrl: string, namespace: string, options: { query?: Record<string, string>; cookie?: string; origin?: string } = {}): Promise<WsClient> {
     const socket = io(baseUrl + namespace, {
       transports: ['websocket'],
       reconnection: false,
       forceNew: true,
       query: options.query ?? {},
-      ...(options.cookie && { extraHeaders: { cookie: options.cookie } }),
+      extraHeaders: { ...(options.cookie && { cookie: options.cookie }), ...(options.origin && { origin: options.origin }) },
     });
     const client = new WsClient(socket);
     return new Promise((resolve, reject) => {

@@ -97,7 +97,7 @@ t.test('login, session cookies, me, refresh, logout', async (t) => {
   });
 });
 
-t.test('brute-force guard: failures lock the username and the client address, and are audited', async (t) => {
+t.test('brute-force guard: failures lock the username on that address, and are audited', async (t) => {
   const host = await startTestHost(t, { env: { AGENT_HOST__ADMIN__LOGIN_MAX_FAILURES: '3' } });
   const victim = 'locked-user';
   await createSubAdmin(host.databaseUrl, victim, 'right-password', []);
@@ -105,11 +105,11 @@ t.test('brute-force guard: failures lock the username and the client address, an
   const locked = await new AdminClient(host.url).login(victim, 'right-password');
   t.equal(locked.status, 429, 'the right password is refused during the lockout');
   t.match(locked.body.detail, /too many failed logins; try again in \d+ s/);
-  const sameAddress = await new AdminClient(host.url).login(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
-  t.equal(sameAddress.status, 429, 'the client address that failed is locked for other usernames too');
+  const otherUser = await new AdminClient(host.url).login(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  t.equal(otherUser.status, 200, 'another username from the same address is not locked by three failures (the address has 20 times as many)');
   const rows = await query(host.databaseUrl, "SELECT outcome, payload FROM admin_action_audits WHERE action = 'auth.login' AND payload->>'username' = $1 ORDER BY id", [victim]);
   t.same(rows.map((r) => r.outcome), ['failure', 'failure', 'failure', 'denied'], 'each failure and the lockout are audited');
-  await query(host.databaseUrl, "UPDATE admin_login_throttles SET locked_until = now() - interval '1 second'");
+  await query(host.databaseUrl, "UPDATE rate_limit_buckets SET expire = 1 WHERE key LIKE 'login-user-address:%'");
   t.equal((await new AdminClient(host.url).login(victim, 'right-password')).status, 200, 'after the lockout the right password works again');
 });
 

@@ -4,7 +4,8 @@ import { challengeHeader } from '../helpers/admins.js';
 import { query } from '../helpers/services.js';
 
 t.test('administrator users and every guard of spec 5.5', async (t) => {
-  const host = await startTestHost(t);
+  // Spec 5.5 lets a sub admin with admin_permissions.write manage grants: a host setting since issue 16.
+  const host = await startTestHost(t, { env: { AGENT_HOST__ADMIN__SUB_ADMINS_MANAGE_PERMISSIONS: 'true' } });
   const root = new AdminClient(host.url);
   const rootId = (await root.login()).body.admin_user_id;
   const rootChallenge = () => challengeHeader(root, BOOTSTRAP_ADMIN.password);
@@ -13,11 +14,11 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
   const manager = await root.request(
     'POST',
     '/admin/admin-users',
-    { username: 'manager', password: 'manager-password-1', permission_codes: ['admin_users.read', 'admin_users.write', 'admin_permissions.write'] },
+    { username: 'manager', password: 'manager-password-1', permission_codes: ['admin_users.read', 'admin_users.write', 'admin_permissions.write', 'dashboard.read', 'agents.read'] },
     await rootChallenge(),
   );
   t.equal(manager.status, 201, 'a super admin creates a sub_admin with initial grants through a challenge');
-  t.same(manager.body.grants.map((g: { permission_code: string }) => g.permission_code), ['admin_permissions.write', 'admin_users.read', 'admin_users.write']);
+  t.same(manager.body.grants.map((g: { permission_code: string }) => g.permission_code), ['admin_permissions.write', 'admin_users.read', 'admin_users.write', 'agents.read', 'dashboard.read']);
   const mgr = new AdminClient(host.url);
   await mgr.login('manager', 'manager-password-1');
   const mgrChallenge = () => challengeHeader(mgr, 'manager-password-1');

@@ -11,7 +11,8 @@ import { query } from '../helpers/services.js';
 const SIGNING_KEY = 'test-signing-key-with-enough-entropy-0123456789';
 
 t.test('on the development default', async (t) => {
-  const host = await startTestHost(t);
+  // Sub admins may define stdio servers here, so the policy is what stops them (by default they cannot at all).
+  const host = await startTestHost(t, { env: { AGENT_HOST__MCP__SUB_ADMINS_MANAGE_STDIO_SERVERS: 'true' } });
   const root = new AdminClient(host.url);
   await root.login();
   const { client: toolsAdmin } = await createSubAdmin(root, 'tools-admin', ['mcp.read', 'mcp.write']);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { AgentHostError, ForbiddenError, UnauthorizedError } from '@agent-host/sdk';
 import { jwtVerify, SignJWT } from 'jose';
@@ -50,7 +51,8 @@ const INVALID_LOGIN = 'invalid username or password';
  * refresh tokens stored as SHA-256 and consumed once by an atomic update.
  */
 export class AdminAuth {
-  private readonly throttle: LoginThrottle;
+  /** Password guesses, logins and challenge verifies alike. */
+  readonly throttle: LoginThrottle;
 
   constructor(
     private readonly db: Sequelize,
@@ -61,19 +63,19 @@ export class AdminAuth {
   }
 
   async login(username: string, password: string, origin: RequestOrigin): Promise<{ principal: AdminPrincipal; tokens: IssuedTokens }> {
-    const keys = [`user:${username.trim().toLowerCase()}`, ...(origin.clientIp ? [`ip:${origin.clientIp}`] : [])];
-    const lockedFor = await this.throttle.lockedSeconds(keys);
-    if (lockedFor > 0) {
+    const refused = await this.throttle.reserve(username, origin.clientIp);
+    if (refused) {
       await this.audit({ action: 'auth.login', outcome: 'denied', payload: { username, reason: 'locked' } }, origin);
-      throw new AgentHostError(429, `too many failed logins; try again in ${lockedFor} s`);
+      throw new AgentHostError(429, `too many failed logins; try again in ${refused.retryAfterSeconds} s`);
     }
+    await sleep(await this.throttle.delayMs(username));
     const [user] = await this.db.query<{ id: string; password_hash: string; status: string }>(
       'SELECT id, password_hash, status FROM admin_users WHERE lower(username) = lower($1)',
       { bind: [username.trim()], type: QueryTypes.SELECT },
     );
     const valid = user ? await verifyPassword(user.password_hash, password) : (await burnPasswordCheck(password), false);
     if (!user || !valid) {
-      await this.throttle.recordFailure(keys);
+      await this.throttle.failed(username);
       await this.audit({ action: 'auth.login', outcome: 'failure', actor_id: user?.id, payload: { username, reason: 'invalid_credentials' } }, origin);
       throw new UnauthorizedError(INVALID_LOGIN);
     }
@@ -81,7 +83,7 @@ export class AdminAuth {
       await this.audit({ action: 'auth.login', outcome: 'denied', actor_id: user.id, payload: { username, reason: 'account_disabled' } }, origin);
       throw new ForbiddenError('this administrator account is disabled');
     }
-    await this.throttle.clear(keys);
+    await this.throttle.succeeded(username, origin.clientIp);
     const refreshToken = randomToken();
     const sessionId = randomUUID();
     await this.db.transaction(async (transaction) => {

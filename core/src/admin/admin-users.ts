@@ -44,6 +44,8 @@ export class AdminUsers {
     private readonly db: Sequelize,
     private readonly auth: AdminAuth,
     private readonly challenges: Challenges,
+    /** `[admin] sub_admins_manage_permissions`. */
+    private readonly subAdminsManagePermissions: boolean,
   ) {}
 
   async list(options: { limit: number; cursor?: string }) {
@@ -70,6 +72,7 @@ export class AdminUsers {
       await this.refuse(op, 'admin_user.create', undefined, 'missing_admin_permissions_write');
       throw new ForbiddenError('initial permissions need admin_permissions.write');
     }
+    if (codes.length) await this.refuseEscalation(op, 'admin_user.create', undefined, codes);
     const id = randomUUID();
     const passwordHash = await hashPassword(input.password);
     try {
@@ -124,6 +127,7 @@ export class AdminUsers {
   async delete(id: string, op: Operation): Promise<void> {
     const target = await this.find(id);
     await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.delete');
+    await this.refuseStrongerTarget(target, op, 'admin_user.delete');
     if (target.id === op.operator.admin_user_id) {
       await this.refuse(op, 'admin_user.delete', id, 'self_delete');
       throw new ForbiddenError('you cannot delete yourself');
@@ -162,6 +166,7 @@ export class AdminUsers {
       await this.refuse(op, 'admin_permission.grant', id, 'target_not_sub_admin');
       throw new ConflictError('permissions are granted to sub_admin users only; a super_admin holds them all');
     }
+    await this.refuseEscalation(op, 'admin_permission.grant', id, codes);
     await this.db.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       const added = await this.insertGrants(id, codes, op.operator, transaction);
@@ -172,7 +177,9 @@ export class AdminUsers {
 
   /** Revokes one grant; needs a challenge. */
   async revokeGrant(id: string, grantId: string, op: Operation) {
-    await this.find(id);
+    const target = await this.find(id);
+    await this.refuseEscalation(op, 'admin_permission.revoke', id, []);
+    await this.refuseStrongerTarget(target, op, 'admin_permission.revoke');
     await this.db.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       const [rows] = (await this.db.query(
@@ -189,6 +196,7 @@ export class AdminUsers {
   async resetPassword(id: string, newPassword: string, op: Operation): Promise<void> {
     const target = await this.find(id);
     await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.password_reset');
+    await this.refuseStrongerTarget(target, op, 'admin_user.password_reset');
     const passwordHash = await hashPassword(newPassword);
     await this.db.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
@@ -211,6 +219,33 @@ export class AdminUsers {
       await this.db.query('DELETE FROM admin_users WHERE id = $1', { bind: [target.id], transaction });
       await this.success(op, action, target.id, { username: target.username, ...payload }, transaction);
     });
+  }
+
+  /**
+   * A sub admin manages permissions only where `[admin] sub_admins_manage_permissions` allows it, and grants only
+   * codes it holds itself: otherwise `admin_permissions.write` would be every permission.
+   */
+  private async refuseEscalation(op: Operation, action: string, targetId: string | undefined, codes: string[]): Promise<void> {
+    if (op.operator.role_code === 'super_admin') return;
+    if (!this.subAdminsManagePermissions) {
+      await this.refuse(op, action, targetId, 'permissions_managed_by_super_admins');
+      throw new ForbiddenError('on this host only super admins grant and revoke permissions ([admin] sub_admins_manage_permissions)');
+    }
+    const notHeld = codes.filter((code) => !op.operator.permissions.includes(code));
+    if (notHeld.length) {
+      await this.refuse(op, action, targetId, 'grant_beyond_own_permissions', { permission_codes: notHeld });
+      throw new ForbiddenError(`you can grant only permissions you hold; you do not hold ${notHeld.join(', ')}`);
+    }
+  }
+
+  /** A sub admin acts on another administrator (reset, delete, revoke) only when it holds every permission the target holds. */
+  private async refuseStrongerTarget(target: UserRow, op: Operation, action: string): Promise<void> {
+    if (op.operator.role_code === 'super_admin') return;
+    const beyond = (await this.auth.permissionsOf(target.id, target.role_code)).filter((code) => !op.operator.permissions.includes(code));
+    if (beyond.length) {
+      await this.refuse(op, action, target.id, 'target_holds_more', { permission_codes: beyond });
+      throw new ForbiddenError(`this administrator holds permissions you do not (${beyond.join(', ')}); only an administrator holding them all may do this`);
+    }
   }
 
   private async requireSuperAdminForSuperAdminTarget(target: UserRow, op: Operation, action: string): Promise<void> {

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ForbiddenError, NotFoundError } from '@agent-host/sdk';
+import { AgentHostError, ForbiddenError, NotFoundError } from '@agent-host/sdk';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
 import { randomToken, sha256, verifyPassword } from './secrets.js';
+
+const CREATIONS_PER_MINUTE = 30;
 
 interface ChallengeRow {
   admin_user_id: string;
@@ -17,13 +20,24 @@ interface ChallengeRow {
  * transaction as the change it authorises.
  */
 export class Challenges {
+  /** Challenges one session may ask for per minute: each is a chance to guess the password. */
+  private readonly creations: RateLimiterPostgres;
+
   constructor(
     private readonly db: Sequelize,
     private readonly auth: AdminAuth,
     private readonly config: HostConfig['admin'],
-  ) {}
+  ) {
+    this.creations = new RateLimiterPostgres({ storeClient: db, storeType: 'sequelize', tableName: 'rate_limit_buckets', tableCreated: true, keyPrefix: 'challenge-create', points: CREATIONS_PER_MINUTE, duration: 60 });
+  }
 
   async create(principal: AdminPrincipal, origin: RequestOrigin) {
+    try {
+      await this.creations.consume(principal.session_id);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      throw new AgentHostError(429, `too many challenges: at most ${CREATIONS_PER_MINUTE} a minute per session; try again in ${Math.ceil(error.msBeforeNext / 1000)} s`);
+    }
     const id = randomUUID();
     const nonce = randomToken(16);
     const [row] = await this.db.query<{ expires_at: Date }>(
@@ -51,7 +65,17 @@ export class Challenges {
     if (row.status !== 'pending') return fail('not_pending', `challenge is ${row.status}; request a new one`);
     if (row.expired) return fail('expired', 'challenge expired; request a new one');
     if (row.nonce !== nonce) return fail('nonce_mismatch', 'challenge verification failed; the challenge is burned, request a new one');
-    if (!(await verifyPassword(row.password_hash, password))) return fail('wrong_password', 'challenge verification failed; the challenge is burned, request a new one');
+    // A verify is a password guess, counted with logins: past the attempts the session that guesses is ended.
+    if (await this.auth.throttle.reserve(principal.username, origin.clientIp)) {
+      await this.db.query("UPDATE admin_sessions SET revoked_at = now(), revoked_reason = 'challenge_failures' WHERE id = $1 AND revoked_at IS NULL", { bind: [principal.session_id] });
+      await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'denied', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId, payload: { reason: 'too_many_failures' } }, origin);
+      throw new AgentHostError(429, 'too many failed password checks: this session is ended; log in again');
+    }
+    if (!(await verifyPassword(row.password_hash, password))) {
+      await this.auth.throttle.failed(principal.username);
+      return fail('wrong_password', 'challenge verification failed; the challenge is burned, request a new one');
+    }
+    await this.auth.throttle.succeeded(principal.username, origin.clientIp);
     const token = randomToken();
     const [updated] = (await this.db.query(
       `UPDATE admin_challenges SET status = 'verified', token_hash = $2, token_expires_at = now() + make_interval(secs => $3)

@@ -37,6 +37,8 @@ export const configSchema = z
         shutdown_timeout_seconds: z.number().positive().default(8),
         /** Proxies (addresses or CIDRs) whose `X-Forwarded-For` names the client; empty = the socket's address. */
         trusted_proxies: z.array(z.string().min(1)).default([]),
+        /** Sites (scheme://host[:port]) whose pages may call this host with the administrator's cookies; CORS is off without. */
+        cors_origins: z.array(z.string().regex(/^https?:\/\/[^/]+$/, 'an origin: scheme://host[:port], no path')).default([]),
       })
       .strict(),
     logging: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'), format: z.enum(['auto', 'json', 'pretty']).default('auto') }).strict(),
@@ -107,6 +109,8 @@ export const configSchema = z
         history_user_message_window: z.number().int().min(0).default(3),
         raw_passthrough_tool_keys: z.array(z.string()).default([]),
         raw_passthrough_wrap_json_code_block: z.boolean().default(false),
+        /** Whether sub admins holding mcp.write may create and change stdio servers (programs the host runs). */
+        sub_admins_manage_stdio_servers: z.boolean().default(false),
         /** Executables stdio MCP servers may run (read by the tools-mcp plugin); unset: a development default. */
         stdio_allowed_commands: z
           .array(z.union([z.string().min(1), z.object({ command: z.string().min(1), args_prefix: z.array(z.string()).optional(), env: z.array(z.string()).optional() }).strict()]))
@@ -135,7 +139,12 @@ export const configSchema = z
         login_max_failures: z.number().int().min(2).default(5),
         login_lockout_seconds: z.number().int().min(1).default(300),
         bootstrap_username: z.string().default(''),
-        bootstrap_password: z.string().default(''),
+        bootstrap_password: z
+          .string()
+          .default('')
+          .refine((v) => v === '' || v.length >= 12, 'the bootstrap password needs at least 12 characters (or leave it empty to have one generated)'),
+        /** Whether a sub admin holding admin_permissions.write may create administrators with grants, grant and revoke. */
+        sub_admins_manage_permissions: z.boolean().default(false),
       })
       .strict(),
     secrets: z.object({ key: z.string().default('') }).strict(),

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { auditOperation, type Operation } from '../admin/operation.js';
+import { mountExposure } from '../agents/mount-exposure.js';
 import { MANAGED_CORRECTION, type SourceRow } from './sources.js';
 
 export const mountCreateSchema = z.object({ source_id: z.string().uuid() }).strict();
@@ -49,7 +50,7 @@ export class KnowledgeMounts {
         { bind: [id, agentId, source.id, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
       );
       if (!inserted.length) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`);
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: source.id } }, transaction);
+      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: source.id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
     });
     const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.id = $1`, { bind: [id], type: QueryTypes.SELECT });
     return presentMount(row!);

@@ -31,7 +31,7 @@ export class Mcp {
 
   constructor(readonly deps: McpDeps) {
     this.credentials = new McpCredentials(deps.db, deps.secrets);
-    this.servers = new McpServers(deps.db, deps.backends, this.credentials);
+    this.servers = new McpServers(deps.db, deps.backends, this.credentials, deps.config.sub_admins_manage_stdio_servers);
     this.mounts = new McpMounts(deps.db);
     this.audits = new McpCallAudits(deps.db);
     this.actions = new McpServerActions(deps.db, this.servers, this.mounts, this.audits);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../admin/operation.js';
+import { mountExposure } from '../agents/mount-exposure.js';
 import { MOUNT_DEFAULTS, type McpMountCreateInput, type McpMountUpdateInput } from './schemas.js';
 import type { ServerRow } from './servers.js';
 
@@ -77,7 +78,7 @@ export class McpMounts {
         },
       );
       if (!inserted.length) throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`);
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, mcp_server_id: input.mcp_server_id } }, transaction);
+      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, mcp_server_id: input.mcp_server_id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
     });
     return presentMount(await this.find(agentId, id));
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError, ValidationError, type ToolBackend, type ToolServerConnection, type ValidationIssue } from '@agent-host/sdk';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type ToolBackend, type ToolServerConnection, type ValidationIssue } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import type { McpCredentials } from './credentials.js';
@@ -41,6 +41,8 @@ export class McpServers {
     private readonly db: Sequelize,
     private readonly backends: KeyedRegistry<ToolBackend>,
     private readonly credentials: McpCredentials,
+    /** `[mcp] sub_admins_manage_stdio_servers`. */
+    private readonly subAdminsManageStdio: boolean,
   ) {}
 
   list(page: { limit: number; cursor?: string }) {
@@ -52,6 +54,7 @@ export class McpServers {
   }
 
   async create(input: ServerCreateInput, op: Operation) {
+    await this.refuseStdioBySubAdmin(input.transport_type, op, 'mcp.server.create', null);
     this.validateTransport(input.transport_type, input.connection_config);
     const id = randomUUID();
     if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id);
@@ -75,6 +78,10 @@ export class McpServers {
     const current = await this.find(id);
     const next = { ...current, ...input };
     if (input.connection_config) next.connection_config = unmask(input.connection_config, current.connection_config);
+    if (input.transport_type !== undefined || input.connection_config !== undefined) {
+      await this.refuseStdioBySubAdmin(current.transport_type, op, 'mcp.server.update', id);
+      await this.refuseStdioBySubAdmin(next.transport_type, op, 'mcp.server.update', id);
+    }
     if (input.transport_type !== undefined || input.connection_config !== undefined) this.validateTransport(next.transport_type, next.connection_config);
     refuseUnconfirmedRepoint({
       name: current.name,
@@ -139,6 +146,13 @@ export class McpServers {
     const [row] = await this.db.query<ServerRow>('SELECT * FROM mcp_servers WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
     if (!row) throw new NotFoundError(`MCP server ${id} not found`);
     return row;
+  }
+
+  /** A stdio server is a program the host runs: by default only super admins define or change one. */
+  private async refuseStdioBySubAdmin(transport: string, op: Operation, action: string, targetId: string | null): Promise<void> {
+    if (transport !== 'stdio' || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
+    await auditOperation(this.db, 'core.mcp', op, { action, outcome: 'failure', target_type: 'mcp_server', target_id: targetId ?? 'new', payload: { reason: 'stdio_needs_super_admin' } });
+    throw new ForbiddenError('on this host only super admins create or change stdio MCP servers, which run programs on the host ([mcp] sub_admins_manage_stdio_servers)');
   }
 
   private validateTransport(transport: string, config: Record<string, unknown>): void {

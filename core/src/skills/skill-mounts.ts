@@ -6,6 +6,7 @@ import { MOUNT_DEFAULTS } from '../mcp/schemas.js';
 import { requireActiveServer } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
+import { mountExposure } from '../agents/mount-exposure.js';
 import type { SkillAssets } from './skill-assets.js';
 import type { SkillVersions, VersionRow } from './skill-versions.js';
 
@@ -99,7 +100,7 @@ export class SkillMounts {
             transaction,
           },
         );
-        await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id } }, transaction);
+        await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
       });
     } catch (error) {
       if (error instanceof UniqueConstraintError) throw new ConflictError(`this skill is already mounted on agent ${agentId}; change that mount's skill_version_id instead`);

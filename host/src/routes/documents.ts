@@ -18,6 +18,7 @@ export const documentRoutes: RouteFactory = (app) => {
       method: 'post',
       path: '/knowledge-sources/:source_id/documents',
       access: { permission: 'knowledge.write' },
+      multipart: true,
       summary: 'Upload a document (multipart/form-data, field "file"); 413 over the upload limit, 415 for a type no parser reads',
       handler: async (req, res, { operation }) => {
         const file = await readUpload(req, { field: 'file', maxBytes: documents.uploadMaxBytes, checkContentType: (type) => documents.checkContentType(type) });

@@ -9,7 +9,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
     route({
       method: 'post',
       path: '/agents/:agent_id/mcp-mounts',
-      access: { permission: 'mcp.write' },
+      access: { permission: 'mcp.write', alsoRequires: ['agents.write'] },
       summary: 'Mount an MCP server on a chat agent with its policy (allowed_tools, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active)',
       body: mcpMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
@@ -27,7 +27,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
     route({
       method: 'patch',
       path: '/agents/:agent_id/mcp-mounts/:mount_id',
-      access: { permission: 'mcp.write' },
+      access: { permission: 'mcp.write', alsoRequires: ['agents.write'] },
       summary: "Update a mount's policy",
       body: mcpMountUpdateSchema,
       handler: async (req, _res, { operation, body }) => mcp.mounts.update(agentId(req.params), String(req.params.mount_id), body, operation),
@@ -35,14 +35,14 @@ export const mcpMountRoutes: RouteFactory = (app) => {
     route({
       method: 'del',
       path: '/agents/:agent_id/mcp-mounts/:mount_id',
-      access: { permission: 'mcp.write' },
+      access: { permission: 'mcp.write', alsoRequires: ['agents.write'] },
       summary: 'Unmount',
       handler: async (req, _res, { operation }) => mcp.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),
     route({
       method: 'post',
       path: '/agents/:agent_id/mcp-response-preview',
-      access: { permission: 'mcp.write' },
+      access: { permission: 'mcp.write', alsoRequires: ['agents.write'] },
       summary: "Call one tool through the agent's active mount (allowlist obeyed): raw and business payloads, field catalog",
       body: responsePreviewSchema,
       handler: async (req, _res, { operation, body }) => mcp.actions.responsePreview(agentId(req.params), body, operation),

@@ -9,7 +9,7 @@ export const mountRoutes: RouteFactory = (app) => {
     route({
       method: 'post',
       path: '/agents/:agent_id/mounts',
-      access: { permission: 'knowledge.write' },
+      access: { permission: 'knowledge.write', alsoRequires: ['agents.write'] },
       summary: 'Mount a knowledge source on an agent (managed_correction sources are refused)',
       body: mountCreateSchema,
       handler: async (req, res, { operation, body }) => {
@@ -27,7 +27,7 @@ export const mountRoutes: RouteFactory = (app) => {
     route({
       method: 'del',
       path: '/agents/:agent_id/mounts/:mount_id',
-      access: { permission: 'knowledge.write' },
+      access: { permission: 'knowledge.write', alsoRequires: ['agents.write'] },
       summary: 'Unmount by mount_id, falling back to the source_id of a mount of this agent',
       handler: async (req, _res, { operation }) => mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),

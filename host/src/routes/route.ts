@@ -9,6 +9,8 @@ export interface RouteDefinition<B = unknown> {
   path: string;
   access: RouteAccess;
   summary: string;
+  /** The route reads a `multipart/form-data` body (an upload); every other route takes JSON only. */
+  multipart?: true;
   /** Request body schema: validated before the handler (422 with `{loc, msg, type}` issues) and published in /openapi.json. */
   body?: z.ZodType<B>;
   handler(req: Request, res: Response, context: RequestContext & { body: B }): Promise<unknown>;

@@ -10,7 +10,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
     route({
       method: 'post',
       path: '/agents/:agent_id/skill-mounts',
-      access: { permission: 'skills.write' },
+      access: { permission: 'skills.write', alsoRequires: ['agents.write'] },
       summary: 'Mount a released skill version (unreleased, or an mcp version whose server is not active: 409)',
       body: skillMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
@@ -28,7 +28,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
     route({
       method: 'patch',
       path: '/agents/:agent_id/skill-mounts/:mount_id',
-      access: { permission: 'skills.write' },
+      access: { permission: 'skills.write', alsoRequires: ['agents.write'] },
       summary: 'Change a mount: its policy, or another released version of the same skill',
       body: skillMountUpdateSchema,
       handler: async (req, _res, { operation, body }) => mounts.update(agentId(req.params), mountId(req.params), body, operation),
@@ -36,7 +36,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
     route({
       method: 'del',
       path: '/agents/:agent_id/skill-mounts/:mount_id',
-      access: { permission: 'skills.write' },
+      access: { permission: 'skills.write', alsoRequires: ['agents.write'] },
       summary: 'Unmount a skill',
       handler: async (req, _res, { operation }) => mounts.delete(agentId(req.params), mountId(req.params), operation),
     }),

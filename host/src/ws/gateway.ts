@@ -3,6 +3,7 @@ import { chatRequestSchema, operatorFor, type AgentHostApp, type Operator, type 
 import { createAdapter } from '@socket.io/postgres-adapter';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
+import { crossSiteRefusal } from '../access/browser-origin.js';
 import { clientAddressReader } from '../access/client-address.js';
 import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
 import { createAdapterPool } from './adapter-pool.js';
@@ -72,7 +73,18 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
   const adapterFor = function (nsp: Namespace) {
     return nsp.name === '/' ? postgresAdapter(nsp) : new Adapter(nsp);
   } as unknown as typeof Adapter;
-  const io = new Server(httpServer, { adapter: adapterFor, serveClient: false, cleanupEmptyChildNamespaces: true });
+  const corsOrigins = app.config.server.cors_origins;
+  const io = new Server(httpServer, {
+    adapter: adapterFor,
+    serveClient: false,
+    cleanupEmptyChildNamespaces: true,
+    // A handshake with the administrator's cookie from another site's page is refused, as for HTTP.
+    allowRequest: (req, accept) => {
+      const refusal = crossSiteRefusal(req, corsOrigins);
+      accept(refusal ?? null, refusal === undefined);
+    },
+    ...(corsOrigins.length > 0 && { cors: { origin: [...corsOrigins], credentials: true } }),
+  });
   const shutdown = new AbortController();
   const fanOut = new RoomFanOut(
     (principal) => auth.currentPrincipal(principal),
