@@ -502,7 +502,7 @@ export class AgentHostApp {
       [coreServices.secrets.id, this.secrets()],
       [coreServices.objectStore.id, this.objectStore],
       [coreServices.clock.id, { now: () => new Date() }],
-      [coreServices.http.id, createHttpClient(config.timeouts.http_request_seconds * 1000)],
+      [coreServices.http.id, createHttpClient(config.timeouts.http_request_seconds * 1000, { allowedPrivateHosts: config.http.allowed_private_hosts, maxResponseBytes: config.http.max_response_bytes, maxRedirects: config.http.max_redirects })],
     ];
     for (const [token, value] of values) this.container.register(token, { useValue: value });
     // Registered like a plugin's backend, so no plugin can claim the name `local`.

@@ -12,7 +12,8 @@ import { query } from '../helpers/services.js';
 const SECRET = 'tok-admin-slice-Zq8Lw3Rn5Vx1';
 
 t.test('MCP administration', async (t) => {
-  const host = await startTestHost(t);
+  // The HTTP fixture listens on loopback: URLs from the API reach it only because it is listed.
+  const host = await startTestHost(t, { env: { AGENT_HOST_HTTP_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' } });
   const http = await startMcpHttpFixture();
   t.teardown(() => http.close());
   const admin = new AdminClient(host.url);

@@ -9,6 +9,7 @@ import { extensionPoints, PluginRefusedError, type ToolBackend } from '@agent-ho
 import t from 'tap';
 import { container } from 'tsyringe';
 import type { McpToolBackend } from '../../plugins/tools-mcp/src/lib/mcp-backend.js';
+import { createHttpClient } from '../../core/src/services/http-client.js';
 import { goneWithin, processExists, ROOT, server, trackingStdio, whoami } from '../fixtures/mcp/clients.js';
 
 function kernel(config: Record<string, unknown> = {}) {
@@ -21,7 +22,11 @@ function kernel(config: Record<string, unknown> = {}) {
     pluginsDir: path.join(ROOT, 'plugins'),
     baseDir: ROOT,
     pluginConfig: () => config,
-    scopedServices: { 'core.logger': () => logger, 'core.config': () => ({ appEnv: 'test', section: (name: string) => (name === 'server' ? { host: '127.0.0.1' } : undefined) }) },
+    scopedServices: {
+      'core.logger': () => logger,
+      'core.config': () => ({ appEnv: 'test', section: (name: string) => (name === 'server' ? { host: '127.0.0.1' } : undefined) }),
+      'core.http': () => createHttpClient(5_000, { allowedPrivateHosts: [], maxResponseBytes: 1024, maxRedirects: 0 }),
+    },
   });
 }
 

@@ -17,6 +17,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'PORT', path: ['server', 'port'], type: 'integer' },
   { env: 'AGENT_HOST_TRUSTED_PROXIES', path: ['server', 'trusted_proxies'], type: 'list' },
   { env: 'AGENT_HOST_CORS_ORIGINS', path: ['server', 'cors_origins'], type: 'list' },
+  { env: 'AGENT_HOST_HTTP_ALLOWED_PRIVATE_HOSTS', path: ['http', 'allowed_private_hosts'], type: 'list' },
   { env: 'LOG_LEVEL', path: ['logging', 'level'], type: 'string' },
   { env: 'LOG_FORMAT', path: ['logging', 'format'], type: 'string' },
   { env: 'DATABASE_URL', path: ['database', 'url'], type: 'string' },

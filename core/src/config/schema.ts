@@ -83,6 +83,14 @@ export const configSchema = z
         per_caller_daily_requests: z.number().int().min(0).default(500),
       })
       .strict(),
+    http: z
+      .object({
+        /** Hosts, addresses or CIDRs that URLs from the API (tool servers, URL tools) may reach although not public. */
+        allowed_private_hosts: z.array(z.string().min(1)).default([]),
+        max_response_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+        max_redirects: z.number().int().min(0).default(5),
+      })
+      .strict(),
     rate_limits: z
       .object({
         stream_per_ip_per_minute: z.number().int().min(0).default(60),

@@ -26,8 +26,8 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { tools: extensionPoints.toolBackends, lifecycle: coreServices.lifecycle, log: coreServices.logger, hostConfig: coreServices.config },
-      async init({ tools, lifecycle, log, hostConfig }, options) {
+      deps: { tools: extensionPoints.toolBackends, lifecycle: coreServices.lifecycle, log: coreServices.logger, hostConfig: coreServices.config, http: coreServices.http },
+      async init({ tools, lifecycle, log, hostConfig, http }, options) {
         const stdioPolicy = StdioPolicy.from(hostConfig.section('mcp')?.stdio_allowed_commands, {
           appEnv: hostConfig.appEnv,
           loopback: LOOPBACK.has(String(hostConfig.section('server')?.host ?? '')),
@@ -46,6 +46,7 @@ export default definePlugin({
               shutdownGraceMs: options.shutdown_grace_ms,
               stdioPolicy,
               stdioCwd,
+              http,
               log: log.child({ transport }),
             }),
         );

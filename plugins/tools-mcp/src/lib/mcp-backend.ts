@@ -6,6 +6,7 @@ import {
   ValidationError,
   z,
   type JsonSchema,
+  type HttpClient,
   type Logger,
   type ToolBackend,
   type ToolCallOptions,
@@ -39,6 +40,8 @@ export interface McpToolBackendOptions {
   stdioPolicy: StdioPolicy;
   /** stdio: the children's (empty) working directory. */
   stdioCwd: string;
+  /** http_sse: the host's HTTP client; server and tool URLs come from the API, so they go through its guard. */
+  http: HttpClient;
   log: Logger;
 }
 
@@ -58,6 +61,9 @@ export class McpToolBackend implements ToolBackend {
     this.pool = new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs, maxConnections: options.maxConnections });
   }
 
+  /** Untimed here: calls and MCP streams run under the backend's own deadlines. */
+  private readonly guardedFetch = (url: string | URL, init?: RequestInit) => this.options.http.fetchUntrusted(url, { ...init, timeoutMs: Infinity });
+
   get transport(): TransportType {
     return this.options.transport;
   }
@@ -75,7 +81,7 @@ export class McpToolBackend implements ToolBackend {
     const deadline = this.deadline(options);
     try {
       const resolved = this.resolve(server);
-      if (resolved.kind === 'url') return await deadline.race(probeUrlTool(resolved.tool, deadline.signal));
+      if (resolved.kind === 'url') return await deadline.race(probeUrlTool(resolved.tool, deadline.signal, this.guardedFetch));
       return await this.withConnection(server, resolved.target, deadline, async (connection) => {
         await connection.client.ping(deadline.requestOptions());
         const info = connection.client.getServerVersion();
@@ -130,7 +136,7 @@ export class McpToolBackend implements ToolBackend {
         if (name !== resolved.tool.toolName) {
           return { status: 'error', result: null, error: `unknown tool "${name}"; this server offers only "${resolved.tool.toolName}"` };
         }
-        const response = await deadline.race(callUrlTool(resolved.tool, args, deadline.signal));
+        const response = await deadline.race(callUrlTool(resolved.tool, args, deadline.signal, this.guardedFetch));
         return response.ok ? { status: 'success', result: response.body } : { status: 'error', result: response.body, error: `HTTP ${response.status}` };
       }
       const result = await this.withConnection(server, resolved.target, deadline, ({ client }) =>
@@ -205,7 +211,7 @@ export class McpToolBackend implements ToolBackend {
     const connection: McpConnection = await openConnection(target, deadline, () => {
       log.debug({ wire: connection.wire, pid: connection.pid, detail: redactSecrets(connection.diagnosis(), server.secret) }, 'tool server connection closed');
       onDead();
-    });
+    }, this.guardedFetch);
     log.debug({ wire: connection.wire, pid: connection.pid }, 'tool server connected');
     return connection;
   }

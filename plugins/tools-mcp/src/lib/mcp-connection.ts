@@ -33,7 +33,10 @@ export interface McpConnection {
  * abandoned attempt is closed before this rejects, so no child is left behind.
  * `onDead` runs whenever the open connection closes, whoever closed it.
  */
-export async function openConnection(target: McpTarget, deadline: Deadline, onDead: () => void): Promise<McpConnection> {
+/** How HTTP targets are fetched: the host's guarded fetch for URLs from the API (`HttpClient.fetchUntrusted`). */
+export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+export async function openConnection(target: McpTarget, deadline: Deadline, onDead: () => void, guardedFetch: GuardedFetch): Promise<McpConnection> {
   if (target.kind === 'stdio') {
     const transport = new ProcessGroupStdioTransport(target.launch);
     try {
@@ -45,15 +48,16 @@ export async function openConnection(target: McpTarget, deadline: Deadline, onDe
   }
   const url = new URL(target.url);
   const requestInit = { headers: target.headers };
+  const fetch = guardedFetch;
   if (target.transport !== 'sse') {
     try {
-      const client = await connect(new StreamableHTTPClientTransport(url, { requestInit }), deadline, onDead);
+      const client = await connect(new StreamableHTTPClientTransport(url, { requestInit, fetch }), deadline, onDead);
       return httpConnection(client, 'streamable_http');
     } catch (error) {
       if (target.transport === 'streamable_http' || !servesOnlySse(error)) throw error;
     }
   }
-  return httpConnection(await connect(new SSEClientTransport(url, { requestInit }), deadline, onDead), 'sse');
+  return httpConnection(await connect(new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch } }), deadline, onDead), 'sse');
 }
 
 /** `error` with how a stdio server ended appended, once it has ended; a timeout stays as it is. */

@@ -1,4 +1,5 @@
 import type { ToolDescriptor } from '@agent-host/sdk';
+import type { GuardedFetch } from './mcp-connection.js';
 
 /** `http_sse` with `import_mode=url`: one plain HTTP endpoint offered as one tool. */
 export interface UrlTool {
@@ -34,7 +35,7 @@ export function urlToolDescriptor(tool: UrlTool): ToolDescriptor {
  * Calls the endpoint: GET puts each argument in the query string (strings as
  * they are, other values as JSON), POST sends the arguments as a JSON object.
  */
-export async function callUrlTool(tool: UrlTool, args: Record<string, unknown>, signal: AbortSignal): Promise<UrlToolResponse> {
+export async function callUrlTool(tool: UrlTool, args: Record<string, unknown>, signal: AbortSignal, fetch: GuardedFetch): Promise<UrlToolResponse> {
   const url = new URL(tool.url);
   const headers = new Headers(tool.headers);
   let body: string | undefined;
@@ -55,7 +56,7 @@ export async function callUrlTool(tool: UrlTool, args: Record<string, unknown>, 
  * Health of a plain URL: a HEAD request, which has no side effects. Any answer
  * below 500 means the endpoint is there (many APIs answer HEAD with 405).
  */
-export async function probeUrlTool(tool: UrlTool, signal: AbortSignal): Promise<{ ok: boolean; message: string }> {
+export async function probeUrlTool(tool: UrlTool, signal: AbortSignal, fetch: GuardedFetch): Promise<{ ok: boolean; message: string }> {
   const response = await fetch(tool.url, { method: 'HEAD', headers: tool.headers, signal });
   return { ok: response.status < 500, message: `HEAD ${endpoint(tool)} answered HTTP ${response.status}` };
 }
