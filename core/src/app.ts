@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { coreServices, extensionPoints, type ExtensionPoint, type ExtensionRegistry, type Logger, type SecretsService } from '@agent-host/sdk';
+import { coreServices, extensionPoints, type ExtensionPoint, type ExtensionRegistry, type Logger } from '@agent-host/sdk';
 import type { Agenda } from 'agenda';
 import type { Sequelize } from 'sequelize';
 import { container as rootContainer } from 'tsyringe';
@@ -43,7 +43,7 @@ import { createHttpClient } from './services/http-client.js';
 import { createRootLogger } from './services/logger.js';
 import { createLocalObjectStore } from './services/object-store-local.js';
 import { SelectedObjectStore } from './services/object-store-selection.js';
-import { createSecrets, resolveGeneratedKey, resolveSecretsKey } from './services/secrets.js';
+import { createSecrets, parseSecretsKey, resolveGeneratedKey, resolveSecretsKey, type Keyring } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
 import { pricingFromConfig } from './usage/cost.js';
 import { unresolvedReferences } from './config/references.js';
@@ -176,9 +176,9 @@ export class AgentHostApp {
    * the data directory; plugins get it, and `agent-host secrets encrypt` uses
    * it so that what it encrypts decrypts here.
    */
-  secrets(): SecretsService {
+  secrets(): Keyring {
     mkdirSync(this.dataDir, { recursive: true });
-    return createSecrets(resolveSecretsKey(this.config.secrets.key, this.dataDir));
+    return createSecrets(resolveSecretsKey(this.config.secrets.key, this.dataDir), this.config.secrets.previous_keys.map(parseSecretsKey));
   }
 
   /** Starts everything; on failure, stops what had started and rethrows. */

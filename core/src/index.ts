@@ -61,3 +61,4 @@ export { versionCreateSchema, versionUpdateSchema } from './skills/skill-version
 export { skillMountCreateSchema, skillMountUpdateSchema } from './skills/skill-mounts.js';
 export { SKILL_CALL_STATUSES } from './skills/skill-call-audits.js';
 export { ToolCallBudget } from './chat/tool-budget.js';
+export { ENCRYPTED_COLUMNS, reencryptAll } from './services/encrypted-columns.js';

@@ -3,7 +3,7 @@ import './quiet-warnings.js';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, type PluginInfo } from '@agent-host/core';
+import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, reencryptAll, type PluginInfo } from '@agent-host/core';
 import { Command } from 'commander';
 import { SDK_VERSION } from '@agent-host/sdk';
 import { encryptSecret } from './secrets-cli.js';
@@ -196,9 +196,9 @@ program
     process.exit(0);
   });
 
-program
-  .command('secrets')
-  .description('secrets commands')
+const secrets = program.command('secrets').description('secrets commands');
+
+secrets
   .command('encrypt')
   .description("encrypt one line of stdin (hidden prompt on a terminal) with the host's secrets key and print the ciphertext, e.g. for a catalog entry's options.api_key_encrypted")
   .action(async () => {
@@ -210,6 +210,23 @@ program
       fail(error);
     }
     process.stdout.write(ciphertext + '\n');
+    process.exit(0);
+  });
+
+secrets
+  .command('reencrypt')
+  .description('rewrite every encrypted value in the database under the active key (AGENT_HOST_SECRETS_KEY), bound to its row; previous keys come from AGENT_HOST_SECRETS_PREVIOUS_KEYS')
+  .action(async () => {
+    const app = AgentHostApp.create();
+    let report: Awaited<ReturnType<typeof reencryptAll>>;
+    try {
+      report = await reencryptAll(await app.startDatabaseOnly(), app.secrets());
+    } catch (error) {
+      await app.stop();
+      fail(error);
+    }
+    await app.stop();
+    for (const { table, column, rewritten, current } of report) process.stdout.write(`${table}.${column}: ${rewritten} rewritten, ${current} already current\n`);
     process.exit(0);
   });
 

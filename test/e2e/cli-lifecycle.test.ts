@@ -145,6 +145,9 @@ t.test('a second start on a running host\'s data directory refuses and leaves th
 t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has restarted it', async (t) => {
   const { dataDir, run, url } = await startEmbedded(t);
   const chromaPid = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
+  const chromaEnv = await readFile(`/proc/${chromaPid}/environ`, 'utf8');
+  t.notMatch(chromaEnv, 'ADMIN_ACCESS_TOKEN_SECRET_KEY', "Chroma runs without the host's environment (its signing key)");
+  t.match(chromaEnv, 'PATH=', 'with what it needs');
   process.kill(chromaPid, 'SIGKILL');
   const down = await readinessBecomes(url, 503, 2000);
   t.equal(down.status, 503, 'not ready while Chroma is down');

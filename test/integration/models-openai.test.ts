@@ -306,7 +306,7 @@ t.test('agent-host secrets encrypt: the host decrypts what it prints; a bad ciph
   const made = await runWithStdin(['secrets', 'encrypt'], cliEnv, 'sk-made-by-the-cli\n');
   tt.equal(made.code, 0, `exits 0\n${made.output}`);
   const ciphertext = made.stdout.trim();
-  tt.match(ciphertext, /^v1:[\w-]+:[\w-]+:[\w-]+$/, 'stdout is the ciphertext alone');
+  tt.match(ciphertext, /^v2:[0-9a-f]{12}:[\w-]+:[\w-]+:[\w-]+$/, 'stdout is the ciphertext alone, naming its key');
   tt.notMatch(made.output, 'sk-made-by-the-cli', 'the plaintext is not printed');
   tt.equal((await stat(path.join(dataDir, 'secrets.key'))).mode & 0o777, 0o600, 'without a configured key, the data-dir key is generated (mode 600)');
 

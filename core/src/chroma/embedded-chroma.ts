@@ -56,7 +56,8 @@ export class EmbeddedChroma {
     const started = Date.now();
     const child = spawn(this.options.executable, ['run', '--path', dir, '--host', '127.0.0.1', '--port', String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ANONYMIZED_TELEMETRY: 'False' },
+      // Only what a Python server needs: the host's own environment holds its keys and database URL.
+      env: { ...minimalEnvironment(), ANONYMIZED_TELEMETRY: 'False' },
     });
     this.child = child;
     await writeFile(this.pidFile, String(child.pid));
@@ -141,4 +142,10 @@ export class EmbeddedChroma {
     return this.child?.pid;
   }
 
+}
+
+/** The variables a child server needs to run (locale, paths, temp), none of the host's configuration or secrets. */
+function minimalEnvironment(): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TZ'];
+  return Object.fromEntries(keep.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
 }

@@ -40,6 +40,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'ADMIN_BOOTSTRAP_USERNAME', path: ['admin', 'bootstrap_username'], type: 'string' },
   { env: 'ADMIN_BOOTSTRAP_PASSWORD', path: ['admin', 'bootstrap_password'], type: 'string' },
   { env: 'AGENT_HOST_SECRETS_KEY', path: ['secrets', 'key'], type: 'string' },
+  { env: 'AGENT_HOST_SECRETS_PREVIOUS_KEYS', path: ['secrets', 'previous_keys'], type: 'list' },
   { env: 'OBJECT_STORE_PUBLIC_ENDPOINT', path: ['object_store', 'public_endpoint'], type: 'string' },
   { env: 'RELEASE_PUBLISHED_AT', path: ['release', 'published_at'], type: 'string' },
   { env: 'RELEASE_COMMIT_SHA', path: ['release', 'commit_sha'], type: 'string' },

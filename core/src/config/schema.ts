@@ -155,7 +155,13 @@ export const configSchema = z
         sub_admins_manage_permissions: z.boolean().default(false),
       })
       .strict(),
-    secrets: z.object({ key: z.string().default('') }).strict(),
+    secrets: z
+      .object({
+        key: z.string().default(''),
+        /** Keys that encrypted earlier values: they decrypt, never encrypt (`agent-host secrets reencrypt` moves values to `key`). */
+        previous_keys: z.array(z.string()).default([]),
+      })
+      .strict(),
     object_store: z
       .object({
         backend: z.string().min(1).default('local'),

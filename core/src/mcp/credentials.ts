@@ -4,6 +4,9 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { CredentialCreateInput, CredentialUpdateInput } from './schemas.js';
+import { ENCRYPTED_COLUMNS, storedAt } from '../services/encrypted-columns.js';
+
+const SECRET_COLUMN = ENCRYPTED_COLUMNS[0];
 
 export interface CredentialRow {
   id: string;
@@ -46,7 +49,7 @@ export class McpCredentials {
       await this.db.query(
         `INSERT INTO mcp_credentials (id, name, description, scope, mcp_server_id, encrypted_secret_json, secret_keys, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`,
-        { bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), op.operator.admin_user_id], transaction },
+        { bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(id, input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), op.operator.admin_user_id], transaction },
       );
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.create', target_type: 'mcp_credential', target_id: id, payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) } }, transaction);
     });
@@ -73,7 +76,7 @@ export class McpCredentials {
     await this.find(id);
     await this.db.transaction(async (transaction) => {
       await this.db.query('UPDATE mcp_credentials SET encrypted_secret_json = $2, secret_keys = $3, rotated_at = now(), updated_at = now() WHERE id = $1', {
-        bind: [id, this.encrypt(secretPayload), JSON.stringify(Object.keys(secretPayload))],
+        bind: [id, this.encrypt(id, secretPayload), JSON.stringify(Object.keys(secretPayload))],
         transaction,
       });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.rotate', target_type: 'mcp_credential', target_id: id, payload: { secret_keys: Object.keys(secretPayload) } }, transaction);
@@ -105,7 +108,7 @@ export class McpCredentials {
   async secretFor(credentialId: string, serverId: string): Promise<Record<string, string>> {
     const row = await this.find(credentialId);
     if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${serverId}`);
-    return JSON.parse(this.secrets.decrypt(row.encrypted_secret_json)) as Record<string, string>;
+    return JSON.parse(this.secrets.decrypt(row.encrypted_secret_json, storedAt(SECRET_COLUMN, row.id))) as Record<string, string>;
   }
 
   /** Refuses attaching a credential to a server its scope does not allow. */
@@ -121,8 +124,9 @@ export class McpCredentials {
     return row;
   }
 
-  private encrypt(payload: Record<string, string>): string {
-    return this.secrets.encrypt(JSON.stringify(payload));
+  /** Bound to the credential's row: a ciphertext copied to another credential does not decrypt. */
+  private encrypt(id: string, payload: Record<string, string>): string {
+    return this.secrets.encrypt(JSON.stringify(payload), storedAt(SECRET_COLUMN, id));
   }
 
   private async checkScope(scope: 'shared' | 'server', serverId: string | null): Promise<string | null> {

@@ -1,9 +1,7 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SecretsService } from '@agent-host/sdk';
-
-const VERSION = 'v1';
 
 /** Parses a base64 key of exactly 32 bytes. */
 export function parseSecretsKey(encoded: string): Buffer {
@@ -27,21 +25,57 @@ export function resolveGeneratedKey(dataDir: string, name: string): Buffer {
   return parseSecretsKey(readFileSync(file, 'utf8'));
 }
 
-/** AES-256-GCM; ciphertext format `v1:<iv>:<tag>:<data>` in base64url. */
-export function createSecrets(key: Buffer): SecretsService {
+/** A key's id in ciphertexts: the start of its SHA-256, which names the key without revealing it. */
+export const keyId = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 12);
+
+/** The secrets service with its keyring: what it encrypts carries the active key's id. */
+export interface Keyring extends SecretsService {
+  /** Whether `ciphertext` is under the active key in the current format (else `reencrypt` rewrites it). */
+  isCurrent(ciphertext: string): boolean;
+}
+
+/**
+ * AES-256-GCM under a keyring: one active key, older ones only to decrypt (`[secrets] previous_keys`). Ciphertexts
+ * are `v2:<key id>:<iv>:<tag>:<data>` (base64url), and a `context` (the table, row and column a value is stored in)
+ * is bound as additional authenticated data, so a ciphertext copied to another row does not decrypt. `v1:` values
+ * of earlier versions (the active key or a previous one, no context) still decrypt.
+ */
+export function createSecrets(active: Buffer, previous: readonly Buffer[] = []): Keyring {
+  const ring = new Map([active, ...previous].map((key) => [keyId(key), key]));
+  const activeId = keyId(active);
+  const open = (key: Buffer, iv: string, tag: string, data: string, context: string | undefined) => {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    if (context !== undefined) decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  };
   return {
-    encrypt(plaintext) {
+    encrypt(plaintext, context) {
       const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const cipher = createCipheriv('aes-256-gcm', active, iv);
+      if (context !== undefined) cipher.setAAD(Buffer.from(context, 'utf8'));
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join(':');
+      return ['v2', activeId, ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join(':');
     },
-    decrypt(ciphertext) {
-      const [version, iv, tag, data] = ciphertext.split(':');
-      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a ciphertext produced by this host');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    decrypt(ciphertext, context) {
+      const parts = ciphertext.split(':');
+      if (parts[0] === 'v2' && parts.length === 5) {
+        const key = ring.get(parts[1]!);
+        if (!key) throw new Error(`encrypted under key ${parts[1]}, which is neither the active key nor in [secrets] previous_keys`);
+        return open(key, parts[2]!, parts[3]!, parts[4]!, context);
+      }
+      if (parts[0] === 'v1' && parts.length === 4) {
+        for (const key of ring.values()) {
+          try {
+            return open(key, parts[1]!, parts[2]!, parts[3]!, undefined);
+          } catch {
+            // not this key: the next one
+          }
+        }
+        throw new Error('no key of the keyring decrypts this value');
+      }
+      throw new Error('not a ciphertext produced by this host');
     },
+    isCurrent: (ciphertext) => ciphertext.startsWith(`v2:${activeId}:`),
   };
 }

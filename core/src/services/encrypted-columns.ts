@@ -1,0 +1,36 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Keyring } from './secrets.js';
+
+/** Every column holding ciphertexts, by table and key column: what `agent-host secrets reencrypt` walks. */
+export const ENCRYPTED_COLUMNS = [{ table: 'mcp_credentials', column: 'encrypted_secret_json', id: 'id' }] as const;
+
+type EncryptedColumn = (typeof ENCRYPTED_COLUMNS)[number];
+
+/** The additional authenticated data of a stored value: its table, row and column. */
+export const storedAt = (at: Pick<EncryptedColumn, 'table' | 'column'>, rowId: string) => `${at.table}:${rowId}:${at.column}`;
+
+/**
+ * Rewrites every stored ciphertext that is not under the active key in the current format (an older key, or a `v1`
+ * value without its row bound), one row at a time; a value no key decrypts stops the walk with its row named.
+ */
+export async function reencryptAll(db: Sequelize, keyring: Keyring): Promise<{ table: string; column: string; rewritten: number; current: number }[]> {
+  const report = [];
+  for (const at of ENCRYPTED_COLUMNS) {
+    const rows = await db.query<{ id: string; value: string }>(`SELECT ${at.id} AS id, ${at.column} AS value FROM ${at.table} ORDER BY ${at.id}`, { type: QueryTypes.SELECT });
+    let rewritten = 0;
+    for (const row of rows) {
+      if (keyring.isCurrent(row.value)) continue;
+      let plaintext: string;
+      try {
+        plaintext = keyring.decrypt(row.value, storedAt(at, row.id));
+      } catch (error) {
+        throw new Error(`${at.table} ${row.id} (${at.column}): ${(error as Error).message}`);
+      }
+      // Only if nobody rewrote it meanwhile (a rotation between the read and this update).
+      await db.query(`UPDATE ${at.table} SET ${at.column} = $2 WHERE ${at.id} = $1 AND ${at.column} = $3`, { bind: [row.id, keyring.encrypt(plaintext, storedAt(at, row.id)), row.value] });
+      rewritten++;
+    }
+    report.push({ table: at.table, column: at.column, rewritten, current: rows.length - rewritten });
+  }
+  return report;
+}
