@@ -93,7 +93,7 @@ t.test('MCP administration', async (t) => {
     t.match(created.body, { scope: 'shared', secret_keys: ['access_token'], has_secret: true }, 'metadata only');
     const credentialId: string = created.body.credential_id;
     const [row] = await query(host.databaseUrl, 'SELECT encrypted_secret_json FROM mcp_credentials WHERE id = $1', [credentialId]);
-    t.match(row?.encrypted_secret_json, /^v1:/, 'stored as AES-256-GCM ciphertext');
+    t.match(row?.encrypted_secret_json, /^v2:[0-9a-f]{12}:/, 'stored as AES-256-GCM ciphertext naming its key');
     t.notMatch(row?.encrypted_secret_json, SECRET, 'not in clear');
     keep(await req('GET', `/mcp-credentials/${credentialId}`));
     keep(await req('GET', '/mcp-credentials'));

@@ -68,10 +68,11 @@ t.test('http client: every call has a timeout that rejects with UpstreamTimeoutE
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-  const client = createHttpClient(100);
+  const client = createHttpClient(100, { allowedPrivateHosts: ['127.0.0.1'], maxResponseBytes: 1024, maxRedirects: 0 });
   await t.rejects(client.fetch(url), UpstreamTimeoutError, 'the default timeout applies');
   const response = await client.fetch(url, { timeoutMs: 2000 });
   t.equal(await response.text(), 'late', 'a per-call timeout overrides the default');
+  await t.rejects(client.fetchUntrusted(url), UpstreamTimeoutError, 'and to guarded fetches');
 });
 
 t.test('health registry: failing, throwing and hanging checks are reported, not fatal', async (t) => {

@@ -148,9 +148,9 @@ export class McpServers {
     return row;
   }
 
-  /** A stdio server is a program the host runs: by default only super admins define or change one. */
+  /** A server of a backend that launches processes is a program the host runs: by default only super admins define one. */
   private async refuseStdioBySubAdmin(transport: string, op: Operation, action: string, targetId: string | null): Promise<void> {
-    if (transport !== 'stdio' || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
+    if (!this.backends.get(transport)?.launchesProcesses || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
     await auditOperation(this.db, 'core.mcp', op, { action, outcome: 'failure', target_type: 'mcp_server', target_id: targetId ?? 'new', payload: { reason: 'stdio_needs_super_admin' } });
     throw new ForbiddenError('on this host only super admins create or change stdio MCP servers, which run programs on the host ([mcp] sub_admins_manage_stdio_servers)');
   }

@@ -37,6 +37,11 @@ export interface ToolCallOutcome {
  * @beta
  */
 export interface ToolBackend {
+  /**
+   * Servers of this backend start programs on the host (like MCP's `stdio`): only super admins define or change them
+   * unless `[mcp] sub_admins_manage_stdio_servers` is on. Since SDK 1.3.0.
+   */
+  readonly launchesProcesses?: boolean;
   /** Checks `connection_config` before it is stored. */
   validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[];
   healthCheck(server: ToolServerConnection, options: ToolCallOptions): Promise<{ ok: boolean; message?: string }>;

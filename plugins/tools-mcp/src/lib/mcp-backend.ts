@@ -64,6 +64,10 @@ export class McpToolBackend implements ToolBackend {
   /** Untimed here: calls and MCP streams run under the backend's own deadlines. */
   private readonly guardedFetch = (url: string | URL, init?: RequestInit) => this.options.http.fetchUntrusted(url, { ...init, timeoutMs: Infinity });
 
+  get launchesProcesses(): boolean {
+    return this.options.transport === 'stdio';
+  }
+
   get transport(): TransportType {
     return this.options.transport;
   }
