@@ -25,8 +25,6 @@ export function createServer(app: AgentHostApp) {
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
 
-  // Every response names its request: a caller's own valid X-Request-Id is kept (a proxy's or a client's, to follow
-  // one request across systems), else the host's; the same id is in the request's log line and 500 log entries.
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   server.pre((req, res, next) => {
     rememberClientAddress(req, clientAddress(req));
@@ -43,6 +41,8 @@ export function createServer(app: AgentHostApp) {
       res.end();
       return;
     }
+    // Every response names its request: a caller's own valid X-Request-Id is kept (a proxy's or a client's, to follow
+    // one request across systems), else the host's; the same id is in the request's log line and 500 log entries.
     const incoming = req.headers['x-request-id'];
     // restify's req.id(value) sets the id once; its type declarations omit the setter.
     if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) (req as unknown as { id(value: string): string }).id(incoming);
