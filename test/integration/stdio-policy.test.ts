@@ -82,6 +82,17 @@ t.test('on the development default', async (t) => {
     t.equal(unchanged!.connection_config.url, `${http.url}/mcp`, 'and the destination is unchanged');
     const confirmed = await toolsAdmin.request('PATCH', `/mcp-servers/${server.mcp_server_id}`, { connection_config: elsewhere, confirm_credential: true });
     t.equal(confirmed.status, 200, 'with the credential confirmed it goes through');
+
+    const bound = (await toolsAdmin.request('POST', '/mcp-credentials', { name: 'Bound', secret_payload: { ACCESS_TOKEN: 'tok-bound-3' }, allowed_destinations: [`${http.url}/ignored-path`] })).body;
+    t.same(bound.allowed_destinations, [new URL(http.url).origin], 'a credential bound to a destination (kept as its origin)');
+    const boundServer = await toolsAdmin.request('POST', '/mcp-servers', { name: 'Bound server', transport_type: 'http_sse', connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }, credential_id: bound.credential_id });
+    t.equal(boundServer.status, 201, 'serves a server at that origin');
+    const away = await toolsAdmin.request('PATCH', `/mcp-servers/${boundServer.body.mcp_server_id}`, { connection_config: { ...boundServer.body.connection_config, url: 'https://collector.example/mcp' }, confirm_credential: true });
+    t.equal(away.status, 409, 'and cannot be repointed elsewhere, confirmed or not');
+    t.match(away.body.detail, /may be sent only to http:\/\/127\.0\.0\.1:\d+, not to https:\/\/collector\.example/);
+    await query(host.databaseUrl, "UPDATE mcp_servers SET connection_config = jsonb_set(connection_config, '{url}', '\"https://collector.example/mcp\"') WHERE id = $1", [boundServer.body.mcp_server_id]);
+    const smuggled = await toolsAdmin.request('POST', `/mcp-servers/${boundServer.body.mcp_server_id}/test-call`, { action: 'tools/list' });
+    t.match(JSON.stringify(smuggled.body), /may be sent only to/, 'a repoint written past the API gets no secret either');
   });
 });
 

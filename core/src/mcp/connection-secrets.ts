@@ -55,6 +55,12 @@ export function unmask(next: Record<string, unknown>, stored: Record<string, unk
   return out;
 }
 
+/** What a credential's `allowed_destinations` name: a URL's origin, or a stdio server's command. */
+export function credentialDestination(config: Record<string, unknown>): string | null {
+  if (typeof config.url === 'string') return URL.canParse(config.url) ? new URL(config.url).origin : config.url;
+  return typeof config.command === 'string' ? config.command : null;
+}
+
 /** Where a server's requests go: its URL, or the program and arguments it runs. */
 const destinationOf = (config: Record<string, unknown>) => JSON.stringify([config.url ?? null, config.command ?? null, config.args ?? null]);
 

@@ -5,6 +5,7 @@ import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { CredentialCreateInput, CredentialUpdateInput } from './schemas.js';
 import { ENCRYPTED_COLUMNS, storedAt } from '../services/encrypted-columns.js';
+import { credentialDestination } from './connection-secrets.js';
 
 const SECRET_COLUMN = ENCRYPTED_COLUMNS[0];
 
@@ -16,6 +17,7 @@ export interface CredentialRow {
   mcp_server_id: string | null;
   encrypted_secret_json: string;
   secret_keys: string[];
+  allowed_destinations: string[];
   rotated_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -47,9 +49,12 @@ export class McpCredentials {
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
       await this.db.query(
-        `INSERT INTO mcp_credentials (id, name, description, scope, mcp_server_id, encrypted_secret_json, secret_keys, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`,
-        { bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(id, input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), op.operator.admin_user_id], transaction },
+        `INSERT INTO mcp_credentials (id, name, description, scope, mcp_server_id, encrypted_secret_json, secret_keys, allowed_destinations, created_by, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
+        {
+          bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(id, input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), JSON.stringify(input.allowed_destinations ?? []), op.operator.admin_user_id],
+          transaction,
+        },
       );
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.create', target_type: 'mcp_credential', target_id: id, payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) } }, transaction);
     });
@@ -62,8 +67,8 @@ export class McpCredentials {
     const serverId = await this.checkScope(scope, input.mcp_server_id !== undefined ? input.mcp_server_id : current.mcp_server_id);
     await this.db.transaction(async (transaction) => {
       if (scope === 'server') await this.refuseForeignUsers(id, serverId!, transaction);
-      await this.db.query('UPDATE mcp_credentials SET name = $2, description = $3, scope = $4, mcp_server_id = $5, updated_at = now() WHERE id = $1', {
-        bind: [id, input.name ?? current.name, input.description ?? current.description, scope, serverId],
+      await this.db.query('UPDATE mcp_credentials SET name = $2, description = $3, scope = $4, mcp_server_id = $5, allowed_destinations = $6, updated_at = now() WHERE id = $1', {
+        bind: [id, input.name ?? current.name, input.description ?? current.description, scope, serverId, JSON.stringify(input.allowed_destinations ?? current.allowed_destinations)],
         transaction,
       });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.update', target_type: 'mcp_credential', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
@@ -105,17 +110,19 @@ export class McpCredentials {
   }
 
   /** The decrypted secret for a call by `serverId`, refused when the scope does not allow that server. */
-  async secretFor(credentialId: string, serverId: string): Promise<Record<string, string>> {
+  async secretFor(credentialId: string, server: { id: string; connection_config: Record<string, unknown> }): Promise<Record<string, string>> {
     const row = await this.find(credentialId);
-    if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${serverId}`);
+    if (!usableBy(row, server.id)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${server.id}`);
+    refuseDestination(row, server.connection_config);
     return JSON.parse(this.secrets.decrypt(row.encrypted_secret_json, storedAt(SECRET_COLUMN, row.id))) as Record<string, string>;
   }
 
   /** Refuses attaching a credential to a server its scope does not allow. */
-  async checkAttachable(credentialId: string, serverId: string): Promise<void> {
+  async checkAttachable(credentialId: string, serverId: string, config: Record<string, unknown>): Promise<void> {
     const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', { bind: [credentialId], type: QueryTypes.SELECT });
     if (!row) throw new ValidationError([{ loc: ['body', 'credential_id'], msg: `credential ${credentialId} not found`, type: 'value_error' }]);
     if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`);
+    refuseDestination(row, config);
   }
 
   private async find(id: string): Promise<CredentialRow> {
@@ -149,6 +156,13 @@ export class McpCredentials {
 
 const usableBy = (row: CredentialRow, serverId: string) => row.scope === 'shared' || row.mcp_server_id === serverId;
 
+/** A credential bound to destinations is never sent elsewhere, whoever repoints the server and whatever they confirm. */
+function refuseDestination(row: CredentialRow, config: Record<string, unknown>): void {
+  const destination = credentialDestination(config);
+  if (row.allowed_destinations.length === 0 || (destination !== null && row.allowed_destinations.includes(destination))) return;
+  throw new ConflictError(`credential ${row.id} may be sent only to ${row.allowed_destinations.join(', ')}, not to ${destination ?? 'this server'}`);
+}
+
 /** Metadata only: the ciphertext and the secret never leave. */
 export function presentCredential(row: CredentialRow) {
   return {
@@ -158,6 +172,7 @@ export function presentCredential(row: CredentialRow) {
     scope: row.scope,
     mcp_server_id: row.mcp_server_id,
     secret_keys: row.secret_keys,
+    allowed_destinations: row.allowed_destinations,
     has_secret: true,
     rotated_at: row.rotated_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),

@@ -38,6 +38,10 @@ const credentialFields = {
   description: z.string().max(5000),
   scope: z.enum(CREDENTIAL_SCOPES),
   mcp_server_id: z.string().uuid().nullable(),
+  // Where the secret may be sent: URL origins (`https://api.example.com`) of http servers, commands of stdio ones.
+  allowed_destinations: z
+    .array(z.string().trim().min(1).max(500).transform((d) => (/^https?:\/\//i.test(d) && URL.canParse(d) ? new URL(d).origin : d)))
+    .max(50),
 };
 
 export const credentialCreateSchema = z

@@ -57,7 +57,7 @@ export class McpServers {
     await this.refuseStdioBySubAdmin(input.transport_type, op, 'mcp.server.create', null);
     this.validateTransport(input.transport_type, input.connection_config);
     const id = randomUUID();
-    if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id);
+    if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id, input.connection_config);
     await this.db.transaction(async (transaction) => {
       await this.refuseDuplicateName(input.name, null);
       await this.db.query(
@@ -90,7 +90,7 @@ export class McpServers {
       after: next.connection_config,
       confirmed: confirmed === true || input.credential_id !== undefined,
     });
-    if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id);
+    if (next.credential_id && (input.credential_id || input.connection_config)) await this.credentials.checkAttachable(next.credential_id, id, next.connection_config);
     if (input.name !== undefined) await this.refuseDuplicateName(input.name, id);
     await this.db.transaction(async (transaction) => {
       await this.db.query(
@@ -123,7 +123,7 @@ export class McpServers {
     const backend = this.backends.get(row.transport_type);
     if (!backend) throw new ConflictError(`MCP server "${row.name}" uses transport_type "${row.transport_type}", which no enabled plugin provides`);
     const chosen = credentialId ?? row.credential_id;
-    const secret = chosen ? await this.credentials.secretFor(chosen, row.id) : null;
+    const secret = chosen ? await this.credentials.secretFor(chosen, row) : null;
     return {
       row,
       backend,
