@@ -114,6 +114,16 @@ t.test('start-up refusals print one clear message, exit 1 and leave nothing runn
   t.same([...pids].filter(alive).map(commandOf), [], 'embedded services started before the refusal are stopped');
 });
 
+t.test('as root, a data directory the postgres user cannot reach is refused with the fix, not a crash', { skip: process.getuid?.() !== 0 && 'only a root host runs Postgres as another user' }, async (t) => {
+  const locked = await mkdtemp(path.join(os.tmpdir(), 'agent-host-locked-'));
+  await chmod(locked, 0o700);
+  t.teardown(() => rm(locked, { recursive: true, force: true }));
+  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: path.join(locked, 'data'), AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma' }));
+  t.equal((await run.exit).code, 1, 'exits 1');
+  t.match(run.output(), `agent-host: embedded Postgres runs as the postgres user (this host runs as root), which cannot enter ${locked} (mode 700)`, 'naming the directory and the fix');
+  t.notMatch(run.output(), /EACCES|at .*\.js:\d+/, 'no stack trace');
+});
+
 t.test('a second start on a running host\'s data directory refuses and leaves that host\'s Chroma and health alone', async (t) => {
   const { dataDir, run: first, url } = await startEmbedded(t);
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });

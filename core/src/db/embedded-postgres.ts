@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@agent-host/sdk';
@@ -65,6 +65,7 @@ export class EmbeddedPostgresServer {
     const { logger } = this.options;
     await mkdir(this.options.dataDir, { recursive: true, mode: 0o755 });
     await chmod(this.options.dataDir, 0o755);
+    await refuseUnreachableAsRoot(this.options.dataDir);
     this.password = await this.readOrCreatePassword();
     this.port = this.options.port || (await freePort());
     const lockFile = path.join(this.clusterDir, 'postmaster.pid');
@@ -197,5 +198,23 @@ export class EmbeddedPostgresServer {
     process.kill(pid, 'SIGINT');
     for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
     if (isAlive(pid)) throw new Error(`the orphaned Postgres (pid ${pid}) on ${this.clusterDir} did not stop`);
+  }
+}
+
+/**
+ * As root, Postgres runs as the `postgres` user, which must be able to enter every directory above the data
+ * directory; otherwise initdb or the server fails deep down (or dies with an unhandled EACCES). Said plainly first.
+ */
+async function refuseUnreachableAsRoot(dataDir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = path.dirname(path.resolve(dataDir)); ; dir = path.dirname(dir)) {
+    const { mode } = await stat(dir);
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `embedded Postgres runs as the postgres user (this host runs as root), which cannot enter ${dir} (mode ${(mode & 0o777).toString(8)}); ` +
+          'choose a data_dir (AGENT_HOST_DATA_DIR) under directories every user may enter, or run the host as a regular user',
+      );
+    }
+    if (dir === path.dirname(dir)) return;
   }
 }
