@@ -175,6 +175,9 @@ t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has rest
 t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has restarted it, and the host serves again', async (t) => {
   const { dataDir, run, url } = await startEmbedded(t);
   const postmaster = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const postgresEnv = await readFile(`/proc/${postmaster}/environ`, 'utf8');
+  t.notMatch(postgresEnv, 'ADMIN_ACCESS_TOKEN_SECRET_KEY', "Postgres runs without the host's environment (its signing key)");
+  t.match(postgresEnv, 'LC_MESSAGES=C', 'with what it needs');
   process.kill(postmaster, 'SIGKILL');
   // A host that died here would leave only "fetch failed": say why it died.
   const down = await readinessBecomes(url, 503, 2000).catch((error: Error) => {
@@ -185,6 +188,7 @@ t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has re
   t.equal((await readinessBecomes(url, 200, 90_000)).status, 200, 'ready again once the supervisor restarted it');
   const restarted = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   t.not(restarted, postmaster, 'a new postmaster');
+  t.notMatch(await readFile(`/proc/${restarted}/environ`, 'utf8'), 'ADMIN_ACCESS_TOKEN_SECRET_KEY', 'and so does the restarted one');
   const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'wrong-password-123' }) });
   t.equal(login.status, 401, 'requests that need the database are served again');
   run.child.kill('SIGTERM');

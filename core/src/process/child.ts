@@ -30,3 +30,9 @@ export function tailLines(child: ChildProcess, max = 40): () => string {
   child.stderr?.on('data', push);
   return () => lines.join('\n');
 }
+
+/** The variables a child server needs to run (locale, paths, temp), none of the host's configuration or secrets. */
+export function minimalEnvironment(): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TZ'];
+  return Object.fromEntries(keep.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+}
