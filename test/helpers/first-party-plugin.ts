@@ -7,11 +7,12 @@ import path from 'node:path';
 import { createRootLogger, Kernel, PROJECT_ROOT } from '@agent-host/core';
 import { container } from 'tsyringe';
 import { HealthRegistry } from '../../core/src/services/health.js';
+import { recordingHttp } from './http-client.js';
 
-/** `services` maps ref ids (`core.config`, ...) to instances; the logger (silent) and health checks are provided. */
+/** `services` maps ref ids (`core.config`, ...) to instances; the logger (silent), health checks and the HTTP client are provided. */
 export async function loadFirstPartyPlugin(id: string, config: Record<string, unknown> = {}, services: Record<string, unknown> = {}): Promise<Kernel> {
   const scope = container.createChildContainer();
-  for (const [refId, value] of Object.entries(services)) scope.register(refId, { useValue: value });
+  for (const [refId, value] of Object.entries({ 'core.http': recordingHttp(), ...services })) scope.register(refId, { useValue: value });
   const logger = createRootLogger('silent');
   const health = new HealthRegistry();
   const kernel = new Kernel({

@@ -13,6 +13,7 @@ import {
   type ChatModel,
   type ChatModelSpec,
   type ChatStreamChunk,
+  type HttpClient,
   type Logger,
   type ModelProvider,
   type SecretsService,
@@ -20,6 +21,7 @@ import {
 import { createSecrets } from '../../core/src/services/secrets.js';
 import modelsPlugin from '../../plugins/models-langchain/src/index.js';
 import type { FixtureServer, Respond, ScriptedReply } from '../fixtures/fixture-server.js';
+import { recordingHttp } from './http-client.js';
 
 /** What the helpers need of a tap test. */
 export interface Test {
@@ -144,6 +146,7 @@ export async function providersFromPlugin(
     'core.modelProviders': { register: (key: string, provider: ModelProvider) => void providers.set(key, provider) },
     'core.logger': log,
     'core.secrets': secrets,
+    'core.http': recordingHttp(),
   };
   const deps = Object.fromEntries(
     Object.entries(init.deps).map(([name, ref]) => {
@@ -158,7 +161,7 @@ export async function providersFromPlugin(
 /** One provider against its fixture server, as the shared cases drive it. */
 export interface ProviderHarness<Reply extends ScriptedReply, Server extends FixtureServer<Reply>> {
   fixture(tt: Test, respond?: Respond<Reply>): Promise<Server>;
-  modelAt(server: Server, overrides?: Partial<ChatModelSpec>, log?: Logger): ChatModel;
+  modelAt(server: Server, overrides?: Partial<ChatModelSpec>, log?: Logger, http?: HttpClient): ChatModel;
   /** Frames (events or lines) the fixture streams before the third of four tokens. */
   framesBeforeThirdToken: number;
   /** Statuses the "HTTP errors" case scripts. */
@@ -190,7 +193,8 @@ export function providerContract<Reply extends ScriptedReply, Server extends Fix
       },
     }) as Reply);
     const tokens: string[] = [];
-    for await (const chunk of h.modelAt(server).stream(user('say something'))) {
+    const http = recordingHttp();
+    for await (const chunk of h.modelAt(server, {}, recordingLogger(), http).stream(user('say something'))) {
       if (chunk.type !== 'token') continue;
       tokens.push(chunk.content);
       if (!firstTokenSeen) {
@@ -200,6 +204,7 @@ export function providerContract<Reply extends ScriptedReply, Server extends Fix
     }
     tt.same(tokens, pieces, 'each streamed content delta becomes one token chunk, in the order the server sent them');
     tt.equal(firstTokenSeenBeforeLastSent, true, 'the first token reaches the caller before the server has sent the end of the stream');
+    tt.ok(http.fetched.length > 0 && http.fetched.every((url) => url.startsWith(server.url)), "the request went through the host's HTTP client (coreServices.http)");
     h.checkStreamRequest(tt, server);
   });
 

@@ -6,6 +6,7 @@ import t from 'tap';
 import { fixtureVector, startOpenAiEmbeddingsFixture, type EmbeddingsFixture, type EmbeddingsReply } from '../fixtures/openai-embeddings-server.js';
 import type { Respond } from '../fixtures/fixture-server.js';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+import { recordingHttp } from '../helpers/http-client.js';
 
 const KEY_ENV = 'TEST_EMBEDDINGS_API_KEY';
 
@@ -16,14 +17,14 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }, respond?:
 }
 
 /** The `openai` embedder pointed at `server`, with 8-dimensional vectors unless `config` says otherwise. */
-async function embedderAt(server: EmbeddingsFixture, config: Record<string, unknown> = {}): Promise<Embedder> {
+async function embedderAt(server: EmbeddingsFixture, config: Record<string, unknown> = {}, http = recordingHttp()): Promise<Embedder> {
   const kernel = await loadFirstPartyPlugin('embedders', {
     openai_base_url: server.url,
     openai_model: 'embed-small',
     openai_dim: 8,
     openai_api_key_env: KEY_ENV,
     ...config,
-  });
+  }, { 'core.http': http });
   return kernel.registry(extensionPoints.embedders).get('openai')!;
 }
 
@@ -41,7 +42,8 @@ function withKey(t: { teardown(fn: () => void): void }, key: string) {
 t.test('embed posts {model, input, encoding_format} to <base_url>/embeddings with the bearer key and returns the vectors', async (t) => {
   const server = await fixture(t);
   withKey(t, 'sk-embed');
-  const embedder = await embedderAt(server);
+  const http = recordingHttp();
+  const embedder = await embedderAt(server, {}, http);
   const vectors = await embedder.embed(['first text', 'second text']);
   const [request] = server.requests;
   t.equal(request?.path, '/v1/embeddings', 'the path is the base URL plus /embeddings');
@@ -49,6 +51,7 @@ t.test('embed posts {model, input, encoding_format} to <base_url>/embeddings wit
   t.equal(request?.headers.authorization, 'Bearer sk-embed', 'the key comes from the variable openai_api_key_env names');
   t.same(vectors, [fixtureVector('first text', 8), fixtureVector('second text', 8)], 'one vector per input, in input order');
   t.same(embedder.describe(), { backend_type: 'openai', provider: 'openai', model: 'embed-small', dim: 8 }, 'describe() reports the configured model and size');
+  t.same(http.fetched, [`${server.url}/embeddings`], "the request went through the host's HTTP client (coreServices.http)");
 });
 
 t.test('without a key no Authorization header is sent (local OpenAI-compatible servers need none)', async (t) => {

@@ -3,10 +3,11 @@
 // wire protocol (JSON messages and SSE event streams).
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { type ChatModel, type ChatModelSpec, type Logger } from '@agent-host/sdk';
+import { type ChatModel, type ChatModelSpec, type HttpClient, type Logger } from '@agent-host/sdk';
 import { createSecrets } from '../../core/src/services/secrets.js';
 import modelsPlugin from '../../plugins/models-langchain/src/index.js';
 import { AnthropicProvider } from '../../plugins/models-langchain/src/lib/anthropic-provider.js';
+import { recordingHttp } from '../helpers/http-client.js';
 import { startAnthropicFixture, type AnthropicFixture, type AnthropicFixtureOptions } from '../fixtures/anthropic-server.js';
 import {
   chatModel,
@@ -26,8 +27,8 @@ import {
 const fixture = (tt: Test, respond?: AnthropicFixtureOptions['respond']): Promise<AnthropicFixture> => startedFixture(tt, startAnthropicFixture, respond);
 const spec = specFor('claude-sonnet-4-5');
 
-function modelAt(server: AnthropicFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger()): ChatModel {
-  return chatModel(new AnthropicProvider({ baseUrl: server.url, apiKey: () => 'sk-ant-fixture', log }), spec(overrides));
+function modelAt(server: AnthropicFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger(), http: HttpClient = recordingHttp()): ChatModel {
+  return chatModel(new AnthropicProvider({ baseUrl: server.url, apiKey: () => 'sk-ant-fixture', http, log }), spec(overrides));
 }
 
 providerContract(t, {

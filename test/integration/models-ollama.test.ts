@@ -2,9 +2,10 @@
 // ChatOllama) against a fixture server speaking Ollama's native chat API wire
 // protocol (POST /api/chat, NDJSON streams).
 import t from 'tap';
-import { type ChatModel, type ChatModelSpec, type Logger } from '@agent-host/sdk';
+import { type ChatModel, type ChatModelSpec, type HttpClient, type Logger } from '@agent-host/sdk';
 import modelsPlugin from '../../plugins/models-langchain/src/index.js';
 import { OllamaProvider } from '../../plugins/models-langchain/src/lib/ollama-provider.js';
+import { recordingHttp } from '../helpers/http-client.js';
 import { startOllamaFixture, type OllamaFixture, type OllamaFixtureOptions } from '../fixtures/ollama-server.js';
 import {
   chatModel,
@@ -22,8 +23,8 @@ import {
 const fixture = (tt: Test, respond?: OllamaFixtureOptions['respond']): Promise<OllamaFixture> => startedFixture(tt, startOllamaFixture, respond);
 const spec = specFor('llama3.2');
 
-function modelAt(server: OllamaFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger()): ChatModel {
-  return chatModel(new OllamaProvider({ baseUrl: server.url, log }), spec(overrides));
+function modelAt(server: OllamaFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger(), http: HttpClient = recordingHttp()): ChatModel {
+  return chatModel(new OllamaProvider({ baseUrl: server.url, http, log }), spec(overrides));
 }
 
 providerContract(t, {

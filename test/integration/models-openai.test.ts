@@ -6,11 +6,12 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { UpstreamTimeoutError, type ChatModel, type ChatModelSpec, type Logger } from '@agent-host/sdk';
+import { UpstreamTimeoutError, type ChatModel, type ChatModelSpec, type HttpClient, type Logger } from '@agent-host/sdk';
 import { createSecrets, parseSecretsKey } from '../../core/src/services/secrets.js';
 import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
 import { embeddedEnv, runWithStdin } from '../helpers/cli.js';
+import { recordingHttp } from '../helpers/http-client.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { tokensOf as eventText } from '../helpers/sse.js';
@@ -33,8 +34,8 @@ import {
 const fixture = (tt: Test, respond?: OpenAiFixtureOptions['respond']): Promise<OpenAiFixture> => startedFixture(tt, startOpenAiFixture, respond);
 const spec = specFor('gpt-4o-mini');
 
-function modelAt(server: OpenAiFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger()): ChatModel {
-  return chatModel(new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', log }), spec(overrides));
+function modelAt(server: OpenAiFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger(), http: HttpClient = recordingHttp()): ChatModel {
+  return chatModel(new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', http, log }), spec(overrides));
 }
 
 providerContract(t, {

@@ -5,6 +5,7 @@ import { BadRequestError, NotFoundError } from '@agent-host/sdk';
 import t from 'tap';
 import { createS3Clients, credentialsFromEnv, type S3ConnectionOptions } from '../../plugins/object-store-s3/src/lib/s3-clients.js';
 import { createS3ObjectStore, NO_PUBLIC_ENDPOINT_WARNING, PRESIGN_FAILED_WARNING } from '../../plugins/object-store-s3/src/lib/s3-object-store.js';
+import { recordingHttp } from '../helpers/http-client.js';
 import { recordingLogger } from '../helpers/model-provider.js';
 import { S3_ACCESS_KEY, startS3Server, type S3Server } from '../helpers/s3-server.js';
 
@@ -18,8 +19,8 @@ const connection = (server: S3Server): S3ConnectionOptions => ({
   secretAccessKeyEnv: 'TEST_S3_SECRET',
 });
 
-function storeFor(t: { teardown(fn: () => void): void }, server: S3Server, publicEndpoint = '', log = recordingLogger()) {
-  const { client, publicClient } = createS3Clients(connection(server), publicEndpoint, KEY_ENV);
+function storeFor(t: { teardown(fn: () => void): void }, server: S3Server, publicEndpoint = '', log = recordingLogger(), http = recordingHttp()) {
+  const { client, publicClient } = createS3Clients(connection(server), publicEndpoint, KEY_ENV, http);
   t.teardown(() => {
     client.destroy();
     publicClient?.destroy();
@@ -30,7 +31,9 @@ function storeFor(t: { teardown(fn: () => void): void }, server: S3Server, publi
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 t.test('put, get, open, exists and delete round-trip bytes and content type through the bucket', async (t) => {
-  const store = storeFor(t, await startS3Server(t));
+  const server = await startS3Server(t);
+  const http = recordingHttp();
+  const store = storeFor(t, server, '', recordingLogger(), http);
   const key = 'sources/s1/rapport été.pdf';
   t.same(await store.put(key, bytes('%PDF-1.7 body'), { contentType: 'application/pdf' }), { key, size: 13, content_type: 'application/pdf' });
   t.equal(await store.exists(key), true, 'a stored key exists');
@@ -47,6 +50,7 @@ t.test('put, get, open, exists and delete round-trip bytes and content type thro
   await t.rejects(store.open(key), NotFoundError, 'open of a missing key is a NotFoundError');
   await store.delete(key);
   t.pass('deleting a missing key is not an error');
+  t.ok(http.fetched.length >= 8 && http.fetched.every((url) => url.startsWith(server.endpoint)), "every request went through the host's HTTP client (coreServices.http)");
 });
 
 t.test('with a public endpoint, downloads are presigned URLs that fetch the bytes over HTTP', async (t) => {
@@ -97,7 +101,7 @@ t.test('without a public endpoint, downloads fall back to the same-origin proxy 
 
 t.test('when presigning fails, downloads fall back to the proxy and the failure is logged', async (t) => {
   const server = await startS3Server(t);
-  const { client } = createS3Clients(connection(server), '', KEY_ENV);
+  const { client } = createS3Clients(connection(server), '', KEY_ENV, recordingHttp());
   const publicClient = new S3Client({
     endpoint: server.publicEndpoint,
     region: 'us-east-1',

@@ -6,6 +6,7 @@ import { BadRequestError, extensionPoints, UpstreamError, UpstreamTimeoutError, 
 import t from 'tap';
 import { elementsOf, startUnstructuredFixture, type Respond, type UnstructuredFixture } from '../fixtures/unstructured-server.js';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+import { recordingHttp } from '../helpers/http-client.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
@@ -18,8 +19,8 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }, options: 
   return server;
 }
 
-async function parsersWith(config: Record<string, unknown>) {
-  const kernel = await loadFirstPartyPlugin('parsers-local', { unstructured_api_key_env: KEY_ENV, ...config });
+async function parsersWith(config: Record<string, unknown>, http = recordingHttp()) {
+  const kernel = await loadFirstPartyPlugin('parsers-local', { unstructured_api_key_env: KEY_ENV, ...config }, { 'core.http': http });
   const registry = kernel.registry(extensionPoints.documentParsers);
   return (contentType: string): DocumentParser => {
     const parser = registry.get(contentType);
@@ -39,8 +40,10 @@ t.test('a document goes to POST /general/v0/general as multipart, with the strat
   const server = await fixture(t, { apiKey: 'sk-unstructured' });
   process.env[KEY_ENV] = 'sk-unstructured';
   t.teardown(() => void delete process.env[KEY_ENV]);
-  const parserFor = await parsersWith({ unstructured_api_url: server.url, unstructured_strategy: 'hi_res' });
+  const http = recordingHttp();
+  const parserFor = await parsersWith({ unstructured_api_url: server.url, unstructured_strategy: 'hi_res' }, http);
   const doc = await parserFor('text/plain').parse(input('Refund policy\n\nRefunds take five days.'));
+  t.same(http.fetched, [`${server.url}/general/v0/general`], "the request went through the host's HTTP client (coreServices.http)");
   const [request] = server.requests;
   t.equal(request?.file?.name, 'notes.txt', 'the file part carries the original filename');
   t.equal(request?.file?.data.toString('utf8'), 'Refund policy\n\nRefunds take five days.', 'the file part carries the document bytes unchanged');

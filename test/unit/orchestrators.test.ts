@@ -30,6 +30,7 @@ import { CoreChatOrchestrator } from '../../plugins/orchestrator-core-chat/src/l
 import { ReactAgentOrchestrator } from '../../plugins/orchestrator-react-agent/src/lib/react-agent.js';
 import { SdkChatModel, toLangChainMessages, toSdkMessages } from '../../plugins/orchestrator-react-agent/src/lib/sdk-chat-model.js';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
+import { recordingHttp } from '../helpers/http-client.js';
 
 /** What the fixture helper needs of a tap test. */
 interface Test {
@@ -203,7 +204,7 @@ async function fixture(tt: Test, respond: OpenAiFixtureOptions['respond']): Prom
   return server;
 }
 
-const openaiAt = (server: OpenAiFixture) => new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', log: quietLog });
+const openaiAt = (server: OpenAiFixture) => new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', http: recordingHttp(), log: quietLog });
 
 const REFUNDS = 'Refunds are issued within 30 days of purchase.';
 const SHIPPING = 'Shipping takes five business days.';

@@ -31,8 +31,8 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { embedders: extensionPoints.embedders, log: coreServices.logger },
-      async init({ embedders, log }, options) {
+      deps: { embedders: extensionPoints.embedders, log: coreServices.logger, http: coreServices.http },
+      async init({ embedders, log, http }, options) {
         embedders.register('feature-hashing', new FeatureHashingEmbedder(options.feature_hashing_dim));
         embedders.register(
           'openai',
@@ -46,6 +46,7 @@ export default definePlugin({
             batchSize: options.openai_batch_size,
             timeoutMs: options.openai_timeout_seconds * 1000,
             maxRetries: options.openai_max_retries,
+            http,
             log,
           }),
         );

@@ -29,8 +29,8 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { providers: extensionPoints.modelProviders, log: coreServices.logger, secrets: coreServices.secrets },
-      async init({ providers, log, secrets }, options) {
+      deps: { providers: extensionPoints.modelProviders, log: coreServices.logger, secrets: coreServices.secrets, http: coreServices.http },
+      async init({ providers, log, secrets, http }, options) {
         const keyFor = (defaultEnv: string) => (spec: ChatModelSpec) => apiKeyOf(spec, secrets, defaultEnv);
         providers.register(
           'openai',
@@ -38,6 +38,7 @@ export default definePlugin({
             baseUrl: options.openai_base_url,
             apiKey: keyFor(options.openai_api_key_env),
             apiKeyEnv: options.openai_api_key_env,
+            http,
             log,
           }),
         );
@@ -47,10 +48,11 @@ export default definePlugin({
             baseUrl: options.anthropic_base_url,
             apiKey: keyFor(options.anthropic_api_key_env),
             apiKeyEnv: options.anthropic_api_key_env,
+            http,
             log,
           }),
         );
-        providers.register('ollama', new OllamaProvider({ baseUrl: options.ollama_base_url, log }));
+        providers.register('ollama', new OllamaProvider({ baseUrl: options.ollama_base_url, http, log }));
         providers.register('offline', new OfflineModelProvider());
       },
     });

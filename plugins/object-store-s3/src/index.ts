@@ -34,8 +34,9 @@ export default definePlugin({
         hostConfig: coreServices.config,
         lifecycle: coreServices.lifecycle,
         log: coreServices.logger,
+        http: coreServices.http,
       },
-      async init({ objectStores, hostConfig, lifecycle, log }, options) {
+      async init({ objectStores, hostConfig, lifecycle, log, http }, options) {
         const publicEndpoint = String(hostConfig.section('object_store')?.public_endpoint ?? ''); // OBJECT_STORE_PUBLIC_ENDPOINT
         const { client, publicClient } = createS3Clients(
           {
@@ -47,6 +48,7 @@ export default definePlugin({
           },
           publicEndpoint,
           process.env,
+          http,
         );
         objectStores.register('s3', createS3ObjectStore({ client, publicClient, bucket: options.bucket, presignTtlSeconds: options.presign_ttl_seconds, log }));
         lifecycle.onStop(() => {

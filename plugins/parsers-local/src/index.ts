@@ -23,8 +23,8 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { parsers: extensionPoints.documentParsers, log: coreServices.logger },
-      async init({ parsers, log }, options) {
+      deps: { parsers: extensionPoints.documentParsers, log: coreServices.logger, http: coreServices.http },
+      async init({ parsers, log, http }, options) {
         const unstructured = options.unstructured_api_url
           ? {
               url: options.unstructured_api_url,
@@ -32,6 +32,7 @@ export default definePlugin({
               strategy: options.unstructured_strategy,
               timeoutMs: options.unstructured_timeout_seconds * 1000,
               contentTypes: options.unstructured_content_types,
+              http,
             }
           : undefined;
         for (const [contentType, parser] of parserRegistrations(unstructured)) parsers.register(contentType, parser);

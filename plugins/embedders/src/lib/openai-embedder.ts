@@ -1,4 +1,4 @@
-import { UpstreamError, UpstreamTimeoutError, type Embedder, type EmbedderInfo, type Logger } from '@agent-host/sdk';
+import { UpstreamError, UpstreamTimeoutError, type Embedder, type EmbedderInfo, type HttpClient, type Logger } from '@agent-host/sdk';
 
 export interface OpenAiEmbedderOptions {
   /** Base URL ending before `/embeddings`, for example `https://api.openai.com/v1`. */
@@ -10,6 +10,8 @@ export interface OpenAiEmbedderOptions {
   sendDimensions: boolean;
   /** Read per request, so a rotated key needs no restart; no Authorization header when unset (local servers). */
   apiKey: () => string | undefined;
+  /** The host's HTTP client (`coreServices.http`); the embedder's own deadline covers reading the answer too. */
+  http: HttpClient;
   /** Name of the variable `apiKey` reads, for error messages. */
   apiKeyEnv: string;
   /** Texts per request. */
@@ -89,7 +91,7 @@ export class OpenAiEmbedder implements Embedder {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const key = this.options.apiKey();
     try {
-      const response = await fetch(this.url, {
+      const response = await this.options.http.fetch(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
         body: JSON.stringify({
@@ -99,6 +101,7 @@ export class OpenAiEmbedder implements Embedder {
           ...(this.options.sendDimensions ? { dimensions: this.options.dim } : {}),
         }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        timeoutMs: Infinity,
       });
       const retryAfter = Number(response.headers.get('retry-after'));
       const body = await response.text();

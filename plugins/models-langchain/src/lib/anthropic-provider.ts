@@ -1,7 +1,7 @@
 import { ChatAnthropic, type ChatAnthropicCallOptions } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, type LangChainProviderOptions, usageOf, withApiKey, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, type LangChainProviderOptions, sdkFetch, usageOf, withApiKey, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 /** The Anthropic API URL `@anthropic-ai/sdk` uses when none is given (it appends `/v1/messages`). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -21,7 +21,7 @@ class AnthropicChatModel extends LangChainChatModel<ChatAnthropicCallOptions> {
       // Always explicit, so neither ANTHROPIC_BASE_URL nor a LangSmith gateway redirects the requests.
       anthropicApiUrl: baseUrl,
       // The catalog entry's or the configured key is the only credential: no ANTHROPIC_AUTH_TOKEN bearer.
-      clientOptions: { timeout: spec.timeoutMs, authToken: null },
+      clientOptions: { timeout: spec.timeoutMs, authToken: null, fetch: sdkFetch(options.http) },
       maxRetries: 0,
       streamUsage: true,
     });

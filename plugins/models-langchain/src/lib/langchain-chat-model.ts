@@ -16,6 +16,7 @@ import {
   type ChatModel,
   type ChatModelSpec,
   type ChatStreamChunk,
+  type HttpClient,
   type JsonSchema,
   type Logger,
   type ModelAvailability,
@@ -176,8 +177,18 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
 }
 
 /** What a LangChain-backed provider is built with: its default base URL, its API key source, a logger. */
+/**
+ * `fetch` for a provider SDK, through the host's HTTP client without its default deadline: the SDK's `timeout` and
+ * the turn's signal bound each call. The SDKs (OpenAI, Anthropic, ollama-js) call it with a URL string.
+ */
+export function sdkFetch(http: HttpClient): typeof fetch {
+  return ((url: string | URL, init?: RequestInit) => http.fetch(url, { ...init, timeoutMs: Infinity })) as typeof fetch;
+}
+
 export interface LangChainProviderOptions {
   baseUrl: string;
+  /** The host's HTTP client (`coreServices.http`): the provider SDKs fetch through it, with their own deadlines. */
+  http: HttpClient;
   /**
    * The API key of one catalog entry, read when its model is built (see
    * `apiKeyOf`); throws when the entry's own key source fails. Absent for

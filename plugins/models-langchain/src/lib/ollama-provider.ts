@@ -1,13 +1,14 @@
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOllama, type ChatOllamaCallOptions } from '@langchain/ollama';
 import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, sdkFetch, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 export const OLLAMA_DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 
 class OllamaChatModel extends LangChainChatModel<ChatOllamaCallOptions> {
   readonly provider = 'ollama';
   private readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
 
   constructor(
     private readonly spec: ChatModelSpec,
@@ -15,6 +16,7 @@ class OllamaChatModel extends LangChainChatModel<ChatOllamaCallOptions> {
   ) {
     super(spec, options.log);
     this.baseUrl = baseUrlOf(spec, options.baseUrl);
+    this.fetch = sdkFetch(options.http);
   }
 
   /**
@@ -31,7 +33,7 @@ class OllamaChatModel extends LangChainChatModel<ChatOllamaCallOptions> {
       baseUrl: this.baseUrl,
       ...(this.spec.temperature !== null && { temperature: this.spec.temperature }),
       maxRetries: 0,
-      fetch: (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
+      fetch: (input, init) => this.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal }),
     });
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, withApiKey, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, sdkFetch, withApiKey, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
 
 class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   readonly provider = 'openai';
@@ -15,7 +15,7 @@ class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
       ...(spec.temperature !== null && { temperature: spec.temperature }),
       // Endpoints such as a local vLLM need no key; OpenAI itself answers 401 (an UpstreamError).
       apiKey: apiKey || 'not-configured',
-      configuration: { baseURL: baseUrl },
+      configuration: { baseURL: baseUrl, fetch: sdkFetch(options.http) },
       timeout: spec.timeoutMs,
       maxRetries: 0,
       streamUsage: true,

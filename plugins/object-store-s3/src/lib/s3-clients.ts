@@ -1,4 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { FetchHttpHandler } from '@smithy/fetch-http-handler';
+import type { HttpClient } from '@agent-host/sdk';
 
 export interface S3ConnectionOptions {
   /** S3 API endpoint the host uses; empty: AWS S3 in `region`. */
@@ -26,11 +28,28 @@ export function credentialsFromEnv(options: S3ConnectionOptions, env: NodeJS.Pro
 }
 
 /**
+ * The SDK's requests go through the host's HTTP client: the SDK hands over a whole `Request` (signed, its signal
+ * carrying the SDK's abort), taken apart here; the host's default deadline does not apply (downloads stream).
+ */
+function hostRequestHandler(http: HttpClient): FetchHttpHandler {
+  return new FetchHttpHandler({
+    customFetch: (async (request: Request) =>
+      http.fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body ? await request.arrayBuffer() : undefined,
+        signal: request.signal,
+        timeoutMs: Infinity,
+      })) as typeof fetch,
+  });
+}
+
+/**
  * One client for the endpoint the host reaches and, when a public endpoint is
  * set, one that signs download URLs for it (the signature covers the host
  * name, so it must be the one clients will use).
  */
-export function createS3Clients(options: S3ConnectionOptions, publicEndpoint: string, env: NodeJS.ProcessEnv): { client: S3Client; publicClient?: S3Client } {
+export function createS3Clients(options: S3ConnectionOptions, publicEndpoint: string, env: NodeJS.ProcessEnv, http: HttpClient): { client: S3Client; publicClient?: S3Client } {
   const credentials = credentialsFromEnv(options, env);
   const clientFor = (endpoint: string) =>
     new S3Client({
@@ -38,6 +57,7 @@ export function createS3Clients(options: S3ConnectionOptions, publicEndpoint: st
       region: options.region,
       forcePathStyle: options.forcePathStyle,
       ...(credentials && { credentials }),
+      requestHandler: hostRequestHandler(http),
       // Many S3-compatible servers reject the flexible checksums the SDK now sends by default.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',

@@ -4,6 +4,7 @@ import {
   UpstreamTimeoutError,
   type DocumentInput,
   type DocumentParser,
+  type HttpClient,
   type ParsedDocument,
   type ParsedElement,
 } from '@agent-host/sdk';
@@ -11,6 +12,7 @@ import { UnstructuredClient, type SDKOptions } from 'unstructured-client';
 import { LoggerHook } from 'unstructured-client/hooks/custom/LoggerHook.js';
 import { SplitPdfHook } from 'unstructured-client/hooks/custom/SplitPdfHook.js';
 import { SDKHooks } from 'unstructured-client/hooks/hooks.js';
+import { HTTPClient } from 'unstructured-client/lib/http.js';
 import { ConnectionError, RequestTimeoutError, UnstructuredClientError } from 'unstructured-client/sdk/models/errors';
 import { Strategy } from 'unstructured-client/sdk/models/shared';
 import { parsedDocument } from './elements.js';
@@ -22,6 +24,8 @@ export interface UnstructuredParserOptions {
   apiKey: () => string | undefined;
   strategy: Strategy;
   timeoutMs: number;
+  /** The host's HTTP client (`coreServices.http`), which the client's requests go through. */
+  http: HttpClient;
 }
 
 export { Strategy as UnstructuredStrategy };
@@ -83,6 +87,18 @@ function quietHooks(): SDKHooks {
 }
 
 /**
+ * The client hands its fetcher a whole `Request` (its signal carries the client's `timeoutMs` and the caller's
+ * abort); the host's client takes a URL and options, so the request is taken apart.
+ */
+function hostFetcher(http: HttpClient) {
+  return async (request: Request | string | URL, init?: RequestInit) => {
+    if (!(request instanceof Request)) return http.fetch(request, { ...init, timeoutMs: Infinity });
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    return http.fetch(request.url, { method: request.method, headers: request.headers, body, signal: request.signal, timeoutMs: Infinity });
+  };
+}
+
+/**
  * Any content type through the Unstructured partition endpoint
  * (`POST /general/v0/general`, one multipart request per document; the
  * client-side PDF page splitting is off so a document is one request with one
@@ -100,6 +116,7 @@ export class UnstructuredParser implements DocumentParser {
       retryConfig: { strategy: 'none' },
       timeoutMs: options.timeoutMs,
       hooks: quietHooks(),
+      httpClient: new HTTPClient({ fetcher: hostFetcher(options.http) }),
     };
     this.client = new UnstructuredClient(sdkOptions);
   }
