@@ -1,5 +1,6 @@
 import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
 import { parserRegistrations, UNSTRUCTURED_CONTENT_TYPES } from './lib/content-types.js';
+import { ParserPool } from './lib/parser-pool.js';
 import { UnstructuredStrategy } from './lib/unstructured-parser.js';
 
 const config = z
@@ -14,6 +15,28 @@ const config = z
     unstructured_content_types: z.array(z.string().min(1)).default(UNSTRUCTURED_CONTENT_TYPES),
     /** How long one document's partition request may take. */
     unstructured_timeout_seconds: z.number().positive().default(300),
+    /** Local parses run in worker threads: how many at once (more wait their turn). */
+    parse_workers: z.number().int().min(1).max(32).default(2),
+    /** How long one local parse may run before its document fails. */
+    parse_timeout_seconds: z.number().positive().default(120),
+    /** Heap ceiling of one parse worker; a parse that needs more fails its document, not the host. */
+    parse_memory_mb: z.number().int().min(64).default(512),
+    /** Characters of text one document may produce. */
+    max_text_chars: z.number().int().positive().default(20_000_000),
+    /** Files a DOCX (zip container) may hold. */
+    zip_max_entries: z.number().int().positive().default(10_000),
+    /** Bytes a DOCX may inflate to, all files together, in MB. */
+    zip_max_uncompressed_mb: z.number().positive().default(200),
+    /** Largest inflated/compressed ratio of one file over 1 MB inside a DOCX (ordinary ones stay under 30). */
+    zip_max_ratio: z.number().positive().default(100),
+    /** Columns a CSV row may have. */
+    csv_max_columns: z.number().int().positive().default(1_000),
+    /** Column names longer than this are cut in each row's text (every row repeats them). */
+    csv_max_header_chars: z.number().int().positive().default(200),
+    /** Pages a PDF may have. */
+    pdf_max_pages: z.number().int().positive().default(5_000),
+    /** How deeply HTML elements (also in DOCX and raw HTML in Markdown) may nest. */
+    html_max_depth: z.number().int().positive().default(500),
   })
   .strict();
 
@@ -23,8 +46,22 @@ export default definePlugin({
   config,
   register(env) {
     env.registerInit({
-      deps: { parsers: extensionPoints.documentParsers, log: coreServices.logger, http: coreServices.http },
-      async init({ parsers, log, http }, options) {
+      deps: { parsers: extensionPoints.documentParsers, log: coreServices.logger, http: coreServices.http, lifecycle: coreServices.lifecycle },
+      async init({ parsers, log, http, lifecycle }, options) {
+        const pool = new ParserPool({
+          workers: options.parse_workers,
+          memoryMb: options.parse_memory_mb,
+          timeoutMs: options.parse_timeout_seconds * 1000,
+          limits: {
+            maxTextChars: options.max_text_chars,
+            zip: { maxEntries: options.zip_max_entries, maxUncompressedBytes: options.zip_max_uncompressed_mb * 1024 * 1024, maxRatio: options.zip_max_ratio },
+            csvMaxColumns: options.csv_max_columns,
+            csvMaxHeaderChars: options.csv_max_header_chars,
+            pdfMaxPages: options.pdf_max_pages,
+            htmlMaxDepth: options.html_max_depth,
+          },
+        });
+        lifecycle.onStop(() => pool.close());
         const unstructured = options.unstructured_api_url
           ? {
               url: options.unstructured_api_url,
@@ -35,7 +72,7 @@ export default definePlugin({
               http,
             }
           : undefined;
-        for (const [contentType, parser] of parserRegistrations(unstructured)) parsers.register(contentType, parser);
+        for (const [contentType, parser] of parserRegistrations((contentType) => pool.parser(contentType), unstructured)) parsers.register(contentType, parser);
         if (unstructured) log.info({ url: unstructured.url, content_types: unstructured.contentTypes }, 'document parsing through the Unstructured API');
       },
     });

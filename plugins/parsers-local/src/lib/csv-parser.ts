@@ -1,6 +1,7 @@
 import { BadRequestError, type DocumentInput, type DocumentParser, type ParsedDocument, type ParsedElement } from '@agent-host/sdk';
 import { parse } from 'csv-parse/sync';
 import { decodeText, parsedDocument } from './elements.js';
+import { overLimit, type ParseLimits } from './parse-limits.js';
 
 const DELIMITERS = [',', ';', '\t', '|'];
 
@@ -16,33 +17,44 @@ function sniffDelimiter(text: string): string {
   return DELIMITERS.reduce((best, d) => (counts.get(d)! > counts.get(best)! ? d : best), ',');
 }
 
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 /**
  * `text/csv`: the first record is the header; every later record becomes one
  * TableRow element whose text pairs each value with its column
  * (`name: Ada; city: London`), so a row stands alone as a chunk.
  */
 export class CsvParser implements DocumentParser {
+  constructor(private readonly limits: ParseLimits) {}
+
   async parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument> {
     options?.signal?.throwIfAborted();
     const text = decodeText(input);
     const delimiter = sniffDelimiter(text);
     let records: string[][];
     try {
-      records = parse(text, { delimiter, relax_column_count: true, skip_empty_lines: true, trim: true });
+      records = parse(text, { delimiter, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: this.limits.maxTextChars });
     } catch (error) {
       throw new BadRequestError(`${input.filename}: not valid CSV (${(error as Error).message})`);
     }
     const [header = [], ...rows] = records;
-    const columns = header.map((name, i) => name || `column_${i + 1}`);
-    const elements: ParsedElement[] = rows.map((row, index) => ({
-      type: 'TableRow',
-      text: row
+    const widest = records.reduce((most, record) => Math.max(most, record.length), 0);
+    if (widest > this.limits.csvMaxColumns) throw overLimit(input.filename, `a row has ${widest} columns (limit ${this.limits.csvMaxColumns})`, 'csv_max_columns');
+    const columns = header.map((name, i) => cut(name, this.limits.csvMaxHeaderChars) || `column_${i + 1}`);
+    // Every row repeats the column names, so the text may be far larger than the file: counted as it is built.
+    let produced = 0;
+    const elements: ParsedElement[] = rows.map((row, index) => {
+      const text = row
         .map((value, i) => [columns[i] ?? `column_${i + 1}`, value] as const)
         .filter(([, value]) => value !== '')
         .map(([column, value]) => `${column}: ${value}`)
-        .join('; '),
-      metadata: { row_number: index + 1 },
-    }));
+        .join('; ');
+      produced += text.length + 2;
+      if (produced > this.limits.maxTextChars) {
+        throw overLimit(input.filename, `its rows expand to more than ${this.limits.maxTextChars} characters of text`, 'max_text_chars');
+      }
+      return { type: 'TableRow', text, metadata: { row_number: index + 1 } };
+    });
     return parsedDocument(elements, { parser: 'local-csv', filename: input.filename, columns, row_count: rows.length, delimiter });
   }
 }

@@ -1,6 +1,7 @@
 import type { DocumentInput, DocumentParser, ParsedDocument, ParsedElement } from '@agent-host/sdk';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { decodeText, parsedDocument, squash } from './elements.js';
+import { overLimit, type ParseLimits } from './parse-limits.js';
 
 type Node = ReturnType<typeof parseDocument>['children'][number];
 
@@ -79,9 +80,23 @@ class HtmlWalker {
   }
 }
 
-/** The structural elements of an HTML document or fragment, and its `<title>`. */
-export function htmlElements(html: string): { elements: ParsedElement[]; title?: string } {
+/** How deeply elements nest, found without recursion (the walk below recurses, so it runs only within the limit). */
+function depthOf(root: { children: Node[] }): number {
+  let deepest = 0;
+  const stack: [Node, number][] = root.children.map((node) => [node, 1]);
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (DomUtils.hasChildren(node)) for (const child of node.children) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** The structural elements of an HTML document or fragment, and its `<title>`; deeper nesting than `maxDepth` is refused. */
+export function htmlElements(html: string, filename: string, maxDepth: number): { elements: ParsedElement[]; title?: string } {
   const document = parseDocument(html);
+  const depth = depthOf(document);
+  if (depth > maxDepth) throw overLimit(filename, `its elements nest ${depth} deep (limit ${maxDepth})`, 'html_max_depth');
   const walker = new HtmlWalker();
   for (const node of document.children) walker.visit(node);
   walker.flush();
@@ -92,9 +107,11 @@ export function htmlElements(html: string): { elements: ParsedElement[]; title?:
 
 /** `text/html`: headings, paragraphs, list items, tables and code blocks; scripts and styles are dropped. */
 export class HtmlParser implements DocumentParser {
+  constructor(private readonly limits: ParseLimits) {}
+
   async parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument> {
     options?.signal?.throwIfAborted();
-    const { elements, title } = htmlElements(decodeText(input));
+    const { elements, title } = htmlElements(decodeText(input), input.filename, this.limits.htmlMaxDepth);
     return parsedDocument(elements, { parser: 'local-html', filename: input.filename, ...(title ? { title } : {}) });
   }
 }

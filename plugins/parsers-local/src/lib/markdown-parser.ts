@@ -2,6 +2,7 @@ import type { DocumentInput, DocumentParser, ParsedDocument, ParsedElement } fro
 import { Lexer, type Token, type Tokens } from 'marked';
 import { decodeText, parsedDocument, squash } from './elements.js';
 import { htmlElements } from './html-parser.js';
+import type { ParseLimits } from './parse-limits.js';
 
 // YAML front matter would otherwise read as a paragraph under a setext heading.
 const FRONT_MATTER = /^---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)\r?\n/;
@@ -18,7 +19,13 @@ function inlineText(tokens: Token[] | undefined): string {
     .join('');
 }
 
-function blockElements(tokens: Token[], out: ParsedElement[]): void {
+/** Raw HTML blocks are parsed under the same nesting limit as HTML documents. */
+interface HtmlBlocks {
+  filename: string;
+  maxDepth: number;
+}
+
+function blockElements(tokens: Token[], out: ParsedElement[], html: HtmlBlocks): void {
   for (const token of tokens) {
     switch (token.type) {
       case 'heading':
@@ -31,7 +38,7 @@ function blockElements(tokens: Token[], out: ParsedElement[]): void {
       case 'list':
         for (const item of (token as Tokens.List).items) {
           out.push({ type: 'ListItem', text: squash(inlineText(item.tokens.filter((t) => t.type !== 'list'))) });
-          blockElements(item.tokens.filter((t) => t.type === 'list'), out);
+          blockElements(item.tokens.filter((t) => t.type === 'list'), out, html);
         }
         break;
       case 'code':
@@ -44,10 +51,10 @@ function blockElements(tokens: Token[], out: ParsedElement[]): void {
         break;
       }
       case 'blockquote':
-        blockElements(token.tokens ?? [], out);
+        blockElements(token.tokens ?? [], out, html);
         break;
       case 'html':
-        out.push(...htmlElements(token.text).elements);
+        out.push(...htmlElements(token.text, html.filename, html.maxDepth).elements);
         break;
     }
   }
@@ -55,11 +62,13 @@ function blockElements(tokens: Token[], out: ParsedElement[]): void {
 
 /** `text/markdown`: ATX and setext headings, paragraphs, list items, GFM tables, code blocks; front matter is skipped. */
 export class MarkdownParser implements DocumentParser {
+  constructor(private readonly limits: ParseLimits) {}
+
   async parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument> {
     options?.signal?.throwIfAborted();
     const source = decodeText(input).replace(FRONT_MATTER, '');
     const elements: ParsedElement[] = [];
-    blockElements(Lexer.lex(source, { gfm: true }), elements);
+    blockElements(Lexer.lex(source, { gfm: true }), elements, { filename: input.filename, maxDepth: this.limits.htmlMaxDepth });
     return parsedDocument(elements, { parser: 'local-markdown', filename: input.filename });
   }
 }

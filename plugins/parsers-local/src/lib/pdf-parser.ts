@@ -3,6 +3,7 @@ import path from 'node:path';
 import { BadRequestError, type DocumentInput, type DocumentParser, type ParsedDocument, type ParsedElement } from '@agent-host/sdk';
 import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { parsedDocument } from './elements.js';
+import { overLimit, type ParseLimits } from './parse-limits.js';
 
 // pdfjs reads these from disk in Node: CMaps decode CJK text, standard font
 // data covers PDFs that use the 14 base fonts without embedding them.
@@ -120,10 +121,13 @@ async function openPdf(input: DocumentInput): Promise<PDFDocumentProxy> {
 
 /** `application/pdf` through pdfjs: text per page, headings found by font size; no OCR. */
 export class PdfParser implements DocumentParser {
+  constructor(private readonly limits: ParseLimits) {}
+
   async parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument> {
     options?.signal?.throwIfAborted();
     const pdf = await openPdf(input);
     try {
+      if (pdf.numPages > this.limits.pdfMaxPages) throw overLimit(input.filename, `it has ${pdf.numPages} pages (limit ${this.limits.pdfMaxPages})`, 'pdf_max_pages');
       const lines: Line[] = [];
       for (let number = 1; number <= pdf.numPages; number++) {
         options?.signal?.throwIfAborted();
