@@ -5,18 +5,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { manyPagePdf } from '../fixtures/many-page-pdf.js';
 import { startOpenAiEmbeddingsFixture } from '../fixtures/openai-embeddings-server.js';
-import { startHostProcess } from '../helpers/cli.js';
+import { startHostProcess, type TapLike } from '../helpers/cli.js';
 import { AdminClient } from '../helpers/host.js';
 import { waitFor } from '../helpers/job-counter.js';
 import { createSource, uploadOk, waitForJob } from '../helpers/knowledge.js';
 import { createTestDatabase, query } from '../helpers/services.js';
 
-t.test('a job killed mid-way with its worker is finished by another host process, without duplicate vectors', async (t) => {
-  const fixture = await startOpenAiEmbeddingsFixture({ respond: () => ({ dim: 8, delayMs: 300 }) });
-  t.teardown(() => fixture.close());
+/**
+ * A fresh database and objects directory, and a way to start host processes on both (as they would share an object
+ * store), with a 3 s ingestion lease so a dead process's job is soon claimed again.
+ */
+async function hostsSharingStorage(t: TapLike, env: Record<string, string>) {
   const databaseUrl = await createTestDatabase(t);
-  // Both processes keep files in one place, as they would share an object store.
   const objectsDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-objects-'));
   t.teardown(() => rm(objectsDir, { recursive: true, force: true }));
   const start = (name: string) =>
@@ -26,15 +28,24 @@ t.test('a job killed mid-way with its worker is finished by another host process
       {
         AGENT_HOST_INSTANCE_NAME: name,
         AGENT_HOST__OBJECT_STORE__LOCAL_DIR: JSON.stringify(objectsDir),
-        AGENT_HOST__KNOWLEDGE__EMBEDDER: '"openai"',
         AGENT_HOST__KNOWLEDGE__INGESTION_LEASE_SECONDS: '3',
         AGENT_HOST__KNOWLEDGE__INGESTION_SUPERVISOR_INTERVAL_SECONDS: '1',
-        AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BASE_URL: `"${fixture.url}"`,
-        AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_DIM: '8',
-        AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BATCH_SIZE: '2',
+        ...env,
       },
       name,
     );
+  return { databaseUrl, start };
+}
+
+t.test('a job killed mid-way with its worker is finished by another host process, without duplicate vectors', async (t) => {
+  const fixture = await startOpenAiEmbeddingsFixture({ respond: () => ({ dim: 8, delayMs: 300 }) });
+  t.teardown(() => fixture.close());
+  const { databaseUrl, start } = await hostsSharingStorage(t, {
+    AGENT_HOST__KNOWLEDGE__EMBEDDER: '"openai"',
+    AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BASE_URL: `"${fixture.url}"`,
+    AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_DIM: '8',
+    AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BATCH_SIZE: '2',
+  });
 
   const a = await start('worker-a');
   const admin = new AdminClient(a.url);
@@ -67,4 +78,34 @@ t.test('a job killed mid-way with its worker is finished by another host process
     'SELECT d.id AS document_id, count(c.id) AS n, d.expected_point_count AS expected FROM knowledge_documents d LEFT JOIN knowledge_chunks c ON c.document_id = d.id GROUP BY d.id',
   );
   t.ok(chunks.every((c) => Number(c.n) === c.expected), 'and exactly its chunks in Postgres');
+});
+
+t.test('a document being parsed when its host was killed fails on recovery, instead of being parsed into another crash', async (t) => {
+  const { databaseUrl, start } = await hostsSharingStorage(t, {
+    // A PDF slow enough to parse that the kill lands inside its parse.
+    AGENT_HOST__PLUGINS__PARSERS_LOCAL__PDF_MAX_PAGES: '1000000',
+    AGENT_HOST__PLUGINS__PARSERS_LOCAL__PARSE_TIMEOUT_SECONDS: '600',
+  });
+
+  const a = await start('parser-a');
+  const admin = new AdminClient(a.url);
+  await admin.login();
+  const source = await createSource(admin);
+  const slow = await uploadOk(admin, source.source_id, { filename: 'slow.pdf', contentType: 'application/pdf', data: manyPagePdf(300_000) });
+  const job = (await admin.request('POST', `/knowledge-sources/${source.source_id}/ingest`)).body;
+  const parsing = async () => (await query<{ parse_started_at: Date | null }>(databaseUrl, 'SELECT parse_started_at FROM knowledge_documents WHERE id = $1', [slow.document_id]))[0];
+  await waitFor('process A to start parsing slow.pdf', parsing, (row) => row?.parse_started_at != null, 60_000);
+  a.run.child.kill('SIGKILL');
+  await a.run.exit;
+
+  const b = await start('parser-b');
+  const adminB = new AdminClient(b.url);
+  await adminB.login();
+  const finished = await waitForJob(adminB, job.job_id, 60_000);
+  t.ok(finished.attempt_count >= 2, 'the job was claimed again');
+  t.match(finished, { status: 'failed', documents_failed: 1 }, 'the document failed instead of being parsed again');
+  t.match(finished.document_results, [{ document_id: slow.document_id, status: 'failed', error: /an earlier parse of this document never finished/ }]);
+  const document = (await adminB.request('GET', `/knowledge-sources/${source.source_id}/documents/${slow.document_id}`)).body;
+  t.match(document, { status: 'failed', error_message: /ingest the source again to retry it/ }, 'the document says why and how to retry');
+  t.equal((await parsing())?.parse_started_at, null, 'and a new ingest would parse it again');
 });

@@ -69,7 +69,7 @@ export async function servingUrl(run: CliRun, timeoutMs = 180_000): Promise<stri
   }
 }
 
-interface TapLike {
+export interface TapLike {
   teardown(fn: () => Promise<void> | void): void;
 }
 

@@ -3,6 +3,7 @@
 import { BadRequestError, extensionPoints, type DocumentParser } from '@agent-host/sdk';
 import { Document, Packer, Paragraph } from 'docx';
 import t from 'tap';
+import { manyPagePdf } from '../fixtures/many-page-pdf.js';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -35,27 +36,6 @@ async function whileTicking<T>(work: () => Promise<T>): Promise<{ outcome: T | E
 
 const parseWith = (parserFor: (type: string) => DocumentParser, contentType: string, data: Uint8Array | string, filename: string) =>
   parserFor(contentType).parse({ data: typeof data === 'string' ? new TextEncoder().encode(data) : data, filename, contentType });
-
-/** A PDF whose page tree holds `pages` pages (one page object, listed `pages` times), with a correct xref table. */
-function manyPagePdf(pages: number): Uint8Array {
-  const kids = Array.from({ length: pages }, () => '3 0 R').join(' ');
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] /Resources << >> /Contents 4 0 R >>',
-    '<< /Length 0 >>\nstream\n\nendstream',
-  ];
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, i) => {
-    offsets.push(body.length);
-    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(body);
-}
 
 t.test('a DOCX bomb (30 MB of text packed into 37 KB) fails with its ratio before anything loads it whole', async (t) => {
   const bomb = new Uint8Array(await Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('a'.repeat(30_000_000))] }] })));

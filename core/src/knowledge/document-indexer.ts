@@ -83,10 +83,19 @@ export class DocumentIndexer {
   private async parse(row: DocumentRow): Promise<ParsedDocument> {
     const parser = this.parsers.get(baseContentType(row.content_type));
     if (!parser) throw new Error(`no document parser handles content type "${row.content_type}" any more`);
-    const { data } = await this.objectStore.get(row.object_key);
-    const parsed = await parser.parse({ data, filename: row.filename, contentType: row.content_type });
-    await this.repository.saveSnapshot(row.id, parsed);
-    return parsed;
+    // Counted before the parse starts: a document that took the host down is not parsed into another crash.
+    const unfinished = await this.repository.beginParse(row.id);
+    try {
+      if (unfinished) {
+        throw new Error('an earlier parse of this document never finished (the host stopped while parsing it), so it is not parsed again on its own; ingest the source again to retry it');
+      }
+      const { data } = await this.objectStore.get(row.object_key);
+      const parsed = await parser.parse({ data, filename: row.filename, contentType: row.content_type });
+      await this.repository.saveSnapshot(row.id, parsed);
+      return parsed;
+    } finally {
+      await this.repository.endParse(row.id);
+    }
   }
 
   private async readSnapshot(row: DocumentRow): Promise<ParsedDocument> {

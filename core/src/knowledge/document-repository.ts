@@ -85,6 +85,24 @@ export class DocumentRepository {
     await this.db.query('UPDATE knowledge_documents SET vector_collection = $2, updated_at = now() WHERE id = $1', { bind: [documentId, collection] });
   }
 
+  /**
+   * Marks the document as being parsed; true when an earlier parse of it never finished (the host stopped while
+   * parsing it, so the document may be what stopped it).
+   */
+  async beginParse(documentId: string): Promise<boolean> {
+    const [row] = await this.db.query<{ unfinished: boolean }>(
+      `WITH before AS (SELECT parse_started_at FROM knowledge_documents WHERE id = $1 FOR UPDATE)
+       UPDATE knowledge_documents d SET parse_started_at = now() FROM before WHERE d.id = $1 RETURNING before.parse_started_at IS NOT NULL AS unfinished`,
+      { bind: [documentId], type: QueryTypes.SELECT },
+    );
+    return row?.unfinished ?? false;
+  }
+
+  /** The parse ended, whichever way. */
+  async endParse(documentId: string): Promise<void> {
+    await this.db.query('UPDATE knowledge_documents SET parse_started_at = NULL WHERE id = $1', { bind: [documentId] });
+  }
+
   async saveSnapshot(documentId: string, parsed: ParsedDocument, transaction?: Transaction): Promise<void> {
     await this.db.query(
       `INSERT INTO knowledge_parse_snapshots (document_id, text, elements, metadata, created_at) VALUES ($1, $2, $3, $4, now())
