@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
+import pg from 'pg';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
@@ -114,4 +115,35 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.same([body.conversation_estimated_cost.estimated_interaction_count, body.conversation_estimated_cost.total_cost_usd], [2, 0], 'the offline model is priced at 0');
     t.same(body.combined_estimated_cost, body.conversation_estimated_cost);
   });
+});
+
+t.test('GET /sessions?q= matches % and _ literally, needs 3 characters, and runs on trigram indexes', async (t) => {
+  const host = await startTestHost(t);
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  await admin.stream({ thread_id: 'offer', message: 'a discount of 50% on item_42' });
+  await admin.stream({ thread_id: 'other', message: 'about the weather at 500 metres' });
+  const ids = async (q: string) => {
+    const response = await admin.request('GET', `/sessions?q=${encodeURIComponent(q)}`);
+    t.equal(response.status, 200, `q=${q} is answered`);
+    return response.body.items.map((s: { session_id: string }) => s.session_id).sort();
+  };
+  t.same(await ids('50%'), ['offer'], '% is a character, not "anything": "50%" does not match "500"');
+  t.same(await ids('%%%'), [], 'a query of wildcards matches nothing');
+  t.same(await ids('m_4'), ['offer'], '_ matches itself');
+  t.same(await ids('t_w'), [], '_ is not a wildcard: "t_w" does not find the "t w" of "about the weather"');
+  t.same(await ids('ffe'), ['offer'], 'the thread id matches too');
+  const short = await admin.request('GET', '/sessions?q=ab');
+  t.equal(short.status, 422, 'shorter than 3 characters is refused');
+  t.match(JSON.stringify(short.body), /at least 3 characters/);
+
+  const client = new pg.Client({ connectionString: host.databaseUrl });
+  await client.connect();
+  t.teardown(() => client.end());
+  // Tiny tables are scanned whole whatever the indexes; with scans off, the plan shows which index serves the search.
+  await client.query('SET enable_seqscan = off');
+  const plan = async (sql: string) => (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+  t.match(await plan("SELECT session_id FROM chat_messages WHERE content ILIKE '%weather%'"), /chat_messages_content_trgm/, 'message text is searched through its trigram index');
+  t.match(await plan("SELECT id FROM chat_sessions WHERE id ILIKE '%ffe%'"), /chat_sessions_id_trgm/, 'thread ids through theirs');
+  t.match(await plan(`SELECT id FROM chat_sessions WHERE effective_agent_id = '${randomUUID()}' ORDER BY updated_at DESC, id DESC LIMIT 20`), /chat_sessions_effective_agent/, 'and the agent filter through the stored effective agent');
 });

@@ -44,25 +44,24 @@ export class SessionQueries {
 
   /**
    * Sessions, most recently active first. A session without a bound agent
-   * reports the agent of its latest turn that had one; `agent_id` filters on
-   * that same effective agent. `q` matches the thread id or message text.
+   * reports the agent of its latest turn that had one (`effective_agent_id`,
+   * kept as turns are stored); `agent_id` filters on that same effective agent.
+   * `q` matches the thread id or message text as a substring, `%` and `_`
+   * literally, through trigram indexes.
    */
   async listSessions(filters: { agent_id?: string; q?: string; date_from?: Date; date_to?: Date; limit: number; cursor?: string }) {
     const [cursorAt, cursorId] = decodeCursor(filters.cursor);
     const rows = await this.db.query<SessionListRow>(
-      `WITH s AS (
-         SELECT cs.*, COALESCE(cs.agent_id, (SELECT t.agent_id FROM conversation_turns t WHERE t.session_id = cs.id AND t.agent_id IS NOT NULL ORDER BY t.created_at DESC LIMIT 1)) AS effective_agent_id
-         FROM chat_sessions cs)
-       SELECT s.id, s.effective_agent_id AS agent_id, a.name AS agent_name, a.human_takeover_enabled, s.status, s.takeover_owner_id, s.takeover_owner_name,
+      `SELECT s.id, s.effective_agent_id AS agent_id, a.name AS agent_name, a.human_takeover_enabled, s.status, s.takeover_owner_id, s.takeover_owner_name,
               s.takeover_started_at, s.takeover_released_at, s.created_at, s.updated_at
-       FROM s LEFT JOIN agents a ON a.id = s.effective_agent_id
+       FROM chat_sessions s LEFT JOIN agents a ON a.id = s.effective_agent_id
        WHERE ($1::uuid IS NULL OR s.effective_agent_id = $1::uuid)
-         AND ($2::text IS NULL OR s.id ILIKE '%' || $2 || '%' OR EXISTS (SELECT 1 FROM chat_messages m WHERE m.session_id = s.id AND m.content ILIKE '%' || $2 || '%'))
+         AND ($2::text IS NULL OR s.id ILIKE $2 OR s.id IN (SELECT m.session_id FROM chat_messages m WHERE m.content ILIKE $2))
          AND ($3::timestamptz IS NULL OR s.updated_at >= $3) AND ($4::timestamptz IS NULL OR s.updated_at < $4)
          AND ($5::timestamptz IS NULL OR (s.updated_at, s.id) < ($5::timestamptz, $6::text))
        ORDER BY s.updated_at DESC, s.id DESC LIMIT $7`,
       {
-        bind: [filters.agent_id ?? null, filters.q ?? null, filters.date_from ?? null, filters.date_to ?? null, cursorAt, cursorId, filters.limit + 1],
+        bind: [filters.agent_id ?? null, filters.q === undefined ? null : `%${filters.q.replace(/[\\%_]/g, '\\$&')}%`, filters.date_from ?? null, filters.date_to ?? null, cursorAt, cursorId, filters.limit + 1],
         type: QueryTypes.SELECT,
       },
     );

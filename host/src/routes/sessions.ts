@@ -7,7 +7,8 @@ const sessionQuery = z
   .object({
     ...pagingFields,
     agent_id: z.string().uuid().optional(),
-    q: z.string().trim().min(1).max(200).optional(),
+    // Substring search runs on trigram indexes, which need three characters.
+    q: z.string().trim().min(3, 'search for at least 3 characters').max(200).optional(),
     date_from: z.coerce.date().optional(),
     date_to: z.coerce.date().optional(),
   })
