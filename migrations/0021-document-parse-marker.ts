@@ -1,10 +1,10 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 
-/** Set while a document is being parsed: still set when the next attempt starts, that parse never finished. */
+/** Parses of a document begun and not yet finished: above zero when the next attempt starts, they never finished. */
 export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
-  await qi.addColumn('knowledge_documents', 'parse_started_at', { type: DataTypes.DATE, allowNull: true });
+  await qi.addColumn('knowledge_documents', 'unfinished_parses', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
-  await qi.removeColumn('knowledge_documents', 'parse_started_at');
+  await qi.removeColumn('knowledge_documents', 'unfinished_parses');
 }

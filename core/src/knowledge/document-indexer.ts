@@ -16,6 +16,9 @@ export interface DocumentResult {
 
 export type IndexMode = 'ingest' | 'rebuild_from_snapshot';
 
+/** Interrupted parses after which a document is failed instead of parsed again. */
+const MAX_UNFINISHED_PARSES = 2;
+
 /** A failure whose `vector_status` is `verification_failed` rather than `reindex_required`. */
 class VerificationError extends Error {
   constructor(
@@ -83,12 +86,15 @@ export class DocumentIndexer {
   private async parse(row: DocumentRow): Promise<ParsedDocument> {
     const parser = this.parsers.get(baseContentType(row.content_type));
     if (!parser) throw new Error(`no document parser handles content type "${row.content_type}" any more`);
-    // Counted before the parse starts: a document that took the host down is not parsed into another crash.
+    // Counted before the parse starts. One interrupted parse may be a restart that had nothing to do with the
+    // document and is tried again; after two, the document is taken for what stops the host and is not parsed into
+    // another crash.
     const unfinished = await this.repository.beginParse(row.id);
     try {
-      if (unfinished) {
-        throw new Error('an earlier parse of this document never finished (the host stopped while parsing it), so it is not parsed again on its own; ingest the source again to retry it');
+      if (unfinished >= MAX_UNFINISHED_PARSES) {
+        throw new Error(`${unfinished} earlier parses of this document never finished (the host stopped while parsing it), so it is not parsed again on its own; ingest the source again to retry it`);
       }
+      if (unfinished > 0) this.logger.warn({ document_id: row.id, unfinished }, 'an earlier parse of this document never finished; parsing it once more');
       const { data } = await this.objectStore.get(row.object_key);
       const parsed = await parser.parse({ data, filename: row.filename, contentType: row.content_type });
       await this.repository.saveSnapshot(row.id, parsed);

@@ -86,21 +86,20 @@ export class DocumentRepository {
   }
 
   /**
-   * Marks the document as being parsed; true when an earlier parse of it never finished (the host stopped while
-   * parsing it, so the document may be what stopped it).
+   * Counts a parse of the document as begun; resolves with how many earlier ones never finished (the host stopped
+   * while parsing it, so the document may be what stopped it).
    */
-  async beginParse(documentId: string): Promise<boolean> {
-    const [row] = await this.db.query<{ unfinished: boolean }>(
-      `WITH before AS (SELECT parse_started_at FROM knowledge_documents WHERE id = $1 FOR UPDATE)
-       UPDATE knowledge_documents d SET parse_started_at = now() FROM before WHERE d.id = $1 RETURNING before.parse_started_at IS NOT NULL AS unfinished`,
+  async beginParse(documentId: string): Promise<number> {
+    const [row] = await this.db.query<{ unfinished: number }>(
+      'UPDATE knowledge_documents SET unfinished_parses = unfinished_parses + 1 WHERE id = $1 RETURNING unfinished_parses - 1 AS unfinished',
       { bind: [documentId], type: QueryTypes.SELECT },
     );
-    return row?.unfinished ?? false;
+    return row?.unfinished ?? 0;
   }
 
   /** The parse ended, whichever way. */
   async endParse(documentId: string): Promise<void> {
-    await this.db.query('UPDATE knowledge_documents SET parse_started_at = NULL WHERE id = $1', { bind: [documentId] });
+    await this.db.query('UPDATE knowledge_documents SET unfinished_parses = 0 WHERE id = $1', { bind: [documentId] });
   }
 
   async saveSnapshot(documentId: string, parsed: ParsedDocument, transaction?: Transaction): Promise<void> {
