@@ -37,7 +37,7 @@ export { Knowledge } from './knowledge/knowledge.js';
 export { correctionUpdateSchema } from './knowledge/corrections.js';
 export { revealsCorrectionPublication } from './knowledge/correction-views.js';
 export { CHUNKING_STRATEGIES } from './knowledge/chunking.js';
-export { baseContentType, type UploadedFile } from './knowledge/documents.js';
+export { baseContentType, type SpooledFile, type UploadedFile } from './knowledge/documents.js';
 export { ingestSchema, rebuildSchema } from './knowledge/ingestion-jobs.js';
 export { inspectSchema } from './knowledge/inspect-runs.js';
 export { mountCreateSchema } from './knowledge/mounts.js';

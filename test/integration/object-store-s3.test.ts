@@ -53,6 +53,19 @@ t.test('put, get, open, exists and delete round-trip bytes and content type thro
   t.ok(http.fetched.length >= 8 && http.fetched.every((url) => url.startsWith(server.endpoint)), "every request went through the host's HTTP client (coreServices.http)");
 });
 
+t.test('putStream stores bytes read from a stream, announced by their size', async (t) => {
+  const store = storeFor(t, await startS3Server(t));
+  const parts = ['first part, ', 'second part, ', 'last part'].map(bytes);
+  async function* body() {
+    yield* parts;
+  }
+  const size = parts.reduce((total, part) => total + part.byteLength, 0);
+  t.same(await store.putStream!('uploads/streamed.txt', body(), { contentType: 'text/plain', size }), { key: 'uploads/streamed.txt', size, content_type: 'text/plain' });
+  const got = await store.get('uploads/streamed.txt');
+  t.equal(new TextDecoder().decode(got.data), 'first part, second part, last part', 'the object holds the streamed bytes');
+  t.same(got.info, { key: 'uploads/streamed.txt', size, content_type: 'text/plain' });
+});
+
 t.test('with a public endpoint, downloads are presigned URLs that fetch the bytes over HTTP', async (t) => {
   const server = await startS3Server(t);
   const store = storeFor(t, server, server.publicEndpoint);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { BadRequestError, NotFoundError, UpstreamTimeoutError } from '@agent-host/sdk';
@@ -61,6 +61,19 @@ t.test('local object store keeps bytes and content type and never leaves its dir
   await store.delete('sources/s1/report.pdf');
   t.equal(await store.exists('sources/s1/report.pdf'), false);
   await t.rejects(store.get('sources/s1/report.pdf'), NotFoundError);
+});
+
+t.test('local object store: putStream writes beside the target and renames, and refuses a stream of the wrong size', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-objects-'));
+  const store = createLocalObjectStore(dir);
+  async function* parts(...texts: string[]) {
+    for (const text of texts) yield new TextEncoder().encode(text);
+  }
+  t.same(await store.putStream!('up/a.txt', parts('one ', 'two'), { contentType: 'text/plain', size: 7 }), { key: 'up/a.txt', size: 7, content_type: 'text/plain' });
+  t.equal(Buffer.from((await store.get('up/a.txt')).data).toString(), 'one two');
+  await t.rejects(store.putStream!('up/b.txt', parts('short'), { contentType: 'text/plain', size: 99 }), /5 bytes arrived, 99 were announced/);
+  t.equal(await store.exists('up/b.txt'), false, 'nothing is left under the key');
+  t.same((await readdir(path.join(dir, 'up'))).sort(), ['a.txt', 'a.txt.meta.json'], 'and no partial file beside it');
 });
 
 t.test('http client: every call has a timeout that rejects with UpstreamTimeoutError', async (t) => {

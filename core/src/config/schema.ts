@@ -179,6 +179,8 @@ export const configSchema = z
         /** Retriever (vector store) registry key (set in default.toml). */
         retriever: z.string().min(1),
         upload_max_bytes: z.number().int().positive().default(50 * 1024 * 1024),
+        /** Uploads read at once per instance; past it a new one is refused with 503 and Retry-After. */
+        upload_concurrency: z.number().int().min(1).default(4),
         default_top_k: z.number().int().min(1).max(50).default(5),
         default_score_threshold: z.number().min(0).max(1).default(0.2),
         /** Postgres text search configuration of the keyword fallback. */

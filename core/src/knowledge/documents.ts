@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import {
   BadRequestError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   type DocumentParser,
   type Logger,
-  type ObjectStoreBackend,
 } from '@agent-host/sdk';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '../kernel/registry.js';
@@ -14,15 +14,29 @@ import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';
+import type { StreamingObjectStore } from '../services/object-store-selection.js';
 
 /** The parser registry key of a content type: lower case, without parameters (`; charset=...`). */
 export const baseContentType = (contentType: string) => contentType.split(';', 1)[0]!.trim().toLowerCase();
 
-/** An uploaded file as the transport read it. */
+/** A file the transport streamed to disk, hashing it on the way. */
+export interface SpooledFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** An uploaded file as the transport read it: in memory (small generated files) or spooled to disk (uploads). */
 export interface UploadedFile {
   filename: string;
   contentType: string;
-  data: Uint8Array;
+  data: Uint8Array | SpooledFile;
+}
+
+/** Size and SHA-256 of a file's bytes, wherever they are. */
+function digestOf(data: UploadedFile['data']): { size: number; sha256: string } {
+  if (data instanceof Uint8Array) return { size: data.byteLength, sha256: createHash('sha256').update(data).digest('hex') };
+  return { size: data.size, sha256: data.sha256 };
 }
 
 /** An object key segment from a file name: no separators, control characters or dot segments, at most 200 characters. */
@@ -42,7 +56,7 @@ export class KnowledgeDocuments {
     private readonly repository: DocumentRepository,
     private readonly sources: KnowledgeSources,
     private readonly parsers: KeyedRegistry<DocumentParser>,
-    private readonly objectStore: ObjectStoreBackend,
+    private readonly objectStore: StreamingObjectStore,
     private readonly index: VectorIndex,
     readonly uploadMaxBytes: number,
     private readonly logger: Logger,
@@ -58,7 +72,7 @@ export class KnowledgeDocuments {
   async upload(sourceId: string, file: UploadedFile, op: Operation) {
     await this.sources.requireStandard(sourceId, 'given uploads through the documents endpoint');
     if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename');
-    if (file.data.byteLength > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`);
+    if (digestOf(file.data).size > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`);
     this.checkContentType(file.contentType);
     const id = await this.store(sourceId, file, {}, op);
     return this.get(sourceId, id);
@@ -78,18 +92,20 @@ export class KnowledgeDocuments {
   ): Promise<string> {
     const id = randomUUID();
     const key = `knowledge/${sourceId}/${id}/${keySegment(file.filename)}`;
-    await this.objectStore.put(key, file.data, { contentType: file.contentType });
+    const { size, sha256 } = digestOf(file.data);
+    if (file.data instanceof Uint8Array) await this.objectStore.put(key, file.data, { contentType: file.contentType });
+    else await this.objectStore.putStream(key, createReadStream(file.data.path), { contentType: file.contentType, size });
     try {
       await this.db.transaction(async (transaction) => {
         await this.db.query(
           `INSERT INTO knowledge_documents (id, source_id, filename, content_type, size_bytes, sha256, object_key, status, vector_status, metadata_json, created_by, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploaded', 'reindex_required', $8, $9, now(), now())`,
           {
-            bind: [id, sourceId, file.filename, file.contentType, file.data.byteLength, createHash('sha256').update(file.data).digest('hex'), key, JSON.stringify(metadata), op.operator.admin_user_id],
+            bind: [id, sourceId, file.filename, file.contentType, size, sha256, key, JSON.stringify(metadata), op.operator.admin_user_id],
             transaction,
           },
         );
-        await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: file.data.byteLength } }, transaction);
+        await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: size } }, transaction);
         await alsoWrite?.(transaction, id);
       });
     } catch (error) {

@@ -1,4 +1,5 @@
-import type { DocumentParser, Embedder, JobScheduler, Logger, ObjectStoreBackend, Retriever } from '@agent-host/sdk';
+import type { DocumentParser, Embedder, JobScheduler, Logger, Retriever } from '@agent-host/sdk';
+import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
@@ -24,7 +25,7 @@ export interface KnowledgeDeps {
   parsers: KeyedRegistry<DocumentParser>;
   embedders: KeyedRegistry<Embedder>;
   retrievers: KeyedRegistry<Retriever>;
-  objectStore: ObjectStoreBackend;
+  objectStore: StreamingObjectStore;
   logger: Logger;
 }
 

@@ -1,5 +1,7 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { assertObjectKey, BadRequestError, NotFoundError, objectStoreProxyDownload, type ObjectStoreBackend } from '@agent-host/sdk';
 
@@ -37,6 +39,23 @@ export function createLocalObjectStore(root: string): ObjectStoreBackend {
       await writeFile(file, data);
       await writeFile(file + META, JSON.stringify({ content_type: contentType }));
       return { key, size: data.byteLength, content_type: contentType };
+    },
+    async putStream(key, body, { contentType, size }) {
+      const file = fileOf(key);
+      await mkdir(path.dirname(file), { recursive: true });
+      // Written beside the target and renamed, so a reader never sees half a file.
+      const partial = `${file}.${randomBytes(6).toString('hex')}.partial`;
+      try {
+        await pipeline(body, createWriteStream(partial));
+        const written = (await stat(partial)).size;
+        if (written !== size) throw new Error(`object "${key}": ${written} bytes arrived, ${size} were announced`);
+        await rename(partial, file);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      await writeFile(file + META, JSON.stringify({ content_type: contentType }));
+      return { key, size, content_type: contentType };
     },
     async get(key) {
       const file = await existing(key);

@@ -1,9 +1,16 @@
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@agent-host/sdk';
-import type { UploadedFile } from '@agent-host/core';
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AgentHostError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@agent-host/sdk';
+import type { SpooledFile, UploadedFile } from '@agent-host/core';
 import Busboy from 'busboy';
 import { fileTypeFromBuffer } from 'file-type';
 import mime from 'mime-types';
-import type { Request } from 'restify';
+import type { Request, Response } from 'restify';
 
 // Room for the multipart framing and small fields around the file.
 const FRAMING_BYTES = 64 * 1024;
@@ -15,6 +22,9 @@ export interface UploadOptions {
   /** Throws for a content type that will not be accepted (before the file is read, when its part declares one). */
   checkContentType(contentType: string): void;
 }
+
+// Enough of the start of a file for file-type to recognise any format it knows.
+const SNIFF_BYTES = 4100;
 
 // Types a client sends when it does not know better (curl -F for an unknown extension, some browsers).
 const GENERIC_TYPES = new Set(['', 'application/octet-stream']);
@@ -38,20 +48,64 @@ export async function uploadContentType(declared: string, filename: string, data
   return declared;
 }
 
-/**
- * Reads one file from a `multipart/form-data` request, streaming, with its
- * original filename (UTF-8) and content type (see {@link uploadContentType}).
- * Over `maxBytes` is a 413, a refused type the error of `checkContentType`;
- * the rest of the body is read and dropped so the connection stays usable.
- */
-export async function readUpload(req: Request, options: UploadOptions): Promise<UploadedFile> {
-  const file = await readPart(req, options);
-  const contentType = await uploadContentType(file.contentType, file.filename, file.data);
-  if (contentType !== file.contentType) options.checkContentType(contentType);
-  return { ...file, contentType };
+/** How many uploads an instance reads at once; one more is refused (503, `Retry-After`) rather than held in memory. */
+export class UploadSlots {
+  private taken = 0;
+
+  constructor(private readonly max: number) {}
+
+  async run<T>(res: Response, work: () => Promise<T>): Promise<T> {
+    if (this.taken >= this.max) {
+      res.header('retry-after', '5');
+      throw new AgentHostError(503, `${this.max} uploads are being received already ([knowledge] upload_concurrency); retry in a few seconds`);
+    }
+    this.taken++;
+    try {
+      return await work();
+    } finally {
+      this.taken--;
+    }
+  }
 }
 
-function readPart(req: Request, options: UploadOptions): Promise<UploadedFile> {
+/**
+ * Reads one file from a `multipart/form-data` request into a temporary file,
+ * hashing it on the way (never whole in memory), with its original filename
+ * (UTF-8) and content type (see {@link uploadContentType}), and hands it to
+ * `use`; the temporary file is removed afterwards. Over `maxBytes` is a 413, a
+ * refused type the error of `checkContentType`; the rest of the body is read
+ * and dropped so the connection stays usable.
+ */
+export async function withUpload<T>(req: Request, options: UploadOptions, use: (file: UploadedFile) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-upload-'));
+  try {
+    const { file, head } = await readPart(req, options, path.join(dir, 'file'));
+    const contentType = await uploadContentType(file.contentType, file.filename, head);
+    if (contentType !== file.contentType) options.checkContentType(contentType);
+    return await use({ ...file, contentType });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies a part to `target` while hashing it and keeping its first bytes for type detection. */
+async function spool(stream: NodeJS.ReadableStream, target: string): Promise<{ spooled: SpooledFile; head: Uint8Array }> {
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
+      size += chunk.length;
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  await pipeline(stream, tap, createWriteStream(target, { mode: 0o600 }));
+  return { spooled: { path: target, size, sha256: hash.digest('hex') }, head: Buffer.concat(head) };
+}
+
+function readPart(req: Request, options: UploadOptions, target: string): Promise<{ file: UploadedFile; head: Uint8Array }> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
     return Promise.reject(new UnsupportedMediaTypeError(`upload the file as multipart/form-data in the field "${options.field}"`));
   }
@@ -65,7 +119,7 @@ function readPart(req: Request, options: UploadOptions): Promise<UploadedFile> {
       reject(new BadRequestError(`malformed multipart request: ${(error as Error).message}`));
       return;
     }
-    let file: UploadedFile | undefined;
+    let stored: Promise<{ file: UploadedFile; head: Uint8Array } | undefined> = Promise.resolve(undefined);
     let failure: Error | undefined;
     busboy.on('file', (name, stream, info) => {
       if (name !== options.field || failure) return void stream.resume();
@@ -75,18 +129,18 @@ function readPart(req: Request, options: UploadOptions): Promise<UploadedFile> {
         failure = error as Error;
         return void stream.resume();
       }
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => (failure = tooLarge()));
-      stream.on('end', () => {
-        if (!failure) file = { filename: info.filename ?? '', contentType: info.mimeType, data: Buffer.concat(chunks) };
-      });
+      stored = spool(stream, target).then(({ spooled, head }) => ({ file: { filename: info.filename ?? '', contentType: info.mimeType, data: spooled }, head }));
+      // Settled when busboy closes; until then a failed write must not count as an unhandled rejection.
+      stored.catch(() => undefined);
     });
     busboy.on('error', (error: Error) => reject(new BadRequestError(`malformed multipart request: ${error.message}`)));
     busboy.on('close', () => {
-      if (failure) reject(failure);
-      else if (file) resolve(file);
-      else reject(new BadRequestError(`no file in the form field "${options.field}"`));
+      stored.then((read) => {
+        if (failure) reject(failure);
+        else if (read) resolve(read);
+        else reject(new BadRequestError(`no file in the form field "${options.field}"`));
+      }, reject);
     });
     req.pipe(busboy);
   });

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import { attachmentDisposition } from '@agent-host/sdk';
 import { z } from 'zod';
-import { readUpload } from '../http/upload.js';
+import { UploadSlots, withUpload } from '../http/upload.js';
 import { pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
@@ -13,16 +13,17 @@ export const documentRoutes: RouteFactory = (app) => {
   const log = app.logger.child({ component: 'document-download' });
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   const documentId = (params: Record<string, string>) => String(params.document_id);
+  const uploads = new UploadSlots(app.config.knowledge.upload_concurrency);
   return [
     route({
       method: 'post',
       path: '/knowledge-sources/:source_id/documents',
       access: { permission: 'knowledge.write' },
       multipart: true,
-      summary: 'Upload a document (multipart/form-data, field "file"); 413 over the upload limit, 415 for a type no parser reads',
+      summary: 'Upload a document (multipart/form-data, field "file"); 413 over the upload limit, 415 for a type no parser reads, 503 while too many uploads are received',
       handler: async (req, res, { operation }) => {
-        const file = await readUpload(req, { field: 'file', maxBytes: documents.uploadMaxBytes, checkContentType: (type) => documents.checkContentType(type) });
-        const created = await documents.upload(sourceId(req.params), file, operation);
+        const upload = { field: 'file', maxBytes: documents.uploadMaxBytes, checkContentType: (type: string) => documents.checkContentType(type) };
+        const created = await uploads.run(res, () => withUpload(req, upload, (file) => documents.upload(sourceId(req.params), file, operation)));
         res.status(201);
         return created;
       },

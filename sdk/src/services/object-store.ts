@@ -24,6 +24,12 @@ export interface DownloadDescriptor {
  */
 export interface ObjectStore {
   put(key: string, data: Uint8Array, options: { contentType: string }): Promise<StoredObjectInfo>;
+  /**
+   * Stores `size` bytes read from `body` without holding them whole (uploads). Optional for a backend; the
+   * `coreServices.objectStore` plugins get always has it, gathering the bytes for `put` when the backend lacks it.
+   * Since SDK 1.4.0.
+   */
+  putStream?(key: string, body: AsyncIterable<Uint8Array>, options: { contentType: string; size: number }): Promise<StoredObjectInfo>;
   get(key: string): Promise<{ data: Uint8Array; info: StoredObjectInfo }>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;

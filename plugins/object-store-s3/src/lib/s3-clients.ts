@@ -29,17 +29,19 @@ export function credentialsFromEnv(options: S3ConnectionOptions, env: NodeJS.Pro
 
 /**
  * The SDK's requests go through the host's HTTP client: the SDK hands over a whole `Request` (signed, its signal
- * carrying the SDK's abort), taken apart here; the host's default deadline does not apply (downloads stream).
+ * carrying the SDK's abort), taken apart here, its body streamed; the host's default deadline does not apply
+ * (transfers stream).
  */
 function hostRequestHandler(http: HttpClient): FetchHttpHandler {
   return new FetchHttpHandler({
-    customFetch: (async (request: Request) =>
+    customFetch: ((request: Request) =>
       http.fetch(request.url, {
         method: request.method,
         headers: request.headers,
-        body: request.body ? await request.arrayBuffer() : undefined,
+        body: request.body,
         signal: request.signal,
         timeoutMs: Infinity,
+        ...(request.body && { duplex: 'half' }),
       })) as typeof fetch,
   });
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertObjectKey, attachmentDisposition, NotFoundError, objectKeyFilename, objectStoreProxyDownload, type Logger, type ObjectStoreBackend } from '@agent-host/sdk';
@@ -37,16 +38,23 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreB
     }
   };
 
+  const putObject = async (key: string, body: Uint8Array | Readable, contentType: string, size: number) => {
+    assertObjectKey(key);
+    // Stored with the object, the disposition comes back on every GET, presigned downloads included. (A signed
+    // response-content-disposition would also cover older objects, but S3-compatible servers disagree on how its
+    // quotes and asterisk are encoded when they check the signature.)
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, ContentDisposition: attachmentDisposition(objectKeyFilename(key)), ContentLength: size }),
+    );
+    return { key, size, content_type: contentType };
+  };
+
   return {
-    async put(key, data, { contentType }) {
-      assertObjectKey(key);
-      // Stored with the object, the disposition comes back on every GET, presigned downloads included. (A signed
-      // response-content-disposition would also cover older objects, but S3-compatible servers disagree on how its
-      // quotes and asterisk are encoded when they check the signature.)
-      await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentType: contentType, ContentDisposition: attachmentDisposition(objectKeyFilename(key)), ContentLength: data.byteLength }),
-      );
-      return { key, size: data.byteLength, content_type: contentType };
+    put(key, data, { contentType }) {
+      return putObject(key, data, contentType, data.byteLength);
+    },
+    putStream(key, body, { contentType, size }) {
+      return putObject(key, Readable.from(body), contentType, size);
     },
     async get(key) {
       const { body, info } = await getObject(key);
@@ -54,7 +62,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreB
     },
     async open(key) {
       const { body, info } = await getObject(key);
-      // In Node the SDK's body is an http.IncomingMessage, an async iterable of bytes.
+      // The body is the fetch response's ReadableStream (see s3-clients.ts), an async iterable of bytes.
       return { body: body as unknown as AsyncIterable<Uint8Array>, info };
     },
     async delete(key) {
