@@ -189,7 +189,11 @@ export class AgentHostApp {
       // code runs. A configured Chroma is handed to plugins either way.
       this.usesChroma = this.kernel.declares('retrievers', 'chroma');
       this.chromaUrl = this.config.chroma.url;
-      await Promise.all([this.startDatabase(), this.usesChroma ? this.startChroma() : undefined]);
+      // Side by side; when one fails, the other is let finish starting so that stop() stops it too (a Chroma refused
+      // while initdb still ran left initdb behind).
+      const embedded = await Promise.allSettled([this.startDatabase(), this.usesChroma ? this.startChroma() : undefined]);
+      const failed = embedded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
       await this.openDatabase();
       await this.startAdminAccess();
       this.startKnowledge();

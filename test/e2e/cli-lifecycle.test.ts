@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -112,6 +113,46 @@ t.test('start-up refusals print one clear message, exit 1 and leave nothing runn
   t.equal(pluginExit.code, 1, 'a refused plugin exits 1');
   t.match(badPlugin.output(), /agent-host: plugin "init-throws" refused \(init_failed\): init threw: cannot reach the license server/);
   t.same([...pids].filter(alive).map(commandOf), [], 'embedded services started before the refusal are stopped');
+});
+
+/** Runs `agent-host start` to its exit, watching which processes it started; its refusal must be one line. */
+async function refusedStart(t: { teardown(fn: () => unknown): void }, env: Record<string, string>) {
+  const dataDir = await dataDirFor(t);
+  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, ...env }));
+  const pids = new Set<number>();
+  const watcher = setInterval(() => descendants(run.child.pid!).forEach((pid) => pids.add(pid)), 50);
+  const { code } = await run.exit;
+  clearInterval(watcher);
+  const refusals = run.output().split('\n').filter((line) => line.startsWith('agent-host: '));
+  return { code, refusals, output: run.output(), leftover: [...pids].filter(alive).map(commandOf), dataDir };
+}
+
+t.test('embedded servers that cannot start say so in one line with what to do, exit 1 and leave nothing running', async (t) => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => blocker.close());
+  const port = (blocker.address() as net.AddressInfo).port;
+  const busy = await refusedStart(t, { AGENT_HOST__DATABASE__EMBEDDED_PORT: String(port) });
+  t.equal(busy.code, 1, 'a taken Postgres port exits 1');
+  t.equal(busy.refusals.length, 1, 'with one line');
+  t.match(busy.refusals[0], new RegExp(`^agent-host: embedded Postgres failed to start in \\S+: Postgres stopped before accepting connections: could not create any TCP/IP sockets; port ${port} is in use: stop what listens there, or set \\[database\\] embedded_port \\(AGENT_HOST__DATABASE__EMBEDDED_PORT\\) to another port, or to 0 for any free one \\(its output: \\S+postgres-start\\.log\\)$`));
+  t.match(await readFile(path.join(busy.dataDir, 'postgres-start.log'), 'utf8'), /Address already in use/, 'the whole output is in the log it names');
+  t.notMatch(busy.output, /^\s+at /m, 'no stack trace');
+  t.same(busy.leftover, [], 'nothing left running');
+
+  const cacheDir = await dataDirFor(t);
+  const noPython = await refusedStart(t, { AGENT_HOST_CACHE_DIR: cacheDir, AGENT_HOST__CHROMA__PYTHON: '"/nonexistent/python3"' });
+  t.equal(noPython.code, 1, 'no Python for a first Chroma install exits 1');
+  t.same(noPython.refusals, [
+    'agent-host: /nonexistent/python3 was not found: the embedded Chroma is installed with Python 3 and its venv module; install them, set [chroma] python (AGENT_HOST__CHROMA__PYTHON), or set CHROMA_URL to a Chroma server',
+  ]);
+  t.same(noPython.leftover, [], 'and stops the Postgres it had started');
+
+  const impatient = await refusedStart(t, { AGENT_HOST__CHROMA__STARTUP_TIMEOUT_SECONDS: '0.05' });
+  t.equal(impatient.code, 1, 'a Chroma slower than its start-up timeout exits 1');
+  t.equal(impatient.refusals.length, 1, 'with one line');
+  t.match(impatient.refusals[0], /^agent-host: the Chroma server gave no heartbeat within 0\.05 s; a first start on a slow disk can take longer: raise \[chroma\] startup_timeout_seconds \(AGENT_HOST__CHROMA__STARTUP_TIMEOUT_SECONDS\), or set CHROMA_URL to a Chroma server \(its output: \S+chroma-start\.log\)$/);
+  t.same(impatient.leftover, [], 'nothing left running');
 });
 
 t.test('as root, a data directory the postgres user cannot reach is refused with the fix, not a crash', { skip: process.getuid?.() !== 0 && 'only a root host runs Postgres as another user' }, async (t) => {

@@ -4,7 +4,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '@agent-host/sdk';
-import { exited, tailLines } from '../process/child.js';
+import { exited, lastReason, startFailure, tailLines } from '../process/child.js';
 
 /** The shared cache outside the clone (`AGENT_HOST_CACHE_DIR`, else `~/.cache/agent-host`). */
 export function cacheDir(configured: string): string {
@@ -23,14 +23,22 @@ export function pipPackageOf(line: string): string | undefined {
   return /^\s*(?:Collecting|Downloading) ([A-Za-z0-9_.\-]+)/.exec(line)?.[1];
 }
 
-async function run(command: string, args: string[], logger: Logger, onLine?: (line: string) => void): Promise<void> {
+/** Runs a step of the install; a failure is one line naming the step, with its output kept in `logFile`. */
+async function run(command: string, args: string[], logger: Logger, logFile: string, onLine?: (line: string) => void): Promise<void> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const tail = tailLines(child);
   if (onLine) child.stdout?.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').forEach(onLine));
   const failed = new Promise<never>((_, reject) => child.once('error', reject));
-  await Promise.race([exited(child), failed]);
+  try {
+    await Promise.race([exited(child), failed]);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`${command} was not found: the embedded Chroma is installed with Python 3 and its venv module; install them, set [chroma] python (AGENT_HOST__CHROMA__PYTHON), or set CHROMA_URL to a Chroma server`);
+    }
+    throw error;
+  }
   if (child.exitCode !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode ?? child.signalCode}:\n${tail()}`);
+    throw await startFailure(`${path.basename(command)} ${args.slice(0, 3).join(' ')} failed: ${lastReason(tail())}`, tail(), logFile);
   }
   logger.debug({ command, args }, 'done');
 }
@@ -75,8 +83,10 @@ export async function ensureChromaVenv(options: { cacheDir: string; version: str
     await rm(venv, { recursive: true, force: true });
     options.logger.info({ version: options.version, dir: venv }, 'installing the Chroma server (pip install chromadb), first run only');
     const started = Date.now();
+    // Beside the venv, which a failed install removes.
+    const logFile = `${venv}-install.log`;
     try {
-      await run(options.python, ['-m', 'venv', venv], options.logger);
+      await run(options.python, ['-m', 'venv', venv], options.logger, logFile);
       // A minute of pip is not silent: at most one progress line every 3 s, naming what is being fetched.
       let fetched = 0;
       let lastReport = 0;
@@ -88,7 +98,7 @@ export async function ensureChromaVenv(options: { cacheDir: string; version: str
         lastReport = Date.now();
         options.logger.info({ package: name, fetched, s: Math.round((Date.now() - started) / 1000) }, `installing the Chroma server: fetching ${name} (${fetched} so far)`);
       };
-      await run(path.join(venv, 'bin', 'pip'), ['install', '--progress-bar', 'off', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger, progress);
+      await run(path.join(venv, 'bin', 'pip'), ['install', '--progress-bar', 'off', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger, logFile, progress);
     } catch (error) {
       await rm(venv, { recursive: true, force: true });
       throw error;

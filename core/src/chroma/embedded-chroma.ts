@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@agent-host/sdk';
-import { minimalEnvironment, tailLines, terminate } from '../process/child.js';
+import { lastReason, minimalEnvironment, startFailure, tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
 import { commandOf, isAlive, parentOf } from '../process/proc.js';
 
@@ -71,12 +71,17 @@ export class EmbeddedChroma {
     while (!(await chromaHeartbeat(this.url, 1000))) {
       if (spawnError || child.exitCode !== null || child.signalCode !== null) {
         this.child = undefined;
-        throw new Error(`Chroma server failed to start (${spawnError?.message ?? `exit ${child.exitCode ?? child.signalCode}`}):\n${tail()}`);
+        throw await startFailure(`the Chroma server stopped before it answered: ${spawnError?.message ?? lastReason(tail())}`, tail(), path.join(this.options.dataDir, 'chroma-start.log'));
       }
       if (Date.now() - started > this.options.startupTimeoutMs) {
         this.child = undefined;
         await terminate(child, 5000);
-        throw new Error(`Chroma server gave no heartbeat within ${this.options.startupTimeoutMs} ms:\n${tail()}`);
+        throw await startFailure(
+          `the Chroma server gave no heartbeat within ${this.options.startupTimeoutMs / 1000} s`,
+          tail(),
+          path.join(this.options.dataDir, 'chroma-start.log'),
+          'a first start on a slow disk can take longer: raise [chroma] startup_timeout_seconds (AGENT_HOST__CHROMA__STARTUP_TIMEOUT_SECONDS), or set CHROMA_URL to a Chroma server',
+        );
       }
       await sleep(100);
     }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { exited, minimalEnvironment, tailLines } from '../process/child.js';
+import { exited, lastReason, minimalEnvironment, startFailure, tailLines } from '../process/child.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -98,7 +98,7 @@ export async function initialiseCluster(binaries: PostgresBinaries, clusterDir: 
     const failure = new Promise<Error>((resolve) => child.once('error', resolve));
     const outcome = await Promise.race([exited(child).then(() => undefined), failure]);
     if (outcome || child.exitCode !== 0) {
-      throw new Error(`initdb failed (${outcome ? String(outcome) : `exit code ${child.exitCode ?? child.signalCode}`}):\n${output()}`);
+      throw await startFailure(`initdb failed: ${outcome ? outcome.message : lastReason(output())}`, output(), path.join(path.dirname(clusterDir), 'initdb.log'));
     }
   } finally {
     await rm(passwordFile, { force: true });
@@ -130,7 +130,13 @@ export async function startServer(binaries: PostgresBinaries, clusterDir: string
       child.off('exit', onExit);
       resolve();
     };
-    const onExit = () => reject(new Error(`Postgres exited before accepting connections (${child.exitCode ?? child.signalCode}):\n${output()}`));
+    const onExit = () => {
+      const log = output();
+      const hint = log.includes('Address already in use')
+        ? `port ${port} is in use: stop what listens there, or set [database] embedded_port (AGENT_HOST__DATABASE__EMBEDDED_PORT) to another port, or to 0 for any free one`
+        : undefined;
+      void startFailure(`Postgres stopped before accepting connections: ${lastReason(log)}`, log, path.join(path.dirname(clusterDir), 'postgres-start.log'), hint).then(reject);
+    };
     child.once('error', reject);
     child.stderr?.on('data', onData);
     child.once('exit', onExit);
