@@ -1,8 +1,8 @@
 // Hostile documents against parsers-local: each fails its document with the limit it broke, in a worker thread, while
 // this process's event loop keeps turning (what keeps a host's chat streams flowing during ingestion).
 import { BadRequestError, extensionPoints, type DocumentParser } from '@agent-host/sdk';
-import { Document, Packer, Paragraph } from 'docx';
 import t from 'tap';
+import { amplifyingCsv, deepHtml, docxBomb } from '../fixtures/hostile-documents.js';
 import { manyPagePdf } from '../fixtures/many-page-pdf.js';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
 
@@ -38,7 +38,7 @@ const parseWith = (parserFor: (type: string) => DocumentParser, contentType: str
   parserFor(contentType).parse({ data: typeof data === 'string' ? new TextEncoder().encode(data) : data, filename, contentType });
 
 t.test('a DOCX bomb (30 MB of text packed into 37 KB) fails with its ratio before anything loads it whole', async (t) => {
-  const bomb = new Uint8Array(await Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('a'.repeat(30_000_000))] }] })));
+  const bomb = await docxBomb();
   t.ok(bomb.byteLength < 100_000, `the file is small (${bomb.byteLength} bytes)`);
   const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, DOCX, bomb, 'bomb.docx'));
   t.type(outcome, BadRequestError, 'the document fails as bad input');
@@ -47,10 +47,7 @@ t.test('a DOCX bomb (30 MB of text packed into 37 KB) fails with its ratio befor
 });
 
 t.test('an amplifying CSV (300 KB, every row repeating 100 names of 1,000 characters) fails over max_text_chars', async (t) => {
-  const header = Array.from({ length: 100 }, (_, i) => `${'n'.repeat(996)}${String(i).padStart(4, '0')}`).join(',');
-  const row = Array.from({ length: 100 }, () => '1').join(',');
-  const csv = `${header}\n${Array.from({ length: 1000 }, () => row).join('\n')}\n`;
-  const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'text/csv', csv, 'wide.csv'));
+  const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'text/csv', amplifyingCsv(), 'wide.csv'));
   t.type(outcome, BadRequestError);
   t.match((outcome as Error).message, /^wide\.csv: its rows expand to more than 20000000 characters of text; .*max_text_chars\)$/);
   t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
@@ -61,7 +58,7 @@ t.test('an amplifying CSV (300 KB, every row repeating 100 names of 1,000 charac
 });
 
 t.test('HTML nested 100,000 deep fails over html_max_depth instead of overflowing the stack', async (t) => {
-  const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'text/html', '<div>'.repeat(100_000) + 'deep', 'deep.html'));
+  const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'text/html', deepHtml(), 'deep.html'));
   t.type(outcome, BadRequestError);
   t.match((outcome as Error).message, /^deep\.html: its elements nest \d+ deep \(limit 500\);.*html_max_depth\)$/);
   t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { AgentHostError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import type { SpooledFile, UploadedFile } from '@agent-host/core';
 import Busboy from 'busboy';
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeFromFile } from 'file-type';
 import mime from 'mime-types';
 import type { Request, Response } from 'restify';
 
@@ -23,9 +23,6 @@ export interface UploadOptions {
   checkContentType(contentType: string): void;
 }
 
-// Enough of the start of a file for file-type to recognise any format it knows.
-const SNIFF_BYTES = 4100;
-
 // Types a client sends when it does not know better (curl -F for an unknown extension, some browsers).
 const GENERIC_TYPES = new Set(['', 'application/octet-stream']);
 const baseType = (contentType: string) => contentType.split(';', 1)[0]!.trim().toLowerCase();
@@ -35,8 +32,9 @@ const baseType = (contentType: string) => contentType.split(';', 1)[0]!.trim().t
  * `application/octet-stream`, the one its bytes (binary signatures) or else its file name say. A declared type
  * that the bytes contradict (a PDF declared as plain text) is refused: the parser chosen by the type would misread it.
  */
-export async function uploadContentType(declared: string, filename: string, data: Uint8Array): Promise<string> {
-  const detected = (await fileTypeFromBuffer(data))?.mime;
+export async function uploadContentType(declared: string, filename: string, file: string): Promise<string> {
+  // Read from the spooled file as far as the format needs (a zip's entries may lie past its first kilobytes).
+  const detected = (await fileTypeFromFile(file))?.mime;
   if (GENERIC_TYPES.has(baseType(declared))) {
     const inferred = detected ?? (mime.lookup(filename) || undefined);
     if (!inferred) throw new UnsupportedMediaTypeError(`the type of "${filename}" cannot be told from its name or content; send it with a content type (curl: -F 'file=@${filename};type=...')`);
@@ -79,8 +77,9 @@ export class UploadSlots {
 export async function withUpload<T>(req: Request, options: UploadOptions, use: (file: UploadedFile) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-upload-'));
   try {
-    const { file, head } = await readPart(req, options, path.join(dir, 'file'));
-    const contentType = await uploadContentType(file.contentType, file.filename, head);
+    const target = path.join(dir, 'file');
+    const file = await readPart(req, options, target);
+    const contentType = await uploadContentType(file.contentType, file.filename, target);
     if (contentType !== file.contentType) options.checkContentType(contentType);
     return await use({ ...file, contentType });
   } finally {
@@ -88,24 +87,22 @@ export async function withUpload<T>(req: Request, options: UploadOptions, use: (
   }
 }
 
-/** Copies a part to `target` while hashing it and keeping its first bytes for type detection. */
-async function spool(stream: NodeJS.ReadableStream, target: string): Promise<{ spooled: SpooledFile; head: Uint8Array }> {
+/** Copies a part to `target` while hashing it. */
+async function spool(stream: NodeJS.ReadableStream, target: string): Promise<SpooledFile> {
   const hash = createHash('sha256');
-  const head: Buffer[] = [];
   let size = 0;
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
       size += chunk.length;
       hash.update(chunk);
       done(null, chunk);
     },
   });
   await pipeline(stream, tap, createWriteStream(target, { mode: 0o600 }));
-  return { spooled: { path: target, size, sha256: hash.digest('hex') }, head: Buffer.concat(head) };
+  return { path: target, size, sha256: hash.digest('hex') };
 }
 
-function readPart(req: Request, options: UploadOptions, target: string): Promise<{ file: UploadedFile; head: Uint8Array }> {
+function readPart(req: Request, options: UploadOptions, target: string): Promise<UploadedFile> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
     return Promise.reject(new UnsupportedMediaTypeError(`upload the file as multipart/form-data in the field "${options.field}"`));
   }
@@ -119,7 +116,7 @@ function readPart(req: Request, options: UploadOptions, target: string): Promise
       reject(new BadRequestError(`malformed multipart request: ${(error as Error).message}`));
       return;
     }
-    let stored: Promise<{ file: UploadedFile; head: Uint8Array } | undefined> = Promise.resolve(undefined);
+    let stored: Promise<UploadedFile | undefined> = Promise.resolve(undefined);
     let failure: Error | undefined;
     busboy.on('file', (name, stream, info) => {
       if (name !== options.field || failure) return void stream.resume();
@@ -130,7 +127,7 @@ function readPart(req: Request, options: UploadOptions, target: string): Promise
         return void stream.resume();
       }
       stream.on('limit', () => (failure = tooLarge()));
-      stored = spool(stream, target).then(({ spooled, head }) => ({ file: { filename: info.filename ?? '', contentType: info.mimeType, data: spooled }, head }));
+      stored = spool(stream, target).then((spooled) => ({ filename: info.filename ?? '', contentType: info.mimeType, data: spooled }));
       // Settled when busboy closes; until then a failed write must not count as an unhandled rejection.
       stored.catch(() => undefined);
     });
