@@ -133,6 +133,12 @@ t.test('GET /sessions?q= matches % and _ literally, needs 3 characters, and runs
   t.same(await ids('m_4'), ['offer'], '_ matches itself');
   t.same(await ids('t_w'), [], '_ is not a wildcard: "t_w" does not find the "t w" of "about the weather"');
   t.same(await ids('ffe'), ['offer'], 'the thread id matches too');
+  // Sessions are written in several places (stream, public session start, socket join): the effective agent is
+  // derived by Postgres, so a session no turn has touched yet lists under its agent too.
+  const desk = (await admin.request('POST', '/agents', { name: 'Desk', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
+  const issued = (await fetch(`${host.url}/public/agents/${desk.agent_id}/sessions`, { method: 'POST' })).json() as Promise<{ session_id: string }>;
+  const byAgent = await admin.request('GET', `/sessions?agent_id=${desk.agent_id}`);
+  t.same(byAgent.body.items.map((s: { session_id: string; agent_id: string }) => [s.session_id, s.agent_id]), [[(await issued).session_id, desk.agent_id]], 'a session started before any turn lists under its agent');
   const short = await admin.request('GET', '/sessions?q=ab');
   t.equal(short.status, 422, 'shorter than 3 characters is refused');
   t.match(JSON.stringify(short.body), /at least 3 characters/);

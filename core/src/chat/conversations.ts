@@ -52,11 +52,10 @@ export type SessionMode = 'choose' | 'issue' | 'continue_issued';
 
 // $1 session id, $2 agent id; each statement returns the session row only when the mode allows it.
 const OPEN_SESSION: Record<SessionMode, string> = {
-  choose: `INSERT INTO chat_sessions (id, agent_id, effective_agent_id, status, created_at, updated_at) VALUES ($1, $2, $2, 'AI_ACTIVE', now(), now())
-         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id),
-           effective_agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id, chat_sessions.effective_agent_id), updated_at = now()
+  choose: `INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
+         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
          WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id`,
-  issue: `INSERT INTO chat_sessions (id, agent_id, effective_agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, $2, 'AI_ACTIVE', true, now(), now())`,
+  issue: `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())`,
   continue_issued: `UPDATE chat_sessions SET updated_at = now() WHERE id = $1 AND agent_id = $2 AND issued_publicly`,
 };
 
@@ -146,7 +145,7 @@ export class Conversations {
        c AS (
          INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
          VALUES (${turnId}, ${p(OBSERVABILITY_SCHEMA_VERSION)}, ${p(JSON.stringify(turn.context))}, now())),
-       s AS (UPDATE chat_sessions SET updated_at = now(), effective_agent_id = COALESCE(agent_id, ${p(turn.agent_id)}::uuid, effective_agent_id),
+       s AS (UPDATE chat_sessions SET updated_at = now(), last_turn_agent_id = COALESCE(${p(turn.agent_id)}::uuid, last_turn_agent_id),
                model_name = COALESCE(${p(turn.override?.model_name ?? null)}, model_name),
                model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
                model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature) WHERE id = ${session})

@@ -45,7 +45,7 @@ export class SessionQueries {
   /**
    * Sessions, most recently active first. A session without a bound agent
    * reports the agent of its latest turn that had one (`effective_agent_id`,
-   * kept as turns are stored); `agent_id` filters on that same effective agent.
+   * a generated column); `agent_id` filters on that same effective agent.
    * `q` matches the thread id or message text as a substring, `%` and `_`
    * literally, through trigram indexes.
    */
