@@ -8,7 +8,7 @@ import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
 import { corsFor, setSecurityHeaders } from './http/security-headers.js';
 import { apiDocRoutes } from './routes/api-docs.js';
 import { routeFactories } from './routes/index.js';
-import { parseBody } from './validation.js';
+import { parseBody, parseQuery } from './validation.js';
 import type { RouteDefinition } from './routes/route.js';
 
 /** What an incoming X-Request-Id may be: printable, no spaces, at most 128 characters. */
@@ -65,12 +65,14 @@ export function createServer(app: AgentHostApp) {
       const header = req.headers[CHALLENGE_HEADER];
       const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
       const body = route.body ? parseBody(route.body, req.body) : undefined;
+      const query = route.query ? parseQuery(route.query, req.query) : undefined;
       const origin = originOf(req);
       const context = {
         principal,
         origin,
         challengeToken,
         body,
+        query,
         get operation() {
           // Only a route that declares no login reads it without an administrator: a mistake in the route, not the request.
           if (!principal) throw new Error(`${route.method.toUpperCase()} ${route.path} reads the operation but serves anonymous callers`);

@@ -94,10 +94,38 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
         if (route.body) {
           t.ok(op.requestBody?.content['application/json'].schema, `${name} documents its body`);
           t.equal(op.responses['422']?.content['application/json'].schema.$ref, '#/components/schemas/ValidationError', `${name} documents 422`);
+        } else if (route.multipart) {
+          t.equal(op.requestBody?.content['multipart/form-data'].schema.properties[route.multipart.field]?.format, 'binary', `${name} documents its upload field`);
         } else {
           t.notOk(op.requestBody, `${name} takes no body`);
         }
+        if (route.query) {
+          t.ok(op.responses['422'], `${name} documents 422 for its query`);
+          for (const field of Object.keys((route.query as any).shape)) {
+            t.ok(op.parameters?.some((p: any) => p.in === 'query' && p.name === field), `${name} declares the query parameter ${field}`);
+          }
+        }
+        t.ok(op.responses[String(route.success?.status ?? 200)], `${name} documents its success status`);
+        for (const status of Object.keys(route.refusals ?? {})) t.ok(op.responses[status], `${name} documents ${status}`);
       }
+    });
+
+    t.test('uploads, session search, public session starts and the stream say what they answer', async (t) => {
+      const upload = doc.paths['/knowledge-sources/{source_id}/documents'].post;
+      t.same(Object.keys(upload.responses).sort(), ['201', '401', '403', '413', '415', '503']);
+      t.same(upload.requestBody.content['multipart/form-data'].schema.required, ['file']);
+      const q = doc.paths['/sessions'].get.parameters.find((p: any) => p.name === 'q');
+      t.match(q, { in: 'query', required: false, schema: { type: 'string', minLength: 3, maxLength: 200 } }, 'q is at least 3 characters');
+      const limit = doc.paths['/sessions'].get.parameters.find((p: any) => p.name === 'limit');
+      t.match(limit, { required: false, schema: { minimum: 1, maximum: 200, default: 50 } });
+      const start = doc.paths['/public/agents/{agent_id}/sessions'].post;
+      t.same(Object.keys(start.responses).sort(), ['201', '404', '429']);
+      t.same([...start.responses['201'].content['application/json'].schema.required].sort(), [
+        'agent_id', 'human_takeover_enabled', 'session_id', 'status', 'takeover_owner_id', 'takeover_owner_name', 'takeover_released_at', 'takeover_started_at', 'updated_at',
+      ]);
+      const stream = doc.paths['/stream'].post;
+      t.ok(stream.responses['200'].content['text/event-stream'], 'the stream is an event stream');
+      t.ok(stream.responses['429'], 'refused by rate limits with 429');
     });
 
     t.test('the login body requires username and password', async (t) => {

@@ -3,6 +3,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -74,6 +75,9 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
     t.same(await messagesOf('nobody-has-this'), [], 'and no session is created');
     const started = await admin.request('POST', `/public/agents/${open.agent_id}/sessions`);
     t.equal(started.status, 201, 'POST /public/agents/{id}/sessions starts a session');
+    const published = (await admin.request('GET', '/openapi.json')).body.paths['/public/agents/{agent_id}/sessions'].post.responses['201'].content['application/json'].schema;
+    const matches = new Ajv2020({ strict: false, formats: { uuid: true, 'date-time': true } }).compile(published);
+    t.ok(matches(started.body), `the answer is what /openapi.json publishes ${JSON.stringify(matches.errors ?? [])}`);
     const refused = await fetch(`${host.url}/public/agents/${secret.agent_id}/sessions`, { method: 'POST' });
     t.equal(refused.status, 404, 'but not of an admin_only agent');
     const customer = await WsClient.connect(host.url, `/public/ws/${started.body.session_id}`);

@@ -79,8 +79,8 @@ function tagOf(path: string): string {
  * components.schemas, since a `#/$defs/...` pointer inside the document would
  * resolve against the document root.
  */
-function bodySchema(schema: z.ZodType, components: Record<string, JsonObject>): JsonObject {
-  const { $schema: _dialect, $defs, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject & { $defs?: Record<string, JsonObject> };
+function bodySchema(schema: z.ZodType, components: Record<string, JsonObject>, io: 'input' | 'output' = 'input'): JsonObject {
+  const { $schema: _dialect, $defs, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject & { $defs?: Record<string, JsonObject> };
   if (!$defs) return json;
   const rewrite = (value: Json, names: Map<string, string>): Json => {
     if (Array.isArray(value)) return value.map((v) => rewrite(v, names));
@@ -151,7 +151,20 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       });
     }
 
-    const responses: JsonObject = { '200': { description: 'Success' } };
+    if (route.query) {
+      const { properties = {}, required = [] } = z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonObject>; required?: string[] };
+      for (const [name, schema] of Object.entries(properties)) {
+        const { description, ...rest } = schema;
+        parameters.push({ name, in: 'query', required: required.includes(name), ...(description && { description }), schema: rest });
+      }
+    }
+
+    const { success } = route;
+    const ok: JsonObject = { description: success?.description ?? 'Success' };
+    if (success?.schema || success?.contentType) {
+      ok.content = { [success.contentType ?? 'application/json']: success.schema ? { schema: bodySchema(success.schema, schemas, 'output') } : {} };
+    }
+    const responses: JsonObject = { [String(success?.status ?? 200)]: ok };
     const operation: JsonObject = { operationId: operationId(method, route.path), summary: route.summary, tags: [tagOf(route.path)] };
     const description = accessDescription(access);
     if (description) operation.description = description;
@@ -162,8 +175,17 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
         required: !route.body.safeParse({}).success,
         content: { 'application/json': { schema: bodySchema(route.body, schemas) } },
       };
-      responses['422'] = errorResponse('The request body failed validation', 'ValidationError');
     }
+    if (route.multipart) {
+      operation.requestBody = {
+        required: true,
+        content: { 'multipart/form-data': { schema: { type: 'object', required: [route.multipart.field], properties: { [route.multipart.field]: { type: 'string', format: 'binary' } } } } },
+      };
+    }
+    if (route.body || route.query) {
+      responses['422'] = errorResponse(`The request ${[route.body && 'body', route.query && 'query'].filter(Boolean).join(' or ')} failed validation`, 'ValidationError');
+    }
+    for (const [status, when] of Object.entries(route.refusals ?? {})) responses[status] = errorResponse(when, 'HTTPError');
     if (!('public' in access)) {
       operation.security = [{ [SECURITY_SCHEME]: [] }];
       responses['401'] = errorResponse('Administrator login required, or the session expired or was revoked', 'HTTPError');

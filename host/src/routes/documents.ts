@@ -2,8 +2,10 @@ import { pipeline } from 'node:stream/promises';
 import { attachmentDisposition } from '@agent-host/sdk';
 import { z } from 'zod';
 import { UploadSlots, withUpload } from '../http/upload.js';
-import { pagingFields, parseQuery } from '../validation.js';
+import { pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
+
+const UPLOAD_FIELD = 'file';
 
 const listQuery = z.object({ ...pagingFields, status: z.enum(['uploaded', 'processing', 'indexed', 'failed']).optional() }).strict();
 
@@ -19,10 +21,16 @@ export const documentRoutes: RouteFactory = (app) => {
       method: 'post',
       path: '/knowledge-sources/:source_id/documents',
       access: { permission: 'knowledge.write' },
-      multipart: true,
-      summary: 'Upload a document (multipart/form-data, field "file"); 413 over the upload limit, 415 for a type no parser reads, 503 while too many uploads are received',
+      multipart: { field: UPLOAD_FIELD },
+      summary: 'Upload a document (multipart/form-data, field "file")',
+      success: { status: 201, description: 'The stored document, status uploaded' },
+      refusals: {
+        413: 'The file is larger than [knowledge] upload_max_bytes',
+        415: 'No parser reads the type, or the bytes contradict the declared type',
+        503: 'Too many uploads are being received ([knowledge] upload_concurrency); see Retry-After',
+      },
       handler: async (req, res, { operation }) => {
-        const upload = { field: 'file', maxBytes: documents.uploadMaxBytes, checkContentType: (type: string) => documents.checkContentType(type) };
+        const upload = { field: UPLOAD_FIELD, maxBytes: documents.uploadMaxBytes, checkContentType: (type: string) => documents.checkContentType(type) };
         const created = await uploads.run(res, () => withUpload(req, upload, (file) => documents.upload(sourceId(req.params), file, operation)));
         res.status(201);
         return created;
@@ -33,7 +41,8 @@ export const documentRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/documents',
       access: { permission: 'knowledge.read' },
       summary: 'Documents of a source, newest first ({items, next_cursor, limit}); filter by status',
-      handler: async (req) => documents.list(sourceId(req.params), parseQuery(listQuery, req.query)),
+      query: listQuery,
+      handler: async (req, _res, { query }) => documents.list(sourceId(req.params), query),
     }),
     route({
       method: 'get',

@@ -1,5 +1,6 @@
 import { issueSessionId } from '@agent-host/core';
 import { NotFoundError } from '@agent-host/sdk';
+import { z } from 'zod';
 import { route, type RouteFactory } from './route.js';
 
 /**
@@ -7,6 +8,19 @@ import { route, type RouteFactory } from './route.js';
  * issues, for a customer who talks over `/public/ws/{session_id}` before any `POST /stream`. The id is the
  * session's only key, so it is never one a client chose.
  */
+/** What the route answers: the state of the new session (`presentSessionState`). */
+const issuedSession = z.object({
+  session_id: z.string().describe('The server-issued id: send it as thread_id to POST /stream, or join /public/ws/{session_id}'),
+  agent_id: z.string().uuid(),
+  status: z.literal('AI_ACTIVE'),
+  human_takeover_enabled: z.boolean(),
+  takeover_owner_id: z.null(),
+  takeover_owner_name: z.null(),
+  takeover_started_at: z.null(),
+  takeover_released_at: z.null(),
+  updated_at: z.string().datetime(),
+});
+
 export const publicSessionRoutes: RouteFactory = (app) => {
   const agents = app.agents!;
   const takeover = app.takeover!;
@@ -17,6 +31,8 @@ export const publicSessionRoutes: RouteFactory = (app) => {
       path: '/public/agents/:agent_id/sessions',
       access: { public: true },
       summary: 'Start a chat session of a public agent; answers its server-issued session_id',
+      success: { status: 201, description: 'The new session', schema: issuedSession },
+      refusals: { 404: 'No active public_anonymous agent has this id', 429: 'Too many session starts from this address; see Retry-After' },
       handler: async (req, res, { origin }) => {
         const agentId = String(req.params.agent_id);
         const refusal = await limits.takeHandshake(origin.clientIp);

@@ -24,7 +24,8 @@ export const sessionRoutes: RouteFactory = (app) => {
       path: '/sessions',
       access: { permission: 'conversations.read' },
       summary: 'Sessions, most recent first; agent_id matches the binding or the latest turn',
-      handler: async (req) => sessions.listSessions(parseQuery(sessionQuery, req.query)),
+      query: sessionQuery,
+      handler: async (_req, _res, { query }) => sessions.listSessions(query),
     }),
     route({
       method: 'get',

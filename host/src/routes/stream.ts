@@ -16,6 +16,12 @@ export const streamRoutes: RouteFactory = (app) => {
       path: '/stream',
       access: { public: true },
       summary: 'Send a message and stream the reply as server-sent events (token, error, done)',
+      success: {
+        status: 200,
+        contentType: 'text/event-stream',
+        description: 'Events `data: {"type": "token" | "error" | "done", ...}`; without thread_id the X-Session-Id header (and `done`) carries the issued session id',
+      },
+      refusals: { 429: 'A rate limit of [rate_limits] was reached; see Retry-After' },
       body: chatRequestSchema,
       handler: async (_req, res, { principal, origin, body }) => {
         const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
