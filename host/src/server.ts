@@ -1,6 +1,7 @@
-import type { AgentHostApp } from '@agent-host/core';
+import { requestScope, type AgentHostApp } from '@agent-host/core';
 import { AgentHostError, ForbiddenError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
+import { errorEnvelope } from './http/error-envelope.js';
 import { adminGuard } from './access/admin-guard.js';
 import { crossSiteRefusal } from './access/browser-origin.js';
 import { clientAddressReader, rememberClientAddress } from './access/client-address.js';
@@ -47,7 +48,8 @@ export function createServer(app: AgentHostApp) {
     // restify's req.id(value) sets the id once; its type declarations omit the setter.
     if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) (req as unknown as { id(value: string): string }).id(incoming);
     res.setHeader('x-request-id', req.id());
-    next();
+    // Everything the request does from here runs in its scope: log lines and audit rows name it.
+    requestScope.run({ requestId: req.id() }, next);
   });
   server.use(restify.plugins.queryParser({ mapParams: false }));
   // Multipart uploads are streamed by their routes under their own size limit, never buffered here.
@@ -58,7 +60,7 @@ export function createServer(app: AgentHostApp) {
     server[route.method](route.path, async (req: Request, res: Response) => {
       if (route.method !== 'get') {
         const crossSite = crossSiteRefusal(req, corsOrigins);
-        if (crossSite) throw new ForbiddenError(crossSite);
+        if (crossSite) throw new ForbiddenError(crossSite, { code: 'CROSS_SITE_REQUEST' });
         refuseUnexpectedBody(req, route.multipart ? 'multipart/form-data' : 'application/json');
       }
       const principal = await guard.authorize(req, route.access);
@@ -84,21 +86,13 @@ export function createServer(app: AgentHostApp) {
     });
   }
 
-  // Every error leaves as {"detail": ...}; unexpected errors never expose their message.
-  server.on('restifyError', (req: Request, res: Response, err: Error & { statusCode?: number; body?: unknown; toJSON?: () => unknown }, next: () => void) => {
-    let status = err.statusCode ?? 500;
-    let detail: unknown = err.message;
-    if (err instanceof AgentHostError) {
-      status = err.status;
-      detail = err.detail;
-    } else if (status === 404 && err.name === 'ResourceNotFoundError') {
-      detail = `no route for ${req.method} ${req.path()}`;
-    } else if (status >= 500) {
-      log.error({ err, method: req.method, url: req.url, req_id: req.id() }, 'unhandled error');
-      detail = 'internal server error';
-    }
+  // Every error leaves in one envelope (http/error-envelope.ts); unexpected errors never expose their message.
+  server.on('restifyError', (req: Request, res: Response, err: Error & { statusCode?: number; toJSON?: () => unknown }, next: () => void) => {
+    const { status, body, headers } = errorEnvelope(err, { id: req.id(), method: req.method ?? '', path: req.path() });
+    if (status >= 500 && !(err instanceof AgentHostError)) log.error({ err, method: req.method, url: req.url, req_id: req.id() }, 'unhandled error');
+    for (const [name, value] of Object.entries(headers)) res.header(name, value);
     (err as { statusCode?: number }).statusCode = status;
-    err.toJSON = () => ({ detail });
+    err.toJSON = () => body;
     next();
   });
 

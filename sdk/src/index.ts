@@ -4,9 +4,11 @@
  * @packageDocumentation
  */
 export { z } from 'zod';
+export * from './error-codes.js';
 export * from './errors.js';
 export * from './extensions/index.js';
 export type { PluginManifest } from './manifest.js';
 export * from './plugin.js';
 export * from './refs.js';
 export * from './services/index.js';
+export * from './validation.js';

@@ -54,7 +54,7 @@ t.test('login, session cookies, me, refresh, logout', async (t) => {
     t.equal((await admin.request('GET', '/admin/auth/me')).status, 200, 'the new access token works');
     const stale = await admin.request('GET', '/admin/auth/me', undefined, { cookie: `agent_host_access=${oldAccess}` });
     t.equal(stale.status, 401, 'the old access token is refused');
-    t.same(stale.body, { detail: 'administrator session expired or revoked; log in again' });
+    t.match(stale.body, { detail: 'administrator session expired or revoked; log in again', code: 'SESSION_EXPIRED', request_id: String });
     const reused = await fetch(host.url + '/admin/auth/refresh', { method: 'POST', headers: { cookie: `agent_host_refresh=${oldRefresh}` } });
     t.equal(reused.status, 401, 'the old refresh token is refused (single use)');
   });
@@ -85,8 +85,10 @@ t.test('login, session cookies, me, refresh, logout', async (t) => {
     const unknown = await new AdminClient(host.url).login('nobody-here', 'nope');
     t.equal(wrong.status, 401);
     t.equal(unknown.status, 401);
-    t.same(wrong.body, unknown.body, 'the error never says which of username or password was wrong');
-    t.same(wrong.body, { detail: 'invalid username or password' });
+    const { request_id: _first, ...wrongAnswer } = wrong.body;
+    const { request_id: _second, ...unknownAnswer } = unknown.body;
+    t.same(wrongAnswer, unknownAnswer, 'the error never says which of username or password was wrong');
+    t.match(wrong.body, { detail: 'invalid username or password', code: 'INVALID_LOGIN', request_id: String });
   });
 
   t.test('no password or token is ever stored in an audit record', async (t) => {
@@ -123,7 +125,7 @@ t.test('permissions: 401 without login, 403 without the permission, both audited
   t.same(login.body.permissions, ['agents.read'], 'a sub admin holds only its active grants');
   const denied = await viewer.request('GET', '/release-metadata');
   t.equal(denied.status, 403);
-  t.same(denied.body, { detail: 'missing permission dashboard.read' });
+  t.match(denied.body, { detail: 'missing permission dashboard.read', code: 'PERMISSION_MISSING', request_id: String });
   await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'dashboard.read')", [randomUUID(), subId]);
   t.equal((await viewer.request('GET', '/release-metadata')).status, 200, 'a new grant applies to the live session');
   await query(host.databaseUrl, "UPDATE admin_permission_grants SET status = 'revoked' WHERE admin_user_id = $1 AND permission_code = 'dashboard.read'", [subId]);

@@ -35,21 +35,21 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
       t.match(failed.body.detail, /burned, request a new one/);
       const retry = await admin.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, { nonce: challenge.nonce, password: BOOTSTRAP_ADMIN.password });
       t.equal(retry.status, 403);
-      t.same(retry.body, { detail: 'challenge is burned; request a new one' });
+      t.match(retry.body, { detail: 'challenge is burned; request a new one', code: 'CHALLENGE_REFUSED', request_id: String });
     }
   });
 
   t.test('the write needs a challenge token, and a token works once', async (t) => {
     const missing = await patch(admin, 1234);
     t.equal(missing.status, 403);
-    t.same(missing.body, { detail: 'challenge required: send x-admin-challenge-token from a verified challenge' });
+    t.match(missing.body, { detail: 'challenge required: send x-admin-challenge-token from a verified challenge', code: 'CHALLENGE_REQUIRED', request_id: String });
     const token = await challengeToken(admin);
     const ok = await patch(admin, 1234, token);
     t.equal(ok.status, 200);
     t.same([ok.body.config_key, ok.body.value, ok.body.source], [KEY, 1234, 'database']);
     const reused = await patch(admin, 999, token);
     t.equal(reused.status, 403);
-    t.same(reused.body, { detail: 'challenge token was already used; request a new challenge' });
+    t.match(reused.body, { detail: 'challenge token was already used; request a new challenge', code: 'CHALLENGE_REFUSED', request_id: String });
     t.equal(await host.app.systemSettings!.value(KEY), 1234, 'the new value takes effect without a restart');
   });
 
@@ -72,7 +72,7 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     await query(host.databaseUrl, "UPDATE admin_challenges SET token_expires_at = now() - interval '1 second' WHERE status = 'verified'");
     const stale = await patch(admin, 5, token);
     t.equal(stale.status, 403);
-    t.same(stale.body, { detail: 'challenge token is stale; request a new challenge' });
+    t.match(stale.body, { detail: 'challenge token is stale; request a new challenge', code: 'CHALLENGE_REFUSED', request_id: String });
   });
 
   t.test("another administrator's token is refused", async (t) => {
@@ -83,7 +83,7 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     await other.login('settings-admin', 'sa-password');
     const foreign = await patch(other, 6, await challengeToken(admin));
     t.equal(foreign.status, 403);
-    t.same(foreign.body, { detail: 'challenge token belongs to another administrator' });
+    t.match(foreign.body, { detail: 'challenge token belongs to another administrator', code: 'CHALLENGE_REFUSED', request_id: String });
     t.equal((await patch(other, 6, await challengeToken(other, 'sa-password'))).status, 200, 'its own token works');
   });
 
@@ -95,7 +95,7 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     await client.login();
     const revoked = await patch(client, 7, token);
     t.equal(revoked.status, 403);
-    t.same(revoked.body, { detail: 'challenge token was revoked with its session; request a new challenge' });
+    t.match(revoked.body, { detail: 'challenge token was revoked with its session; request a new challenge', code: 'CHALLENGE_REFUSED', request_id: String });
   });
 
   t.test('an unknown key is 404 and an invalid value 400, both audited as failures', async (t) => {
@@ -115,7 +115,7 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     const token = await challengeToken(admin);
     const failed = await patch(admin, 4321, token);
     t.equal(failed.status, 500);
-    t.same(failed.body, { detail: 'internal server error' }, 'the cause is not shown to the caller');
+    t.match(failed.body, { detail: 'internal server error', code: 'INTERNAL_ERROR', request_id: String }, 'the cause is not shown to the caller');
     t.equal(await host.app.systemSettings!.value(KEY), before, 'the setting is unchanged');
     const [challenge] = await query(host.databaseUrl, "SELECT status FROM admin_challenges WHERE status IN ('verified', 'used') ORDER BY created_at DESC LIMIT 1");
     t.equal(challenge!.status, 'verified', 'the challenge was not spent either');

@@ -44,14 +44,14 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     await client.login('limited', 'limited-password-1');
     const refused = await client.request('POST', '/admin/admin-users', { username: 'x1', password: 'x1-password-123', permission_codes: ['agents.read'] }, await challengeHeader(client, 'limited-password-1'));
     t.equal(refused.status, 403);
-    t.same(refused.body, { detail: 'initial permissions need admin_permissions.write' });
+    t.match(refused.body, { detail: 'initial permissions need admin_permissions.write', code: 'PERMISSION_NOT_HELD', request_id: String });
   });
 
   t.test('role and status: only a super_admin, with a challenge, never on oneself', async (t) => {
     const target = (await mgr.request('POST', '/admin/admin-users', { username: 'target', password: 'target-password-1' })).body.admin_user_id;
     const bySub = await mgr.request('PATCH', `/admin/admin-users/${target}`, { status: 'disabled' }, await mgrChallenge());
     t.equal(bySub.status, 403);
-    t.same(bySub.body, { detail: 'only a super_admin can change role_code or status' });
+    t.match(bySub.body, { detail: 'only a super_admin can change role_code or status', code: 'SUPER_ADMIN_REQUIRED', request_id: String });
     const noChallenge = await root.request('PATCH', `/admin/admin-users/${target}`, { status: 'disabled' });
     t.equal(noChallenge.status, 403);
     const ok = await root.request('PATCH', `/admin/admin-users/${target}`, { status: 'disabled' }, await rootChallenge());
@@ -62,13 +62,13 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     t.equal(profile.body.display_name, 'Target Person');
     const self = await root.request('PATCH', `/admin/admin-users/${rootId}`, { role_code: 'sub_admin' }, await rootChallenge());
     t.equal(self.status, 403);
-    t.same(self.body, { detail: 'you cannot change your own role_code or status' });
+    t.match(self.body, { detail: 'you cannot change your own role_code or status', code: 'SELF_CHANGE_REFUSED', request_id: String });
   });
 
   t.test('a super_admin target needs a super_admin operator', async (t) => {
     const update = await mgr.request('PATCH', `/admin/admin-users/${rootId}`, { display_name: 'pwned' });
     t.equal(update.status, 403);
-    t.same(update.body, { detail: 'only a super_admin can change, delete or reset a super_admin' });
+    t.match(update.body, { detail: 'only a super_admin can change, delete or reset a super_admin', code: 'SUPER_ADMIN_REQUIRED', request_id: String });
     t.equal((await mgr.request('POST', `/admin/admin-users/${rootId}/password-reset`, { new_password: 'another-password-1' }, await mgrChallenge())).status, 403);
     t.equal((await mgr.request('DELETE', `/admin/admin-users/${rootId}`, undefined, await mgrChallenge())).status, 403);
   });
@@ -77,7 +77,7 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     const managerId = manager.body.admin_user_id;
     const self = await mgr.request('POST', `/admin/admin-users/${managerId}/permissions`, { permission_codes: ['dashboard.read'] }, await mgrChallenge());
     t.equal(self.status, 403);
-    t.same(self.body, { detail: 'you cannot grant permissions to yourself' });
+    t.match(self.body, { detail: 'you cannot grant permissions to yourself', code: 'SELF_CHANGE_REFUSED', request_id: String });
     const [row] = await query(host.databaseUrl, "SELECT outcome, payload FROM admin_action_audits WHERE action = 'admin_permission.grant' ORDER BY id DESC LIMIT 1");
     t.same([row!.outcome, row!.payload.reason], ['failure', 'self_grant']);
     const other = (await mgr.request('POST', '/admin/admin-users', { username: 'grantee', password: 'grantee-password-1' })).body.admin_user_id;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createServer } from '@agent-host/host';
+import { ERROR_CODES } from '@agent-host/sdk';
 import { validate } from '@readme/openapi-parser';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -40,7 +41,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       const { status, type, text } = await rawGet(host.url, pathname);
       t.equal(status, 401, `${pathname} needs a login`);
       t.match(type, /^application\/json/);
-      t.same(JSON.parse(text), { detail: 'administrator login required' });
+      t.match(JSON.parse(text), { detail: 'administrator login required', code: 'LOGIN_REQUIRED', request_id: String });
     }
   });
 
@@ -60,15 +61,18 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       name: 'agent_host_access',
       description: doc.components.securitySchemes.agent_host_access.description,
     });
-    t.same(doc.components.schemas.HTTPError.required, ['detail']);
-    t.same(doc.components.schemas.ValidationError.properties.detail.items.required, ['loc', 'msg', 'type']);
+    t.same(doc.components.schemas.HTTPError.required, ['detail', 'code', 'message', 'request_id']);
+    t.same(doc.components.schemas.ValidationError.properties.errors.items.required, ['loc', 'msg', 'type']);
+    t.same(doc.components.schemas.ErrorCode.enum, Object.keys(ERROR_CODES), 'the error codes are the catalog');
 
     t.test('every registered route is documented, and nothing else', async (t) => {
       t.ok(routes.length >= 14, 'the app routes and the doc routes are enumerated');
+      const operationRoutes = routes.filter((route) => !route.meta);
+      t.same(routes.filter((route) => route.meta).map((route) => route.path).sort(), ['/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'], 'the documentation routes are not operations');
       let operations = 0;
       for (const path of Object.values(doc.paths) as Record<string, unknown>[]) operations += Object.keys(path).length;
-      t.equal(operations, routes.length, 'one operation per route');
-      for (const route of routes) {
+      t.equal(operations, operationRoutes.length, 'one operation per route');
+      for (const route of operationRoutes) {
         const path = route.path.replace(/:(\w+)/g, '{$1}');
         const name = `${route.method.toUpperCase()} ${path}`;
         const op = doc.paths[path]?.[METHODS[route.method]!];
@@ -106,6 +110,9 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
           }
         }
         t.ok(op.responses[String(route.success?.status ?? 200)], `${name} documents its success status`);
+        for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
+          t.ok(response.headers?.['X-Request-Id'], `${name} ${status} names its X-Request-Id`);
+        }
         for (const status of Object.keys(route.refusals ?? {})) t.ok(op.responses[status], `${name} documents ${status}`);
       }
     });
@@ -179,7 +186,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
         t.ok(served.body.equals(readFileSync(path.join(ASSET_DIRS[prefix]!, asset.slice(prefix.length)))), `${asset} is the package's file`);
         const anonymous = await rawGet(host.url, asset);
         t.equal(anonymous.status, 401, `${asset} needs a login`);
-        t.same(JSON.parse(anonymous.text), { detail: 'administrator login required' });
+        t.match(JSON.parse(anonymous.text), { detail: 'administrator login required', code: 'LOGIN_REQUIRED', request_id: String });
       }
     });
   }

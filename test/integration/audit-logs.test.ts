@@ -7,7 +7,7 @@ import type { AuditLogItem } from '@agent-host/core';
 
 type Item = AuditLogItem;
 
-const ITEM_KEYS = ['action', 'actor_id', 'client_ip', 'created_at', 'id', 'outcome', 'payload', 'source', 'target_id', 'target_type', 'trace_id'];
+const ITEM_KEYS = ['action', 'actor_id', 'client_ip', 'created_at', 'id', 'outcome', 'payload', 'request_id', 'source', 'target_id', 'target_type', 'trace_id'];
 
 async function createSubAdmin(databaseUrl: string, username: string, password: string, grants: string[]): Promise<string> {
   const id = randomUUID();
@@ -30,7 +30,10 @@ t.test('GET /admin/audit-logs', async (t) => {
   t.equal((await viewer.login('viewer', 'viewer-password')).status, 200);
   const denied = await viewer.request('GET', '/admin/audit-logs');
   t.equal(denied.status, 403, 'a sub admin without audit_logs.read: 403');
-  t.same(denied.body, { detail: 'missing permission audit_logs.read' });
+  t.match(denied.body, { detail: 'missing permission audit_logs.read', code: 'PERMISSION_MISSING', request_id: String });
+  const deniedRows = await query(db, "SELECT request_id FROM admin_action_audits WHERE action = 'access.denied' AND actor_id = $1", [viewerId]);
+  t.same(deniedRows.map((row) => row.request_id), [denied.headers.get('x-request-id')], 'the audit row names the request that wrote it, as the error body does');
+  t.equal(denied.body.request_id, denied.headers.get('x-request-id'));
   const readerId = await createSubAdmin(db, 'reader', 'reader-password', ['audit_logs.read']);
   const reader = new AdminClient(host.url);
   t.equal((await reader.login('reader', 'reader-password')).status, 200);

@@ -106,7 +106,7 @@ t.test('default host', async (t) => {
   t.test('/release-metadata is behind the permission hook', async (t) => {
     const { status, body } = await getJson(host, '/release-metadata');
     t.equal(status, 401);
-    t.same(body, { detail: 'administrator login required' });
+    t.match(body, { detail: 'administrator login required', code: 'LOGIN_REQUIRED', request_id: String });
   });
 
   t.test('every response carries X-Request-Id: the caller\'s valid one is kept, else the host makes one', async (t) => {
@@ -125,7 +125,7 @@ t.test('default host', async (t) => {
     const response = await fetch(host.url + '/no/such/route');
     t.equal(response.status, 404);
     t.match(response.headers.get('content-type'), /application\/json/);
-    t.same(await response.json(), { detail: 'no route for GET /no/such/route' });
+    t.match(await response.json(), { detail: 'no route for GET /no/such/route', code: 'ROUTE_NOT_FOUND', request_id: String });
   });
 });
 

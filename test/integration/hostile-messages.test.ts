@@ -49,6 +49,6 @@ t.test('a socket that floods events is told to wait, not queued without end', as
   const refused = answers.filter((a) => !a.ok);
   t.ok(refused.length >= 10, `past the bound the events are refused (${refused.length} of 20)`);
   t.match(refused[0], { detail: /too many events in flight \(8\)/ });
-  t.match(await customer.waitFor('error', (e) => e.code === 'too_many_events'), { detail: /wait for the answers/ }, 'with an error event');
+  t.match(await customer.waitFor('error', (e) => e.code === 'TOO_MANY_EVENTS'), { detail: /wait for the answers/ }, 'with an error event');
   t.ok(answers.filter((a) => a.ok).length >= 1, 'the events within the bound are answered');
 });

@@ -89,7 +89,7 @@ t.test('knowledge sources, mounts and the managed-correction rules', async (t) =
     await reader.login('reader', 'reader-password');
     t.equal((await reader.request('GET', '/knowledge-sources')).status, 200);
     const denied = await reader.request('POST', '/knowledge-sources', { name: 'nope' });
-    t.same([denied.status, denied.body], [403, { detail: 'missing permission knowledge.write' }]);
+    t.match([denied.status, denied.body], [403, { detail: 'missing permission knowledge.write', code: 'PERMISSION_MISSING' }]);
     t.equal((await new AdminClient(host.url).request('GET', '/knowledge-sources')).status, 401);
   });
 

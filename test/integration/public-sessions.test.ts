@@ -29,12 +29,12 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
   t.test('an anonymous caller cannot continue an admin_only session, with or without an agent', async (t) => {
     const before = await messagesOf('board-room');
     const bare = await stream(host.url, { thread_id: 'board-room', message: 'Repeat the conversation so far' });
-    t.match(refusalOf(bare.events), { code: 'agent_required' }, 'without agent_id: refused');
+    t.match(bare, { status: 422, body: { code: 'AGENT_REQUIRED', request_id: String } }, 'without agent_id: refused before the stream opens');
     const viaPublic = await stream(host.url, { thread_id: 'board-room', agent_id: open.agent_id, message: 'Repeat the conversation so far' });
-    t.match(refusalOf(viaPublic.events), { code: 'session_not_found' }, 'through a public agent: refused');
+    t.match(refusalOf(viaPublic.events), { code: 'SESSION_NOT_FOUND', request_id: String }, 'through a public agent: refused');
     t.notMatch(JSON.stringify(viaPublic.events), 'merger', 'nothing of the session reaches the caller');
     const viaSecret = await stream(host.url, { thread_id: 'board-room', agent_id: secret.agent_id, message: 'Repeat' });
-    t.match(refusalOf(viaSecret.events), { code: 'agent_not_public' }, 'through the admin_only agent: refused');
+    t.match(viaSecret, { status: 403, body: { code: 'AGENT_NOT_PUBLIC' } }, 'through the admin_only agent: refused before the stream opens');
     t.same(await messagesOf('board-room'), before, 'and nothing is stored in the session');
   });
 
@@ -56,9 +56,9 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
     t.equal(refusalOf(again.events), undefined, 'the issued id continues the session');
     t.equal((await messagesOf(issued)).length, 4, 'both turns are in the session');
     const elsewhere = await stream(host.url, { thread_id: issued, agent_id: other.agent_id, message: 'hi' });
-    t.match(refusalOf(elsewhere.events), { code: 'session_not_found' }, 'another agent cannot continue it');
+    t.match(refusalOf(elsewhere.events), { code: 'SESSION_NOT_FOUND' }, 'another agent cannot continue it');
     const adminElsewhere = await stream(host.url, { thread_id: issued, agent_id: other.agent_id, message: 'hi' }, { cookie });
-    t.match(refusalOf(adminElsewhere.events), { code: 'session_agent_mismatch' }, 'not even for an administrator');
+    t.match(refusalOf(adminElsewhere.events), { code: 'SESSION_AGENT_MISMATCH' }, 'not even for an administrator');
   });
 
   t.test('the public socket serves only issued sessions: a guessed id is refused like an unknown one', async (t) => {
@@ -87,7 +87,7 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
 
   t.test('no open model proxy', async (t) => {
     const override = await stream(host.url, { agent_id: open.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
-    t.match(refusalOf(override.events), { code: 'model_override_refused' }, 'an anonymous model override is refused');
+    t.match(override, { status: 403, body: { code: 'MODEL_OVERRIDE_REFUSED' } }, 'an anonymous model override is refused before the stream opens');
     const permissive = await createAgent({ name: 'Playground', public_access_mode: 'public_anonymous', model_routing_config: { allow_public_model_override: true } });
     const allowed = await stream(host.url, { agent_id: permissive.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
     t.equal(refusalOf(allowed.events), undefined, 'unless the agent allows it');
@@ -106,7 +106,7 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
     // An agent saved before the rule (or a catalog entry removed since) is refused at turn time.
     await query(host.databaseUrl, "UPDATE agents SET model_name = 'removed-model', model_provider = 'offline' WHERE id = $1", [permissive.agent_id]);
     const stale = await stream(host.url, { agent_id: permissive.agent_id, message: 'hi' });
-    t.match(refusalOf(stale.events), { code: 'model_failed' }, 'a model outside the catalog is refused at turn time');
+    t.match(refusalOf(stale.events), { code: 'MODEL_FAILED' }, 'a model outside the catalog is refused at turn time');
     t.notMatch(refusalOf(stale.events)!.content, 'removed-model', 'in words that name nothing internal to the public');
     const [turn] = await query(host.databaseUrl, "SELECT error_message FROM conversation_turns WHERE agent_id = $1 AND status = 'failed'", [permissive.agent_id]);
     t.match(turn?.error_message, 'is not in the model catalog', 'the turn records why');
@@ -125,7 +125,7 @@ t.test('rate limits: per-caller buckets answer 429 with Retry-After before the s
   const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: 'hi' }) });
   t.equal(response.status, 429, 'the third message in a minute is refused');
   t.ok(Number(response.headers.get('retry-after')) >= 1, 'with Retry-After in seconds');
-  t.match(await response.json(), { code: 'rate_limited', detail: /2 messages a minute from one client/ });
+  t.match(await response.json(), { code: 'RATE_LIMITED', detail: /2 messages a minute from one client/ });
   t.equal((await ask({ 'x-forwarded-for': '203.0.113.9' })).status, 429, 'X-Forwarded-For from an untrusted peer changes nothing');
 
   const sessions = async () => (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body;
@@ -158,7 +158,7 @@ t.test('a provider error reaches administrators, never anonymous clients', async
   await admin.login();
   const agent = (await admin.request('POST', '/agents', { name: 'Support', agent_type: 'chat', public_access_mode: 'public_anonymous', model_provider: 'openai', model_name: 'fixture-model' })).body;
   const anonymous = refusalOf((await stream(host.url, { agent_id: agent.agent_id, message: 'hi' })).events)!;
-  t.equal(anonymous.code, 'model_failed', 'a stable code');
+  t.equal(anonymous.code, 'MODEL_FAILED', 'a stable code');
   t.match(anonymous.content, /^the model failed to answer; please try again \(reference [0-9a-f]{32}\)$/, 'a fixed message with the trace id');
   t.notMatch(anonymous.content, 'sk-live', 'no provider text');
   const [turn] = await query(host.databaseUrl, 'SELECT trace_id, error_message FROM conversation_turns LIMIT 1');

@@ -92,10 +92,10 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.equal((await reader.request('GET', '/sessions/alpha/turns')).status, 200);
     const denied = await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
     t.equal(denied.status, 403);
-    t.same(denied.body, { detail: 'missing permission mcp.read' });
+    t.match(denied.body, { detail: 'missing permission mcp.read', code: 'PERMISSION_MISSING', request_id: String });
     await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'mcp.read')", [randomUUID(), id]);
     const withoutSkills = await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
-    t.same([withoutSkills.status, withoutSkills.body], [403, { detail: 'missing permission skills.read' }], 'conversations.read and mcp.read without skills.read are refused');
+    t.match([withoutSkills.status, withoutSkills.body], [403, { detail: 'missing permission skills.read', code: 'PERMISSION_MISSING' }], 'conversations.read and mcp.read without skills.read are refused');
     await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'skills.read')", [randomUUID(), id]);
     t.equal((await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`)).status, 200, 'all three read permissions are enough');
   });

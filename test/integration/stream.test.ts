@@ -64,21 +64,21 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     t.equal(turn!.message_type, 'other');
   });
 
-  t.test('bad requests: an error event then done, or a 4xx before the stream for malformed bodies', async (t) => {
-    for (const [body, expected] of [
-      [{ thread_id: 't-x', agent_id: '00000000-0000-0000-0000-000000000000', message: 'hi' }, /agent .* not found/],
-      [{ thread_id: 't-x', message: '   ' }, /message is empty/],
-      [{ thread_id: 't-x', message: 'x'.repeat(8001) }, /the limit is 8000/],
-      [{ thread_id: 't-x', message: 'hi', model_provider: 'nope' }, /unknown model_provider "nope"/],
+  t.test('bad requests are refused before the stream opens, with the error envelope and a 4xx', async (t) => {
+    for (const [body, status, code, expected] of [
+      [{ thread_id: 't-x', agent_id: '00000000-0000-0000-0000-000000000000', message: 'hi' }, 404, 'AGENT_NOT_FOUND', /agent .* not found/],
+      [{ thread_id: 't-x', message: '   ' }, 422, 'MESSAGE_EMPTY', /message is empty/],
+      [{ thread_id: 't-x', message: 'x'.repeat(8001) }, 422, 'MESSAGE_TOO_LONG', /the limit is 8000/],
+      [{ thread_id: 't-x', message: 'hi', model_provider: 'nope' }, 422, 'UNKNOWN_MODEL', /unknown model_provider "nope"/],
     ] as const) {
-      const { status, events } = await admin.stream(body);
-      t.equal(status, 200);
-      t.same(events.map((e) => e.type), ['error', 'done']);
-      t.match(events[0]!.content, expected);
+      const refused = await admin.stream(body);
+      t.match(refused, { status, contentType: /^application\/json/, body: { code, message: expected, request_id: String } }, `${code}: ${status} before the stream`);
     }
+    const [opened] = await query(host.databaseUrl, 'SELECT count(*)::int AS n FROM chat_sessions WHERE id = $1', ['t-x']);
+    t.equal(opened!.n, 0, 'a refused request opens no session');
     const malformed = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"thread_id": ' });
     t.equal(malformed.status, 400, 'malformed JSON is a 400 before the stream');
-    t.type(((await malformed.json()) as { detail: unknown }).detail, 'string');
+    t.match(await malformed.json(), { detail: String, code: 'BAD_REQUEST', request_id: malformed.headers.get('x-request-id') });
     const missing = await admin.stream({ thread_id: 't-x' });
     t.equal(missing.status, 422, 'a body without message is a 422 before the stream');
   });
@@ -86,8 +86,7 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
   t.test('admin_only agents need an administrator with conversations.write', async (t) => {
     const privateAgent = (await admin.request('POST', '/agents', { name: 'Internal', agent_type: 'chat' })).body;
     const anonymous = await stream(host.url, { agent_id: privateAgent.agent_id, message: 'hi' });
-    t.same(anonymous.events.map((e) => e.type), ['error', 'done']);
-    t.match(anonymous.events[0]!.content, /only available to administrators with conversations.write/);
+    t.match(anonymous, { status: 403, body: { code: 'AGENT_NOT_PUBLIC', detail: /only available to administrators with conversations.write/ } });
     const cookie = `agent_host_access=${admin.cookies.get('agent_host_access')!.value}`;
     const allowed = await stream(host.url, { thread_id: 'thread-4', agent_id: privateAgent.agent_id, message: 'hi' }, { cookie });
     t.equal(allowed.events.at(-1)!.type, 'done');
@@ -129,11 +128,10 @@ t.test('POST /stream on the offline provider: SSE shape, persistence, usage, rou
     t.same([r1.context.context_payload.model_routing.route_mode, r1.context.context_payload.model_routing.policy_version, r1.context.context_payload.model_routing.final_model_role, r1.model_name], ['routed', 'p7', 'general_model', 'offline-general']);
     for (const override of [{ model_provider: 'offline', model_name: 'offline-override' }, { model_name: 'gpt-4o-mini' }]) {
       const refused = await admin.stream({ thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', ...override });
-      t.same(refused.events.map((e) => e.type), ['error', 'done'], 'an override naming a model outside the catalog is refused');
-      t.match(refused.events[0]!.content, /unknown model "(offline-override" of model_provider "offline|gpt-4o-mini" of model_provider "offline)"; GET \/models lists the models/);
+      t.match(refused, { status: 422, body: { code: 'UNKNOWN_MODEL' } }, 'an override naming a model outside the catalog is refused');
+      t.match(refused.body.detail, /unknown model "(offline-override" of model_provider "offline|gpt-4o-mini" of model_provider "offline)"; GET \/models lists the models/);
     }
-    const [unwritten] = await query(host.databaseUrl, 'SELECT model_name FROM chat_sessions WHERE id = $1', ['thread-7']);
-    t.equal(unwritten!.model_name, null, 'a refused override is not written to the session');
+    t.same(await query(host.databaseUrl, 'SELECT model_name FROM chat_sessions WHERE id = $1', ['thread-7']), [], 'a refused override writes no session');
     await admin.stream({ thread_id: 'thread-7', agent_id: routed.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive', model_temperature: 0.3 });
     const r2 = await routing('thread-7');
     const collapsed = r2.context.context_payload.model_routing;
@@ -317,7 +315,9 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
     fixture.setRespond(() => ({ chunks: ['partial ', 'reply'], beforeChunk: (index) => (index === 2 ? held : undefined) }));
     const client = new AbortController();
     const events: { type: string }[] = [];
-    for await (const event of host.app.chat!.stream({ ...body, thread_id: 'abort-1' }, { principal: await host.app.adminAuth!.authenticate(admin.cookies.get('agent_host_access')!.value), callerKey: null, channel: 'http' }, client.signal)) {
+    const principal = await host.app.adminAuth!.authenticate(admin.cookies.get('agent_host_access')!.value);
+    const admitted = await host.app.chat!.admit({ ...body, thread_id: 'abort-1' }, { principal, callerKey: null, channel: 'http' });
+    for await (const event of host.app.chat!.stream(admitted, client.signal)) {
       events.push(event);
       if (event.type === 'token' && !client.signal.aborted) {
         client.abort();

@@ -19,6 +19,8 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     public_access_mode: 'public_anonymous',
     human_takeover_enabled: true,
     system_prompt: 'Parcels ship within two days.',
+    // Customers may choose the model: the fixed-response test sends an override that must not be written.
+    model_routing_config: { allow_public_model_override: true },
     message_type_response_config: {
       form: { enabled: true, response_text: 'Form received.', message_key_responses: [{ message_key: 'Opening Hours', response_text: 'We are open 9 to 5.' }] },
       rule: { enabled: true, response_text: 'Rule noted.', message_key_responses: [{ message_key: 'Returns', response_text: 'Returns are free.' }] },
@@ -300,7 +302,7 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.same(await customer.send('user_message', { content: 'first' }), { ok: true });
     t.equal((await admin.request('PATCH', `/agents/${soonPrivate.agent_id}`, { public_access_mode: 'admin_only' })).status, 200);
     t.match(await customer.send('user_message', { content: 'second' }), { ok: false, detail: /is no longer public/ }, 'a later send is refused');
-    t.match(await customer.waitFor('error', (e) => e.code === 'session_not_public'), { detail: /no longer public/ });
+    t.match(await customer.waitFor('error', (e) => e.code === 'SESSION_NOT_PUBLIC'), { detail: /no longer public/ });
     await customer.waitFor('disconnect');
     t.pass('and the socket is closed');
     const stored = await query(host.databaseUrl, "SELECT content FROM chat_messages WHERE session_id = $1 AND role = 'user' ORDER BY created_at", [soon]);
@@ -364,7 +366,7 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.equal((await dave.client.request('POST', '/admin/auth/logout')).status, 200);
     await customer.send('user_message', { content: 'after logout' });
     await customer.waitFor('message', () => customer.of('message').filter((m) => m.message.role === 'assistant').length === 2);
-    t.match(await watcher.waitFor('error'), { detail: /session ended/, code: 'session_revoked' });
+    t.match(await watcher.waitFor('error'), { detail: /session ended/, code: 'SESSION_REVOKED' });
     await watcher.waitFor('disconnect');
     t.notOk(watcher.of('message').some((m) => m.message.content === 'after logout'), 'the revoked socket got no message after logout');
 
@@ -401,7 +403,7 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     await revoke('conversations.read');
     await customer.send('user_message', { content: 'no longer watched' });
     await customer.waitFor('message', (m) => m.message.content === 'no longer watched');
-    t.match(await erinWs.waitFor('error', (e) => e.code === 'permission_revoked'), { detail: /missing permission conversations.read/ });
+    t.match(await erinWs.waitFor('error', (e) => e.code === 'PERMISSION_REVOKED'), { detail: /missing permission conversations.read/ });
     await erinWs.waitFor('disconnect');
     t.notOk(erinWs.of('message').some((m) => m.message.content === 'no longer watched'), 'without conversations.read it is closed before the next broadcast');
     const [session] = await query(host.databaseUrl, 'SELECT status FROM chat_sessions WHERE id = $1', [grantsSession]);

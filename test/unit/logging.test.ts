@@ -6,8 +6,8 @@ import t from 'tap';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** What the root logger writes for one line in `format`, from a child process (the logger writes to stdout). */
-function logLine(format: string): string {
-  const script = `import('@agent-host/core').then(({ createRootLogger }) => { createRootLogger('info', '${format}').info({ job: 'ingest' }, 'hello operator'); })`;
+function logLine(format: string, body = "createRootLogger('info', FORMAT).info({ job: 'ingest' }, 'hello operator');"): string {
+  const script = `import('@agent-host/core').then(({ createRootLogger, requestScope }) => { ${body.replace('FORMAT', `'${format}'`)} })`;
   return spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000 }).stdout;
 }
 
@@ -25,4 +25,16 @@ t.test('LOG_FORMAT pretty writes a line a person can read', async (t) => {
 
 t.test('auto is JSON when standard output is not a terminal', async (t) => {
   t.doesNotThrow(() => JSON.parse(logLine('auto').trim()));
+});
+
+t.test('a line written while serving a request names the request, whichever logger writes it', async (t) => {
+  const lines = logLine(
+    'json',
+    "const log = createRootLogger('info', FORMAT).child({ component: 'knowledge' }); requestScope.run({ requestId: 'req-42' }, async () => { await null; log.info('inside'); }); log.info('outside');",
+  )
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  t.match(lines.find((l) => l.msg === 'inside'), { req_id: 'req-42', component: 'knowledge' }, 'across an await, in a child logger');
+  t.notOk('req_id' in lines.find((l) => l.msg === 'outside'), 'work outside a request names none');
 });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { AgentHostError, ForbiddenError, UnauthorizedError } from '@agent-host/sdk';
+import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '@agent-host/sdk';
 import { jwtVerify, SignJWT } from 'jose';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
@@ -66,7 +66,7 @@ export class AdminAuth {
     const refused = await this.throttle.reserve(username, origin.clientIp);
     if (refused) {
       await this.audit({ action: 'auth.login', outcome: 'denied', payload: { username, reason: 'locked' } }, origin);
-      throw new AgentHostError(429, `too many failed logins; try again in ${refused.retryAfterSeconds} s`);
+      throw new TooManyRequestsError(`too many failed logins; try again in ${refused.retryAfterSeconds} s`, refused.retryAfterSeconds, { code: 'TOO_MANY_LOGIN_FAILURES' });
     }
     await sleep(await this.throttle.delayMs(username));
     const [user] = await this.db.query<{ id: string; password_hash: string; status: string }>(
@@ -77,11 +77,11 @@ export class AdminAuth {
     if (!user || !valid) {
       await this.throttle.failed(username);
       await this.audit({ action: 'auth.login', outcome: 'failure', actor_id: user?.id, payload: { username, reason: 'invalid_credentials' } }, origin);
-      throw new UnauthorizedError(INVALID_LOGIN);
+      throw new UnauthorizedError(INVALID_LOGIN, { code: 'INVALID_LOGIN' });
     }
     if (user.status !== 'active') {
       await this.audit({ action: 'auth.login', outcome: 'denied', actor_id: user.id, payload: { username, reason: 'account_disabled' } }, origin);
-      throw new ForbiddenError('this administrator account is disabled');
+      throw new ForbiddenError('this administrator account is disabled', { code: 'ACCOUNT_DISABLED' });
     }
     await this.throttle.succeeded(username, origin.clientIp);
     const refreshToken = randomToken();
@@ -117,7 +117,7 @@ export class AdminAuth {
     const row = rows[0];
     if (!row) {
       await this.audit({ action: 'auth.refresh', outcome: 'failure', payload: { reason: 'invalid_or_used_refresh_token' } }, origin);
-      throw new UnauthorizedError('refresh token is invalid, expired or already used; log in again');
+      throw new UnauthorizedError('refresh token is invalid, expired or already used; log in again', { code: 'REFRESH_TOKEN_INVALID' });
     }
     await this.audit({ action: 'auth.refresh', outcome: 'success', actor_id: row.admin_user_id, target_type: 'admin_session', target_id: row.id }, origin);
     const principal = (await this.loadSession(row.id, row.access_version))!;

@@ -70,7 +70,7 @@ export class AdminUsers {
     const codes = this.checkCodes(input.permission_codes);
     if (codes.length && !op.operator.permissions.includes('admin_permissions.write')) {
       await this.refuse(op, 'admin_user.create', undefined, 'missing_admin_permissions_write');
-      throw new ForbiddenError('initial permissions need admin_permissions.write');
+      throw new ForbiddenError('initial permissions need admin_permissions.write', { code: 'PERMISSION_NOT_HELD' });
     }
     if (codes.length) await this.refuseEscalation(op, 'admin_user.create', undefined, codes);
     const id = randomUUID();
@@ -87,7 +87,7 @@ export class AdminUsers {
         await this.success(op, 'admin_user.create', id, { username: input.username, permission_codes: codes }, transaction);
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new ConflictError(`an administrator named "${input.username}" already exists`);
+      if (error instanceof UniqueConstraintError) throw new ConflictError(`an administrator named "${input.username}" already exists`, { code: 'ADMIN_USER_EXISTS' });
       throw error;
     }
     return this.get(id);
@@ -101,11 +101,11 @@ export class AdminUsers {
     if (governance) {
       if (target.id === op.operator.admin_user_id) {
         await this.refuse(op, 'admin_user.update', id, 'self_role_or_status_change');
-        throw new ForbiddenError('you cannot change your own role_code or status');
+        throw new ForbiddenError('you cannot change your own role_code or status', { code: 'SELF_CHANGE_REFUSED' });
       }
       if (op.operator.role_code !== 'super_admin') {
         await this.refuse(op, 'admin_user.update', id, 'role_or_status_change_needs_super_admin');
-        throw new ForbiddenError('only a super_admin can change role_code or status');
+        throw new ForbiddenError('only a super_admin can change role_code or status', { code: 'SUPER_ADMIN_REQUIRED' });
       }
     }
     await this.db.transaction(async (transaction) => {
@@ -130,11 +130,11 @@ export class AdminUsers {
     await this.refuseStrongerTarget(target, op, 'admin_user.delete');
     if (target.id === op.operator.admin_user_id) {
       await this.refuse(op, 'admin_user.delete', id, 'self_delete');
-      throw new ForbiddenError('you cannot delete yourself');
+      throw new ForbiddenError('you cannot delete yourself', { code: 'SELF_CHANGE_REFUSED' });
     }
     if (target.is_protected) {
       await this.refuse(op, 'admin_user.delete', id, 'protected');
-      throw new ConflictError('this super admin is protected; use break-glass-delete with a reason');
+      throw new ConflictError('this super admin is protected; use break-glass-delete with a reason', { code: 'PROTECTED_SUPER_ADMIN' });
     }
     await this.remove(target, op, 'admin_user.delete', {});
   }
@@ -144,12 +144,12 @@ export class AdminUsers {
     const target = await this.find(id);
     if (!target.is_protected || target.role_code !== 'super_admin') {
       await this.refuse(op, 'admin_user.break_glass_delete', id, 'not_protected');
-      throw new ConflictError('break-glass delete is only for protected super admins; use DELETE');
+      throw new ConflictError('break-glass delete is only for protected super admins; use DELETE', { code: 'CONFLICT' });
     }
     await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.break_glass_delete');
     if (target.id === op.operator.admin_user_id) {
       await this.refuse(op, 'admin_user.break_glass_delete', id, 'self_delete');
-      throw new ForbiddenError('you cannot delete yourself');
+      throw new ForbiddenError('you cannot delete yourself', { code: 'SELF_CHANGE_REFUSED' });
     }
     await this.remove(target, op, 'admin_user.break_glass_delete', { reason });
   }
@@ -160,11 +160,11 @@ export class AdminUsers {
     const codes = this.checkCodes(permissionCodes);
     if (target.id === op.operator.admin_user_id) {
       await this.refuse(op, 'admin_permission.grant', id, 'self_grant', { permission_codes: codes });
-      throw new ForbiddenError('you cannot grant permissions to yourself');
+      throw new ForbiddenError('you cannot grant permissions to yourself', { code: 'SELF_CHANGE_REFUSED' });
     }
     if (target.role_code !== 'sub_admin') {
       await this.refuse(op, 'admin_permission.grant', id, 'target_not_sub_admin');
-      throw new ConflictError('permissions are granted to sub_admin users only; a super_admin holds them all');
+      throw new ConflictError('permissions are granted to sub_admin users only; a super_admin holds them all', { code: 'GRANT_REFUSED' });
     }
     await this.refuseEscalation(op, 'admin_permission.grant', id, codes);
     await this.db.transaction(async (transaction) => {
@@ -186,7 +186,7 @@ export class AdminUsers {
         "UPDATE admin_permission_grants SET status = 'revoked', revoked_at = now() WHERE id = $1 AND admin_user_id = $2 AND status = 'active' RETURNING permission_code",
         { bind: [grantId, id], transaction },
       )) as [{ permission_code: string }[], unknown];
-      if (!rows[0]) throw new NotFoundError(`no active grant ${grantId} on this administrator`);
+      if (!rows[0]) throw new NotFoundError(`no active grant ${grantId} on this administrator`, { code: 'GRANT_NOT_FOUND' });
       await this.success(op, 'admin_permission.revoke', id, { grant_id: grantId, permission_code: rows[0].permission_code }, transaction);
     });
     return this.get(id);
@@ -214,7 +214,7 @@ export class AdminUsers {
           "SELECT 1 FROM admin_users WHERE role_code = 'super_admin' AND status = 'active' AND id <> $1 LIMIT 1",
           { bind: [target.id], type: QueryTypes.SELECT, transaction },
         );
-        if (!other) throw new ConflictError('the last active super admin cannot be deleted');
+        if (!other) throw new ConflictError('the last active super admin cannot be deleted', { code: 'LAST_SUPER_ADMIN' });
       }
       await this.db.query('DELETE FROM admin_users WHERE id = $1', { bind: [target.id], transaction });
       await this.success(op, action, target.id, { username: target.username, ...payload }, transaction);
@@ -229,12 +229,12 @@ export class AdminUsers {
     if (op.operator.role_code === 'super_admin') return;
     if (!this.subAdminsManagePermissions) {
       await this.refuse(op, action, targetId, 'permissions_managed_by_super_admins');
-      throw new ForbiddenError('on this host only super admins grant and revoke permissions ([admin] sub_admins_manage_permissions)');
+      throw new ForbiddenError('on this host only super admins grant and revoke permissions ([admin] sub_admins_manage_permissions)', { code: 'SUPER_ADMIN_REQUIRED' });
     }
     const notHeld = codes.filter((code) => !op.operator.permissions.includes(code));
     if (notHeld.length) {
       await this.refuse(op, action, targetId, 'grant_beyond_own_permissions', { permission_codes: notHeld });
-      throw new ForbiddenError(`you can grant only permissions you hold; you do not hold ${notHeld.join(', ')}`);
+      throw new ForbiddenError(`you can grant only permissions you hold; you do not hold ${notHeld.join(', ')}`, { code: 'PERMISSION_NOT_HELD' });
     }
   }
 
@@ -244,14 +244,14 @@ export class AdminUsers {
     const beyond = (await this.auth.permissionsOf(target.id, target.role_code)).filter((code) => !op.operator.permissions.includes(code));
     if (beyond.length) {
       await this.refuse(op, action, target.id, 'target_holds_more', { permission_codes: beyond });
-      throw new ForbiddenError(`this administrator holds permissions you do not (${beyond.join(', ')}); only an administrator holding them all may do this`);
+      throw new ForbiddenError(`this administrator holds permissions you do not (${beyond.join(', ')}); only an administrator holding them all may do this`, { code: 'PERMISSION_NOT_HELD' });
     }
   }
 
   private async requireSuperAdminForSuperAdminTarget(target: UserRow, op: Operation, action: string): Promise<void> {
     if (target.role_code === 'super_admin' && op.operator.role_code !== 'super_admin') {
       await this.refuse(op, action, target.id, 'super_admin_target_needs_super_admin');
-      throw new ForbiddenError('only a super_admin can change, delete or reset a super_admin');
+      throw new ForbiddenError('only a super_admin can change, delete or reset a super_admin', { code: 'SUPER_ADMIN_REQUIRED' });
     }
   }
 
@@ -286,7 +286,7 @@ export class AdminUsers {
 
   private async find(id: string): Promise<UserRow> {
     const [row] = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM admin_users WHERE id = try_uuid($1)`, { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`administrator ${id} not found`);
+    if (!row) throw new NotFoundError(`administrator ${id} not found`, { code: 'ADMIN_USER_NOT_FOUND' });
     return row;
   }
 

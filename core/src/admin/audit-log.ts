@@ -27,6 +27,8 @@ export interface AuditLogItem {
   trace_id: string | null;
   source: string;
   client_ip: string | null;
+  /** The `X-Request-Id` of the HTTP request that wrote the row; null for work outside a request. */
+  request_id: string | null;
   payload: Record<string, unknown>;
   created_at: string;
 }
@@ -90,7 +92,7 @@ export class AuditLog {
     bind.push(query.limit + 1);
     // ORDER BY names the table: a bare `id` would sort the text alias.
     const rows = await this.db.query<AuditRow>(
-      `SELECT id::text AS id, action, outcome, actor_id, target_type, target_id, trace_id, source, client_ip, payload, created_at
+      `SELECT id::text AS id, action, outcome, actor_id, target_type, target_id, trace_id, source, client_ip, request_id, payload, created_at
        FROM admin_action_audits
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY admin_action_audits.id DESC

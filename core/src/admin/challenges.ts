@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentHostError, ForbiddenError, NotFoundError } from '@agent-host/sdk';
+import { ForbiddenError, NotFoundError, TooManyRequestsError } from '@agent-host/sdk';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
@@ -36,7 +36,8 @@ export class Challenges {
       await this.creations.consume(principal.session_id);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
-      throw new AgentHostError(429, `too many challenges: at most ${CREATIONS_PER_MINUTE} a minute per session; try again in ${Math.ceil(error.msBeforeNext / 1000)} s`);
+      const retryAfter = Math.ceil(error.msBeforeNext / 1000);
+      throw new TooManyRequestsError(`too many challenges: at most ${CREATIONS_PER_MINUTE} a minute per session; try again in ${retryAfter} s`, retryAfter, { code: 'TOO_MANY_CHALLENGES' });
     }
     const id = randomUUID();
     const nonce = randomToken(16);
@@ -54,22 +55,23 @@ export class Challenges {
     const fail = async (reason: string, message: string): Promise<never> => {
       await this.db.query("UPDATE admin_challenges SET status = 'burned' WHERE id = $1 AND status = 'pending'", { bind: [challengeId] });
       await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId, payload: { reason } }, origin);
-      throw new ForbiddenError(message);
+      throw new ForbiddenError(message, { code: 'CHALLENGE_REFUSED' });
     };
     const [row] = await this.db.query<{ nonce: string; status: string; admin_user_id: string; expired: boolean; password_hash: string }>(
       `SELECT c.nonce, c.status, c.admin_user_id, c.expires_at <= now() AS expired, u.password_hash
        FROM admin_challenges c JOIN admin_users u ON u.id = c.admin_user_id WHERE c.id = $1`,
       { bind: [challengeId], type: QueryTypes.SELECT },
     );
-    if (!row || row.admin_user_id !== principal.admin_user_id) throw new NotFoundError('challenge not found');
+    if (!row || row.admin_user_id !== principal.admin_user_id) throw new NotFoundError('challenge not found', { code: 'CHALLENGE_NOT_FOUND' });
     if (row.status !== 'pending') return fail('not_pending', `challenge is ${row.status}; request a new one`);
     if (row.expired) return fail('expired', 'challenge expired; request a new one');
     if (row.nonce !== nonce) return fail('nonce_mismatch', 'challenge verification failed; the challenge is burned, request a new one');
     // A verify is a password guess, counted with logins: past the attempts the session that guesses is ended.
-    if (await this.auth.throttle.reserve(principal.username, origin.clientIp)) {
+    const throttled = await this.auth.throttle.reserve(principal.username, origin.clientIp);
+    if (throttled) {
       await this.db.query("UPDATE admin_sessions SET revoked_at = now(), revoked_reason = 'challenge_failures' WHERE id = $1 AND revoked_at IS NULL", { bind: [principal.session_id] });
       await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'denied', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId, payload: { reason: 'too_many_failures' } }, origin);
-      throw new AgentHostError(429, 'too many failed password checks: this session is ended; log in again');
+      throw new TooManyRequestsError('too many failed password checks: this session is ended; log in again', throttled.retryAfterSeconds, { code: 'TOO_MANY_LOGIN_FAILURES' });
     }
     if (!(await verifyPassword(row.password_hash, password))) {
       await this.auth.throttle.failed(principal.username);
@@ -95,7 +97,7 @@ export class Challenges {
   async consume(token: string | undefined, principal: AdminPrincipal, origin: RequestOrigin, transaction: Transaction): Promise<void> {
     const refuse = async (reason: string, message: string): Promise<never> => {
       await this.auth.audit({ action: 'auth.challenge.consume', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', payload: { reason } }, origin);
-      throw new ForbiddenError(message);
+      throw new ForbiddenError(message, { code: reason === 'challenge_missing' ? 'CHALLENGE_REQUIRED' : 'CHALLENGE_REFUSED' });
     };
     if (!token) return refuse('challenge_missing', 'challenge required: send x-admin-challenge-token from a verified challenge');
     const [spent] = (await this.db.query(

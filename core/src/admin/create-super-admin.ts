@@ -15,7 +15,7 @@ export interface CreatedSuperAdmin {
   generatedPassword?: string;
 }
 
-const taken = (username: string) => new ConflictError(`administrator "${username}" already exists; choose another username`);
+const taken = (username: string) => new ConflictError(`administrator "${username}" already exists; choose another username`, { code: 'ADMIN_USER_EXISTS' });
 
 /**
  * Creates a super admin (`agent-host admin create-super-admin`): the user row

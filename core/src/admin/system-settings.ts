@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '@agent-host/sdk';
+import { BadRequestError, NotFoundError, safeValidate } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { HostConfig } from '../config/schema.js';
@@ -69,10 +69,11 @@ export class SystemSettings {
       await this.auth.audit({ action: 'system_setting.update', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'system_setting', target_id: key, payload: { reason } }, origin);
       throw error;
     };
-    if (!definition) return refuse('unknown_key', new NotFoundError(`unknown system setting "${key}"`));
-    const parsed = definition.schema.safeParse(value);
+    if (!definition) return refuse('unknown_key', new NotFoundError(`unknown system setting "${key}"`, { code: 'SETTING_NOT_FOUND' }));
+    const parsed = safeValidate(definition.schema, value);
     if (!parsed.success) {
-      return refuse('invalid_value', new BadRequestError(`invalid value for ${key}: ${parsed.error.issues.map((i) => i.message).join('; ')}`));
+      const why = parsed.issues.map((i) => [...i.loc, i.msg].join(' ')).join('; ');
+      return refuse('invalid_value', new BadRequestError(`invalid value for ${key}: ${why}`, { code: 'SETTING_VALUE_INVALID' }));
     }
     await this.db.transaction(async (transaction) => {
       await this.challenges.consume(challengeToken, principal, origin, transaction);

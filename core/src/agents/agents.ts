@@ -132,7 +132,7 @@ export class Agents {
       bind: [versionId, id],
       type: QueryTypes.SELECT,
     });
-    if (!target) throw new NotFoundError(`version ${versionId} of agent ${id} not found`);
+    if (!target) throw new NotFoundError(`version ${versionId} of agent ${id} not found`, { code: 'AGENT_VERSION_NOT_FOUND' });
     const restored = { ...target.snapshot };
     if (restored.agent_type === 'chat' && !restored.orchestrator_key) restored.orchestrator_key = this.config.agent.default_orchestrator_key;
     // A snapshot may predate today's rules (a lower prompt limit, a removed orchestrator): it passes the checks of a PATCH.
@@ -153,7 +153,7 @@ export class Agents {
   async publish(id: string, op: Operation) {
     const { agent_type: type } = await this.find(id);
     if (!PUBLISHABLE_TYPES.has(type)) {
-      throw new ConflictError(`a ${type} agent cannot be published: nothing runs a published ${type} snapshot (${type === 'chat' ? 'chat turns run the live agent' : 'its runs use the live agent'}); publish is for ${[...PUBLISHABLE_TYPES].join(', ')} agents`);
+      throw new ConflictError(`a ${type} agent cannot be published: nothing runs a published ${type} snapshot (${type === 'chat' ? 'chat turns run the live agent' : 'its runs use the live agent'}); publish is for ${[...PUBLISHABLE_TYPES].join(', ')} agents`, { code: 'AGENT_NOT_PUBLISHABLE' });
     }
     await this.db.transaction(async (transaction) => {
       const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
@@ -165,7 +165,7 @@ export class Agents {
 
   private async storeSnapshot(id: string, reason: string, note: string | null, op: Operation, transaction: Transaction) {
     const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1) FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
-    if (!row) throw new NotFoundError(`agent ${id} not found`);
+    if (!row) throw new NotFoundError(`agent ${id} not found`, { code: 'AGENT_NOT_FOUND' });
     const live = present(row);
     const snapshot = Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, live[f]]));
     const [version] = await this.db.query<{ id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }>(
@@ -191,7 +191,7 @@ export class Agents {
     if (fields.agent_type !== current.agent_type) {
       for (const check of this.typeChangeChecks) {
         const reason = await check(id, current.agent_type, fields.agent_type);
-        if (reason) throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`);
+        if (reason) throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`, { code: 'AGENT_TYPE_CHANGE_REFUSED' });
       }
     }
     return fields;
@@ -264,7 +264,7 @@ export class Agents {
 
   private async find(id: string): Promise<AgentRow> {
     const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${id} not found`);
+    if (!row) throw new NotFoundError(`agent ${id} not found`, { code: 'AGENT_NOT_FOUND' });
     return row;
   }
 

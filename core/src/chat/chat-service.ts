@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AgentSnapshot, ChatMessage, Logger, MessageType, ModelProvider, Orchestrator, Trace, TurnContext, TurnResult } from '@agent-host/sdk';
+import { AgentHostError, ERROR_CODES, ValidationError, type AgentSnapshot, type ChatMessage, type ErrorCode, type Logger, type MessageType, type ModelProvider, type Orchestrator, type Trace, type TurnContext, type TurnResult } from '@agent-host/sdk';
 import { z } from 'zod';
 import type { AdminPrincipal } from '../admin/admin-auth.js';
 import type { Agents, AgentView } from '../agents/agents.js';
@@ -45,7 +45,7 @@ export interface StoredTurn {
 }
 
 /** SSE events of spec 6.1; `done` is always the last, and names the turn it stored. The host's `error` events carry a stable `code`. */
-export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string; code?: string } | ({ type: 'done' } & Partial<StoredTurn>);
+export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string; code: ErrorCode } | ({ type: 'done' } & Partial<StoredTurn>);
 
 /** A session id a client cannot guess (128 random bits): the id of every session an anonymous client starts. */
 export const issueSessionId = () => randomBytes(16).toString('base64url');
@@ -63,14 +63,20 @@ export interface TurnCaller {
   issuedSession?: boolean;
 }
 
-/** Refusal before any turn runs: an `error` event with its stable code, then `done`. */
-class Refusal extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
+/**
+ * A turn that cannot run, with its catalog code. Found by `admit`, it is an HTTP error before any stream opens;
+ * found once streaming, it is an `error` event, then `done`.
+ */
+const refusal = (code: ErrorCode, message: string) => new AgentHostError(ERROR_CODES[code].status ?? 409, message, { code });
+
+/** A request `admit` accepted: what `stream` runs, with what it already looked up. */
+export interface AdmittedTurn {
+  request: ChatRequest;
+  caller: TurnCaller;
+  agent: AgentView | null;
+  override: ModelOverride | null;
+  /** The caller may choose sessions (an administrator with conversations.write). */
+  trusted: boolean;
 }
 
 /**
@@ -115,31 +121,46 @@ export interface ChatServiceDeps {
 export class ChatService {
   constructor(private readonly deps: ChatServiceDeps) {}
 
-  async *stream(request: ChatRequest, caller: TurnCaller, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
+  /**
+   * Everything about a request that can be refused before a stream opens: the message, the agent and whether this
+   * caller may use it, the model override. Throws the refusal as an `AgentHostError` with its catalog code.
+   */
+  async admit(request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn> {
+    const { config } = this.deps;
+    const message = request.message;
+    const messageIssue = (msg: string, type: string, code: ErrorCode) => new ValidationError([{ loc: ['body', 'message'], msg, type }], { code });
+    if (message.trim() === '') throw messageIssue('message is empty', 'empty', 'MESSAGE_EMPTY');
+    if (message.length > config.agent.message_max_length) {
+      throw messageIssue(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`, 'too_long', 'MESSAGE_TOO_LONG');
+    }
+    const trusted = mayChooseSessions(caller.principal);
+    // Without an agent a turn runs the default model with the operator's key and no agent limits: not for the public.
+    if (!request.agent_id && !trusted) throw refusal('AGENT_REQUIRED', 'agent_id is required: chat goes through a public agent');
+    const agent = request.agent_id ? await this.loadAgent(request.agent_id, caller.principal) : null;
+    return { request, caller, agent, override: this.validatedOverride(request, agent, trusted), trusted };
+  }
+
+  /** Runs an admitted turn: events as they come, `error` events for what goes wrong, and always `done` last. */
+  async *stream(admitted: AdmittedTurn, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
     const done: { turn?: StoredTurn } = {};
     try {
-      yield* this.turn(request, caller, signal, done);
+      yield* this.turn(admitted, signal, done);
     } catch (error) {
-      if (error instanceof Refusal) yield { type: 'error', content: error.message, code: error.code };
+      if (error instanceof AgentHostError) yield { type: 'error', content: error.message, code: error.code };
       else {
         this.deps.logger.error({ err: error }, 'chat turn failed');
-        yield { type: 'error', content: 'the reply failed; please try again', code: 'internal_error' };
+        yield { type: 'error', content: 'the reply failed; please try again', code: 'INTERNAL_ERROR' };
       }
     } finally {
       yield { type: 'done', ...done.turn };
     }
   }
 
-  private async *turn(request: ChatRequest, caller: TurnCaller, signal: AbortSignal, done: { turn?: StoredTurn }): AsyncGenerator<StreamEvent, void, void> {
+  private async *turn(admitted: AdmittedTurn, signal: AbortSignal, done: { turn?: StoredTurn }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations } = this.deps;
+    const { request, caller, agent, override, trusted } = admitted;
     const started = Date.now();
     const message = request.message;
-    if (message.trim() === '') throw new Refusal('message is empty', 'message_empty');
-    if (message.length > config.agent.message_max_length) throw new Refusal(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`, 'message_too_long');
-    const trusted = mayChooseSessions(caller.principal);
-    // Without an agent a turn runs the default model with the operator's key and no agent limits: not for the public.
-    if (!request.agent_id && !trusted) throw new Refusal('agent_id is required: chat goes through a public agent', 'agent_required');
-    const agent = request.agent_id ? await this.loadAgent(request.agent_id, caller.principal) : null;
     const messageType = normalizeMessageType(request.message_type);
     const threadId = request.thread_id ?? issueSessionId();
     const mode = trusted ? 'choose' : caller.issuedSession || request.thread_id === undefined ? 'issue' : 'continue_issued';
@@ -147,8 +168,8 @@ export class ChatService {
     if (!opened) {
       // The same words whether the session exists or not, so a refusal tells a guesser nothing.
       throw trusted
-        ? new Refusal(`session ${threadId} belongs to another agent; continue it through that agent`, 'session_agent_mismatch')
-        : new Refusal(`no session ${threadId} of this agent was started by you; omit thread_id to start a new session`, 'session_not_found');
+        ? refusal('SESSION_AGENT_MISMATCH', `session ${threadId} belongs to another agent; continue it through that agent`)
+        : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
     }
     const { session, history } = opened;
     if (session.status === 'HUMAN_ACTIVE') {
@@ -199,12 +220,11 @@ export class ChatService {
     }
 
     const agentLimit = agent && (await this.deps.limits.exceeded(agent.agent_id, agent));
-    if (agentLimit) throw new Refusal(agentLimit, 'agent_limit_reached');
+    if (agentLimit) throw refusal('AGENT_LIMIT_REACHED', agentLimit);
     const quota = await this.deps.limits.callerExceeded(caller.callerKey);
-    if (quota) throw new Refusal(quota, 'quota_reached');
-    const override = this.validatedOverride(request, agent, trusted);
+    if (quota) throw refusal('QUOTA_REACHED', quota);
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
-    if (lease === undefined) throw new Refusal(`this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`, 'agent_busy');
+    if (lease === undefined) throw refusal('AGENT_BUSY', `this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
       yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel, trusted, done });
     } finally {
@@ -230,7 +250,7 @@ export class ChatService {
     const { agent, history, messageType, base, started } = input;
     const orchestratorKey = agent?.agent_type === 'chat' ? agent.orchestrator_key ?? config.agent.default_orchestrator_key : config.agent.default_orchestrator_key;
     const orchestrator = orchestrators.get(orchestratorKey);
-    if (!orchestrator) throw new Refusal(`the chat runtime "${orchestratorKey}" is not available on this host`, 'runtime_unavailable');
+    if (!orchestrator) throw refusal('RUNTIME_UNAVAILABLE', `the chat runtime "${orchestratorKey}" is not available on this host`);
     // The turn runs: operators watching the session see the customer's message now, not once the reply is stored.
     this.publish(base.session_id, [{ id: base.user_message.id, session_id: base.session_id, role: 'user', content: base.user_text, message_type: messageType, turn_id: base.turn_id, sender_id_snapshot: null, sender_name_snapshot: null, metadata: null, created_at: base.user_message.created_at }]);
     // Stopped by the client going away, or by an operator taking over before a model call.
@@ -320,7 +340,8 @@ export class ChatService {
           firstToken ??= Date.now() - started;
           reply += step.value.content;
         }
-        yield step.value;
+        // An orchestrator's own error events carry no code: they are the runtime's report of a failure within the turn.
+        yield step.value.type === 'error' ? { ...step.value, code: 'RUNTIME_ERROR' } : step.value;
       }
     } catch (error) {
       const stopped = takeover.signal.aborted ? TAKEN_OVER : input.signal.aborted ? 'client disconnected' : null;
@@ -328,7 +349,7 @@ export class ChatService {
       if (!stopped) {
         // Provider text can carry key fragments and internal addresses: administrators see it, the public a reference.
         const content = input.trusted ? `the model failed to answer: ${(error as Error).message}` : `the model failed to answer; please try again (reference ${base.trace_id})`;
-        yield { type: 'error', content, code: 'model_failed' };
+        yield { type: 'error', content, code: 'MODEL_FAILED' };
       }
     } finally {
       const { summary: usage, calls } = countTurnUsage(router.calls);
@@ -418,13 +439,13 @@ export class ChatService {
     try {
       agent = await this.deps.agents.get(agentId);
     } catch {
-      throw new Refusal(`agent ${agentId} not found`, 'agent_not_found');
+      throw refusal('AGENT_NOT_FOUND', `agent ${agentId} not found`);
     }
-    if (agent.status !== 'active') throw new Refusal(`agent ${agentId} is not active`, 'agent_inactive');
+    if (agent.status !== 'active') throw refusal('AGENT_INACTIVE', `agent ${agentId} is not active`);
     if (agent.public_access_mode === 'public_anonymous') return agent;
     if (agent.public_access_mode === 'admin_only' && mayChooseSessions(principal)) return agent;
-    if (agent.public_access_mode === 'admin_only') throw new Refusal(`agent ${agentId} is only available to administrators with conversations.write`, 'agent_not_public');
-    throw new Refusal(`agent ${agentId} is served through its public API, not /stream`, 'agent_not_public');
+    if (agent.public_access_mode === 'admin_only') throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is only available to administrators with conversations.write`);
+    throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is served through its public API, not /stream`);
   }
 
   /**
@@ -438,17 +459,17 @@ export class ChatService {
     const { config, providers } = this.deps;
     const routing = agent?.model_routing_config as { allow_public_model_override?: boolean } | null | undefined;
     if (!trusted && routing?.allow_public_model_override !== true) {
-      throw new Refusal('this agent does not take model_name, model_provider or model_temperature from public clients', 'model_override_refused');
+      throw refusal('MODEL_OVERRIDE_REFUSED', 'this agent does not take model_name, model_provider or model_temperature from public clients');
     }
     if (request.model_provider !== undefined && !providers.has(request.model_provider)) {
-      throw new Refusal(`unknown model_provider "${request.model_provider}"`, 'unknown_model');
+      throw refusal('UNKNOWN_MODEL', `unknown model_provider "${request.model_provider}"`);
     }
     if (request.model_name !== undefined || request.model_provider !== undefined) {
       const primary = primaryModel(agent && { model_name: agent.model_name as string | null, model_provider: agent.model_provider as string | null, model_temperature: agent.model_temperature as number | null }, config);
       const model_name = request.model_name ?? primary.model_name;
       const model_provider = request.model_provider ?? primary.model_provider;
       if (!config.models.catalog.some((m) => m.model_name === model_name && m.model_provider === model_provider)) {
-        throw new Refusal(`unknown model "${model_name}" of model_provider "${model_provider}"; GET /models lists the models`, 'unknown_model');
+        throw refusal('UNKNOWN_MODEL', `unknown model "${model_name}" of model_provider "${model_provider}"; GET /models lists the models`);
       }
     }
     return { model_name: request.model_name, model_provider: request.model_provider, model_temperature: request.model_temperature };

@@ -39,7 +39,7 @@ export async function agentCostOverview(db: Sequelize, agentId: string) {
     bind: [agentId],
     type: QueryTypes.SELECT,
   });
-  if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
+  if (!agent) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
   const groups = await db.query<UsageGroup>(
     `SELECT token_usage_source, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, count(*) AS interactions,
             count(*) FILTER (WHERE estimated_cost_usd IS NOT NULL AND token_usage_source <> 'no_model_invocation') AS estimated,

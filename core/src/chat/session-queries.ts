@@ -119,7 +119,7 @@ export class SessionQueries {
   /** The turn context snapshot (spec 2.2) with the turn it belongs to. */
   async turnContext(sessionId: string, turnId: string, revealPublication: boolean) {
     const [turn] = await this.db.query<TurnRow>(`${TURN_SELECT} WHERE t.session_id = $1 AND t.id = try_uuid($2)`, { bind: [sessionId, turnId], type: QueryTypes.SELECT });
-    if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`);
+    if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
     const [snapshot] = await this.db.query<{ context: Record<string, unknown> }>('SELECT context FROM turn_context_snapshots WHERE turn_id = $1', {
       bind: [turn.id],
       type: QueryTypes.SELECT,
@@ -130,7 +130,7 @@ export class SessionQueries {
 
   private async requireSession(sessionId: string): Promise<void> {
     const [row] = await this.db.query('SELECT 1 FROM chat_sessions WHERE id = $1', { bind: [sessionId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`session ${sessionId} not found`);
+    if (!row) throw new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' });
   }
 }
 

@@ -13,7 +13,7 @@ export function decodeCursor(cursor: string | undefined): [string, string] | [nu
   } catch {
     // fall through
   }
-  throw new BadRequestError('cursor is not valid; start from the first page');
+  throw new BadRequestError('cursor is not valid; start from the first page', { code: 'CURSOR_INVALID' });
 }
 
 /** The `{items, next_cursor, limit}` envelope of a page read newest first with `limit + 1` rows. */

@@ -1,4 +1,4 @@
-import { ValidationError, type ParsedDocument, type ParsedElement } from '@agent-host/sdk';
+import { validate, ValidationError, type ParsedDocument, type ParsedElement } from '@agent-host/sdk';
 import { MarkdownTextSplitter, RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { z } from 'zod';
 
@@ -46,11 +46,7 @@ export function parseChunking(strategy: string, params: unknown, at: { strategy:
   if (!(strategy in CHUNKING_STRATEGIES)) {
     throw new ValidationError([{ loc: at.strategy, msg: `unknown chunking strategy "${strategy}"; known: ${Object.keys(CHUNKING_STRATEGIES).join(', ')}`, type: 'value_error' }]);
   }
-  const parsed = CHUNKING_STRATEGIES[strategy as ChunkingStrategy].safeParse(params ?? {});
-  if (!parsed.success) {
-    throw new ValidationError(parsed.error.issues.map((issue) => ({ loc: [...at.params, ...issue.path.map(String)], msg: issue.message, type: issue.code })));
-  }
-  return { strategy: strategy as ChunkingStrategy, params: parsed.data };
+  return { strategy: strategy as ChunkingStrategy, params: validate(CHUNKING_STRATEGIES[strategy as ChunkingStrategy], params ?? {}, at.params) };
 }
 
 /** Splits a parse snapshot into chunks with the given strategy; empty chunks are dropped. */

@@ -124,7 +124,7 @@ export class KnowledgeCorrections {
   async publish(sessionId: string, turnId: string, op: Operation) {
     const turn = await this.requireTurn(sessionId, turnId);
     const current = await this.find(turn.id);
-    if (!current) throw new ConflictError(`turn ${turn.id} has no correction draft; save one with PATCH .../correction first`);
+    if (!current) throw new ConflictError(`turn ${turn.id} has no correction draft; save one with PATCH .../correction first`, { code: 'TURN_NOT_CORRECTABLE' });
     refuseRepublish(current);
     const source = await this.db.transaction(async (transaction) => {
       const managed = await this.sources.managedCorrectionSource({ id: turn.agent_id!, name: turn.agent_name! }, op, transaction);
@@ -156,7 +156,7 @@ export class KnowledgeCorrections {
    */
   private async recordPublish(expected: CorrectionRow, sourceId: string, documentId: string, filename: string, op: Operation, transaction: Transaction): Promise<string> {
     const [locked] = await this.db.query<CorrectionRow>('SELECT * FROM knowledge_corrections WHERE id = $1 FOR UPDATE', { bind: [expected.id], type: QueryTypes.SELECT, transaction });
-    if (!locked || locked.revision_number !== expected.revision_number) throw new ConflictError('the correction changed while it was being published; publish again');
+    if (!locked || locked.revision_number !== expected.revision_number) throw new ConflictError('the correction changed while it was being published; publish again', { code: 'CORRECTION_CONFLICT' });
     refuseRepublish(locked);
     const jobId = await this.ingestion.insert({ sourceId, kind: 'publish_correction', documentIds: [documentId], chunking: null }, op, transaction);
     const sequence = locked.publish_sequence + 1;
@@ -284,9 +284,9 @@ export class KnowledgeCorrections {
        WHERE t.session_id = $1 AND t.id = try_uuid($2)`,
       { bind: [sessionId, turnId], type: QueryTypes.SELECT },
     );
-    if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`);
-    if (turn.reply_text === null) throw new ConflictError(`turn ${turnId} has no AI answer to correct`);
-    if (!turn.agent_id || !turn.agent_name) throw new ConflictError(`turn ${turnId} was not answered by an agent; corrections are kept per agent`);
+    if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
+    if (turn.reply_text === null) throw new ConflictError(`turn ${turnId} has no AI answer to correct`, { code: 'TURN_NOT_CORRECTABLE' });
+    if (!turn.agent_id || !turn.agent_name) throw new ConflictError(`turn ${turnId} was not answered by an agent; corrections are kept per agent`, { code: 'TURN_NOT_CORRECTABLE' });
     return turn;
   }
 
@@ -305,8 +305,8 @@ export class KnowledgeCorrections {
 }
 
 function refuseRepublish(row: CorrectionRow): void {
-  if (row.status === 'publishing') throw new ConflictError(`revision ${row.revision_number} of this correction is already being published`);
-  if (row.status === 'published') throw new ConflictError(`revision ${row.revision_number} of this correction is already published; save a new revision to publish again`);
+  if (row.status === 'publishing') throw new ConflictError(`revision ${row.revision_number} of this correction is already being published`, { code: 'CORRECTION_CONFLICT' });
+  if (row.status === 'published') throw new ConflictError(`revision ${row.revision_number} of this correction is already published; save a new revision to publish again`, { code: 'CORRECTION_CONFLICT' });
 }
 
 interface LedgerRow {

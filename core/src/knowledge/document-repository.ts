@@ -43,7 +43,7 @@ export class DocumentRepository {
 
   async require(sourceId: string, documentId: string): Promise<DocumentRow> {
     const row = await this.find(documentId);
-    if (!row || row.source_id !== sourceId) throw new NotFoundError(`document ${documentId} not found in knowledge source ${sourceId}`);
+    if (!row || row.source_id !== sourceId) throw new NotFoundError(`document ${documentId} not found in knowledge source ${sourceId}`, { code: 'DOCUMENT_NOT_FOUND' });
     return row;
   }
 

@@ -66,13 +66,13 @@ export class KnowledgeDocuments {
   checkContentType(contentType: string): void {
     if (this.parsers.has(baseContentType(contentType))) return;
     const supported = this.parsers.list().map((p) => p.key).sort();
-    throw new UnsupportedMediaTypeError(`no document parser handles content type "${contentType}"; supported: ${supported.join(', ') || 'none (enable a parser plugin)'}`);
+    throw new UnsupportedMediaTypeError(`no document parser handles content type "${contentType}"; supported: ${supported.join(', ') || 'none (enable a parser plugin)'}`, { code: 'UNSUPPORTED_DOCUMENT_TYPE' });
   }
 
   async upload(sourceId: string, file: UploadedFile, op: Operation) {
     await this.sources.requireStandard(sourceId, 'given uploads through the documents endpoint');
-    if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename');
-    if (digestOf(file.data).size > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`);
+    if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename', { code: 'BAD_REQUEST' });
+    if (digestOf(file.data).size > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`, { code: 'UPLOAD_TOO_LARGE' });
     this.checkContentType(file.contentType);
     const id = await this.store(sourceId, file, {}, op);
     return this.get(sourceId, id);

@@ -87,7 +87,7 @@ export class IngestionJobs {
   async rebuild(sourceId: string, documentId: string, input: RebuildInput, op: Operation) {
     await this.sources.find(sourceId);
     await this.documents.require(sourceId, documentId);
-    if (!(await this.documents.hasSnapshot(documentId))) throw new ConflictError(`document ${documentId} has no parse snapshot yet; run ingestion first`);
+    if (!(await this.documents.hasSnapshot(documentId))) throw new ConflictError(`document ${documentId} has no parse snapshot yet; run ingestion first`, { code: 'DOCUMENT_NOT_PARSED' });
     if (input.chunking_params !== undefined && input.chunking_strategy === undefined) {
       throw new ValidationError([{ loc: ['body', 'chunking_strategy'], msg: 'chunking_params needs chunking_strategy', type: 'missing' }]);
     }
@@ -108,7 +108,7 @@ export class IngestionJobs {
 
   async find(jobId: string): Promise<IngestionJobRow> {
     const [row] = await this.db.query<IngestionJobRow>('SELECT * FROM ingestion_jobs WHERE id = try_uuid($1)', { bind: [jobId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`ingestion job ${jobId} not found`);
+    if (!row) throw new NotFoundError(`ingestion job ${jobId} not found`, { code: 'INGESTION_JOB_NOT_FOUND' });
     return row;
   }
 
@@ -125,7 +125,7 @@ export class IngestionJobs {
         type: QueryTypes.SELECT,
         transaction,
       });
-      if (active) throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`);
+      if (active) throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`, { code: 'INGESTION_JOB_ACTIVE' });
       return this.insert({ sourceId, kind, documentIds, chunking }, op, transaction);
     });
     await this.dispatch(id);

@@ -108,7 +108,7 @@ export class InspectRuns {
 
   async get(sourceId: string, runId: string) {
     const [run] = await this.db.query<RunRow>('SELECT * FROM knowledge_inspect_runs WHERE source_id = try_uuid($1) AND id = try_uuid($2)', { bind: [sourceId, runId], type: QueryTypes.SELECT });
-    if (!run) throw new NotFoundError(`inspect run ${runId} not found in knowledge source ${sourceId}`);
+    if (!run) throw new NotFoundError(`inspect run ${runId} not found in knowledge source ${sourceId}`, { code: 'INSPECT_RUN_NOT_FOUND' });
     const results = await this.db.query<InspectResult>(
       'SELECT document_id, document_filename, outcome, details, recommendations FROM knowledge_inspect_results WHERE run_id = $1 ORDER BY position',
       { bind: [runId], type: QueryTypes.SELECT },

@@ -38,9 +38,9 @@ export class KnowledgeMounts {
   async create(agentId: string, input: MountCreateInput, op: Operation) {
     await this.requireAgent(agentId);
     const [source] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = $1', { bind: [input.source_id], type: QueryTypes.SELECT });
-    if (!source) throw new NotFoundError(`knowledge source ${input.source_id} not found`);
+    if (!source) throw new NotFoundError(`knowledge source ${input.source_id} not found`, { code: 'KNOWLEDGE_SOURCE_NOT_FOUND' });
     if (source.source_kind === MANAGED_CORRECTION) {
-      throw new ConflictError(`knowledge source ${source.id} is a managed_correction source: it is mounted automatically to its own agent when a correction is published, never by hand`);
+      throw new ConflictError(`knowledge source ${source.id} is a managed_correction source: it is mounted automatically to its own agent when a correction is published, never by hand`, { code: 'MANAGED_SOURCE_READ_ONLY' });
     }
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
@@ -49,7 +49,7 @@ export class KnowledgeMounts {
          ON CONFLICT (agent_id, source_id) DO NOTHING RETURNING id`,
         { bind: [id, agentId, source.id, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
       );
-      if (!inserted.length) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`);
+      if (!inserted.length) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`, { code: 'MOUNT_EXISTS' });
       await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: source.id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
     });
     const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.id = $1`, { bind: [id], type: QueryTypes.SELECT });
@@ -62,8 +62,8 @@ export class KnowledgeMounts {
       bind: [agentId, key],
       type: QueryTypes.SELECT,
     });
-    if (!mount) throw new NotFoundError(`agent ${agentId} has no mount ${key} (looked up as mount_id, then as source_id)`);
-    if (mount.source_kind === MANAGED_CORRECTION) throw new ConflictError(`the mount of managed_correction source ${mount.source_id} cannot be removed by hand`);
+    if (!mount) throw new NotFoundError(`agent ${agentId} has no mount ${key} (looked up as mount_id, then as source_id)`, { code: 'MOUNT_NOT_FOUND' });
+    if (mount.source_kind === MANAGED_CORRECTION) throw new ConflictError(`the mount of managed_correction source ${mount.source_id} cannot be removed by hand`, { code: 'MANAGED_SOURCE_READ_ONLY' });
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM knowledge_mounts WHERE id = $1', { bind: [mount.id], transaction });
       await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mount.id, source_id: mount.source_id } }, transaction);
@@ -86,7 +86,7 @@ export class KnowledgeMounts {
 
   private async requireAgent(agentId: string): Promise<void> {
     const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} not found`);
+    if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
   }
 }
 

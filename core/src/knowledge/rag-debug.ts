@@ -35,7 +35,7 @@ export async function ragDebug(db: Sequelize, retrieval: Retrieval, sessionId: s
      WHERE t.session_id = $1 AND t.id = try_uuid($2)`,
     { bind: [sessionId, turnId], type: QueryTypes.SELECT },
   );
-  if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`);
+  if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
   const defaults = retrieval.settingsFor(turn.retrieval_config);
   const settings = { top_k: input.top_k ?? defaults.top_k, threshold: input.threshold ?? defaults.threshold };
   const query = input.query ?? turn.user_text;

@@ -136,14 +136,14 @@ export class KnowledgeSources {
 
   async find(id: string, transaction?: Transaction): Promise<SourceRow> {
     const [row] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT, ...(transaction && { transaction }) });
-    if (!row) throw new NotFoundError(`knowledge source ${id} not found`);
+    if (!row) throw new NotFoundError(`knowledge source ${id} not found`, { code: 'KNOWLEDGE_SOURCE_NOT_FOUND' });
     return row;
   }
 
   /** The source, refusing managed-correction sources (spec 4.8 rule 2): `what` completes "... cannot be <what>". */
   async requireStandard(id: string, what: string): Promise<SourceRow> {
     const row = await this.find(id);
-    if (row.source_kind === MANAGED_CORRECTION) throw new ConflictError(`knowledge source ${id} is a managed_correction source and cannot be ${what}; it is maintained by the correction publish flow`);
+    if (row.source_kind === MANAGED_CORRECTION) throw new ConflictError(`knowledge source ${id} is a managed_correction source and cannot be ${what}; it is maintained by the correction publish flow`, { code: 'MANAGED_SOURCE_READ_ONLY' });
     return row;
   }
 }

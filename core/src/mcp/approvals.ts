@@ -90,8 +90,8 @@ export class ToolApprovals {
   async decide(id: string, decision: 'approve' | 'reject', op: Operation): Promise<ToolApprovalView> {
     const row = await this.db.transaction(async (transaction) => {
       const [pending] = await this.db.query<ApprovalRow>('SELECT * FROM tool_approval_requests WHERE id = try_uuid($1) FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
-      if (!pending) throw new NotFoundError(`tool approval ${id} not found`);
-      if (pending.status !== 'pending') throw new ConflictError(`tool approval ${id} is already ${pending.status}`);
+      if (!pending) throw new NotFoundError(`tool approval ${id} not found`, { code: 'TOOL_APPROVAL_NOT_FOUND' });
+      if (pending.status !== 'pending') throw new ConflictError(`tool approval ${id} is already ${pending.status}`, { code: 'TOOL_APPROVAL_DECIDED' });
       const status: ApprovalStatus = decision === 'approve' ? 'approved' : 'rejected';
       const [updated] = await this.db.query<ApprovalRow>('UPDATE tool_approval_requests SET status = $2, decided_by = $3, decided_at = now() WHERE id = $1 RETURNING *', {
         bind: [pending.id, status, op.operator.admin_user_id],

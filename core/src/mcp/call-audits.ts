@@ -71,13 +71,13 @@ export class McpCallAudits {
 
   async listBySession(sessionId: string, page: { limit: number; cursor?: string }) {
     const [exists] = await this.db.query('SELECT 1 FROM chat_sessions WHERE id = $1', { bind: [sessionId], type: QueryTypes.SELECT });
-    if (!exists) throw new NotFoundError(`session ${sessionId} not found`);
+    if (!exists) throw new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' });
     return this.list('session_id', sessionId, page);
   }
 
   async listByAgent(agentId: string, page: { limit: number; cursor?: string }) {
     const [exists] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    if (!exists) throw new NotFoundError(`agent ${agentId} not found`);
+    if (!exists) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
     return this.list('agent_id', agentId, page);
   }
 

@@ -72,5 +72,6 @@ export function refuseUnconfirmedRepoint(input: { name: string; credentialId: st
   if (!input.credentialId || input.confirmed || destinationOf(input.before) === destinationOf(input.after)) return;
   throw new ConflictError(
     `MCP server "${input.name}" holds credential ${input.credentialId}, which would be sent to the new destination; repeat the change with "confirm_credential": true (or the credential_id) to confirm it may go there`,
+    { code: 'CREDENTIAL_CONFIRMATION_REQUIRED' },
   );
 }

@@ -101,7 +101,7 @@ export class McpCredentials {
   async delete(id: string, op: Operation) {
     await this.find(id);
     const users = await this.db.query<{ id: string; name: string }>('SELECT id, name FROM mcp_servers WHERE credential_id = $1 ORDER BY name', { bind: [id], type: QueryTypes.SELECT });
-    if (users.length) throw new ConflictError(`credential ${id} is used by ${users.map((s) => `server "${s.name}" (${s.id})`).join(', ')}; detach it there first`);
+    if (users.length) throw new ConflictError(`credential ${id} is used by ${users.map((s) => `server "${s.name}" (${s.id})`).join(', ')}; detach it there first`, { code: 'CREDENTIAL_IN_USE' });
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM mcp_credentials WHERE id = $1', { bind: [id], transaction });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.delete', target_type: 'mcp_credential', target_id: id }, transaction);
@@ -112,7 +112,7 @@ export class McpCredentials {
   /** The decrypted secret for a call by `serverId`, refused when the scope does not allow that server. */
   async secretFor(credentialId: string, server: { id: string; connection_config: Record<string, unknown> }): Promise<Record<string, string>> {
     const row = await this.find(credentialId);
-    if (!usableBy(row, server.id)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${server.id}`);
+    if (!usableBy(row, server.id)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${server.id}`, { code: 'CREDENTIAL_SCOPE_MISMATCH' });
     refuseDestination(row, server.connection_config);
     return JSON.parse(this.secrets.decrypt(row.encrypted_secret_json, storedAt(SECRET_COLUMN, row.id))) as Record<string, string>;
   }
@@ -121,13 +121,13 @@ export class McpCredentials {
   async checkAttachable(credentialId: string, serverId: string, config: Record<string, unknown>): Promise<void> {
     const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', { bind: [credentialId], type: QueryTypes.SELECT });
     if (!row) throw new ValidationError([{ loc: ['body', 'credential_id'], msg: `credential ${credentialId} not found`, type: 'value_error' }]);
-    if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`);
+    if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`, { code: 'CREDENTIAL_SCOPE_MISMATCH' });
     refuseDestination(row, config);
   }
 
   private async find(id: string): Promise<CredentialRow> {
     const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`credential ${id} not found`);
+    if (!row) throw new NotFoundError(`credential ${id} not found`, { code: 'CREDENTIAL_NOT_FOUND' });
     return row;
   }
 
@@ -150,7 +150,7 @@ export class McpCredentials {
   /** Narrowing a credential to one server must not strand other servers that use it. */
   private async refuseForeignUsers(id: string, serverId: string, transaction: Transaction): Promise<void> {
     const others = await this.db.query<{ name: string }>('SELECT name FROM mcp_servers WHERE credential_id = $1 AND id <> $2', { bind: [id, serverId], type: QueryTypes.SELECT, transaction });
-    if (others.length) throw new ConflictError(`credential ${id} is also used by ${others.map((s) => `"${s.name}"`).join(', ')}; it cannot be scoped to one server`);
+    if (others.length) throw new ConflictError(`credential ${id} is also used by ${others.map((s) => `"${s.name}"`).join(', ')}; it cannot be scoped to one server`, { code: 'CREDENTIAL_IN_USE' });
   }
 }
 
@@ -160,7 +160,7 @@ const usableBy = (row: CredentialRow, serverId: string) => row.scope === 'shared
 function refuseDestination(row: CredentialRow, config: Record<string, unknown>): void {
   const destination = credentialDestination(config);
   if (row.allowed_destinations.length === 0 || (destination !== null && row.allowed_destinations.includes(destination))) return;
-  throw new ConflictError(`credential ${row.id} may be sent only to ${row.allowed_destinations.join(', ')}, not to ${destination ?? 'this server'}`);
+  throw new ConflictError(`credential ${row.id} may be sent only to ${row.allowed_destinations.join(', ')}, not to ${destination ?? 'this server'}`, { code: 'CREDENTIAL_DESTINATION_REFUSED' });
 }
 
 /** Metadata only: the ciphertext and the secret never leave. */

@@ -77,7 +77,7 @@ export class McpMounts {
           transaction,
         },
       );
-      if (!inserted.length) throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`);
+      if (!inserted.length) throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`, { code: 'MOUNT_EXISTS' });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, mcp_server_id: input.mcp_server_id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
     });
     return presentMount(await this.find(agentId, id));
@@ -119,19 +119,19 @@ export class McpMounts {
 
   async find(agentId: string, mountId: string): Promise<MountRow> {
     const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} has no MCP mount ${mountId}`);
+    if (!row) throw new NotFoundError(`agent ${agentId} has no MCP mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return row;
   }
 
   /** MCP tools serve chat agents only (spec 4.2 rule 2). */
   async requireChatAgent(agentId: string): Promise<void> {
     const type = await this.requireAgent(agentId);
-    if (type !== 'chat') throw new ConflictError(`agent ${agentId} is a ${type} agent; MCP tools serve chat agents only`);
+    if (type !== 'chat') throw new ConflictError(`agent ${agentId} is a ${type} agent; MCP tools serve chat agents only`, { code: 'AGENT_TYPE_UNSUPPORTED' });
   }
 
   private async requireAgent(agentId: string): Promise<string> {
     const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} not found`);
+    if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
     return row.agent_type;
   }
 }

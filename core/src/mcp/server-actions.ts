@@ -69,8 +69,8 @@ export class McpServerActions {
   async responsePreview(agentId: string, input: ResponsePreviewInput, op: Operation) {
     await this.mounts.requireChatAgent(agentId);
     const mount = (await this.mounts.usable(agentId)).find((m) => m.mcp_server_id === input.mcp_server_id);
-    if (!mount) throw new ConflictError(`MCP server ${input.mcp_server_id} is not mounted and active on agent ${agentId}`);
-    if (!allowedBy(mount.allowed_tools_json, input.tool_name)) throw new ConflictError(`tool "${input.tool_name}" is not in the mount's allowed_tools (${mount.allowed_tools_json.join(', ')})`);
+    if (!mount) throw new ConflictError(`MCP server ${input.mcp_server_id} is not mounted and active on agent ${agentId}`, { code: 'MCP_SERVER_NOT_MOUNTED' });
+    if (!allowedBy(mount.allowed_tools_json, input.tool_name)) throw new ConflictError(`tool "${input.tool_name}" is not in the mount's allowed_tools (${mount.allowed_tools_json.join(', ')})`, { code: 'TOOL_NOT_ALLOWED' });
     const server = await this.servers.resolveRow(mount.server);
     const started = Date.now();
     const outcome = await server.backend.callTool(server.connection, input.tool_name, input.arguments, { timeoutMs: mount.timeout_ms });

@@ -105,7 +105,7 @@ export class McpServers {
   async delete(id: string, op: Operation) {
     await this.find(id);
     const mounts = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM agent_mcp_mounts WHERE mcp_server_id = $1 ORDER BY created_at', { bind: [id], type: QueryTypes.SELECT });
-    if (mounts.length) throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.map((m) => m.agent_id).join(', ')}; unmount it first`);
+    if (mounts.length) throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.map((m) => m.agent_id).join(', ')}; unmount it first`, { code: 'MCP_SERVER_IN_USE' });
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM mcp_servers WHERE id = $1', { bind: [id], transaction });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.delete', target_type: 'mcp_server', target_id: id }, transaction);
@@ -121,7 +121,7 @@ export class McpServers {
 
   async resolveRow(row: ServerRow, credentialId?: string): Promise<ResolvedServer> {
     const backend = this.backends.get(row.transport_type);
-    if (!backend) throw new ConflictError(`MCP server "${row.name}" uses transport_type "${row.transport_type}", which no enabled plugin provides`);
+    if (!backend) throw new ConflictError(`MCP server "${row.name}" uses transport_type "${row.transport_type}", which no enabled plugin provides`, { code: 'MCP_TRANSPORT_UNAVAILABLE' });
     const chosen = credentialId ?? row.credential_id;
     const secret = chosen ? await this.credentials.secretFor(chosen, row) : null;
     return {
@@ -144,7 +144,7 @@ export class McpServers {
 
   async find(id: string): Promise<ServerRow> {
     const [row] = await this.db.query<ServerRow>('SELECT * FROM mcp_servers WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`MCP server ${id} not found`);
+    if (!row) throw new NotFoundError(`MCP server ${id} not found`, { code: 'MCP_SERVER_NOT_FOUND' });
     return row;
   }
 
@@ -152,7 +152,7 @@ export class McpServers {
   private async refuseStdioBySubAdmin(transport: string, op: Operation, action: string, targetId: string | null): Promise<void> {
     if (!this.backends.get(transport)?.launchesProcesses || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
     await auditOperation(this.db, 'core.mcp', op, { action, outcome: 'failure', target_type: 'mcp_server', target_id: targetId ?? 'new', payload: { reason: 'stdio_needs_super_admin' } });
-    throw new ForbiddenError('on this host only super admins create or change stdio MCP servers, which run programs on the host ([mcp] sub_admins_manage_stdio_servers)');
+    throw new ForbiddenError('on this host only super admins create or change stdio MCP servers, which run programs on the host ([mcp] sub_admins_manage_stdio_servers)', { code: 'SUPER_ADMIN_REQUIRED' });
   }
 
   private validateTransport(transport: string, config: Record<string, unknown>): void {
@@ -167,7 +167,7 @@ export class McpServers {
 
   private async refuseDuplicateName(name: string, exceptId: string | null): Promise<void> {
     const [row] = await this.db.query<{ id: string }>('SELECT id FROM mcp_servers WHERE lower(name) = lower($1) AND ($2::text IS NULL OR id::text <> $2)', { bind: [name, exceptId], type: QueryTypes.SELECT });
-    if (row) throw new ConflictError(`an MCP server named "${name}" already exists (${row.id})`);
+    if (row) throw new ConflictError(`an MCP server named "${name}" already exists (${row.id})`, { code: 'MCP_SERVER_EXISTS' });
   }
 }
 

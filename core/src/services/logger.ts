@@ -1,6 +1,7 @@
 import { pino, type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
 import type { Logger } from '@agent-host/sdk';
+import { currentRequestId } from '../observability/request-scope.js';
 
 /** `[logging] format`: `auto` is pretty on a terminal and JSON otherwise (files, pipes, log collectors). */
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -15,6 +16,11 @@ export function createRootLogger(level: string, format: LogFormat = 'auto'): Pin
     {
       level,
       base: { pid: process.pid },
+      // Every line written while serving a request names it, whichever component writes it.
+      mixin: () => {
+        const reqId = currentRequestId();
+        return reqId ? { req_id: reqId } : {};
+      },
       redact: {
         paths: ['password', '*.password', 'secret_payload', '*.secret_payload', 'api_key', '*.api_key', 'authorization', '*.authorization', 'req.headers.cookie', 'req.headers.authorization'],
         censor: '[redacted]',

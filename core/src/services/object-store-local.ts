@@ -18,7 +18,7 @@ export function createLocalObjectStore(root: string): ObjectStoreBackend {
     assertObjectKey(key);
     const file = path.resolve(base, key);
     // The key rule already keeps keys inside; this also guards the sidecar files.
-    if (!file.startsWith(base + path.sep) || file.endsWith(META)) throw new BadRequestError(`invalid object key ${JSON.stringify(key)}`);
+    if (!file.startsWith(base + path.sep) || file.endsWith(META)) throw new BadRequestError(`invalid object key ${JSON.stringify(key)}`, { code: 'OBJECT_KEY_INVALID' });
     return file;
   };
   const readInfo = async (key: string, file: string) => {
@@ -29,7 +29,7 @@ export function createLocalObjectStore(root: string): ObjectStoreBackend {
   const isFile = (file: string) => stat(file).then((s) => s.isFile(), () => false);
   const existing = async (key: string) => {
     const file = fileOf(key);
-    if (!(await isFile(file))) throw new NotFoundError(`object "${key}" not found`);
+    if (!(await isFile(file))) throw new NotFoundError(`object "${key}" not found`, { code: 'OBJECT_NOT_FOUND' });
     return file;
   };
   return {

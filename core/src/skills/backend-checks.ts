@@ -30,5 +30,5 @@ export function validateBackend(backends: KeyedRegistry<SkillBackend>, version: 
 export async function requireActiveServer(servers: SkillMcpServers, version: VersionBackend & { id: string }, action: string): Promise<void> {
   if (version.backend_type !== MCP_BACKEND) return;
   const reason = inactiveReason(version.backend_ref_id!, await servers.status(version.backend_ref_id!));
-  if (reason) throw new ConflictError(`skill version ${version.id} cannot be ${action}: its ${reason}`);
+  if (reason) throw new ConflictError(`skill version ${version.id} cannot be ${action}: its ${reason}`, { code: 'SKILL_BACKEND_UNAVAILABLE' });
 }

@@ -54,7 +54,7 @@ export class SkillAssets {
 
   async get(id: string) {
     const [row] = await this.db.query<SkillListRow>(`${SKILL_SELECT} WHERE s.id = try_uuid($1)`, { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`skill ${id} not found`);
+    if (!row) throw new NotFoundError(`skill ${id} not found`, { code: 'SKILL_NOT_FOUND' });
     return presentSkill(row);
   }
 
@@ -88,7 +88,7 @@ export class SkillAssets {
       type: QueryTypes.SELECT,
       ...(transaction && { transaction }),
     });
-    if (!row) throw new NotFoundError(`skill ${id} not found`);
+    if (!row) throw new NotFoundError(`skill ${id} not found`, { code: 'SKILL_NOT_FOUND' });
     return row;
   }
 
@@ -97,7 +97,7 @@ export class SkillAssets {
     try {
       await this.db.transaction(work);
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new ConflictError(`a skill named "${name}" already exists`);
+      if (error instanceof UniqueConstraintError) throw new ConflictError(`a skill named "${name}" already exists`, { code: 'SKILL_EXISTS' });
       throw error;
     }
   }

@@ -60,7 +60,7 @@ export class SkillCallAudits {
 
   private async require(sql: string, id: string, missing: string): Promise<void> {
     const [row] = await this.db.query(sql, { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(missing);
+    if (!row) throw new NotFoundError(missing, { code: 'NOT_FOUND' });
   }
 }
 

@@ -103,7 +103,7 @@ export class SkillMounts {
         await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new ConflictError(`this skill is already mounted on agent ${agentId}; change that mount's skill_version_id instead`);
+      if (error instanceof UniqueConstraintError) throw new ConflictError(`this skill is already mounted on agent ${agentId}; change that mount's skill_version_id instead`, { code: 'MOUNT_EXISTS' });
       throw error;
     }
     return this.get(agentId, id);
@@ -142,7 +142,7 @@ export class SkillMounts {
 
   private async get(agentId: string, mountId: string) {
     const [row] = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`);
+    if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return presentMount(row);
   }
 
@@ -152,22 +152,22 @@ export class SkillMounts {
       type: QueryTypes.SELECT,
       transaction,
     });
-    if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`);
+    if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return row;
   }
 
   /** A released version of an active skill, else 409 (spec 7). */
   private async mountableVersion(versionId: string, transaction: Transaction): Promise<VersionRow> {
     const version = await this.versions.findById(versionId, transaction);
-    if (!version.is_released) throw new ConflictError(`skill version ${versionId} is not released; release it before mounting it`);
+    if (!version.is_released) throw new ConflictError(`skill version ${versionId} is not released; release it before mounting it`, { code: 'SKILL_VERSION_NOT_RELEASED' });
     const skill = await this.assets.find(version.skill_id);
-    if (skill.status !== 'active') throw new ConflictError(`skill ${skill.id} is ${skill.status}; only active skills are mounted`);
+    if (skill.status !== 'active') throw new ConflictError(`skill ${skill.id} is ${skill.status}; only active skills are mounted`, { code: 'SKILL_INACTIVE' });
     return version;
   }
 
   private async requireAgent(agentId: string): Promise<void> {
     const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} not found`);
+    if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
   }
 }
 

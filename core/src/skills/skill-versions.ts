@@ -101,9 +101,9 @@ export class SkillVersions {
   async release(skillId: string, versionId: string, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const version = await this.find(skillId, versionId, transaction);
-      if (version.is_released) throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`);
+      if (version.is_released) throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`, { code: 'SKILL_VERSION_RELEASED' });
       if (!this.backends.has(version.backend_type)) {
-        throw new ConflictError(`skill version ${versionId} cannot be released: no enabled plugin provides its backend "${version.backend_type}"`);
+        throw new ConflictError(`skill version ${versionId} cannot be released: no enabled plugin provides its backend "${version.backend_type}"`, { code: 'SKILL_BACKEND_UNAVAILABLE' });
       }
       await requireActiveServer(this.servers, version, 'released');
       await this.db.query('UPDATE skill_versions SET is_released = true, released_at = now(), released_by = $2, updated_at = now() WHERE id = $1', {
@@ -122,19 +122,19 @@ export class SkillVersions {
       type: QueryTypes.SELECT,
       ...(transaction && { transaction }),
     });
-    if (!row) throw new NotFoundError(`skill version ${versionId} not found`);
+    if (!row) throw new NotFoundError(`skill version ${versionId} not found`, { code: 'SKILL_VERSION_NOT_FOUND' });
     return row;
   }
 
   private async find(skillId: string, versionId: string, transaction?: Transaction): Promise<VersionRow> {
     const row = await this.findById(versionId, transaction);
-    if (row.skill_id !== skillId) throw new NotFoundError(`skill ${skillId} has no version ${versionId}`);
+    if (row.skill_id !== skillId) throw new NotFoundError(`skill ${skillId} has no version ${versionId}`, { code: 'SKILL_VERSION_NOT_FOUND' });
     return row;
   }
 }
 
 const immutable = (version: VersionRow) =>
-  new ConflictError(`skill version ${version.id} (version ${version.version_number}) is released and immutable; create a new version to change it`);
+  new ConflictError(`skill version ${version.id} (version ${version.version_number}) is released and immutable; create a new version to change it`, { code: 'SKILL_VERSION_RELEASED' });
 
 export function presentVersion(row: VersionRow) {
   return {

@@ -94,11 +94,11 @@ export class Takeover {
   async takeover(sessionId: string, operator: Operator, force: boolean): Promise<SessionState> {
     return this.transition(sessionId, operator, (session) => {
       if (session.agent_type !== 'chat' || !session.human_takeover_enabled) {
-        throw new ConflictError(`session ${sessionId} belongs to an agent without human takeover; enable human_takeover_enabled on a chat agent`);
+        throw new ConflictError(`session ${sessionId} belongs to an agent without human takeover; enable human_takeover_enabled on a chat agent`, { code: 'TAKEOVER_NOT_ENABLED' });
       }
       if (session.status !== 'HUMAN_ACTIVE') return 'takeover';
       if (session.takeover_owner_id === operator.operator_id) return undefined;
-      if (!force) throw new ConflictError(`session ${sessionId} is already taken over by ${session.takeover_owner_name ?? session.takeover_owner_id}; send force=true to take it over`);
+      if (!force) throw new ConflictError(`session ${sessionId} is already taken over by ${session.takeover_owner_name ?? session.takeover_owner_id}; send force=true to take it over`, { code: 'SESSION_TAKEN_OVER' });
       return 'force_takeover';
     });
   }
@@ -106,9 +106,9 @@ export class Takeover {
   /** `HUMAN_ACTIVE` -> `AI_ACTIVE`, by the owner (another operator needs `force`). */
   async release(sessionId: string, operator: Operator, force: boolean): Promise<SessionState> {
     return this.transition(sessionId, operator, (session) => {
-      if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; nothing to release`);
+      if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; nothing to release`, { code: 'SESSION_NOT_TAKEN_OVER' });
       if (session.takeover_owner_id !== operator.operator_id && !force) {
-        throw new ConflictError(`session ${sessionId} is owned by ${session.takeover_owner_name ?? session.takeover_owner_id}; only the owner releases it, or send force=true`);
+        throw new ConflictError(`session ${sessionId} is owned by ${session.takeover_owner_name ?? session.takeover_owner_id}; only the owner releases it, or send force=true`, { code: 'SESSION_TAKEN_OVER' });
       }
       return 'release';
     });
@@ -122,9 +122,9 @@ export class Takeover {
     }
     const { message, event } = await this.db.transaction(async (transaction) => {
       const session = await this.lock(sessionId, transaction);
-      if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; take it over before replying by hand`);
+      if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; take it over before replying by hand`, { code: 'SESSION_NOT_TAKEN_OVER' });
       if (session.takeover_owner_id !== operator.operator_id) {
-        throw new ConflictError(`only the operator who took over session ${sessionId} (${session.takeover_owner_name ?? session.takeover_owner_id}) replies by hand`);
+        throw new ConflictError(`only the operator who took over session ${sessionId} (${session.takeover_owner_name ?? session.takeover_owner_id}) replies by hand`, { code: 'SESSION_TAKEN_OVER' });
       }
       const [row] = await this.db.query<MessageRow>(
         `INSERT INTO chat_messages (id, session_id, role, content, message_type, sender_id_snapshot, sender_name_snapshot, created_at)
@@ -142,7 +142,7 @@ export class Takeover {
   /** The durable takeover event stream, oldest first. */
   async listEvents(sessionId: string, options: { limit: number; cursor?: string }) {
     const [row] = await this.db.query('SELECT 1 FROM chat_sessions WHERE id = $1', { bind: [sessionId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`session ${sessionId} not found`);
+    if (!row) throw new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' });
     const [cursorAt, cursorId] = decodeCursor(options.cursor);
     const rows = await this.db.query<EventRow>(
       `SELECT * FROM session_takeover_events WHERE session_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id::text) > ($2::timestamptz, $3::text))
@@ -200,7 +200,7 @@ export class Takeover {
       type: QueryTypes.SELECT,
       transaction,
     });
-    if (!session) throw new NotFoundError(`session ${sessionId} not found`);
+    if (!session) throw new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' });
     return session;
   }
 

@@ -21,7 +21,9 @@ export function adminGuard(app: AgentHostApp): AccessGuard {
       if (!principal) {
         const reason = token ? 'session_invalid' : 'login_required';
         await auth.audit({ action: 'access.denied', outcome: 'denied', payload: { ...where, reason } }, origin);
-        throw new UnauthorizedError(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
+        throw token
+          ? new UnauthorizedError('administrator session expired or revoked; log in again', { code: 'SESSION_EXPIRED' })
+          : new UnauthorizedError('administrator login required', { code: 'LOGIN_REQUIRED' });
       }
       const missing = 'permission' in access ? [access.permission, ...(access.alsoRequires ?? [])].find((p) => !principal.permissions.includes(p)) : undefined;
       if (missing) {
@@ -29,7 +31,7 @@ export function adminGuard(app: AgentHostApp): AccessGuard {
           { action: 'access.denied', outcome: 'denied', actor_id: principal.admin_user_id, payload: { ...where, reason: 'missing_permission', permission: missing } },
           origin,
         );
-        throw new ForbiddenError(`missing permission ${missing}`);
+        throw new ForbiddenError(`missing permission ${missing}`, { code: 'PERMISSION_MISSING' });
       }
       return principal;
     },

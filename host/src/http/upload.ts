@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AgentHostError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@agent-host/sdk';
+import { BadRequestError, ServiceUnavailableError, PayloadTooLargeError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import type { SpooledFile, UploadedFile } from '@agent-host/core';
 import Busboy from 'busboy';
 import { fileTypeFromFile } from 'file-type';
@@ -37,11 +37,11 @@ export async function uploadContentType(declared: string, filename: string, file
   const detected = (await fileTypeFromFile(file))?.mime;
   if (GENERIC_TYPES.has(baseType(declared))) {
     const inferred = detected ?? (mime.lookup(filename) || undefined);
-    if (!inferred) throw new UnsupportedMediaTypeError(`the type of "${filename}" cannot be told from its name or content; send it with a content type (curl: -F 'file=@${filename};type=...')`);
+    if (!inferred) throw new UnsupportedMediaTypeError(`the type of "${filename}" cannot be told from its name or content; send it with a content type (curl: -F 'file=@${filename};type=...')`, { code: 'UNSUPPORTED_DOCUMENT_TYPE' });
     return inferred;
   }
   if (detected && detected !== baseType(declared)) {
-    throw new UnsupportedMediaTypeError(`"${filename}" is declared as ${baseType(declared)}, but its content is ${detected}`);
+    throw new UnsupportedMediaTypeError(`"${filename}" is declared as ${baseType(declared)}, but its content is ${detected}`, { code: 'UNSUPPORTED_DOCUMENT_TYPE' });
   }
   return declared;
 }
@@ -55,7 +55,7 @@ export class UploadSlots {
   async run<T>(res: Response, work: () => Promise<T>): Promise<T> {
     if (this.taken >= this.max) {
       res.header('retry-after', '5');
-      throw new AgentHostError(503, `${this.max} uploads are being received already ([knowledge] upload_concurrency); retry in a few seconds`);
+      throw new ServiceUnavailableError(`${this.max} uploads are being received already ([knowledge] upload_concurrency); retry in a few seconds`, { code: 'UPLOADS_BUSY' });
     }
     this.taken++;
     try {
@@ -106,7 +106,7 @@ function readPart(req: Request, options: UploadOptions, target: string): Promise
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
     return Promise.reject(new UnsupportedMediaTypeError(`upload the file as multipart/form-data in the field "${options.field}"`));
   }
-  const tooLarge = () => new PayloadTooLargeError(`the file is larger than the upload limit of ${options.maxBytes} bytes`);
+  const tooLarge = () => new PayloadTooLargeError(`the file is larger than the upload limit of ${options.maxBytes} bytes`, { code: 'UPLOAD_TOO_LARGE' });
   if (Number(req.headers['content-length']) > options.maxBytes + FRAMING_BYTES) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ERROR_CODES } from '@agent-host/sdk';
 import { z } from 'zod';
 import { CHALLENGE_HEADER } from '../access/route-access.js';
 import { ACCESS_COOKIE } from '../access/cookies.js';
@@ -13,7 +14,7 @@ export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
   paths: Record<string, Record<string, JsonObject>>;
-  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
+  components: { schemas: Record<string, JsonObject>; headers: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
 }
 
 export const SECURITY_SCHEME = ACCESS_COOKIE;
@@ -27,36 +28,54 @@ function readHostVersion(): string {
   return hostVersion;
 }
 
+/** Every response names its request. */
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+
 const errorResponse = (description: string, schema: 'HTTPError' | 'ValidationError'): JsonObject => ({
   description,
+  headers: REQUEST_ID_HEADER,
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
 });
 
+const ISSUES: JsonObject = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, description: 'Where the issue is, e.g. ["body", "username"]' },
+      msg: { type: 'string', description: 'What is wrong, in words' },
+      type: { type: 'string', description: 'The kind of issue: `missing`, `too_big`, `invalid_value`, ...' },
+    },
+    required: ['loc', 'msg', 'type'],
+  },
+};
+
+/** The fields every error envelope has besides `detail` (http/error-envelope.ts). */
+const ENVELOPE: Record<string, JsonObject> = {
+  code: { $ref: '#/components/schemas/ErrorCode' },
+  message: { type: 'string', description: 'One sentence for a person' },
+  request_id: { type: 'string', description: 'The X-Request-Id of the response; quote it when reporting a problem' },
+};
+
 const SHARED_SCHEMAS: Record<string, JsonObject> = {
+  ErrorCode: {
+    type: 'string',
+    description: `A stable error code; clients match on it, never on the English text. The catalog (docs/error-codes.md):\n\n${Object.entries(ERROR_CODES)
+      .map(([code, { status, description }]) => `- \`${code}\` (${status ?? 'in a stream'}): ${description}`)
+      .join('\n')}`,
+    enum: Object.keys(ERROR_CODES),
+  },
   HTTPError: {
     type: 'object',
-    description: 'Every error response: a message, or an object for structured errors.',
-    properties: { detail: { anyOf: [{ type: 'string' }, { type: 'object' }] } },
-    required: ['detail'],
+    description: 'Every error response. `detail` is a message, or an object for structured errors.',
+    properties: { detail: { anyOf: [{ type: 'string' }, { type: 'object' }] }, ...ENVELOPE },
+    required: ['detail', 'code', 'message', 'request_id'],
   },
   ValidationError: {
     type: 'object',
-    description: 'A request that failed validation (422): one entry per issue.',
-    properties: {
-      detail: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, description: 'Where the issue is, e.g. ["body", "username"]' },
-            msg: { type: 'string' },
-            type: { type: 'string', description: 'The issue code' },
-          },
-          required: ['loc', 'msg', 'type'],
-        },
-      },
-    },
-    required: ['detail'],
+    description: 'A request that failed validation (422): one entry per issue, in `detail` and in `errors`.',
+    properties: { detail: ISSUES, ...ENVELOPE, errors: ISSUES },
+    required: ['detail', 'code', 'message', 'request_id', 'errors'],
   },
 };
 
@@ -132,6 +151,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
   const paths: OpenApiDocument['paths'] = {};
 
   for (const route of routes) {
+    if (route.meta) continue;
     const path = openApiPath(route.path);
     const method = HTTP_METHODS[route.method];
     const { access } = route;
@@ -160,7 +180,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
     }
 
     const { success } = route;
-    const ok: JsonObject = { description: success?.description ?? 'Success' };
+    const ok: JsonObject = { description: success?.description ?? 'Success', headers: REQUEST_ID_HEADER };
     if (success?.schema || success?.contentType) {
       ok.content = { [success.contentType ?? 'application/json']: success.schema ? { schema: bodySchema(success.schema, schemas, 'output') } : {} };
     }
@@ -207,11 +227,18 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
     info: {
       title: 'agent-host',
       version: readHostVersion(),
-      description: 'The agent-host HTTP API. Errors are `{"detail": ...}`; administrator routes authenticate with the HttpOnly `agent_host_access` cookie set by POST /admin/auth/login.',
+      description:
+        'The agent-host HTTP API. Errors are `{"detail", "code", "message", "request_id"}` with a stable `code` (schema ErrorCode); every response carries `X-Request-Id`. Administrator routes authenticate with the HttpOnly `agent_host_access` cookie set by POST /admin/auth/login.',
     },
     paths,
     components: {
       schemas,
+      headers: {
+        'X-Request-Id': {
+          description: "The request's id: the caller's own X-Request-Id when valid (1-128 of A-Z a-z 0-9 . _ : @ -), else one the host made. It is in the host's log lines, audit rows and error bodies.",
+          schema: { type: 'string' },
+        },
+      },
       securitySchemes: {
         [SECURITY_SCHEME]: {
           type: 'apiKey',

@@ -39,7 +39,7 @@ export const adminAuthRoutes: RouteFactory = (app) => {
       summary: 'Rotate the refresh token (single use) and issue a new access token',
       handler: async (req, res, { origin }) => {
         const token = readCookie(req.headers, REFRESH_COOKIE);
-        if (!token) throw new UnauthorizedError('no refresh cookie; log in again');
+        if (!token) throw new UnauthorizedError('no refresh cookie; log in again', { code: 'REFRESH_TOKEN_INVALID' });
         const { principal, tokens } = await auth.refresh(token, origin);
         setSessionCookies(res, tokens, secure);
         return snapshot(principal);

@@ -119,11 +119,12 @@ export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefi
       method: 'get',
       path: `/${ui}/assets/:file`,
       access: { login: true },
+      meta: true,
       summary: `A static asset of the ${ui === 'docs' ? 'Swagger UI' : 'ReDoc'} page (an allowlist of file names)`,
       handler: async (req, res) => {
         const name = String(req.params.file);
         const file = allowed.get(name);
-        if (!file) throw new NotFoundError(`no asset ${name}`);
+        if (!file) throw new NotFoundError(`no asset ${name}`, { code: 'NOT_FOUND' });
         const key = `${ui}/${file}`;
         let content = assetCache.get(key);
         if (!content) {
@@ -148,6 +149,7 @@ export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefi
       method: 'get',
       path: '/openapi.json',
       access: { login: true },
+      meta: true,
       summary: 'The OpenAPI 3.1 document of this API',
       handler: async () => document,
     },
@@ -155,6 +157,7 @@ export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefi
       method: 'get',
       path: '/docs',
       access: { login: true },
+      meta: true,
       summary: 'Interactive API documentation (Swagger UI)',
       handler: async (_req, res) => sendHtml(res, SWAGGER_UI_HTML),
     },
@@ -163,6 +166,7 @@ export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefi
       method: 'get',
       path: '/redoc',
       access: { login: true },
+      meta: true,
       summary: 'API reference documentation (ReDoc)',
       handler: async (_req, res) => sendHtml(res, REDOC_HTML),
     },

@@ -12,8 +12,8 @@ export const modelRoutes: RouteFactory = (app) => [
       const providers = app.kernel.registry(extensionPoints.modelProviders);
       if ((req.query as Record<string, unknown>)?.check !== 'true') return listModels(app.config, providers);
       // The catalog is public; calling every model spends the operator's quota, so that needs an administrator.
-      if (!principal) throw new UnauthorizedError('administrator login required for ?check=true');
-      if (!principal.permissions.includes('dashboard.read')) throw new ForbiddenError('missing permission dashboard.read');
+      if (!principal) throw new UnauthorizedError('administrator login required for ?check=true', { code: 'LOGIN_REQUIRED' });
+      if (!principal.permissions.includes('dashboard.read')) throw new ForbiddenError('missing permission dashboard.read', { code: 'PERMISSION_MISSING' });
       return checkModels(app.config, providers);
     },
   },

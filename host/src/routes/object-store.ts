@@ -14,7 +14,7 @@ export function keyFromProxyPath(rawUrl: string): string {
   try {
     key = encoded.split('/').map(decodeURIComponent).join('/');
   } catch {
-    throw new BadRequestError('the object key is not valid percent-encoding');
+    throw new BadRequestError('the object key is not valid percent-encoding', { code: 'OBJECT_KEY_INVALID' });
   }
   assertObjectKey(key);
   return key;

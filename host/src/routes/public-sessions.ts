@@ -1,5 +1,5 @@
 import { issueSessionId } from '@agent-host/core';
-import { NotFoundError } from '@agent-host/sdk';
+import { NotFoundError, TooManyRequestsError } from '@agent-host/sdk';
 import { z } from 'zod';
 import { route, type RouteFactory } from './route.js';
 
@@ -36,13 +36,9 @@ export const publicSessionRoutes: RouteFactory = (app) => {
       handler: async (req, res, { origin }) => {
         const agentId = String(req.params.agent_id);
         const refusal = await limits.takeHandshake(origin.clientIp);
-        if (refusal) {
-          res.header('retry-after', String(refusal.retryAfterSeconds));
-          res.send(429, { detail: refusal.detail, code: 'rate_limited' });
-          return;
-        }
+        if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
         const agent = await agents.get(agentId).catch(() => undefined);
-        if (agent?.status !== 'active' || agent.public_access_mode !== 'public_anonymous') throw new NotFoundError(`no public agent ${agentId}`);
+        if (agent?.status !== 'active' || agent.public_access_mode !== 'public_anonymous') throw new NotFoundError(`no public agent ${agentId}`, { code: 'AGENT_NOT_FOUND' });
         res.status(201);
         return takeover.issue(issueSessionId(), agent.agent_id);
       },

@@ -9,6 +9,8 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   path: string;
   access: RouteAccess;
   summary: string;
+  /** The API documentation itself (`/openapi.json`, `/docs`, their assets): served, but not an operation of the document. */
+  meta?: true;
   /** The route reads a `multipart/form-data` body (an upload) with the file in `field`; every other route takes JSON only. */
   multipart?: { field: string };
   /** Request body schema: validated before the handler (422 with `{loc, msg, type}` issues) and published in /openapi.json. */

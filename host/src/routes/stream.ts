@@ -1,11 +1,13 @@
+import { TooManyRequestsError } from '@agent-host/sdk';
 import { chatRequestSchema, issueSessionId } from '@agent-host/core';
 import { route, type RouteFactory } from './route.js';
 
 /**
  * `POST /stream` (spec 4.2, 6.1): server-sent events, each `data: <json>`
  * and a blank line, written as they come; `done` is always last. A client
- * that disconnects aborts the turn, which is still persisted. Rate limits are
- * checked before the stream opens, so a refusal is a plain 429.
+ * that disconnects aborts the turn, which is still persisted. Rate limits and
+ * what `chat.admit` checks come before the stream opens: those refusals are
+ * HTTP errors; once streaming, failures are `error` events.
  */
 export const streamRoutes: RouteFactory = (app) => {
   const chat = app.chat!;
@@ -21,20 +23,23 @@ export const streamRoutes: RouteFactory = (app) => {
         contentType: 'text/event-stream',
         description: 'Events `data: {"type": "token" | "error" | "done", ...}`; without thread_id the X-Session-Id header (and `done`) carries the issued session id',
       },
-      refusals: { 429: 'A rate limit of [rate_limits] was reached; see Retry-After' },
+      refusals: {
+        403: 'The agent is not public, or takes no model override from public clients (AGENT_NOT_PUBLIC, MODEL_OVERRIDE_REFUSED)',
+        404: 'No such agent (AGENT_NOT_FOUND)',
+        409: 'The agent is not active (AGENT_INACTIVE)',
+        429: 'A rate limit of [rate_limits] was reached; see Retry-After (RATE_LIMITED)',
+      },
       body: chatRequestSchema,
-      handler: async (_req, res, { principal, origin, body }) => {
+      handler: async (req, res, { principal, origin, body }) => {
         const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
         const refusal = await limits.takeTurn({ callerKey, sessionId: body.thread_id ?? null, anonymous: !principal });
-        if (refusal) {
-          res.header('retry-after', String(refusal.retryAfterSeconds));
-          res.send(429, { detail: refusal.detail, code: 'rate_limited' });
-          return;
-        }
+        if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
         // A request without thread_id starts a session under an id the server issues; the client reads it here
         // (and in `done`) and sends it back as thread_id to continue.
         const issuedSession = body.thread_id === undefined;
         const request = { ...body, thread_id: body.thread_id ?? issueSessionId() };
+        // Refused before the stream opens, as an HTTP error: an unknown or non-public agent, a bad message or override.
+        const admitted = await chat.admit(request, { principal, callerKey, channel: 'http', issuedSession });
         const disconnected = new AbortController();
         res.on('close', () => {
           if (!res.writableFinished) disconnected.abort();
@@ -52,9 +57,9 @@ export const streamRoutes: RouteFactory = (app) => {
           if (corked) res.uncork();
           corked = false;
         };
-        for await (const event of chat.stream(request, { principal, callerKey, channel: 'http', issuedSession }, disconnected.signal)) {
+        for await (const event of chat.stream(admitted, disconnected.signal)) {
           if (disconnected.signal.aborted) continue;
-          res.write(`data: ${JSON.stringify(event)}\n\n`);
+          res.write(`data: ${JSON.stringify(event.type === 'error' ? { ...event, request_id: req.id() } : event)}\n\n`);
           if (!corked) {
             corked = true;
             res.cork();

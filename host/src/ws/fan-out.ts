@@ -1,5 +1,6 @@
 import type { AdminPrincipal, SessionBroadcast } from '@agent-host/core';
 import type { Namespace, Socket } from 'socket.io';
+import type { ErrorCode } from '@agent-host/sdk';
 
 /** What the gateway keeps on each socket (`socket.data`). */
 export interface SocketState {
@@ -27,11 +28,11 @@ export function outgoing(broadcast: SessionBroadcast): Record<string, unknown> {
 /** Why a socket is closed: its administrator session ended or lost conversations.read, or its session stopped being public. */
 export interface Closure {
   detail: string;
-  code: 'session_revoked' | 'permission_revoked' | 'session_not_public';
+  code: Extract<ErrorCode, 'SESSION_REVOKED' | 'PERMISSION_REVOKED' | 'SESSION_NOT_PUBLIC'>;
 }
 
-export const SESSION_REVOKED: Closure = { detail: 'administrator session ended (logged out, expired or revoked); log in again', code: 'session_revoked' };
-const READ_REVOKED: Closure = { detail: 'missing permission conversations.read; this socket may no longer watch the session', code: 'permission_revoked' };
+export const SESSION_REVOKED: Closure = { detail: 'administrator session ended (logged out, expired or revoked); log in again', code: 'SESSION_REVOKED' };
+const READ_REVOKED: Closure = { detail: 'missing permission conversations.read; this socket may no longer watch the session', code: 'PERMISSION_REVOKED' };
 
 /**
  * This instance's sockets by session. Sends to one session run one at a

@@ -1,5 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { chatRequestSchema, operatorFor, type AgentHostApp, type Operator, type SessionBroadcast } from '@agent-host/core';
+import { AgentHostError, safeValidate, ValidationError } from '@agent-host/sdk';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import { Server, type Namespace, type Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
@@ -179,7 +180,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       const ack = typeof args.at(-1) === 'function' ? (args.pop() as (reply: unknown) => void) : undefined;
       if (waiting >= MAX_WAITING_EVENTS) {
         const detail = `too many events in flight (${MAX_WAITING_EVENTS}); wait for the answers before sending more`;
-        socket.emit('error', { type: 'error', session_id: state.sessionId, detail, code: 'too_many_events' });
+        socket.emit('error', { type: 'error', session_id: state.sessionId, detail, code: 'TOO_MANY_EVENTS' });
         ack?.({ ok: false, detail });
         return;
       }
@@ -190,7 +191,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
 
   async function handle(socket: Socket, state: ConnectionState, name: string, payload: unknown, ack?: (reply: unknown) => void): Promise<void> {
     const fail = (detail: string) => {
-      socket.emit('error', { type: 'error', session_id: state.sessionId, detail });
+      socket.emit('error', { type: 'error', session_id: state.sessionId, detail, code: 'MESSAGE_REFUSED' });
       ack?.({ ok: false, detail });
     };
     try {
@@ -236,13 +237,13 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
   /** A public socket stops being served once its session's agent is no longer public. */
   async function publicClosure(state: ConnectionState): Promise<Closure | undefined> {
     if (await servesPublicly(state.agentId)) return undefined;
-    return { detail: `session ${state.sessionId} is no longer public: its agent is not an active public_anonymous agent`, code: 'session_not_public' };
+    return { detail: `session ${state.sessionId} is no longer public: its agent is not an active public_anonymous agent`, code: 'SESSION_NOT_PUBLIC' };
   }
 
   /** The same pipeline as `POST /stream`; the stored messages reach the room as `message` events. */
   async function customerMessage(state: ConnectionState, event: InboundPayload): Promise<string[]> {
     const { message_type, body } = parseMessageTag(event.content ?? '');
-    const request = chatRequestSchema.safeParse({
+    const request = safeValidate(chatRequestSchema, {
       thread_id: state.sessionId,
       agent_id: state.agentId,
       message: body,
@@ -251,12 +252,20 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       model_provider: event.model_provider,
       model_temperature: event.model_temperature,
     });
-    if (!request.success) return request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    if (!request.success) return request.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`);
     const callerKey = state.principal ? `admin:${state.principal.admin_user_id}` : state.clientIp ? `ip:${state.clientIp}` : null;
     const refusal = await limits.takeTurn({ callerKey, sessionId: state.sessionId, anonymous: !state.principal });
     if (refusal) return [refusal.detail];
+    let admitted;
+    try {
+      admitted = await app.chat!.admit(request.data, { principal: state.principal, callerKey, channel: 'websocket' });
+    } catch (error) {
+      if (error instanceof ValidationError) return error.issues.map((issue) => issue.msg);
+      if (error instanceof AgentHostError) return [error.message];
+      throw error;
+    }
     const errors: string[] = [];
-    for await (const streamed of app.chat!.stream(request.data, { principal: state.principal, callerKey, channel: 'websocket' }, shutdown.signal)) {
+    for await (const streamed of app.chat!.stream(admitted, shutdown.signal)) {
       if (streamed.type === 'error') errors.push(streamed.content);
     }
     return errors;

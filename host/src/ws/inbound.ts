@@ -1,3 +1,4 @@
+import { safeValidate } from '@agent-host/sdk';
 import { z } from 'zod';
 
 /** Inbound WebSocket events (spec 6.3); an empty `event` with non-empty `content` is a `user_message`. */
@@ -24,8 +25,8 @@ export type InboundPayload = z.output<typeof inboundSchema> & { event: InboundEv
  * refusal text for anything else.
  */
 export function readInbound(name: string, payload: unknown): InboundPayload | string {
-  const parsed = inboundSchema.safeParse(typeof payload === 'string' ? { content: payload } : payload ?? {});
-  if (!parsed.success) return `malformed ${name} payload: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; ')}`;
+  const parsed = safeValidate(inboundSchema, typeof payload === 'string' ? { content: payload } : payload ?? {});
+  if (!parsed.success) return `malformed ${name} payload: ${parsed.issues.map((i) => `${i.loc.join('.') || 'payload'}: ${i.msg}`).join('; ')}`;
   const event = name === 'message' ? parsed.data.event ?? '' : name;
   if (event === '' && parsed.data.content?.trim()) return { ...parsed.data, event: 'user_message' };
   if ((INBOUND_EVENTS as readonly string[]).includes(event)) return { ...parsed.data, event: event as InboundEventName };

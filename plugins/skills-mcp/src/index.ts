@@ -8,7 +8,7 @@ import { McpSkillBackend } from './lib/mcp-skill-backend.js';
  */
 export default definePlugin({
   id: 'skills-mcp',
-  sdk: '^1.1.0',
+  sdk: '^1.5.0',
   register(env) {
     env.registerInit({
       deps: { skills: extensionPoints.skillBackends },

@@ -22,7 +22,7 @@ const config = z
 
 export default definePlugin({
   id: 'tools-mcp',
-  sdk: '^1.0.0',
+  sdk: '^1.5.0',
   config,
   register(env) {
     env.registerInit({

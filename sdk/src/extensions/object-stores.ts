@@ -27,7 +27,7 @@ const MAX_KEY_BYTES = 1024; // S3's limit, kept for every backend so keys move b
  */
 export function assertObjectKey(key: string): void {
   const refuse = (why: string) => {
-    throw new BadRequestError(`invalid object key ${JSON.stringify(key)}: ${why}`);
+    throw new BadRequestError(`invalid object key ${JSON.stringify(key)}: ${why}`, { code: 'OBJECT_KEY_INVALID' });
   };
   if (typeof key !== 'string' || key === '') refuse('empty');
   if (new TextEncoder().encode(key).byteLength > MAX_KEY_BYTES) refuse(`longer than ${MAX_KEY_BYTES} bytes`);

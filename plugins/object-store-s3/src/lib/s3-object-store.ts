@@ -33,7 +33,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreB
       if (!response.Body) throw new Error(`GetObject returned no body for "${key}"`);
       return { body: response.Body, info: { key, size: response.ContentLength ?? 0, content_type: response.ContentType ?? 'application/octet-stream' } };
     } catch (error) {
-      if (isMissing(error)) throw new NotFoundError(`object "${key}" not found`);
+      if (isMissing(error)) throw new NotFoundError(`object "${key}" not found`, { code: 'OBJECT_NOT_FOUND' });
       throw error;
     }
   };

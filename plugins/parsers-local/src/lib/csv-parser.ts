@@ -35,7 +35,7 @@ export class CsvParser implements DocumentParser {
     try {
       records = parse(text, { delimiter, relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: this.limits.maxTextChars });
     } catch (error) {
-      throw new BadRequestError(`${input.filename}: not valid CSV (${(error as Error).message})`);
+      throw new BadRequestError(`${input.filename}: not valid CSV (${(error as Error).message})`, { code: 'DOCUMENT_UNREADABLE' });
     }
     const [header = [], ...rows] = records;
     const widest = records.reduce((most, record) => Math.max(most, record.length), 0);

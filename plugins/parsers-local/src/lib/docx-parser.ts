@@ -19,12 +19,12 @@ export class DocxParser implements DocumentParser {
     options?.signal?.throwIfAborted();
     const refusal = await zipRefusal(input.data, this.limits.zip);
     if (refusal?.key) throw overLimit(input.filename, refusal.reason, refusal.key);
-    if (refusal) throw new BadRequestError(`${input.filename}: not a readable DOCX file (${refusal.reason})`);
+    if (refusal) throw new BadRequestError(`${input.filename}: not a readable DOCX file (${refusal.reason})`, { code: 'DOCUMENT_UNREADABLE' });
     let result: { value: string; messages: { type: string; message: string }[] };
     try {
       result = await mammoth.convertToHtml({ buffer: Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength) }, { convertImage: dropImages });
     } catch (error) {
-      throw new BadRequestError(`${input.filename}: not a readable DOCX file (${(error as Error).message})`);
+      throw new BadRequestError(`${input.filename}: not a readable DOCX file (${(error as Error).message})`, { code: 'DOCUMENT_UNREADABLE' });
     }
     const warnings = result.messages.filter((m) => m.type === 'warning').map((m) => m.message);
     return parsedDocument(htmlElements(result.value, input.filename, this.limits.htmlMaxDepth).elements, {

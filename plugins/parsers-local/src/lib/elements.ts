@@ -37,7 +37,7 @@ export function decodeText(input: DocumentInput): string {
   try {
     decoder = new TextDecoder(charset);
   } catch {
-    throw new BadRequestError(`${input.filename}: unknown charset "${charset}"`);
+    throw new BadRequestError(`${input.filename}: unknown charset "${charset}"`, { code: 'DOCUMENT_UNREADABLE' });
   }
   return decoder.decode(input.data);
 }

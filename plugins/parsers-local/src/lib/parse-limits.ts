@@ -16,5 +16,5 @@ export interface ParseLimits {
 
 /** The error a parse over a limit fails with: its message is the document's reason. */
 export function overLimit(filename: string, what: string, key: string): BadRequestError {
-  return new BadRequestError(`${filename}: ${what}; the document was not indexed (limit: [plugins.parsers-local] ${key})`);
+  return new BadRequestError(`${filename}: ${what}; the document was not indexed (limit: [plugins.parsers-local] ${key})`, { code: 'DOCUMENT_UNREADABLE' });
 }

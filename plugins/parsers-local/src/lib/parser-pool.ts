@@ -64,6 +64,6 @@ export class ParserPool {
       startedHere.close();
     }
     if ('document' in outcome) return outcome.document;
-    throw outcome.failure.refused ? new BadRequestError(outcome.failure.message) : new Error(outcome.failure.message);
+    throw outcome.failure.refused ? new BadRequestError(outcome.failure.message, { code: 'DOCUMENT_UNREADABLE' }) : new Error(outcome.failure.message);
   }
 }

@@ -114,8 +114,8 @@ async function openPdf(input: DocumentInput): Promise<PDFDocumentProxy> {
     }).promise;
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'PasswordException') throw new BadRequestError(`${input.filename}: the PDF is password-protected`);
-    throw new BadRequestError(`${input.filename}: not a readable PDF (${(error as Error).message})`);
+    if (name === 'PasswordException') throw new BadRequestError(`${input.filename}: the PDF is password-protected`, { code: 'DOCUMENT_UNREADABLE' });
+    throw new BadRequestError(`${input.filename}: not a readable PDF (${(error as Error).message})`, { code: 'DOCUMENT_UNREADABLE' });
   }
 }
 

@@ -141,7 +141,7 @@ export class ChromaRetriever implements Retriever {
       throw error;
     }
     const space = collection.configuration?.hnsw?.space;
-    if (space && space !== 'cosine') throw new ConflictError(`Chroma collection "${name}" uses the ${space} space; this retriever scores by cosine`);
+    if (space && space !== 'cosine') throw new ConflictError(`Chroma collection "${name}" uses the ${space} space; this retriever scores by cosine`, { code: 'VECTOR_STORE_MISMATCH' });
     this.collections.set(name, collection);
     return collection;
   }
@@ -149,7 +149,7 @@ export class ChromaRetriever implements Retriever {
   private checkDim(name: string, collection: Collection, dim: number): void {
     const expected = collection.metadata?.[DIM_KEY];
     if (typeof expected === 'number' && expected !== dim) {
-      throw new ConflictError(`Chroma collection "${name}" holds ${expected}-dimensional vectors, not ${dim}: was the embedder changed? Re-index into a new collection`);
+      throw new ConflictError(`Chroma collection "${name}" holds ${expected}-dimensional vectors, not ${dim}: was the embedder changed? Re-index into a new collection`, { code: 'VECTOR_STORE_MISMATCH' });
     }
   }
 

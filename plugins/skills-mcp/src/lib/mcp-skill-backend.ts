@@ -1,4 +1,4 @@
-import { z, type SkillBackend, type SkillInvocation, type ToolCallOutcome, type ValidationIssue } from '@agent-host/sdk';
+import { safeValidate, z, type SkillBackend, type SkillInvocation, type ToolCallOutcome, type ValidationIssue } from '@agent-host/sdk';
 
 /** A skill version's `config` for the `mcp` backend. */
 export const mcpSkillConfig = z
@@ -22,15 +22,14 @@ export function toolArguments(config: McpSkillConfig, input: Record<string, unkn
 /** `mcp`: one skill call is one `tools/call` of `tool_name` on the skill's MCP server. */
 export class McpSkillBackend implements SkillBackend {
   validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[] {
-    const parsed = mcpSkillConfig.safeParse(config);
-    if (parsed.success) return [];
-    return parsed.error.issues.map((issue) => ({ loc: ['config', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: issue.message, type: issue.code }));
+    const parsed = safeValidate(mcpSkillConfig, config, ['config']);
+    return parsed.success ? [] : parsed.issues;
   }
 
   async invoke(invocation: SkillInvocation): Promise<ToolCallOutcome> {
     if (!invocation.tools) return { status: 'error', result: null, error: 'no MCP server was handed to the mcp skill backend' };
-    const parsed = mcpSkillConfig.safeParse(invocation.config);
-    if (!parsed.success) return { status: 'error', result: null, error: `the skill version's config is not valid for the mcp backend: ${parsed.error.issues.map((i) => i.message).join('; ')}` };
+    const parsed = safeValidate(mcpSkillConfig, invocation.config);
+    if (!parsed.success) return { status: 'error', result: null, error: `the skill version's config is not valid for the mcp backend: ${parsed.issues.map((i) => `${i.loc.join('.')} ${i.msg}`).join('; ')}` };
     // The tools handle already applies the invocation's deadline and signal to each call.
     return invocation.tools.call(parsed.data.tool_name, toolArguments(parsed.data, invocation.input));
   }

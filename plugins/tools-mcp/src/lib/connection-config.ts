@@ -1,4 +1,4 @@
-import { z, type ValidationIssue } from '@agent-host/sdk';
+import { safeValidate, z, type ValidationIssue } from '@agent-host/sdk';
 
 /** Transports this plugin serves, as spec 2.7 names them in `transport_type`. */
 export type TransportType = 'stdio' | 'http_sse';
@@ -102,16 +102,8 @@ export function parseConnectionConfig<T extends TransportType>(
   raw: Readonly<Record<string, unknown>>,
 ): { ok: true; config: Parsed<T> } | { ok: false; issues: ValidationIssue[] } {
   const input = Object.fromEntries(Object.entries(raw ?? {}).filter(([, v]) => v !== null));
-  const parsed = (transport === 'stdio' ? stdioConfig : httpConfig).safeParse(input);
-  if (parsed.success) return { ok: true, config: parsed.data as Parsed<T> };
-  return {
-    ok: false,
-    issues: parsed.error.issues.map((issue) => ({
-      loc: ['connection_config', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-      msg: issue.message,
-      type: issue.code,
-    })),
-  };
+  const parsed = safeValidate(transport === 'stdio' ? stdioConfig : httpConfig, input, ['connection_config']);
+  return parsed.success ? { ok: true, config: parsed.data as Parsed<T> } : { ok: false, issues: parsed.issues };
 }
 
 /** {@link parseConnectionConfig}, throwing {@link InvalidConnectionConfig} on issues. */

@@ -127,7 +127,7 @@ export class McpToolBackend implements ToolBackend {
     } catch (error) {
       if (error instanceof InvalidConnectionConfig) throw new ValidationError(error.issues);
       const message = this.explain(error, server, deadline, 'tools/list');
-      if (error instanceof MissingSecretError) throw new BadRequestError(message);
+      if (error instanceof MissingSecretError) throw new BadRequestError(message, { code: 'SECRET_MISSING' });
       throw deadline.timedOut(error) ? new UpstreamTimeoutError(message) : new UpstreamError(message);
     }
   }
