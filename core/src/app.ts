@@ -26,7 +26,9 @@ import { RequestLimits } from './chat/request-limits.js';
 import { TrafficLimits } from './chat/traffic-limits.js';
 import { SessionEvents } from './chat/session-events.js';
 import { SessionQueries } from './chat/session-queries.js';
+import { SessionTurns } from './chat/session-turns.js';
 import { Takeover } from './takeover/takeover.js';
+import { ApiTokens } from './admin/api-tokens.js';
 import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
@@ -110,12 +112,16 @@ export class AgentHostApp {
   agenda?: Agenda;
   adminAuth?: AdminAuth;
   challenges?: Challenges;
+  /** Administrator API tokens, for machines calling the control plane. */
+  apiTokens?: ApiTokens;
   adminUsers?: AdminUsers;
   agents?: Agents;
   chat?: ChatService;
   /** Rate limits on chat turns and socket handshakes, checked by the transports before a stream opens. */
   trafficLimits?: TrafficLimits;
   sessions?: SessionQueries;
+  /** One turn at a time per session, and an administrator's cancel of the running one. */
+  sessionTurns?: SessionTurns;
   takeover?: Takeover;
   knowledge?: Knowledge;
   mcp?: Mcp;
@@ -387,6 +393,7 @@ export class AgentHostApp {
     const key = configured ? new TextEncoder().encode(configured) : resolveGeneratedKey(this.dataDir, 'admin-access.key');
     this.adminAuth = new AdminAuth(this.requireDatabase(), this.config.admin, key);
     this.challenges = new Challenges(this.requireDatabase(), this.adminAuth, this.config.admin);
+    this.apiTokens = new ApiTokens(this.requireDatabase(), this.adminAuth, this.challenges);
     this.systemSettings = new SystemSettings(this.requireDatabase(), this.config, this.adminAuth, this.challenges);
     this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges, this.config.admin.sub_admins_manage_permissions);
     this.agents = new Agents(this.requireDatabase(), this.config, this.systemSettings, this.kernel.registry(extensionPoints.orchestrators), this.adminAuth);
@@ -429,6 +436,7 @@ export class AgentHostApp {
     const db = this.requireDatabase();
     const pricing = pricingFromConfig(this.config);
     this.sessions = new SessionQueries(db);
+    this.sessionTurns = new SessionTurns(db, this.instanceId);
     this.takeover = new Takeover(db, this.sessionEvents, this.config.agent.message_max_length);
     this.costOverview = (agentId) => agentCostOverview(db, agentId);
     this.trafficLimits = new TrafficLimits(db, this.config.rate_limits);
@@ -437,6 +445,7 @@ export class AgentHostApp {
       agents: this.agents!,
       conversations: new Conversations(db),
       limits: new RequestLimits(db, this.instanceId, this.config.agent.per_caller_daily_requests),
+      turns: this.sessionTurns,
       orchestrators: this.kernel.registry(extensionPoints.orchestrators),
       providers: this.kernel.registry(extensionPoints.modelProviders),
       pricing,

@@ -18,6 +18,7 @@ export { currentRequestId, requestScope } from './observability/request-scope.js
 export { AdminAuth, type AdminPrincipal, type IssuedTokens, type RequestOrigin } from './admin/admin-auth.js';
 export { PERMISSION_CATALOG, isPermissionCode, type PermissionCode, type RoleCode } from './admin/permissions.js';
 export { Challenges } from './admin/challenges.js';
+export { API_TOKEN_PREFIX, ApiTokens, type ApiTokenInput, type ApiTokenView } from './admin/api-tokens.js';
 export { SystemSettings } from './admin/system-settings.js';
 export { AdminUsers } from './admin/admin-users.js';
 export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type AuditLogQuery } from './admin/audit-log.js';

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   // Administrator access.
   SESSION_EXPIRED: { status: 401, description: 'The administrator session expired or was revoked; log in again.' },
   INVALID_LOGIN: { status: 401, description: 'Wrong username or password.' },
+  API_TOKEN_INVALID: { status: 401, description: 'The API token in Authorization: Bearer is unknown, expired or revoked.' },
   REFRESH_TOKEN_INVALID: { status: 401, description: 'The refresh token is missing, expired or already used; log in again.' },
   PERMISSION_MISSING: { status: 403, description: 'The administrator lacks the permission the route needs.' },
   CROSS_SITE_REQUEST: { status: 403, description: 'A browser page of another site tried to use the administrator session.' },
@@ -42,6 +43,7 @@ export const ERROR_CODES = {
   CHALLENGE_REQUIRED: { status: 403, description: 'A sensitive operation without a challenge token in `x-admin-challenge-token`.' },
   CHALLENGE_REFUSED: { status: 403, description: 'The challenge or its token is expired, used, burned or foreign; request a new challenge.' },
   CHALLENGE_NOT_FOUND: { status: 404, description: 'No such challenge of this administrator.' },
+  API_TOKEN_NOT_FOUND: { status: 404, description: 'The administrator has no such API token.' },
   TOO_MANY_LOGIN_FAILURES: { status: 429, description: 'Too many failed password checks; wait, or log in again.' },
   TOO_MANY_CHALLENGES: { status: 429, description: 'Too many challenges requested in a minute.' },
 
@@ -75,6 +77,9 @@ export const ERROR_CODES = {
   SESSION_NOT_FOUND: { status: 404, description: 'No such session, or not one this caller may continue.' },
   SESSION_AGENT_MISMATCH: { status: 409, description: 'The session belongs to another agent.' },
   TURN_NOT_FOUND: { status: 404, description: 'No such turn in the session.' },
+  SESSION_BUSY: { status: 409, description: "The session is answering another message: its agent's multitask_strategy is reject, or the wait in line ran out." },
+  NO_TURN_RUNNING: { status: 409, description: 'The session is not answering anything to cancel.' },
+  TURN_CANCELLED: { status: null, description: 'An administrator cancelled the turn.' },
   MODEL_OVERRIDE_REFUSED: { status: 403, description: "The agent does not take model_name, model_provider or model_temperature from public clients." },
   UNKNOWN_MODEL: { status: 422, description: 'The model_provider, or the model it names, is not in the model catalog.' },
   AGENT_LIMIT_REACHED: { status: null, description: "The agent's request or token limit for the period is reached." },

@@ -35,7 +35,7 @@ t.test('GET /plugins lists the loaded plugins to holders of dashboard.read', asy
   const { status, body } = await admin.request('GET', '/plugins');
   t.equal(status, 200);
   const tools = body.items.find((p: { id: string }) => p.id === 'tools-mcp');
-  t.match(tools, { origin: 'first-party', sdk: '^1.0.0', registered: { toolBackends: ['stdio', 'http_sse'] } }, 'each plugin with its origin, SDK range and registrations');
+  t.match(tools, { origin: 'first-party', sdk: '^1.5.0', registered: { toolBackends: ['stdio', 'http_sse'] } }, 'each plugin with its origin, SDK range and registrations');
   t.ok(tools.version && tools.location, 'and its version and location');
   const chroma = body.items.find((p: { id: string }) => p.id === 'retriever-chroma');
   t.ok(chroma.health.length > 0 && chroma.health.every((h: { state: string }) => h.state === 'ok'), 'and the results of its own health checks');

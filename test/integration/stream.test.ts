@@ -235,7 +235,7 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
       [turn] = await query(host.databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', ['o-3']);
       if (!turn) await new Promise((r) => setTimeout(r, 100));
     }
-    t.equal(turn?.status, 'aborted');
+    t.equal(turn?.status, 'cancelled', 'a caller that leaves cancels its turn');
   });
 
   t.test('the SSE reader helper sees what a browser sees', async (t) => {
@@ -327,6 +327,6 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
     t.same(events.map((e) => e.type).at(-1), 'done', 'done is the last event');
     t.notOk(events.some((e) => e.type === 'error'), 'a client that went away gets no error event');
     const [turn] = await query(host.databaseUrl, 'SELECT status, error_message FROM conversation_turns WHERE session_id = $1', ['abort-1']);
-    t.same([turn!.status, turn!.error_message], ['aborted', 'client disconnected']);
+    t.same([turn!.status, turn!.error_message], ['cancelled', 'client disconnected']);
   });
 });

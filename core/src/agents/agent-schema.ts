@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mcpResponseConfig, mcpRuntimeConfig } from '../mcp/agent-config.js';
+import { MULTITASK_STRATEGIES } from '../chat/session-turns.js';
 
 export const AGENT_TYPES = ['chat', 'etl', 'document_extraction', 'fusion'] as const;
 export const MESSAGE_TYPES = ['rule', 'form', 'other'] as const;
@@ -86,6 +87,7 @@ const agentFields = {
   public_access_mode: z.enum(['admin_only', 'public_anonymous', 'public_api_key']),
   human_takeover_enabled: z.boolean(),
   hide_rag_source_filename: z.boolean(),
+  multitask_strategy: z.enum(MULTITASK_STRATEGIES),
   model_name: text.max(200).nullable(),
   model_provider: text.max(80).nullable(),
   model_temperature: z.number().min(0).max(2).nullable(),
@@ -140,6 +142,7 @@ export const SNAPSHOT_FIELDS = [
   'public_access_mode',
   'human_takeover_enabled',
   'hide_rag_source_filename',
+  'multitask_strategy',
   'model_name',
   'model_provider',
   'model_temperature',

@@ -281,6 +281,7 @@ function defaults(): AgentFields {
     public_access_mode: 'admin_only',
     human_takeover_enabled: false,
     hide_rag_source_filename: false,
+    multitask_strategy: 'enqueue',
   };
 }
 

@@ -19,6 +19,7 @@ import { presentMessage, type MessageRow } from './messages.js';
 import { primaryModel, TurnModelRouter, type ModelOverride } from './model-router.js';
 import type { RequestLimits } from './request-limits.js';
 import type { SessionEvents } from './session-events.js';
+import type { SessionTurns, TurnTicket } from './session-turns.js';
 import { ToolCallBudget } from './tool-budget.js';
 import type { TimedModelCall, TimedSpan, TurnTraceExporter } from '../observability/turn-trace-exporter.js';
 
@@ -77,6 +78,8 @@ export interface AdmittedTurn {
   override: ModelOverride | null;
   /** The caller may choose sessions (an administrator with conversations.write). */
   trusted: boolean;
+  /** The turn's place in its session's line; none for a session this request starts. */
+  ticket: TurnTicket | null;
 }
 
 /**
@@ -96,6 +99,8 @@ export interface ChatServiceDeps {
   agents: Agents;
   conversations: Conversations;
   limits: RequestLimits;
+  /** One turn at a time per session. */
+  turns: SessionTurns;
   orchestrators: KeyedRegistry<Orchestrator>;
   providers: KeyedRegistry<ModelProvider>;
   /** Prices of the model catalog, for each model call's estimated cost. */
@@ -137,14 +142,38 @@ export class ChatService {
     // Without an agent a turn runs the default model with the operator's key and no agent limits: not for the public.
     if (!request.agent_id && !trusted) throw refusal('AGENT_REQUIRED', 'agent_id is required: chat goes through a public agent');
     const agent = request.agent_id ? await this.loadAgent(request.agent_id, caller.principal) : null;
-    return { request, caller, agent, override: this.validatedOverride(request, agent, trusted), trusted };
+    const override = this.validatedOverride(request, agent, trusted);
+    // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused.
+    const ticket = request.thread_id === undefined ? null : await this.deps.turns.enter(request.thread_id);
+    if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
+      await ticket.leave();
+      throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);
+    }
+    return { request, caller, agent, override, trusted, ticket };
   }
 
   /** Runs an admitted turn: events as they come, `error` events for what goes wrong, and always `done` last. */
   async *stream(admitted: AdmittedTurn, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
     const done: { turn?: StoredTurn } = {};
+    const { ticket } = admitted;
+    // An administrator may cancel the running turn of a session (POST /sessions/{id}/cancel), from any instance.
+    const cancel = new AbortController();
+    const cancellation: { by?: string } = {};
+    const stopWatching = ticket?.watchCancel(({ by }) => {
+      cancellation.by = by;
+      cancel.abort();
+    });
     try {
-      yield* this.turn(admitted, signal, done);
+      const waitSeconds = this.deps.config.agent.turn_queue_timeout_seconds;
+      if (ticket && !(await ticket.waitForTurn(AbortSignal.any([signal, cancel.signal]), waitSeconds * 1000))) {
+        if (!signal.aborted) {
+          yield cancellation.by
+            ? { type: 'error', content: `the message was cancelled by ${cancellation.by} before it was answered`, code: 'TURN_CANCELLED' }
+            : { type: 'error', content: `the session was busy answering earlier messages for ${waitSeconds} s; send this one again`, code: 'SESSION_BUSY' };
+        }
+        return;
+      }
+      yield* this.turn(admitted, AbortSignal.any([signal, cancel.signal]), cancellation, done);
     } catch (error) {
       if (error instanceof AgentHostError) yield { type: 'error', content: error.message, code: error.code };
       else {
@@ -152,11 +181,13 @@ export class ChatService {
         yield { type: 'error', content: 'the reply failed; please try again', code: 'INTERNAL_ERROR' };
       }
     } finally {
+      stopWatching?.();
+      await ticket?.leave();
       yield { type: 'done', ...done.turn };
     }
   }
 
-  private async *turn(admitted: AdmittedTurn, signal: AbortSignal, done: { turn?: StoredTurn }): AsyncGenerator<StreamEvent, void, void> {
+  private async *turn(admitted: AdmittedTurn, signal: AbortSignal, cancellation: { by?: string }, done: { turn?: StoredTurn }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations } = this.deps;
     const { request, caller, agent, override, trusted } = admitted;
     const started = Date.now();
@@ -226,7 +257,8 @@ export class ChatService {
     const lease = agent?.max_concurrent_requests != null ? await this.deps.limits.acquire(agent.agent_id, agent.max_concurrent_requests) : null;
     if (lease === undefined) throw refusal('AGENT_BUSY', `this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
-      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, channel: caller.channel, trusted, done });
+      await admitted.ticket?.running(turnId);
+      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, cancellation, channel: caller.channel, trusted, done });
     } finally {
       await lease?.release();
     }
@@ -242,6 +274,8 @@ export class ChatService {
     base: Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_message' | 'user_text' | 'caller_key' | 'trace_id'>;
     started: number;
     signal: AbortSignal;
+    /** Set when an administrator cancelled the turn (then `signal` is aborted too). */
+    cancellation: { by?: string };
     channel: TurnCaller['channel'];
     trusted: boolean;
     done: { turn?: StoredTurn };
@@ -344,8 +378,10 @@ export class ChatService {
         yield step.value.type === 'error' ? { ...step.value, code: 'RUNTIME_ERROR' } : step.value;
       }
     } catch (error) {
-      const stopped = takeover.signal.aborted ? TAKEN_OVER : input.signal.aborted ? 'client disconnected' : null;
+      const { by } = input.cancellation;
+      const stopped = takeover.signal.aborted ? TAKEN_OVER : by ? `cancelled by ${by}` : input.signal.aborted ? 'client disconnected' : null;
       failure = stopped ?? (error as Error).message;
+      if (by) yield { type: 'error', content: `the turn was cancelled by ${by}`, code: 'TURN_CANCELLED' };
       if (!stopped) {
         // Provider text can carry key fragments and internal addresses: administrators see it, the public a reference.
         const content = input.trusted ? `the model failed to answer: ${(error as Error).message}` : `the model failed to answer; please try again (reference ${base.trace_id})`;
@@ -356,7 +392,8 @@ export class ChatService {
       const finalModel = router.finalModel ?? null;
       // A turn that never finished was producing a model reply.
       const unfinished: TurnResult = { reply, response_source: 'llm_generated', observation: {} };
-      const status = result ? 'completed' : signal.aborted ? 'aborted' : 'failed';
+      // Stopped by a takeover: aborted; by its caller leaving or an administrator: cancelled, with the usage spent so far.
+      const status = result ? 'completed' : takeover.signal.aborted ? 'aborted' : signal.aborted ? 'cancelled' : 'failed';
       const stored = await conversations.persistTurn({
         ...base,
         reply: result?.reply ?? (reply || null),

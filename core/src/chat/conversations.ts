@@ -29,7 +29,7 @@ export interface TurnRecord {
   reply: string | null;
   orchestrator_key: string | null;
   response_source: string;
-  status: 'completed' | 'failed' | 'aborted';
+  status: 'completed' | 'failed' | 'aborted' | 'cancelled';
   error_message: string | null;
   model: { model_name: string; model_provider: string; model_temperature: number | null } | null;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number; token_usage_source: string };

@@ -81,6 +81,7 @@ export const configSchema = z
         message_max_length: z.number().int().positive().default(8000),
         history_message_limit: z.number().int().min(0).default(20),
         per_caller_daily_requests: z.number().int().min(0).default(500),
+        turn_queue_timeout_seconds: z.number().int().positive().default(120),
       })
       .strict(),
     http: z

@@ -17,8 +17,25 @@ const pageQuery = z.object(pagingFields).strict();
 
 export const sessionRoutes: RouteFactory = (app) => {
   const sessions = app.sessions!;
+  const turns = app.sessionTurns!;
   const sessionId = (params: Record<string, string>) => String(params.session_id);
   return [
+    route({
+      method: 'post',
+      path: '/sessions/:session_id/cancel',
+      access: { permission: 'conversations.write' },
+      summary: "Cancel the session's running turn: its caller gets an error event, the turn is stored as cancelled",
+      success: {
+        status: 202,
+        description: 'The running turn is asked to stop; it stops within a second, on whichever instance runs it',
+        schema: z.object({ session_id: z.string(), turn_id: z.string().uuid().nullable(), status: z.literal('cancelling') }),
+      },
+      refusals: { 409: 'The session is not answering anything (NO_TURN_RUNNING)' },
+      handler: async (req, res, context) => {
+        res.status(202);
+        return turns.cancel(sessionId(req.params), context.operation);
+      },
+    }),
     route({
       method: 'get',
       path: '/sessions',

@@ -1,0 +1,112 @@
+// Issue 15 item 5: a session answers one message at a time, across instances, with a multitask strategy per agent;
+// a running turn is cancelled by its caller closing the stream or by an administrator.
+import t from 'tap';
+import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
+import { stream, tokensOf } from '../helpers/sse.js';
+
+const lastUserText = (body: { messages: { role: string; content: unknown }[] }) => String(body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+
+t.test('double texting and cancellation', async (t) => {
+  let chunkDelayMs = 120;
+  const fixture = await startOpenAiFixture({
+    respond: (body) => ({ chunks: ['re: ', ...lastUserText(body).split(/(?<= )/)], chunkDelayMs, usage: { prompt_tokens: 10, completion_tokens: 3 } }),
+  });
+  t.teardown(() => fixture.close());
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` };
+  const hostA = await startTestHost(t, { env });
+  // A second instance on the same database: the line of a session holds across instances.
+  const hostB = await startTestHost(t, { env, databaseUrl: hostA.databaseUrl });
+  const admin = new AdminClient(hostA.url);
+  await admin.login();
+  const cookie = admin.cookieHeader('/');
+  const model = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
+  const createAgent = async (fields: Record<string, unknown>) => (await admin.request('POST', '/agents', { agent_type: 'chat', ...model, ...fields })).body;
+  const history = async (sessionId: string) =>
+    (await query(hostA.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [sessionId])).map((m) => `${m.role}: ${m.content}`);
+
+  t.test('enqueue (the default): three messages sent at once are answered one after another, in order, on two instances', async (t) => {
+    const agent = await createAgent({ name: 'Queue' });
+    t.equal(agent.multitask_strategy, 'enqueue', 'the default strategy');
+    const send = (url: string, message: string) => stream(url, { thread_id: 'double-text', agent_id: agent.agent_id, message }, { cookie });
+    const first = send(hostA.url, 'one ');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = send(hostB.url, 'two ');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = send(hostA.url, 'three ');
+    const answers = await Promise.all([first, second, third]);
+    t.same(answers.map((a) => tokensOf(a.events)), ['re: one ', 're: two ', 're: three '], 'every message is answered');
+    t.same(
+      await history('double-text'),
+      ['user: one ', 'assistant: re: one ', 'user: two ', 'assistant: re: two ', 'user: three ', 'assistant: re: three '],
+      'the history does not interleave',
+    );
+    const turns = await query(hostA.databaseUrl, 'SELECT latency_ms, created_at FROM conversation_turns WHERE session_id = $1 ORDER BY created_at', ['double-text']);
+    t.equal(turns.length, 3);
+    t.same(await query(hostA.databaseUrl, 'SELECT * FROM session_turn_queue'), [], 'every ticket left the line');
+  });
+
+  t.test('reject: a message sent while the session answers is a 409 SESSION_BUSY, before any stream', async (t) => {
+    const agent = await createAgent({ name: 'Strict', multitask_strategy: 'reject' });
+    const running = stream(hostA.url, { thread_id: 'strict', agent_id: agent.agent_id, message: 'a long one ' }, { cookie });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const refused = await stream(hostB.url, { thread_id: 'strict', agent_id: agent.agent_id, message: 'hello? ' }, { cookie });
+    t.match(refused, { status: 409, body: { code: 'SESSION_BUSY', request_id: String } }, 'refused on the other instance too');
+    t.equal(tokensOf((await running).events), 're: a long one ');
+    t.same(await history('strict'), ['user: a long one ', 'assistant: re: a long one '], 'the refused message is not stored');
+    const after = await stream(hostB.url, { thread_id: 'strict', agent_id: agent.agent_id, message: 'now ' }, { cookie });
+    t.equal(tokensOf(after.events), 're: now ', 'once the answer is done the next message is served');
+  });
+
+  t.test('an administrator cancels the running turn from another instance; the turn is stored cancelled with its usage', async (t) => {
+    chunkDelayMs = 400;
+    t.teardown(() => (chunkDelayMs = 120));
+    const agent = await createAgent({ name: 'Cancellable' });
+    const running = stream(hostA.url, { thread_id: 'cancel-me', agent_id: agent.agent_id, message: 'please write a long essay about parcels ' }, { cookie });
+    const other = new AdminClient(hostB.url);
+    await other.login();
+    let cancelled: Awaited<ReturnType<AdminClient['request']>> | undefined;
+    for (let i = 0; i < 40 && cancelled?.status !== 202; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      cancelled = await other.request('POST', '/sessions/cancel-me/cancel');
+    }
+    t.match(cancelled, { status: 202, body: { session_id: 'cancel-me', status: 'cancelling' } });
+    const { events } = await running;
+    t.match(events.find((e) => e.type === 'error'), { code: 'TURN_CANCELLED', content: /cancelled by/ }, 'the caller is told');
+    t.equal(events.at(-1)!.type, 'done', 'and done is still last');
+    const [turn] = await query(hostA.databaseUrl, 'SELECT id, status, error_message, total_tokens, token_usage_source FROM conversation_turns WHERE session_id = $1', ['cancel-me']);
+    t.match(turn, { status: 'cancelled', error_message: /^cancelled by / }, 'stored as cancelled');
+    t.ok(turn!.token_usage_source, `with the usage spent so far (${turn!.token_usage_source}, ${turn!.total_tokens} tokens)`);
+    t.equal(cancelled!.body.turn_id, turn!.id, 'the cancel named the turn it stopped');
+    const [audit] = await query(hostA.databaseUrl, "SELECT target_id, payload FROM admin_action_audits WHERE action = 'session.turn.cancel'");
+    t.match(audit, { target_id: 'cancel-me', payload: { turn_id: turn!.id } }, 'audited');
+    const idle = await other.request('POST', '/sessions/cancel-me/cancel');
+    t.match(idle, { status: 409, body: { code: 'NO_TURN_RUNNING' } }, 'nothing left to cancel');
+  });
+
+  t.test('a caller that closes the stream cancels its turn, and the next message is served', async (t) => {
+    chunkDelayMs = 400;
+    t.teardown(() => (chunkDelayMs = 120));
+    const agent = await createAgent({ name: 'Leaver' });
+    const client = new AbortController();
+    const response = await fetch(`${hostA.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ thread_id: 'leaver', agent_id: agent.agent_id, message: 'a long question indeed ' }),
+      signal: client.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    client.abort();
+    let status: string | undefined;
+    for (let i = 0; i < 50 && !status; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await query(hostA.databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', ['leaver']))[0]?.status;
+    }
+    t.equal(status, 'cancelled', 'stored as cancelled');
+    chunkDelayMs = 0;
+    const next = await stream(hostB.url, { thread_id: 'leaver', agent_id: agent.agent_id, message: 'again ' }, { cookie });
+    t.equal(tokensOf(next.events), 're: again ', 'the session is free again');
+  });
+});
