@@ -35,7 +35,7 @@ export function createServer(app: AgentHostApp) {
       // A preflight: answered here for allowed origins, refused for the rest (CORS is off unless configured).
       if (allowed) {
         res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE');
-        res.setHeader('access-control-allow-headers', 'content-type, x-admin-challenge-token, x-request-id');
+        res.setHeader('access-control-allow-headers', 'authorization, content-type, x-admin-challenge-token, x-request-id');
         res.setHeader('access-control-max-age', '600');
       }
       res.writeHead(allowed ? 204 : 403);
@@ -48,8 +48,7 @@ export function createServer(app: AgentHostApp) {
     // restify's req.id(value) sets the id once; its type declarations omit the setter.
     if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) (req as unknown as { id(value: string): string }).id(incoming);
     res.setHeader('x-request-id', req.id());
-    // Everything the request does from here runs in its scope: log lines and audit rows name it.
-    requestScope.run({ requestId: req.id() }, next);
+    next();
   });
   server.use(restify.plugins.queryParser({ mapParams: false }));
   // Multipart uploads are streamed by their routes under their own size limit, never buffered here.
@@ -57,33 +56,37 @@ export function createServer(app: AgentHostApp) {
   server.use(bodyParsers.map((parse): restify.RequestHandler => (req, res, next) => (req.getContentType() === 'multipart/form-data' ? next() : parse(req, res, next))));
 
   for (const route of routes) {
-    server[route.method](route.path, async (req: Request, res: Response) => {
-      if (route.method !== 'get') {
-        const crossSite = crossSiteRefusal(req, corsOrigins);
-        if (crossSite) throw new ForbiddenError(crossSite, { code: 'CROSS_SITE_REQUEST' });
-        refuseUnexpectedBody(req, route.multipart ? 'multipart/form-data' : 'application/json');
-      }
-      const principal = await guard.authorize(req, route.access);
-      const header = req.headers[CHALLENGE_HEADER];
-      const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
-      const body = route.body ? parseBody(route.body, req.body) : undefined;
-      const query = route.query ? parseQuery(route.query, req.query) : undefined;
-      const origin = originOf(req);
-      const context = {
-        principal,
-        origin,
-        challengeToken,
-        body,
-        query,
-        get operation() {
-          // Only a route that declares no login reads it without an administrator: a mistake in the route, not the request.
-          if (!principal) throw new Error(`${route.method.toUpperCase()} ${route.path} reads the operation but serves anonymous callers`);
-          return { operator: principal, origin };
-        },
-      };
-      const result = await route.handler(req, res, context);
-      if (!res.headersSent) res.send(result);
-    });
+    // Everything the route does runs in the request's scope: its log lines and audit rows name the request. Set
+    // here, not in `pre`: the body parser resumes from the socket's events, outside any scope set before it.
+    server[route.method](route.path, async (req: Request, res: Response) => requestScope.run({ requestId: req.id() }, () => serve(route, req, res)));
+  }
+
+  async function serve(route: RouteDefinition, req: Request, res: Response): Promise<void> {
+    if (route.method !== 'get') {
+      const crossSite = crossSiteRefusal(req, corsOrigins);
+      if (crossSite) throw new ForbiddenError(crossSite, { code: 'CROSS_SITE_REQUEST' });
+      refuseUnexpectedBody(req, route.multipart ? 'multipart/form-data' : 'application/json');
+    }
+    const principal = await guard.authorize(req, route.access);
+    const header = req.headers[CHALLENGE_HEADER];
+    const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
+    const body = route.body ? parseBody(route.body, req.body) : undefined;
+    const query = route.query ? parseQuery(route.query, req.query) : undefined;
+    const origin = originOf(req);
+    const context = {
+      principal,
+      origin,
+      challengeToken,
+      body,
+      query,
+      get operation() {
+        // Only a route that declares no login reads it without an administrator: a mistake in the route, not the request.
+        if (!principal) throw new Error(`${route.method.toUpperCase()} ${route.path} reads the operation but serves anonymous callers`);
+        return { operator: principal, origin };
+      },
+    };
+    const result = await route.handler(req, res, context);
+    if (!res.headersSent) res.send(result);
   }
 
   // Every error leaves in one envelope (http/error-envelope.ts); unexpected errors never expose their message.

@@ -87,7 +87,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
         if ('public' in route.access) {
           t.notOk(op.security, `${name} is public`);
         } else {
-          t.same(op.security, [{ agent_host_access: [] }], `${name} needs the access cookie`);
+          t.same(op.security, [{ agent_host_access: [] }, { admin_api_token: [] }], `${name} needs the access cookie or an API token`);
           t.equal(op.responses['401']?.content['application/json'].schema.$ref, '#/components/schemas/HTTPError', `${name} documents 401`);
         }
         if ('permission' in route.access) {

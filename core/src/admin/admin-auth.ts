@@ -18,6 +18,8 @@ export interface AdminPrincipal {
   session_id: string;
   access_version: number;
   permissions: string[];
+  /** Set when the caller authenticated with an API token (`Authorization: Bearer`), not a browser session. */
+  api_token_id?: string;
 }
 
 /** What login and refresh hand the transport to set as cookies; never shown in a body. */

@@ -6,6 +6,9 @@ import type { HostConfig } from '../config/schema.js';
 import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
 import { randomToken, sha256, verifyPassword } from './secrets.js';
 
+/** Why an API token never reaches a sensitive operation. */
+const TOKENS_TAKE_NO_CHALLENGES = 'sensitive operations need a browser session and a challenge (password re-entry); API tokens cannot take challenges';
+
 const CREATIONS_PER_MINUTE = 30;
 
 interface ChallengeRow {
@@ -32,6 +35,7 @@ export class Challenges {
   }
 
   async create(principal: AdminPrincipal, origin: RequestOrigin) {
+    if (principal.api_token_id) throw new ForbiddenError(TOKENS_TAKE_NO_CHALLENGES, { code: 'CHALLENGE_REQUIRED' });
     try {
       await this.creations.consume(principal.session_id);
     } catch (error) {
@@ -97,8 +101,9 @@ export class Challenges {
   async consume(token: string | undefined, principal: AdminPrincipal, origin: RequestOrigin, transaction: Transaction): Promise<void> {
     const refuse = async (reason: string, message: string): Promise<never> => {
       await this.auth.audit({ action: 'auth.challenge.consume', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', payload: { reason } }, origin);
-      throw new ForbiddenError(message, { code: reason === 'challenge_missing' ? 'CHALLENGE_REQUIRED' : 'CHALLENGE_REFUSED' });
+      throw new ForbiddenError(message, { code: reason === 'challenge_missing' || reason === 'api_token' ? 'CHALLENGE_REQUIRED' : 'CHALLENGE_REFUSED' });
     };
+    if (principal.api_token_id) return refuse('api_token', TOKENS_TAKE_NO_CHALLENGES);
     if (!token) return refuse('challenge_missing', 'challenge required: send x-admin-challenge-token from a verified challenge');
     const [spent] = (await this.db.query(
       `UPDATE admin_challenges c SET status = 'used', used_at = now()

@@ -1,26 +1,36 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AgentHostApp } from '@agent-host/core';
 import { ForbiddenError, UnauthorizedError } from '@agent-host/sdk';
 import { ACCESS_COOKIE, readCookie } from './cookies.js';
 import { originOf, type AccessGuard } from './route-access.js';
 
+/** `Authorization: Bearer <token>`: an administrator API token. */
+function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  return match?.[1];
+}
+
 /**
- * The administrator guard: the access cookie must carry a valid token whose
- * server-side session is live, and the administrator must hold the route's
- * permission. Refusals are 401 or 403 and are audited as denials.
+ * The administrator guard: an API token in `Authorization: Bearer`, or else the access cookie, must be valid (the
+ * cookie's server-side session live), and the administrator must hold the route's permission (a token: also within
+ * the token's permissions). Refusals are 401 or 403 and are audited as denials.
  */
 export function adminGuard(app: AgentHostApp): AccessGuard {
   const auth = app.adminAuth!;
+  const apiTokens = app.apiTokens!;
   return {
     async authorize(req, access) {
-      const token = readCookie(req.headers, ACCESS_COOKIE);
-      const principal = token ? await auth.authenticate(token) : undefined;
+      const bearer = bearerToken(req.headers);
+      const token = bearer ?? readCookie(req.headers, ACCESS_COOKIE);
+      const principal = bearer ? await apiTokens.authenticate(bearer) : token ? await auth.authenticate(token) : undefined;
       // Public routes serve anyone; an administrator session, when present, still identifies the caller.
       if ('public' in access) return principal;
       const origin = originOf(req);
       const where = { method: req.method, path: req.path() };
       if (!principal) {
-        const reason = token ? 'session_invalid' : 'login_required';
+        const reason = bearer ? 'api_token_invalid' : token ? 'session_invalid' : 'login_required';
         await auth.audit({ action: 'access.denied', outcome: 'denied', payload: { ...where, reason } }, origin);
+        if (bearer) throw new UnauthorizedError('the API token is unknown, expired or revoked', { code: 'API_TOKEN_INVALID' });
         throw token
           ? new UnauthorizedError('administrator session expired or revoked; log in again', { code: 'SESSION_EXPIRED' })
           : new UnauthorizedError('administrator login required', { code: 'LOGIN_REQUIRED' });

@@ -9,7 +9,7 @@ import { clientAddressOf } from './client-address.js';
  * sensitive operation (spec 5.4): its handler receives the
  * `x-admin-challenge-token` header and spends it with the change.
  */
-export type RouteAccess = { public: true } | { login: true } | { permission: string; alsoRequires?: readonly string[]; challenge?: true };
+export type RouteAccess = { public: true } | { login: true; challenge?: true } | { permission: string; alsoRequires?: readonly string[]; challenge?: true };
 
 export const CHALLENGE_HEADER = 'x-admin-challenge-token';
 

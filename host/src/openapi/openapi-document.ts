@@ -18,6 +18,8 @@ export interface OpenApiDocument {
 }
 
 export const SECURITY_SCHEME = ACCESS_COOKIE;
+/** The other way in: an administrator API token as `Authorization: Bearer`. */
+export const TOKEN_SECURITY_SCHEME = 'admin_api_token';
 const HTTP_METHODS = { get: 'get', post: 'post', put: 'put', patch: 'patch', del: 'delete' } as const;
 const PATH_PARAM = /:([A-Za-z_][A-Za-z0-9_]*)/g;
 
@@ -137,10 +139,10 @@ function bodySchema(schema: z.ZodType, components: Record<string, JsonObject>, i
 
 function accessDescription(access: RouteDefinition['access']): string | undefined {
   if ('public' in access) return undefined;
-  if ('login' in access) return 'Requires an administrator login (the `agent_host_access` cookie).';
   const challenge = access.challenge
-    ? ` Sensitive operation: also requires a challenge token in the \`${CHALLENGE_HEADER}\` header (POST /admin/auth/challenges, then POST /admin/auth/challenges/{challenge_id}/verify).`
+    ? ` Sensitive operation: also requires a challenge token in the \`${CHALLENGE_HEADER}\` header (POST /admin/auth/challenges, then POST /admin/auth/challenges/{challenge_id}/verify), so a browser session: API tokens cannot take challenges.`
     : '';
+  if ('login' in access) return `Requires an administrator login (the \`agent_host_access\` cookie, or an API token as \`Authorization: Bearer\`).${challenge}`;
   const codes = [access.permission, ...(access.alsoRequires ?? [])].map((code) => `\`${code}\``).join(' and ');
   return `Requires an administrator login and the permission${access.alsoRequires?.length ? 's' : ''} ${codes}.${challenge}`;
 }
@@ -207,7 +209,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
     }
     for (const [status, when] of Object.entries(route.refusals ?? {})) responses[status] = errorResponse(when, 'HTTPError');
     if (!('public' in access)) {
-      operation.security = [{ [SECURITY_SCHEME]: [] }];
+      operation.security = [{ [SECURITY_SCHEME]: [] }, { [TOKEN_SECURITY_SCHEME]: [] }];
       responses['401'] = errorResponse('Administrator login required, or the session expired or was revoked', 'HTTPError');
       if ('permission' in access) {
         operation['x-permission'] = access.permission;
@@ -245,6 +247,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
           in: 'cookie',
           name: ACCESS_COOKIE,
           description: 'The access token cookie set by POST /admin/auth/login (HttpOnly; renewed by POST /admin/auth/refresh).',
+        },
+        [TOKEN_SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "An administrator API token (POST /admin/api-tokens), acting as its administrator with the token's permissions; it cannot take challenges.",
         },
       },
     },

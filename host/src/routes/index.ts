@@ -1,3 +1,4 @@
+import { adminApiTokenRoutes } from './admin-api-tokens.js';
 import { adminAuthRoutes } from './admin-auth.js';
 import { adminChallengeRoutes } from './admin-challenges.js';
 import { adminUserRoutes } from './admin-users.js';
@@ -41,6 +42,7 @@ export const routeFactories: RouteFactory[] = [
   pluginRoutes,
   adminAuthRoutes,
   adminChallengeRoutes,
+  adminApiTokenRoutes,
   adminUserRoutes,
   systemSettingRoutes,
   agentRoutes,
