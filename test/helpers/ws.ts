@@ -1,17 +1,38 @@
+import Ajv2020 from 'ajv/dist/2020.js';
 import { io, type Socket } from 'socket.io-client';
+import { buildAsyncApiDocument } from '../../host/src/openapi/asyncapi-document.js';
 
 interface Received {
   type: string;
   payload: any;
 }
 
+/** The AsyncAPI document's check of each event the server sends: the WebSocket contract, verified on every payload. */
+const contract = (() => {
+  const document = buildAsyncApiDocument('test') as { components: { messages: Record<string, unknown> } };
+  const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { uuid: true, 'date-time': true } });
+  ajv.addSchema({ $id: 'asyncapi', components: document.components });
+  const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+  return (type: string, payload: unknown): string | undefined => {
+    if (type === 'disconnect') return undefined;
+    if (!(type in document.components.messages)) return `the server sent "${type}", which /asyncapi.json does not describe`;
+    let validate = validators.get(type);
+    if (!validate) validators.set(type, (validate = ajv.compile({ $ref: `asyncapi#/components/messages/${type}/payload` })));
+    return validate(payload) ? undefined : `"${type}" payload breaks /asyncapi.json: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(payload)}`;
+  };
+})();
+
 /** A socket.io client that records every event it receives, for tests that wait on them. */
 export class WsClient {
   readonly received: Received[] = [];
+  /** Payloads that do not match the AsyncAPI document; `waitFor` and `close` fail on them. */
+  readonly violations: string[] = [];
   private readonly waiters = new Set<() => void>();
 
   private constructor(readonly socket: Socket) {
     socket.onAny((type: string, payload: unknown) => {
+      const violation = contract(type, payload);
+      if (violation) this.violations.push(violation);
       this.received.push({ type, payload });
       for (const wake of this.waiters) wake();
     });
@@ -47,6 +68,7 @@ export class WsClient {
   waitFor(type: string, match: (payload: any) => boolean = () => true, timeoutMs = 10_000): Promise<any> {
     const find = () => this.received.find((r) => r.type === type && match(r.payload));
     const found = find();
+    if (this.violations.length) return Promise.reject(new Error(this.violations.join('\n')));
     if (found) return Promise.resolve(found.payload);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -58,7 +80,8 @@ export class WsClient {
         if (!hit) return;
         clearTimeout(timer);
         this.waiters.delete(wake);
-        resolve(hit.payload);
+        if (this.violations.length) reject(new Error(this.violations.join('\n')));
+        else resolve(hit.payload);
       };
       this.waiters.add(wake);
     });
@@ -73,7 +96,9 @@ export class WsClient {
     return this.socket.timeout(timeoutMs).emitWithAck(event, payload);
   }
 
+  /** Closes the socket; throws when any payload received broke the AsyncAPI document. */
   close(): void {
     this.socket.close();
+    if (this.violations.length) throw new Error(this.violations.join('\n'));
   }
 }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { NotFoundError } from '@agent-host/sdk';
 import type { Response } from 'restify';
+import { buildAsyncApiDocument } from '../openapi/asyncapi-document.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 import type { RouteDefinition } from './route.js';
 
@@ -103,7 +104,7 @@ function sendHtml(res: Response, html: string): void {
 }
 
 /**
- * `GET /openapi.json`, the Swagger UI page `/docs` and the ReDoc page
+ * `GET /openapi.json`, `GET /asyncapi.json` (the WebSocket interface), the Swagger UI page `/docs` and the ReDoc page
  * `/redoc`, with their assets served from the npm packages (the host may be
  * offline: no CDN). Everything needs an administrator login. The document
  * covers `routes` and these routes; it is built once, here.
@@ -155,6 +156,14 @@ export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefi
     },
     {
       method: 'get',
+      path: '/asyncapi.json',
+      access: { login: true },
+      meta: true,
+      summary: 'The AsyncAPI 3.0 document of the WebSocket interface',
+      handler: async () => asyncApiDocument,
+    },
+    {
+      method: 'get',
       path: '/docs',
       access: { login: true },
       meta: true,
@@ -173,5 +182,6 @@ export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefi
     assetRoute('redoc'),
   ];
   const document = buildOpenApiDocument([...routes, ...docRoutes]);
+  const asyncApiDocument = buildAsyncApiDocument(document.info.version);
   return docRoutes;
 }
