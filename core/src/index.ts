@@ -23,7 +23,7 @@ export { SystemSettings } from './admin/system-settings.js';
 export { AdminUsers } from './admin/admin-users.js';
 export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type AuditLogQuery } from './admin/audit-log.js';
 export { createSuperAdmin, type CreatedSuperAdmin } from './admin/create-super-admin.js';
-export { agentCreateSchema, agentUpdateSchema, type AgentCreateInput, type AgentUpdateInput } from './agents/agent-schema.js';
+export { agentCreateSchema, agentUpdateSchema, agentViewSchema, type AgentCreateInput, type AgentUpdateInput } from './agents/agent-schema.js';
 export { Agents, judgePromptVersion, type AgentTypeChangeCheck } from './agents/agents.js';
 export { rollupUsage, summarizeTurnUsage, type ModelCall, type TokenCounts, type TokenEstimator, type TokenUsageRollup, type TokenUsageSummary } from './usage/token-usage.js';
 export { estimateCost, pricingFromConfig, pricingKey, type CostEntry, type EstimatedCostSummary, type ModelPrices, type PricingTable } from './usage/cost.js';

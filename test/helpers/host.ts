@@ -2,7 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_CONFIG_DIR, loadConfig } from '@agent-host/core';
-import { startHost, type RunningHost } from '@agent-host/host';
+import { buildOpenApiDocument, createServer, startHost, type RunningHost } from '@agent-host/host';
+import { contractViolation, registerContract } from './contract.js';
 import { chromaUrl, createTestDatabase } from './services.js';
 import { stream } from './sse.js';
 
@@ -37,6 +38,8 @@ export async function startTestHost(
     },
   });
   t.teardown(() => host.stop());
+  // Every response an AdminClient of this host receives is checked against the host's /openapi.json.
+  registerContract(host.url, buildOpenApiDocument(createServer(host.app).routes));
   return { ...host, databaseUrl };
 }
 
@@ -92,7 +95,11 @@ export class AdminClient {
       else this.cookies.set(name!, { value: value.join('='), path });
     }
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    const contentType = response.headers.get('content-type');
+    const parsed = text ? JSON.parse(text) : undefined;
+    const violation = contractViolation(this.baseUrl, method, pathname, response.status, contentType, parsed);
+    if (violation) throw new Error(violation);
+    return { status: response.status, body: parsed, headers: response.headers };
   }
 
   /** `POST /stream` as this administrator, who (holding conversations.write) may name the session. */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createServer } from '@agent-host/host';
 import { ERROR_CODES } from '@agent-host/sdk';
+import { Parser } from '@asyncapi/parser';
 import { validate } from '@readme/openapi-parser';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -68,7 +69,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
     t.test('every registered route is documented, and nothing else', async (t) => {
       t.ok(routes.length >= 14, 'the app routes and the doc routes are enumerated');
       const operationRoutes = routes.filter((route) => !route.meta);
-      t.same(routes.filter((route) => route.meta).map((route) => route.path).sort(), ['/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'], 'the documentation routes are not operations');
+      t.same(routes.filter((route) => route.meta).map((route) => route.path).sort(), ['/asyncapi.json', '/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'], 'the documentation routes are not operations');
       let operations = 0;
       for (const path of Object.values(doc.paths) as Record<string, unknown>[]) operations += Object.keys(path).length;
       t.equal(operations, operationRoutes.length, 'one operation per route');
@@ -119,14 +120,14 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
 
     t.test('uploads, session search, public session starts and the stream say what they answer', async (t) => {
       const upload = doc.paths['/knowledge-sources/{source_id}/documents'].post;
-      t.same(Object.keys(upload.responses).sort(), ['201', '401', '403', '413', '415', '503']);
+      t.same(Object.keys(upload.responses).sort(), ['201', '401', '403', '413', '415', '503', 'default']);
       t.same(upload.requestBody.content['multipart/form-data'].schema.required, ['file']);
       const q = doc.paths['/sessions'].get.parameters.find((p: any) => p.name === 'q');
       t.match(q, { in: 'query', required: false, schema: { type: 'string', minLength: 3, maxLength: 200 } }, 'q is at least 3 characters');
       const limit = doc.paths['/sessions'].get.parameters.find((p: any) => p.name === 'limit');
       t.match(limit, { required: false, schema: { minimum: 1, maximum: 200, default: 50 } });
       const start = doc.paths['/public/agents/{agent_id}/sessions'].post;
-      t.same(Object.keys(start.responses).sort(), ['201', '404', '429']);
+      t.same(Object.keys(start.responses).sort(), ['201', '404', '429', 'default']);
       t.same([...start.responses['201'].content['application/json'].schema.required].sort(), [
         'agent_id', 'human_takeover_enabled', 'session_id', 'status', 'takeover_owner_id', 'takeover_owner_name', 'takeover_released_at', 'takeover_started_at', 'updated_at',
       ]);
@@ -153,7 +154,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       const header = op.parameters.find((p: any) => p.in === 'header');
       t.match(header, { name: 'x-admin-challenge-token', in: 'header', required: true, schema: { type: 'string' } });
       t.ok(op.parameters.some((p: any) => p.in === 'path' && p.name === 'config_key'));
-      t.same(Object.keys(op.responses).sort(), ['200', '401', '403', '422']);
+      t.same(Object.keys(op.responses).sort(), ['200', '401', '403', '422', 'default']);
     });
 
     t.test('a validator accepts the document', async (t) => {
@@ -161,6 +162,21 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       t.ok(result.valid, result.valid ? 'valid OpenAPI' : JSON.stringify(result.errors));
       t.equal(result.specification, 'OpenAPI');
     });
+  });
+
+  t.test('the AsyncAPI 3.0 document of the WebSocket interface', async (t) => {
+    const { status, body: doc } = await admin.request('GET', '/asyncapi.json');
+    t.equal(status, 200);
+    t.equal(doc.asyncapi, '3.0.0');
+    t.equal((await fetch(`${host.url}/asyncapi.json`)).status, 401, 'it needs a login, like /openapi.json');
+    const { diagnostics, document } = await new Parser().parse(JSON.stringify(doc));
+    t.same(diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`), [], 'the AsyncAPI parser finds no error or warning');
+    t.ok(document, 'and parses it');
+    t.same(Object.keys(doc.channels).map((c) => doc.channels[c].address).sort(), ['/public/ws/{session_id}', '/ws/{session_id}']);
+    const outbound = ['error', 'history', 'message', 'session', 'system', 'takeover_event', 'tool_approval'];
+    t.same(doc.operations.wsReceive.messages.map((m: { $ref: string }) => m.$ref.split('/').at(-1)).sort(), outbound, 'every event the server sends');
+    t.notOk(doc.operations.publicWsReceive.messages.some((m: { $ref: string }) => m.$ref.endsWith('/tool_approval')), 'tool approvals go to administrators only');
+    t.same(doc.components.messages.error.payload.properties.code.enum, Object.keys(ERROR_CODES), 'error events carry catalog codes');
   });
 
   for (const [page, prefix, title] of [

@@ -16,7 +16,7 @@ const PUBLIC = [
   /^\/admin\/auth\/(login|refresh)$/,
 ];
 // Routes any logged-in administrator may use, whatever their permissions.
-const LOGIN_ONLY = [/^\/chat-orchestrators$/, /^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|docs|redoc)$/, /^\/(docs|redoc)\/assets\/:file$/];
+const LOGIN_ONLY = [/^\/chat-orchestrators$/, /^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|asyncapi\.json|docs|redoc)$/, /^\/admin\/api-tokens(\/:token_id)?$/, /^\/(docs|redoc)\/assets\/:file$/];
 
 t.test('every registered route is public per spec 5.6, login-only by nature, or declares a catalog permission', async (t) => {
   const host = await startTestHost(t);

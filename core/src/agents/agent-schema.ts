@@ -115,6 +115,31 @@ export const agentCreateSchema = z
 
 export const agentUpdateSchema = z.object(agentFields).partial().strict();
 
+/** A stored configuration object as the API shows it (kept as saved; older rows may predate today's fields). */
+const storedConfig = z.record(z.string(), z.unknown()).nullable();
+
+/** An agent as the API shows it (`Agents.get`): every field, the stored configurations, and what the host derives. */
+export const agentViewSchema = z
+  .object({
+    agent_id: z.string().uuid(),
+    ...agentFields,
+    name: z.string(),
+    orchestrator_key: z.string().nullable(),
+    model_name: z.string().nullable(),
+    model_provider: z.string().nullable(),
+    model_routing_config: storedConfig,
+    message_type_response_config: storedConfig,
+    mcp_response_config: storedConfig,
+    mcp_runtime_config: storedConfig,
+    response_grounding_config: storedConfig,
+    retrieval_config: storedConfig,
+    judge_prompt_version: z.string().describe('`default`, or `sha256:` and 16 hex digits of the judge prompt'),
+    published_agent_version_id: z.string().uuid().nullable(),
+    created_at: z.string().datetime(),
+    updated_at: z.string().datetime(),
+  })
+  .meta({ id: 'Agent' });
+
 export type AgentCreateInput = z.output<typeof agentCreateSchema>;
 export type AgentUpdateInput = z.output<typeof agentUpdateSchema>;
 

@@ -69,8 +69,8 @@ const SHARED_SCHEMAS: Record<string, JsonObject> = {
   },
   HTTPError: {
     type: 'object',
-    description: 'Every error response. `detail` is a message, or an object for structured errors.',
-    properties: { detail: { anyOf: [{ type: 'string' }, { type: 'object' }] }, ...ENVELOPE },
+    description: 'Every error response. `detail` is a message, an object for structured errors, or the issues of a 422 (also in `errors`).',
+    properties: { detail: { anyOf: [{ type: 'string' }, { type: 'object' }, ISSUES] }, ...ENVELOPE, errors: ISSUES },
     required: ['detail', 'code', 'message', 'request_id'],
   },
   ValidationError: {
@@ -100,7 +100,7 @@ function tagOf(path: string): string {
  * components.schemas, since a `#/$defs/...` pointer inside the document would
  * resolve against the document root.
  */
-function bodySchema(schema: z.ZodType, components: Record<string, JsonObject>, io: 'input' | 'output' = 'input'): JsonObject {
+export function bodySchema(schema: z.ZodType, components: Record<string, JsonObject>, io: 'input' | 'output' = 'input'): JsonObject {
   const { $schema: _dialect, $defs, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonObject & { $defs?: Record<string, JsonObject> };
   if (!$defs) return json;
   const rewrite = (value: Json, names: Map<string, string>): Json => {
@@ -220,6 +220,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
         );
       }
     }
+    // Any other failure (a 404 of a missing resource, a 409, a 5xx) comes in the same envelope.
+    responses.default = errorResponse('Any other error, in the error envelope; `code` says which (docs/error-codes.md)', 'HTTPError');
     operation.responses = responses;
     (paths[path] ??= {})[method] = operation;
   }

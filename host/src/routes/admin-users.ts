@@ -39,6 +39,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       path: '/admin/admin-users',
       access: { permission: 'admin_users.write', challenge: true },
       summary: 'Create a sub_admin; initial permission_codes need admin_permissions.write and a challenge',
+      success: { status: 201, description: 'The new administrator' },
       body: createBody,
       handler: async (_req, res, { operation, challengeToken, body }) => {
         res.status(201);

@@ -1,9 +1,11 @@
-import { agentCreateSchema, agentUpdateSchema } from '@agent-host/core';
+import { agentCreateSchema, agentUpdateSchema, agentViewSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
+const agentPage = z.object({ items: z.array(agentViewSchema), next_cursor: z.string().nullable(), limit: z.number().int() });
+const agentNotFound = { 404: 'No such agent (AGENT_NOT_FOUND)' };
 const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
 
 export const agentRoutes: RouteFactory = (app) => {
@@ -15,7 +17,9 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents',
       access: { permission: 'agents.read' },
       summary: 'List agents ({items, next_cursor, limit})',
-      handler: async (req) => agents.list(parseQuery(listQuery, req.query)),
+      query: listQuery,
+      success: { status: 200, description: 'A page of agents', schema: agentPage },
+      handler: async (_req, _res, { query }) => agents.list(query),
     }),
     route({
       method: 'post',
@@ -23,6 +27,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Create an agent',
       body: agentCreateSchema,
+      success: { status: 201, description: 'The new agent', schema: agentViewSchema },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
         return agents.create(body, operation);
@@ -33,6 +38,8 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id',
       access: { permission: 'agents.read' },
       summary: 'One agent, with its read-only judge_prompt_version',
+      success: { status: 200, description: 'The agent', schema: agentViewSchema },
+      refusals: agentNotFound,
       handler: async (req) => agents.get(id(req.params)),
     }),
     route({
@@ -41,6 +48,8 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Update an agent',
       body: agentUpdateSchema,
+      success: { status: 200, description: 'The agent as changed', schema: agentViewSchema },
+      refusals: { ...agentNotFound, 409: 'The agent type cannot change while its configuration depends on it (AGENT_TYPE_CHANGE_REFUSED)' },
       handler: async (req, _res, { operation, body }) => agents.update(id(req.params), body, operation),
     }),
     route({
@@ -72,6 +81,7 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/versions',
       access: { permission: 'agents.write' },
       summary: 'Store the live configuration as an immutable snapshot',
+      success: { status: 201, description: 'The new version snapshot' },
       body: snapshotBody,
       handler: async (req, res, { operation, body }) => {
         res.status(201);

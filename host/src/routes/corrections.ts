@@ -30,6 +30,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/turns/:turn_id/correction/publish',
       access: { permission: 'knowledge.write' },
       summary: "Publish the draft into the agent's managed_correction source; status publishing until its ingestion settles",
+      success: { status: 202, description: 'Accepted: the revision is published in the background' },
       handler: async (req, res, { operation }) => {
         res.status(202);
         return corrections.publish(...turn(req.params), operation);

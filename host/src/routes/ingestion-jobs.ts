@@ -15,6 +15,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/ingest',
       access: { permission: 'knowledge.write' },
       summary: 'Start an ingestion job over the documents not indexed yet (or document_ids, or all with force)',
+      success: { status: 202, description: 'Accepted: the ingestion job is queued' },
       body: ingestSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);
@@ -26,6 +27,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/documents/:document_id/rebuild-from-snapshot',
       access: { permission: 'knowledge.write' },
       summary: 'Rebuild chunks and vectors from the parse snapshot, optionally with another chunking_strategy and chunking_params',
+      success: { status: 202, description: 'Accepted: the rebuild job is queued' },
       body: rebuildSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);

@@ -15,6 +15,7 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/inspect-runs',
       access: { permission: 'knowledge.write' },
       summary: 'Run an inspection (vector_health or chunking_preview) and return its summary and results',
+      success: { status: 201, description: 'The completed inspect run' },
       body: inspectSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);

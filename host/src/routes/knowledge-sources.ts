@@ -14,6 +14,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources',
       access: { permission: 'knowledge.write' },
       summary: 'Create a knowledge source (source_kind standard) with its chunking strategy',
+      success: { status: 201, description: 'The new knowledge source' },
       body: sourceCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);

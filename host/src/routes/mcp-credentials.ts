@@ -15,6 +15,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       path: '/mcp-credentials',
       access: { permission: 'mcp.write' },
       summary: 'Create a credential from secret_payload (stored encrypted; the answer holds metadata only)',
+      success: { status: 201, description: 'The new credential (never its secret)' },
       body: credentialCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);

@@ -11,6 +11,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/mcp-mounts',
       access: { permission: 'mcp.write', alsoRequires: ['agents.write'] },
       summary: 'Mount an MCP server on a chat agent with its policy (allowed_tools, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active)',
+      success: { status: 201, description: 'The new mount' },
       body: mcpMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);

@@ -15,6 +15,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       path: '/mcp-servers',
       access: { permission: 'mcp.write' },
       summary: 'Register an MCP server; transport_type must be a registered tool backend, connection_config is checked by it',
+      success: { status: 201, description: 'The new MCP server' },
       body: serverCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);

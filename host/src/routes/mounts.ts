@@ -11,6 +11,7 @@ export const mountRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/mounts',
       access: { permission: 'knowledge.write', alsoRequires: ['agents.write'] },
       summary: 'Mount a knowledge source on an agent (managed_correction sources are refused)',
+      success: { status: 201, description: 'The new mount' },
       body: mountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);

@@ -12,6 +12,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/skill-mounts',
       access: { permission: 'skills.write', alsoRequires: ['agents.write'] },
       summary: 'Mount a released skill version (unreleased, or an mcp version whose server is not active: 409)',
+      success: { status: 201, description: 'The new mount' },
       body: skillMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);

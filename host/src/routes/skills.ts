@@ -17,6 +17,7 @@ export const skillRoutes: RouteFactory = (app) => {
       path: '/skills',
       access: { permission: 'skills.write' },
       summary: 'Create a skill asset (its name is the tool name runtimes show the model)',
+      success: { status: 201, description: 'The new skill' },
       body: skillCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
@@ -50,6 +51,7 @@ export const skillRoutes: RouteFactory = (app) => {
       path: '/skills/:skill_id/versions',
       access: { permission: 'skills.write' },
       summary: 'Create a version: a draft, unless is_released=true releases it at once under the release rules',
+      success: { status: 201, description: 'The new version' },
       body: versionCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);

@@ -38,6 +38,7 @@ export const takeoverRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/manual-messages',
       access: { permission: 'conversations.write' },
       summary: 'A human reply from the operator who took the session over (role agent; no turn)',
+      success: { status: 201, description: 'The stored human reply' },
       body: manualMessageBody,
       handler: async (req, res, { principal, body }) => {
         const message = await takeover.manualMessage(sessionId(req.params), restOperator(req, principal), body.content);
