@@ -40,6 +40,9 @@ export function createAgenda(
     // The host's own pool: the backend's would have no 'error' listener, so a Postgres restart would kill the host.
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
     pool.on('error', onPoolError);
+    // The pool hears errors of idle clients only: a client the backend holds between statements (a job lock's
+    // transaction) when Postgres goes away would emit an unheard 'error' and end the process. Its query fails anyway.
+    pool.on('connect', (client) => client.on('error', onPoolError));
     closePool = () => pool.end();
     const postgres = new PostgresBackend({ pool });
     // Its LISTEN channel reports a lost connection as an 'error' event before reconnecting; unheard, it would be fatal.
