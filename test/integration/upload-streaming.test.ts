@@ -53,7 +53,10 @@ async function send(admin: AdminClient, sourceId: string, body: ReadableStream<U
 }
 
 // Garbage counts in arrayBuffers until collected: each sample is taken after a full collection, so it is what is live.
+// The collection frees array buffers on a background thread unless told not to; on a busy machine that thread lags
+// and buffers already dead still count, so they are swept within the collection here.
 v8.setFlagsFromString('--expose-gc');
+v8.setFlagsFromString('--no-concurrent-array-buffer-sweeping');
 const gc = vm.runInNewContext('gc') as () => void;
 
 const spools = async () => (await readdir(os.tmpdir())).filter((name) => name.startsWith('agent-host-upload-'));
