@@ -44,7 +44,7 @@ export { ingestSchema, rebuildSchema } from './knowledge/ingestion-jobs.js';
 export { inspectSchema } from './knowledge/inspect-runs.js';
 export { mountCreateSchema } from './knowledge/mounts.js';
 export { ragDebugSchema } from './knowledge/rag-debug.js';
-export { sourceCreateSchema, sourceUpdateSchema } from './knowledge/sources.js';
+export { sourceCreateSchema, sourceUpdateSchema, sourceViewSchema } from './knowledge/sources.js';
 export { Mcp } from './mcp/mcp.js';
 export {
   credentialCreateSchema,
@@ -55,6 +55,7 @@ export {
   responsePreviewSchema,
   serverCreateSchema,
   serverUpdateSchema,
+  serverViewSchema,
   testCallSchema,
 } from './mcp/schemas.js';
 export { Skills } from './skills/skills.js';

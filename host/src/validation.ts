@@ -7,6 +7,9 @@ export const parseBody = <S extends z.ZodType>(schema: S, body: unknown): z.outp
 /** Parses query parameters the same way (`loc` starts with `query`). */
 export const parseQuery = <S extends z.ZodType>(schema: S, query: unknown): z.output<S> => validate(schema, query ?? {}, ['query']);
 
+/** A page of a list endpoint: `{items, next_cursor, limit}`; `next_cursor` is null on the last page. */
+export const pageOf = <S extends z.ZodType>(item: S) => z.object({ items: z.array(item), next_cursor: z.string().nullable(), limit: z.number().int() });
+
 /** The paging of every list endpoint: `limit` 1 to 200 (default 50) and an opaque `cursor`. */
 export const pagingFields = {
   limit: z.coerce.number().int().min(1).max(200).default(50),

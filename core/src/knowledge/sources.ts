@@ -28,6 +28,23 @@ export const sourceUpdateSchema = z.object(sourceFields).partial().strict();
 export type SourceCreateInput = z.output<typeof sourceCreateSchema>;
 export type SourceUpdateInput = z.output<typeof sourceUpdateSchema>;
 
+/** A knowledge source as the API shows it (`presentSource`). */
+export const sourceViewSchema = z
+  .object({
+    source_id: z.string().uuid(),
+    name: z.string(),
+    description: z.string(),
+    source_kind: z.enum(['standard', 'managed_correction']),
+    managed_for_agent_id: z.string().uuid().nullable(),
+    priority: z.number().int(),
+    chunking_strategy: z.string(),
+    chunking_params: z.record(z.string(), z.number()),
+    document_count: z.number().int().min(0),
+    created_at: z.string().datetime(),
+    updated_at: z.string().datetime(),
+  })
+  .meta({ id: 'KnowledgeSource' });
+
 export interface SourceRow {
   id: string;
   name: string;

@@ -102,3 +102,21 @@ export const responsePreviewSchema = z
   })
   .strict();
 export type ResponsePreviewInput = z.output<typeof responsePreviewSchema>;
+
+/** An MCP server as the API shows it (`presentServer`): secrets in connection_config are masked. */
+export const serverViewSchema = z
+  .object({
+    mcp_server_id: z.string().uuid(),
+    name: z.string(),
+    description: z.string(),
+    transport_type: z.string(),
+    connection_config: z.record(z.string(), z.unknown()),
+    credential_schema: z.record(z.string(), z.unknown()).nullable(),
+    credential_id: z.string().uuid().nullable(),
+    status: z.enum(['active', 'inactive', 'error']),
+    last_health_check_at: z.string().datetime().nullable(),
+    last_health_message: z.string().nullable(),
+    created_at: z.string().datetime(),
+    updated_at: z.string().datetime(),
+  })
+  .meta({ id: 'McpServer' });

@@ -1,10 +1,10 @@
 import { agentCreateSchema, agentUpdateSchema, agentViewSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields } from '../validation.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
-const agentPage = z.object({ items: z.array(agentViewSchema), next_cursor: z.string().nullable(), limit: z.number().int() });
+const agentPage = pageOf(agentViewSchema);
 const agentNotFound = { 404: 'No such agent (AGENT_NOT_FOUND)' };
 const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
 

@@ -1,9 +1,10 @@
-import { sourceCreateSchema, sourceUpdateSchema } from '@agent-host/core';
+import { sourceCreateSchema, sourceUpdateSchema, sourceViewSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
+const notFound = { 404: 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)' };
 
 /** Knowledge sources (spec 4.8). */
 export const knowledgeSourceRoutes: RouteFactory = (app) => {
@@ -14,7 +15,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources',
       access: { permission: 'knowledge.write' },
       summary: 'Create a knowledge source (source_kind standard) with its chunking strategy',
-      success: { status: 201, description: 'The new knowledge source' },
+      success: { status: 201, description: 'The new knowledge source', schema: sourceViewSchema },
       body: sourceCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
@@ -26,13 +27,17 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources',
       access: { permission: 'knowledge.read' },
       summary: 'Knowledge sources, newest first ({items, next_cursor, limit})',
-      handler: async (req) => sources.list(parseQuery(listQuery, req.query)),
+      query: listQuery,
+      success: { status: 200, description: 'A page of knowledge sources', schema: pageOf(sourceViewSchema) },
+      handler: async (_req, _res, { query }) => sources.list(query),
     }),
     route({
       method: 'get',
       path: '/knowledge-sources/:source_id',
       access: { permission: 'knowledge.read' },
       summary: 'One knowledge source, with source_kind and managed_for_agent_id',
+      success: { status: 200, description: 'The knowledge source', schema: sourceViewSchema },
+      refusals: notFound,
       handler: async (req) => sources.get(String(req.params.source_id)),
     }),
     route({
@@ -41,6 +46,8 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Update a knowledge source (refused for managed_correction sources)',
       body: sourceUpdateSchema,
+      success: { status: 200, description: 'The knowledge source as changed', schema: sourceViewSchema },
+      refusals: { ...notFound, 409: 'A managed_correction source changes only through corrections (MANAGED_SOURCE_READ_ONLY)' },
       handler: async (req, _res, { operation, body }) => sources.update(String(req.params.source_id), body, operation),
     }),
   ];

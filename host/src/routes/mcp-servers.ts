@@ -1,9 +1,10 @@
-import { serverCreateSchema, serverUpdateSchema, testCallSchema } from '@agent-host/core';
+import { serverCreateSchema, serverUpdateSchema, serverViewSchema, testCallSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
+const notFound = { 404: 'No such MCP server (MCP_SERVER_NOT_FOUND)' };
 
 /** MCP servers, their health check and test call (spec 4.13). */
 export const mcpServerRoutes: RouteFactory = (app) => {
@@ -15,7 +16,8 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       path: '/mcp-servers',
       access: { permission: 'mcp.write' },
       summary: 'Register an MCP server; transport_type must be a registered tool backend, connection_config is checked by it',
-      success: { status: 201, description: 'The new MCP server' },
+      success: { status: 201, description: 'The new MCP server', schema: serverViewSchema },
+      refusals: { 409: 'A server with this name exists (MCP_SERVER_EXISTS)' },
       body: serverCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
@@ -27,13 +29,17 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       path: '/mcp-servers',
       access: { permission: 'mcp.read' },
       summary: 'MCP servers, newest first ({items, next_cursor, limit})',
-      handler: async (req) => mcp.servers.list(parseQuery(listQuery, req.query)),
+      query: listQuery,
+      success: { status: 200, description: 'A page of MCP servers', schema: pageOf(serverViewSchema) },
+      handler: async (_req, _res, { query }) => mcp.servers.list(query),
     }),
     route({
       method: 'get',
       path: '/mcp-servers/:mcp_server_id',
       access: { permission: 'mcp.read' },
       summary: 'One MCP server',
+      success: { status: 200, description: 'The MCP server', schema: serverViewSchema },
+      refusals: notFound,
       handler: async (req) => mcp.servers.get(id(req.params)),
     }),
     route({
@@ -41,6 +47,8 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       path: '/mcp-servers/:mcp_server_id',
       access: { permission: 'mcp.write' },
       summary: 'Update an MCP server',
+      success: { status: 200, description: 'The MCP server as changed', schema: serverViewSchema },
+      refusals: { ...notFound, 409: 'The change would send a credential somewhere new, or the name is taken (CREDENTIAL_CONFIRMATION_REQUIRED, MCP_SERVER_EXISTS)' },
       body: serverUpdateSchema,
       handler: async (req, _res, { operation, body }) => mcp.servers.update(id(req.params), body, operation),
     }),

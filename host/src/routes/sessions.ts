@@ -1,6 +1,7 @@
 import { revealsCorrectionPublication } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { messageSchema, sessionStateSchema } from '../ws/contract.js';
+import { pageOf, pagingFields, parseQuery } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const sessionQuery = z
@@ -14,6 +15,7 @@ const sessionQuery = z
   })
   .strict();
 const pageQuery = z.object(pagingFields).strict();
+const sessionSummary = sessionStateSchema.extend({ agent_name: z.string().nullable(), created_at: z.string().datetime() });
 
 export const sessionRoutes: RouteFactory = (app) => {
   const sessions = app.sessions!;
@@ -42,6 +44,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       access: { permission: 'conversations.read' },
       summary: 'Sessions, most recent first; agent_id matches the binding or the latest turn',
       query: sessionQuery,
+      success: { status: 200, description: 'A page of sessions', schema: pageOf(sessionSummary) },
       handler: async (_req, _res, { query }) => sessions.listSessions(query),
     }),
     route({
@@ -49,7 +52,9 @@ export const sessionRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/messages',
       access: { permission: 'conversations.read' },
       summary: 'Message history, oldest first',
-      handler: async (req) => sessions.listMessages(sessionId(req.params), parseQuery(pageQuery, req.query)),
+      query: pageQuery,
+      success: { status: 200, description: 'A page of messages', schema: pageOf(messageSchema) },
+      handler: async (req, _res, { query }) => sessions.listMessages(sessionId(req.params), query),
     }),
     route({
       method: 'get',
