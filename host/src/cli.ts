@@ -6,7 +6,10 @@ import { Writable } from 'node:stream';
 import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, reencryptAll, type PluginInfo } from '@agent-host/core';
 import { Command } from 'commander';
 import { SDK_VERSION } from '@agent-host/sdk';
+import { buildAsyncApiDocument } from './openapi/asyncapi-document.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { encryptSecret } from './secrets-cli.js';
+import { createServer } from './server.js';
 import { startHost } from './start.js';
 
 const HOST_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -106,6 +109,22 @@ program
     const plugins = await AgentHostApp.create().kernel.inspect().catch(fail);
     process.stdout.write(options.json ? JSON.stringify(plugins, null, 2) + '\n' : plugins.map(formatPlugin).join('\n') + '\n');
     process.exit(0);
+  });
+
+program
+  .command('openapi')
+  .description("print the OpenAPI 3.1 document of the HTTP API (with --asyncapi, the AsyncAPI 3.0 document of the WebSocket interface), what GET /openapi.json serves; starts no database or server")
+  .option('--asyncapi', 'the WebSocket interface instead')
+  .action((options: { asyncapi?: boolean }) => {
+    let document: unknown;
+    try {
+      const openApi = buildOpenApiDocument(createServer(AgentHostApp.create()).routes);
+      document = options.asyncapi ? buildAsyncApiDocument(openApi.info.version) : openApi;
+    } catch (error) {
+      fail(error);
+    }
+    // Exit once written: a pipe takes 64 KB at a time, and exiting earlier would cut the document short.
+    process.stdout.write(JSON.stringify(document, null, 2) + '\n', () => process.exit(0));
   });
 
 program

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -155,6 +156,16 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       t.match(header, { name: 'x-admin-challenge-token', in: 'header', required: true, schema: { type: 'string' } });
       t.ok(op.parameters.some((p: any) => p.in === 'path' && p.name === 'config_key'));
       t.same(Object.keys(op.responses).sort(), ['200', '401', '403', '422', 'default']);
+    });
+
+    t.test('agent-host openapi prints the same document, starting nothing', async (t) => {
+      const printed = execFileSync(process.execPath, ['--no-deprecation', 'host/dist/cli.js', 'openapi'], {
+        cwd: new URL('../..', import.meta.url),
+        env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      t.same(JSON.parse(printed), doc);
     });
 
     t.test('a validator accepts the document', async (t) => {

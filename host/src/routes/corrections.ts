@@ -7,7 +7,7 @@ const ledgerQuery = z.object(pagingFields).strict();
 
 /** Managed corrections of AI turns and the publication ledger of a source (spec 2.3, 3.2, 4.4). */
 export const correctionRoutes: RouteFactory = (app) => {
-  const corrections = app.knowledge!.corrections;
+  const knowledge = app.knowledge!;
   const turn = (params: Record<string, string>) => [String(params.session_id), String(params.turn_id)] as const;
   return [
     route({
@@ -15,7 +15,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/turns/:turn_id/correction',
       access: { permission: 'conversations.read', alsoRequires: ['knowledge.read'] },
       summary: "The turn's correction draft (status \"none\" with the original texts before the first save)",
-      handler: async (req) => corrections.get(...turn(req.params)),
+      handler: async (req) => knowledge.corrections.get(...turn(req.params)),
     }),
     route({
       method: 'patch',
@@ -23,7 +23,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Save the correction draft: corrected_question and corrected_answer required; each save is a new revision_number',
       body: correctionUpdateSchema,
-      handler: async (req, _res, { operation, body }) => corrections.update(...turn(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => knowledge.corrections.update(...turn(req.params), body, operation),
     }),
     route({
       method: 'post',
@@ -33,7 +33,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       success: { status: 202, description: 'Accepted: the revision is published in the background' },
       handler: async (req, res, { operation }) => {
         res.status(202);
-        return corrections.publish(...turn(req.params), operation);
+        return knowledge.corrections.publish(...turn(req.params), operation);
       },
     }),
     route({
@@ -41,7 +41,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/corrections',
       access: { permission: 'knowledge.read', alsoRequires: ['conversations.read'] },
       summary: 'Publication ledger of a managed_correction source, newest first ({items, next_cursor, limit})',
-      handler: async (req) => corrections.ledger(String(req.params.source_id), parseQuery(ledgerQuery, req.query)),
+      handler: async (req) => knowledge.corrections.ledger(String(req.params.source_id), parseQuery(ledgerQuery, req.query)),
     }),
   ];
 };

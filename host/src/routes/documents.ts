@@ -11,7 +11,7 @@ const listQuery = z.object({ ...pagingFields, status: z.enum(['uploaded', 'proce
 
 /** Documents of a knowledge source (spec 2.6, 4.8): multipart upload, list, detail, delete and the same-origin download. */
 export const documentRoutes: RouteFactory = (app) => {
-  const documents = app.knowledge!.documents;
+  const knowledge = app.knowledge!;
   const log = app.logger.child({ component: 'document-download' });
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   const documentId = (params: Record<string, string>) => String(params.document_id);
@@ -30,8 +30,8 @@ export const documentRoutes: RouteFactory = (app) => {
         503: 'Too many uploads are being received ([knowledge] upload_concurrency); see Retry-After',
       },
       handler: async (req, res, { operation }) => {
-        const upload = { field: UPLOAD_FIELD, maxBytes: documents.uploadMaxBytes, checkContentType: (type: string) => documents.checkContentType(type) };
-        const created = await uploads.run(res, () => withUpload(req, upload, (file) => documents.upload(sourceId(req.params), file, operation)));
+        const upload = { field: UPLOAD_FIELD, maxBytes: knowledge.documents.uploadMaxBytes, checkContentType: (type: string) => knowledge.documents.checkContentType(type) };
+        const created = await uploads.run(res, () => withUpload(req, upload, (file) => knowledge.documents.upload(sourceId(req.params), file, operation)));
         res.status(201);
         return created;
       },
@@ -42,21 +42,21 @@ export const documentRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.read' },
       summary: 'Documents of a source, newest first ({items, next_cursor, limit}); filter by status',
       query: listQuery,
-      handler: async (req, _res, { query }) => documents.list(sourceId(req.params), query),
+      handler: async (req, _res, { query }) => knowledge.documents.list(sourceId(req.params), query),
     }),
     route({
       method: 'get',
       path: '/knowledge-sources/:source_id/documents/:document_id',
       access: { permission: 'knowledge.read' },
       summary: 'One document: status, vector_status, point counts and download fields',
-      handler: async (req) => documents.get(sourceId(req.params), documentId(req.params)),
+      handler: async (req) => knowledge.documents.get(sourceId(req.params), documentId(req.params)),
     }),
     route({
       method: 'del',
       path: '/knowledge-sources/:source_id/documents/:document_id',
       access: { permission: 'knowledge.write' },
       summary: 'Delete a document with its chunks, vectors and stored file',
-      handler: async (req, _res, { operation }) => documents.delete(sourceId(req.params), documentId(req.params), operation),
+      handler: async (req, _res, { operation }) => knowledge.documents.delete(sourceId(req.params), documentId(req.params), operation),
     }),
     route({
       method: 'get',
@@ -64,7 +64,7 @@ export const documentRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.read' },
       summary: 'The original document through the host (same-origin proxy), with its original filename',
       handler: async (req, res) => {
-        const file = await documents.open(sourceId(req.params), documentId(req.params));
+        const file = await knowledge.documents.open(sourceId(req.params), documentId(req.params));
         // Uploaded bytes are sent as an attachment the browser neither sniffs nor runs.
         res.writeHead(200, {
           'content-type': file.contentType,

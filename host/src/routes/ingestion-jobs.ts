@@ -7,7 +7,7 @@ const listQuery = z.object(pagingFields).strict();
 
 /** Ingestion and its jobs (spec 4.8). */
 export const ingestionJobRoutes: RouteFactory = (app) => {
-  const ingestion = app.knowledge!.ingestion;
+  const knowledge = app.knowledge!;
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   return [
     route({
@@ -19,7 +19,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       body: ingestSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);
-        return ingestion.ingest(sourceId(req.params), body, operation);
+        return knowledge.ingestion.ingest(sourceId(req.params), body, operation);
       },
     }),
     route({
@@ -31,7 +31,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       body: rebuildSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);
-        return ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, operation);
+        return knowledge.ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, operation);
       },
     }),
     route({
@@ -39,14 +39,14 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/ingestion-jobs',
       access: { permission: 'knowledge.read' },
       summary: 'Ingestion jobs of a source, newest first',
-      handler: async (req) => ingestion.list(sourceId(req.params), parseQuery(listQuery, req.query)),
+      handler: async (req) => knowledge.ingestion.list(sourceId(req.params), parseQuery(listQuery, req.query)),
     }),
     route({
       method: 'get',
       path: '/ingestion-jobs/:job_id',
       access: { permission: 'knowledge.read' },
       summary: 'Ingestion job status with progress (documents done / total)',
-      handler: async (req) => ingestion.get(String(req.params.job_id)),
+      handler: async (req) => knowledge.ingestion.get(String(req.params.job_id)),
     }),
   ];
 };

@@ -7,7 +7,7 @@ const listQuery = z.object(pagingFields).strict();
 
 /** Inspect runs of a knowledge source (spec 4.8 rule 3). */
 export const inspectRunRoutes: RouteFactory = (app) => {
-  const runs = app.knowledge!.inspectRuns;
+  const knowledge = app.knowledge!;
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   return [
     route({
@@ -19,7 +19,7 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       body: inspectSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return runs.create(sourceId(req.params), body, operation);
+        return knowledge.inspectRuns.create(sourceId(req.params), body, operation);
       },
     }),
     route({
@@ -27,14 +27,14 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/inspect-runs',
       access: { permission: 'knowledge.read' },
       summary: 'Inspect run history, newest first',
-      handler: async (req) => runs.list(sourceId(req.params), parseQuery(listQuery, req.query)),
+      handler: async (req) => knowledge.inspectRuns.list(sourceId(req.params), parseQuery(listQuery, req.query)),
     }),
     route({
       method: 'get',
       path: '/knowledge-sources/:source_id/inspect-runs/:run_id',
       access: { permission: 'knowledge.read' },
       summary: 'An inspect run: summary and document-level results',
-      handler: async (req) => runs.get(sourceId(req.params), String(req.params.run_id)),
+      handler: async (req) => knowledge.inspectRuns.get(sourceId(req.params), String(req.params.run_id)),
     }),
   ];
 };

@@ -8,7 +8,7 @@ const notFound = { 404: 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)' 
 
 /** Knowledge sources (spec 4.8). */
 export const knowledgeSourceRoutes: RouteFactory = (app) => {
-  const sources = app.knowledge!.sources;
+  const knowledge = app.knowledge!;
   return [
     route({
       method: 'post',
@@ -19,7 +19,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       body: sourceCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return sources.create(body, operation);
+        return knowledge.sources.create(body, operation);
       },
     }),
     route({
@@ -29,7 +29,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       summary: 'Knowledge sources, newest first ({items, next_cursor, limit})',
       query: listQuery,
       success: { status: 200, description: 'A page of knowledge sources', schema: pageOf(sourceViewSchema) },
-      handler: async (_req, _res, { query }) => sources.list(query),
+      handler: async (_req, _res, { query }) => knowledge.sources.list(query),
     }),
     route({
       method: 'get',
@@ -38,7 +38,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       summary: 'One knowledge source, with source_kind and managed_for_agent_id',
       success: { status: 200, description: 'The knowledge source', schema: sourceViewSchema },
       refusals: notFound,
-      handler: async (req) => sources.get(String(req.params.source_id)),
+      handler: async (req) => knowledge.sources.get(String(req.params.source_id)),
     }),
     route({
       method: 'patch',
@@ -48,7 +48,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       body: sourceUpdateSchema,
       success: { status: 200, description: 'The knowledge source as changed', schema: sourceViewSchema },
       refusals: { ...notFound, 409: 'A managed_correction source changes only through corrections (MANAGED_SOURCE_READ_ONLY)' },
-      handler: async (req, _res, { operation, body }) => sources.update(String(req.params.source_id), body, operation),
+      handler: async (req, _res, { operation, body }) => knowledge.sources.update(String(req.params.source_id), body, operation),
     }),
   ];
 };

@@ -6,21 +6,21 @@ const pageQuery = z.object(pagingFields).strict();
 
 /** MCP call audits (spec 4.13): they hold what users asked, so reading them also needs conversations.read. */
 export const mcpCallRoutes: RouteFactory = (app) => {
-  const audits = app.mcp!.audits;
+  const mcp = app.mcp!;
   return [
     route({
       method: 'get',
       path: '/sessions/:session_id/mcp-calls',
       access: { permission: 'mcp.read', alsoRequires: ['conversations.read'] },
       summary: "The session's MCP calls, blocks and skips, newest first",
-      handler: async (req) => audits.listBySession(String(req.params.session_id), parseQuery(pageQuery, req.query)),
+      handler: async (req) => mcp.audits.listBySession(String(req.params.session_id), parseQuery(pageQuery, req.query)),
     }),
     route({
       method: 'get',
       path: '/agents/:agent_id/mcp-calls',
       access: { permission: 'mcp.read', alsoRequires: ['conversations.read'] },
       summary: "The agent's MCP calls, blocks and skips, newest first",
-      handler: async (req) => audits.listByAgent(String(req.params.agent_id), parseQuery(pageQuery, req.query)),
+      handler: async (req) => mcp.audits.listByAgent(String(req.params.agent_id), parseQuery(pageQuery, req.query)),
     }),
   ];
 };

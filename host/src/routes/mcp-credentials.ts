@@ -7,7 +7,7 @@ const listQuery = z.object(pagingFields).strict();
 
 /** MCP credentials (spec 4.13, 5.8): the secret goes in as `secret_payload` and never comes out. */
 export const mcpCredentialRoutes: RouteFactory = (app) => {
-  const credentials = app.mcp!.credentials;
+  const mcp = app.mcp!;
   const id = (params: Record<string, string>) => String(params.credential_id);
   return [
     route({
@@ -19,7 +19,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       body: credentialCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return credentials.create(body, operation);
+        return mcp.credentials.create(body, operation);
       },
     }),
     route({
@@ -27,14 +27,14 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       path: '/mcp-credentials',
       access: { permission: 'mcp.read' },
       summary: 'Credentials (metadata only), newest first',
-      handler: async (req) => credentials.list(parseQuery(listQuery, req.query)),
+      handler: async (req) => mcp.credentials.list(parseQuery(listQuery, req.query)),
     }),
     route({
       method: 'get',
       path: '/mcp-credentials/:credential_id',
       access: { permission: 'mcp.read' },
       summary: 'One credential, without its secret',
-      handler: async (req) => credentials.get(id(req.params)),
+      handler: async (req) => mcp.credentials.get(id(req.params)),
     }),
     route({
       method: 'patch',
@@ -42,14 +42,14 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Update metadata (name, description, scope); the secret changes only by rotate',
       body: credentialUpdateSchema,
-      handler: async (req, _res, { operation, body }) => credentials.update(id(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => mcp.credentials.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
       path: '/mcp-credentials/:credential_id',
       access: { permission: 'mcp.write' },
       summary: 'Delete a credential no server uses',
-      handler: async (req, _res, { operation }) => credentials.delete(id(req.params), operation),
+      handler: async (req, _res, { operation }) => mcp.credentials.delete(id(req.params), operation),
     }),
     route({
       method: 'post',
@@ -57,7 +57,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Replace the secret; the answer lists the servers and mounts to verify again',
       body: credentialRotateSchema,
-      handler: async (req, _res, { operation, body }) => credentials.rotate(id(req.params), body.secret_payload, operation),
+      handler: async (req, _res, { operation, body }) => mcp.credentials.rotate(id(req.params), body.secret_payload, operation),
     }),
   ];
 };

@@ -3,7 +3,7 @@ import { route, type RouteFactory } from './route.js';
 
 /** Knowledge mounts on agents (spec 4.8). */
 export const mountRoutes: RouteFactory = (app) => {
-  const mounts = app.knowledge!.mounts;
+  const knowledge = app.knowledge!;
   const agentId = (params: Record<string, string>) => String(params.agent_id);
   return [
     route({
@@ -15,7 +15,7 @@ export const mountRoutes: RouteFactory = (app) => {
       body: mountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return mounts.create(agentId(req.params), body, operation);
+        return knowledge.mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -23,14 +23,14 @@ export const mountRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/mounts',
       access: { permission: 'knowledge.read' },
       summary: "The agent's knowledge mounts",
-      handler: async (req) => mounts.list(agentId(req.params)),
+      handler: async (req) => knowledge.mounts.list(agentId(req.params)),
     }),
     route({
       method: 'del',
       path: '/agents/:agent_id/mounts/:mount_id',
       access: { permission: 'knowledge.write', alsoRequires: ['agents.write'] },
       summary: 'Unmount by mount_id, falling back to the source_id of a mount of this agent',
-      handler: async (req, _res, { operation }) => mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
+      handler: async (req, _res, { operation }) => knowledge.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),
   ];
 };

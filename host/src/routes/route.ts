@@ -27,5 +27,6 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
 /** Identity, so a route's body and query types are inferred from its schemas. */
 export const route = <B = undefined, Q = undefined>(definition: RouteDefinition<B, Q>): RouteDefinition<B, Q> => definition;
 
-// Each route has its own body and query types; the list holds them all.
+// Each route has its own body and query types; the list holds them all. A factory keeps references and reads the app's
+// domains only when a request comes, so the route table (and /openapi.json) is built without starting the app.
 export type RouteFactory = (app: AgentHostApp) => RouteDefinition<any, any>[];

@@ -3,7 +3,7 @@ import { route, type RouteFactory } from './route.js';
 
 /** Skill mounts on agents (spec 4.12). */
 export const skillMountRoutes: RouteFactory = (app) => {
-  const mounts = app.skills!.mounts;
+  const skills = app.skills!;
   const agentId = (params: Record<string, string>) => String(params.agent_id);
   const mountId = (params: Record<string, string>) => String(params.mount_id);
   return [
@@ -16,7 +16,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       body: skillMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return mounts.create(agentId(req.params), body, operation);
+        return skills.mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -24,7 +24,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/skill-mounts',
       access: { permission: 'skills.read' },
       summary: "The agent's skill mounts, highest priority first",
-      handler: async (req) => mounts.list(agentId(req.params)),
+      handler: async (req) => skills.mounts.list(agentId(req.params)),
     }),
     route({
       method: 'patch',
@@ -32,14 +32,14 @@ export const skillMountRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write', alsoRequires: ['agents.write'] },
       summary: 'Change a mount: its policy, or another released version of the same skill',
       body: skillMountUpdateSchema,
-      handler: async (req, _res, { operation, body }) => mounts.update(agentId(req.params), mountId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => skills.mounts.update(agentId(req.params), mountId(req.params), body, operation),
     }),
     route({
       method: 'del',
       path: '/agents/:agent_id/skill-mounts/:mount_id',
       access: { permission: 'skills.write', alsoRequires: ['agents.write'] },
       summary: 'Unmount a skill',
-      handler: async (req, _res, { operation }) => mounts.delete(agentId(req.params), mountId(req.params), operation),
+      handler: async (req, _res, { operation }) => skills.mounts.delete(agentId(req.params), mountId(req.params), operation),
     }),
   ];
 };

@@ -8,7 +8,7 @@ const versionQuery = z.object({ ...pagingFields, released_only: z.enum(['true', 
 
 /** Skill assets and their versions (spec 4.12). */
 export const skillRoutes: RouteFactory = (app) => {
-  const { assets, versions } = app.skills!;
+  const skills = app.skills!;
   const skillId = (params: Record<string, string>) => String(params.skill_id);
   const versionId = (params: Record<string, string>) => String(params.version_id);
   return [
@@ -21,7 +21,7 @@ export const skillRoutes: RouteFactory = (app) => {
       body: skillCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return assets.create(body, operation);
+        return skills.assets.create(body, operation);
       },
     }),
     route({
@@ -29,14 +29,14 @@ export const skillRoutes: RouteFactory = (app) => {
       path: '/skills',
       access: { permission: 'skills.read' },
       summary: 'Skills, newest first, optionally by status ({items, next_cursor, limit})',
-      handler: async (req) => assets.list(parseQuery(skillQuery, req.query)),
+      handler: async (req) => skills.assets.list(parseQuery(skillQuery, req.query)),
     }),
     route({
       method: 'get',
       path: '/skills/:skill_id',
       access: { permission: 'skills.read' },
       summary: 'One skill',
-      handler: async (req) => assets.get(skillId(req.params)),
+      handler: async (req) => skills.assets.get(skillId(req.params)),
     }),
     route({
       method: 'patch',
@@ -44,7 +44,7 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Update a skill (name, description, status)',
       body: skillUpdateSchema,
-      handler: async (req, _res, { operation, body }) => assets.update(skillId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => skills.assets.update(skillId(req.params), body, operation),
     }),
     route({
       method: 'post',
@@ -55,7 +55,7 @@ export const skillRoutes: RouteFactory = (app) => {
       body: versionCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return versions.create(skillId(req.params), body, operation);
+        return skills.versions.create(skillId(req.params), body, operation);
       },
     }),
     route({
@@ -63,14 +63,14 @@ export const skillRoutes: RouteFactory = (app) => {
       path: '/skills/:skill_id/versions',
       access: { permission: 'skills.read' },
       summary: "The skill's versions, newest first; released_only=true for released ones",
-      handler: async (req) => versions.list(skillId(req.params), parseQuery(versionQuery, req.query)),
+      handler: async (req) => skills.versions.list(skillId(req.params), parseQuery(versionQuery, req.query)),
     }),
     route({
       method: 'get',
       path: '/skills/:skill_id/versions/:version_id',
       access: { permission: 'skills.read' },
       summary: 'One skill version',
-      handler: async (req) => versions.get(skillId(req.params), versionId(req.params)),
+      handler: async (req) => skills.versions.get(skillId(req.params), versionId(req.params)),
     }),
     route({
       method: 'patch',
@@ -78,14 +78,14 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Edit a draft version in place (a released version is immutable: 409)',
       body: versionUpdateSchema,
-      handler: async (req, _res, { operation, body }) => versions.update(skillId(req.params), versionId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => skills.versions.update(skillId(req.params), versionId(req.params), body, operation),
     }),
     route({
       method: 'post',
       path: '/skills/:skill_id/versions/:version_id/release',
       access: { permission: 'skills.write' },
       summary: 'Release a draft; an mcp version needs its backend_ref_id server active (else 409)',
-      handler: async (req, _res, { operation }) => versions.release(skillId(req.params), versionId(req.params), operation),
+      handler: async (req, _res, { operation }) => skills.versions.release(skillId(req.params), versionId(req.params), operation),
     }),
   ];
 };
