@@ -7,6 +7,7 @@ COPY sdk ./sdk
 COPY core ./core
 COPY host ./host
 COPY plugins ./plugins
+COPY client ./client
 COPY migrations ./migrations
 RUN npm ci --no-audit --no-fund && npx tsc -b && npm prune --omit=dev --no-audit --no-fund
 

@@ -42,7 +42,7 @@ if (command === 'test' && (!existsSync(tapMarker) || statSync(tapMarker).mtimeMs
   step('configure tap', process.execPath, [path.join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), 'build']);
   writeFileSync(tapMarker, new Date().toISOString() + '\n');
 }
-step('build', process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b']);
+step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
 
 const entry =
   command === 'start'
