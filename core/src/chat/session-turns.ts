@@ -10,8 +10,10 @@ import { LEASE_SECONDS } from './request-limits.js';
 export const MULTITASK_STRATEGIES = ['enqueue', 'reject'] as const;
 export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
 
-/** How often a running turn looks for an administrator's cancel, and a waiting one for its turn. */
-const POLL_MS = 250;
+/** How often a waiting turn looks whether it is its turn. */
+const WAIT_POLL_MS = 250;
+/** How often a running turn looks for an administrator's cancel: a query a second per running turn, not more. */
+const CANCEL_POLL_MS = 1000;
 
 /** Who asked a running turn to stop. */
 export interface Cancellation {
@@ -54,7 +56,7 @@ export class TurnTicket {
     const deadline = Date.now() + timeoutMs;
     while (!(await this.first())) {
       if (signal.aborted || Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
     }
     return true;
   }
@@ -78,7 +80,7 @@ export class TurnTicket {
           }
         })
         .catch(() => undefined);
-    }, POLL_MS);
+    }, CANCEL_POLL_MS);
     poll.unref();
     return () => {
       stopped = true;

@@ -4,12 +4,12 @@ import { bodySchema } from './openapi-document.js';
 
 type JsonObject = Record<string, unknown>;
 
-const channel = (address: string, description: string, messages: string[]): JsonObject => ({
+const channel = (address: string, description: string, { outbound, inbound }: { outbound: string[]; inbound: string[] }): JsonObject => ({
   address,
   description,
   parameters: { session_id: { description: 'The chat session (a public session: the id POST /public/agents/{agent_id}/sessions or POST /stream issued)' } },
   bindings: { ws: { method: 'GET', bindingVersion: '0.1.0' } },
-  messages: Object.fromEntries(messages.map((name) => [name, { $ref: `#/components/messages/${name}` }])),
+  messages: Object.fromEntries([...outbound, ...inbound.map((name) => `send_${name}`)].map((key) => [key, { $ref: `#/components/messages/${key}` }])),
 });
 
 /**
@@ -20,29 +20,24 @@ export function buildAsyncApiDocument(version: string): JsonObject {
   // Shared sub-schemas (Message, TakeoverEvent) are hoisted here, as in /openapi.json.
   const schemas: Record<string, any> = {};
   const payloadSchema = (schema: Parameters<typeof bodySchema>[0]) => bodySchema(schema, schemas, 'output');
-  const outbound = Object.keys(OUTBOUND_EVENTS);
-  const inbound = Object.keys(INBOUND_PAYLOADS);
   const messages: Record<string, JsonObject> = {};
   for (const [name, event] of Object.entries(OUTBOUND_EVENTS)) messages[name] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
-  for (const [name, event] of Object.entries(INBOUND_PAYLOADS)) {
-    const key = name === 'message' || name === 'user_message' ? `send_${name}` : name;
-    messages[key] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
-  }
-  const inboundKeys = inbound.map((name) => (name === 'message' || name === 'user_message' ? `send_${name}` : name));
+  // Inbound messages are keyed `send_<event>`: the generic inbound `message` and the outbound `message` differ.
+  for (const [name, event] of Object.entries(INBOUND_PAYLOADS)) messages[`send_${name}`] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
+  // What each namespace carries: customers get no tool approvals and take nothing over.
+  const namespaces = {
+    ws: { outbound: Object.keys(OUTBOUND_EVENTS), inbound: Object.keys(INBOUND_PAYLOADS) },
+    publicWs: { outbound: Object.keys(OUTBOUND_EVENTS).filter((name) => name !== 'tool_approval'), inbound: ['user_message', 'message'] },
+  };
   const operations: Record<string, JsonObject> = {};
-  for (const [id, address] of [['ws', 'admin'], ['publicWs', 'public']] as const) {
-    const sendable = address === 'public' ? inboundKeys.filter((k) => k === 'send_user_message' || k === 'send_message') : inboundKeys;
-    operations[`${id}Receive`] = {
-      action: 'send',
-      channel: { $ref: `#/channels/${id}` },
-      summary: 'The server sends these events',
-      messages: outbound.filter((name) => address === 'admin' || name !== 'tool_approval').map((name) => ({ $ref: `#/channels/${id}/messages/${name}` })),
-    };
+  for (const [id, { outbound, inbound }] of Object.entries(namespaces)) {
+    const refs = (keys: string[]) => keys.map((key) => ({ $ref: `#/channels/${id}/messages/${key}` }));
+    operations[`${id}Receive`] = { action: 'send', channel: { $ref: `#/channels/${id}` }, summary: 'The server sends these events', messages: refs(outbound) };
     operations[`${id}Send`] = {
       action: 'receive',
       channel: { $ref: `#/channels/${id}` },
       summary: 'The server receives these events; each is acknowledged with {ok: true} or {ok: false, detail}',
-      messages: sendable.map((name) => ({ $ref: `#/channels/${id}/messages/${name}` })),
+      messages: refs(inbound.map((name) => `send_${name}`)),
       reply: { messages: [{ $ref: '#/components/messages/acknowledgement' }] },
     };
   }
@@ -57,12 +52,8 @@ export function buildAsyncApiDocument(version: string): JsonObject {
     },
     defaultContentType: 'application/json',
     channels: {
-      ws: channel('/ws/{session_id}', 'Administrators: the access cookie and conversations.read; role=operator (with conversations.write) takes over and replies', [...outbound, ...inboundKeys]),
-      publicWs: channel('/public/ws/{session_id}', "Customers of a public_anonymous agent's server-issued sessions; no login", [
-        ...outbound.filter((name) => name !== 'tool_approval'),
-        'send_user_message',
-        'send_message',
-      ]),
+      ws: channel('/ws/{session_id}', 'Administrators: the access cookie and conversations.read; role=operator (with conversations.write) takes over and replies', namespaces.ws),
+      publicWs: channel('/public/ws/{session_id}', "Customers of a public_anonymous agent's server-issued sessions; no login", namespaces.publicWs),
     },
     operations,
     components: {

@@ -1,6 +1,7 @@
 import { issueSessionId } from '@agent-host/core';
 import { NotFoundError, TooManyRequestsError } from '@agent-host/sdk';
 import { z } from 'zod';
+import { sessionStateSchema } from '../ws/contract.js';
 import { route, type RouteFactory } from './route.js';
 
 /**
@@ -9,11 +10,10 @@ import { route, type RouteFactory } from './route.js';
  * session's only key, so it is never one a client chose.
  */
 /** What the route answers: the state of the new session (`presentSessionState`). */
-const issuedSession = z.object({
+const issuedSession = sessionStateSchema.extend({
   session_id: z.string().describe('The server-issued id: send it as thread_id to POST /stream, or join /public/ws/{session_id}'),
   agent_id: z.string().uuid(),
   status: z.literal('AI_ACTIVE'),
-  human_takeover_enabled: z.boolean(),
   takeover_owner_id: z.null(),
   takeover_owner_name: z.null(),
   takeover_started_at: z.null(),
