@@ -89,7 +89,12 @@ export function presentCorrection(row: CorrectionRow) {
 type CorrectionShape = { [K in keyof ReturnType<typeof presentCorrection>]: ReturnType<typeof presentCorrection>[K] | null };
 
 /** A turn before its first save: `status: "none"`, revision 0 and the original texts; nothing else yet. */
-export function presentNoCorrection(turn: { id: string; session_id: string; agent_id: string | null; user_text: string; reply_text: string | null }): Omit<CorrectionShape, 'status'> & { status: 'none' } {
+export function presentNoCorrection(turn: { id: string; session_id: string; agent_id: string | null; user_text: string; reply_text: string | null }): Omit<CorrectionShape, 'status' | 'revision_number' | 'turn_id' | 'session_id'> & {
+  status: 'none';
+  revision_number: 0;
+  turn_id: string;
+  session_id: string;
+} {
   return {
     correction_id: null,
     turn_id: turn.id,

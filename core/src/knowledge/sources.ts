@@ -44,12 +44,13 @@ export const sourceViewSchema = z
     updated_at: z.string().datetime(),
   })
   .meta({ id: 'KnowledgeSource' });
+export type SourceView = z.output<typeof sourceViewSchema>;
 
 export interface SourceRow {
   id: string;
   name: string;
   description: string;
-  source_kind: string;
+  source_kind: SourceView['source_kind'];
   managed_for_agent_id: string | null;
   priority: number;
   chunking_strategy: string;
@@ -165,7 +166,7 @@ export class KnowledgeSources {
   }
 }
 
-export function presentSource(row: SourceRow, documentCount: number) {
+export function presentSource(row: SourceRow, documentCount: number): SourceView {
   return {
     source_id: row.id,
     name: row.name,

@@ -94,7 +94,7 @@ export class McpCredentials {
     return {
       ...(await this.get(id)),
       servers_to_reverify: [...new Map(affected.map((a) => [a.mcp_server_id, { mcp_server_id: a.mcp_server_id, server_name: a.server_name }])).values()],
-      mounts_to_reverify: affected.filter((a) => a.mount_id).map((a) => ({ mount_id: a.mount_id, agent_id: a.agent_id, mcp_server_id: a.mcp_server_id })),
+      mounts_to_reverify: affected.flatMap((a) => (a.mount_id && a.agent_id ? [{ mount_id: a.mount_id, agent_id: a.agent_id, mcp_server_id: a.mcp_server_id }] : [])),
     };
   }
 

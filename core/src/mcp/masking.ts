@@ -22,7 +22,7 @@ export function maskSensitive(value: unknown, secrets: readonly string[] = [], {
 }
 
 /** `value` with the known secret values cut out, keys left alone: what a response may show. */
-export const redactSecrets = (value: unknown, secrets: readonly string[]): unknown => maskSensitive(value, secrets, { keys: false });
+export const redactSecrets = <T>(value: T, secrets: readonly string[]): T => maskSensitive(value, secrets, { keys: false }) as T;
 
 /** `text` with every known secret value replaced by `***`. */
 export const redactText = (text: string, secrets: readonly string[]): string => maskSensitive(text, secrets) as string;

@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError } from '@agent-host/sdk';
+import { ConflictError, ValidationError, type ToolDescriptor } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { McpCallAudits } from './call-audits.js';
 import { redactSecrets, redactText } from './masking.js';
@@ -42,7 +42,7 @@ export class McpServerActions {
     const server = await this.servers.resolve(id, input.credential_id);
     const options = { timeoutMs: input.timeout_ms ?? MOUNT_DEFAULTS.timeout_ms };
     const started = Date.now();
-    let answer: Record<string, unknown>;
+    let answer: { status: string; error_message: string | null; tools?: ToolDescriptor[]; raw_response?: unknown; result?: unknown };
     if (input.action === 'tools/list') {
       try {
         const listed = server.backend.listToolsRaw ? await server.backend.listToolsRaw(server.connection, options) : { tools: await server.backend.listTools(server.connection, options), raw: null };

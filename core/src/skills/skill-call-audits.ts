@@ -44,12 +44,12 @@ export class SkillCallAudits {
   }
 
   async listForAgent(agentId: string, options: ListOptions) {
-    await this.require('SELECT 1 FROM agents WHERE id = try_uuid($1)', agentId, `agent ${agentId} not found`);
+    await this.require('SELECT 1 FROM agents WHERE id = try_uuid($1)', agentId, new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' }));
     return this.list('agent_id', agentId, options);
   }
 
   async listForSession(sessionId: string, options: ListOptions) {
-    await this.require('SELECT 1 FROM chat_sessions WHERE id = $1', sessionId, `session ${sessionId} not found`);
+    await this.require('SELECT 1 FROM chat_sessions WHERE id = $1', sessionId, new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' }));
     return this.list('session_id', sessionId, options);
   }
 
@@ -58,9 +58,9 @@ export class SkillCallAudits {
     return newestFirst(this.db, { from: 'skill_call_audits', where: `r.${column} = $1 AND ($2::text IS NULL OR r.status = $2)`, bind: [value, options.status ?? null] }, options, presentSkillCall);
   }
 
-  private async require(sql: string, id: string, missing: string): Promise<void> {
+  private async require(sql: string, id: string, missing: NotFoundError): Promise<void> {
     const [row] = await this.db.query(sql, { bind: [id], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(missing, { code: 'NOT_FOUND' });
+    if (!row) throw missing;
   }
 }
 
