@@ -2,4 +2,4 @@ export { type AccessGuard, type RequestContext, type RouteAccess } from './acces
 export type { RouteDefinition } from './routes/route.js';
 export { createServer } from './server.js';
 export { startHost, type RunningHost } from './start.js';
-export { buildOpenApiDocument, type OpenApiDocument } from './openapi/openapi-document.js';
+export { buildOpenApiDocument, openApiPath, type OpenApiDocument } from './openapi/openapi-document.js';

@@ -15,3 +15,12 @@ export const pagingFields = {
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().optional(),
 };
+
+/** A moment as the API writes it: ISO 8601 in UTC. */
+export const timestamp = z.string().datetime();
+
+/** A list answered whole: `{items}`. */
+export const listOf = <S extends z.ZodType>(item: S) => z.object({ items: z.array(item) });
+
+/** The answer of an action that returns no resource: `{"status": "deleted"}` and the like. */
+export const statusOf = <const T extends string>(status: T) => z.object({ status: z.literal(status) });

@@ -81,8 +81,15 @@ const SHARED_SCHEMAS: Record<string, JsonObject> = {
   },
 };
 
+/** Path parameters that are not UUIDs: a session id is the client's thread_id (or one the host issued), a setting has a name. */
+const TEXT_PATH_PARAMS = new Set(['session_id', 'config_key']);
+
+/** A route that takes the rest of the path (`/object-store/objects/*`): the document names it `{key}`. */
+const REST_OF_PATH = /\/\*$/;
+const REST_OF_PATH_PARAM = 'key';
+
 /** `/admin/system-settings/:config_key` → `/admin/system-settings/{config_key}`. */
-export const openApiPath = (path: string) => path.replace(PATH_PARAM, '{$1}');
+export const openApiPath = (path: string) => path.replace(PATH_PARAM, '{$1}').replace(REST_OF_PATH, `/{${REST_OF_PATH_PARAM}}`);
 
 const operationId = (method: string, path: string) =>
   `${method}_${path.replace(PATH_PARAM, 'by_$1').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` || method;
@@ -161,8 +168,11 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       name: name!,
       in: 'path',
       required: true,
-      schema: { type: 'string' },
+      schema: { type: 'string', ...(!TEXT_PATH_PARAMS.has(name!) && { format: 'uuid' }) },
     }));
+    if (REST_OF_PATH.test(route.path)) {
+      parameters.push({ name: REST_OF_PATH_PARAM, in: 'path', required: true, description: 'The rest of the path, `/` included', schema: { type: 'string' } });
+    }
     if ('challenge' in access && access.challenge) {
       parameters.push({
         name: CHALLENGE_HEADER,
@@ -173,8 +183,9 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       });
     }
 
-    if (route.query) {
-      const { properties = {}, required = [] } = z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonObject>; required?: string[] };
+    const query = route.query && (z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonObject>; required?: string[] });
+    if (query) {
+      const { properties = {}, required = [] } = query;
       for (const [name, schema] of Object.entries(properties)) {
         const { description, ...rest } = schema;
         parameters.push({ name, in: 'query', required: required.includes(name), ...(description && { description }), schema: rest });
@@ -184,10 +195,15 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
     const { success } = route;
     const ok: JsonObject = { description: success?.description ?? 'Success', headers: REQUEST_ID_HEADER };
     if (success?.schema || success?.contentType) {
-      ok.content = { [success.contentType ?? 'application/json']: success.schema ? { schema: bodySchema(success.schema, schemas, 'output') } : {} };
+      const media: JsonObject = success.schema ? { schema: bodySchema(success.schema, schemas, 'output') } : {};
+      // OpenAPI 3.1 cannot type the events of a stream (3.2's itemSchema can); the extension carries the schema of each.
+      if (success.itemSchema) media['x-item-schema'] = bodySchema(success.itemSchema, schemas, 'output');
+      ok.content = { [success.contentType ?? 'application/json']: media };
     }
     const responses: JsonObject = { [String(success?.status ?? 200)]: ok };
     const operation: JsonObject = { operationId: operationId(method, route.path), summary: route.summary, tags: [tagOf(route.path)] };
+    // Generators read `{key}` as one segment; this says it spans the rest of the path.
+    if (REST_OF_PATH.test(route.path)) operation['x-rest-of-path'] = REST_OF_PATH_PARAM;
     const description = accessDescription(access);
     if (description) operation.description = description;
     if (parameters.length) operation.parameters = parameters;
@@ -195,7 +211,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       operation.requestBody = {
         // The server validates a missing body as {}: the body is required unless {} is valid.
         required: !route.body.safeParse({}).success,
-        content: { 'application/json': { schema: bodySchema(route.body, schemas) } },
+        content: { 'application/json': { schema: bodySchema(route.body, schemas), ...(route.example && { example: route.example as JsonObject }) } },
       };
     }
     if (route.multipart) {
@@ -207,7 +223,6 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
     if (route.body || route.query) {
       responses['422'] = errorResponse(`The request ${[route.body && 'body', route.query && 'query'].filter(Boolean).join(' or ')} failed validation`, 'ValidationError');
     }
-    for (const [status, when] of Object.entries(route.refusals ?? {})) responses[status] = errorResponse(when, 'HTTPError');
     if (!('public' in access)) {
       operation.security = [{ [SECURITY_SCHEME]: [] }, { [TOKEN_SECURITY_SCHEME]: [] }];
       responses['401'] = errorResponse('Administrator login required, or the session expired or was revoked', 'HTTPError');
@@ -220,8 +235,24 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
         );
       }
     }
-    // Any other failure (a 404 of a missing resource, a 409, a 5xx) comes in the same envelope.
-    responses.default = errorResponse('Any other error, in the error envelope; `code` says which (docs/error-codes.md)', 'HTTPError');
+    // A list's cursor is opaque: one this host did not issue is refused (core/src/db/keyset-cursor.ts).
+    if (query?.properties?.cursor) responses['400'] = errorResponse('The cursor is not one a previous page gave (CURSOR_INVALID)', 'HTTPError');
+    // Any request with a body: restify's parser and the server's content-type rule (server.ts) answer these.
+    if (method === 'post' || method === 'put' || method === 'patch') {
+      responses['400'] = errorResponse('The body is not valid JSON (BAD_REQUEST)', 'HTTPError');
+      responses['413'] = errorResponse('The JSON body is larger than 1 MiB (PAYLOAD_TOO_LARGE)', 'HTTPError');
+      responses['415'] = errorResponse(`A body that is not ${route.multipart ? 'multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`, 'HTTPError');
+    }
+    // A route's own refusals come after the shared ones: a 403 or 415 of its own adds to the shared one.
+    for (const [status, refusal] of Object.entries(route.refusals ?? {})) {
+      const shared = responses[status] as { description: string } | undefined;
+      responses[status] =
+        typeof refusal === 'string'
+          ? errorResponse(shared ? `${shared.description}; or: ${refusal}` : refusal, 'HTTPError')
+          : { description: refusal.when, headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: bodySchema(refusal.schema, schemas, 'output') } } };
+    }
+    // Every refusal a client can cause is listed above; what remains is a failure of the server.
+    responses.default = errorResponse('A failure of the server (5xx), in the error envelope; `code` says which (docs/error-codes.md)', 'HTTPError');
     operation.responses = responses;
     (paths[path] ??= {})[method] = operation;
   }

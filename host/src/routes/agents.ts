@@ -1,11 +1,37 @@
 import { agentCreateSchema, agentUpdateSchema, agentViewSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pageOf, pagingFields } from '../validation.js';
+import { estimatedCost, tokenUsageRollup } from '../schemas/usage.js';
+import { listOf, pageOf, pagingFields, statusOf, timestamp } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
 const agentPage = pageOf(agentViewSchema);
 const agentNotFound = { 404: 'No such agent (AGENT_NOT_FOUND)' };
+const agentVersion = z
+  .object({
+    version_id: z.string().uuid(),
+    version_number: z.number().int().min(1),
+    reason: z.enum(['manual', 'rollback_backup', 'publish']),
+    note: z.string().nullable(),
+    snapshot: z.record(z.string(), z.unknown()).describe('The configuration fields as they were'),
+    created_by: z.string().uuid().nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'AgentVersion' });
+const costOverview = z.object({
+  agent_id: z.string().uuid(),
+  conversation_usage_rollup: tokenUsageRollup,
+  evaluation_generation_usage_rollup: tokenUsageRollup,
+  evaluation_judge_usage_rollup: tokenUsageRollup,
+  conversation_estimated_cost: estimatedCost,
+  evaluation_generation_estimated_cost: estimatedCost,
+  evaluation_judge_estimated_cost: estimatedCost,
+  combined_estimated_cost: estimatedCost,
+  active_request_count: z.number().int(),
+  total_request_count: z.number().int(),
+  remaining_total_requests: z.number().int().nullable().describe('Null without max_total_requests'),
+});
+const publicAgent = z.object({ agent_id: z.string().uuid(), name: z.string(), description: z.string(), agent_type: z.string() });
 const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
 
 export const agentRoutes: RouteFactory = (app) => {
@@ -27,6 +53,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Create an agent',
       body: agentCreateSchema,
+      example: { name: 'Parcel desk', agent_type: 'chat', description: 'Answers questions about parcels', public_access_mode: 'public_anonymous', system_prompt: 'You help customers track parcels.' },
       success: { status: 201, description: 'The new agent', schema: agentViewSchema },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
@@ -57,6 +84,8 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id',
       access: { permission: 'agents.delete' },
       summary: 'Delete an agent and its versions',
+      success: { status: 200, description: 'Deleted', schema: statusOf('deleted') },
+      refusals: agentNotFound,
       handler: async (req, _res, { operation }) => {
         await agents.delete(id(req.params), operation);
         return { status: 'deleted' };
@@ -67,6 +96,8 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/cost-overview',
       access: { permission: 'agents.read' },
       summary: 'Usage rollups, estimated costs (USD, internal) and request counts of the agent',
+      success: { status: 200, description: 'The overview', schema: costOverview },
+      refusals: agentNotFound,
       handler: async (req) => app.costOverview!(id(req.params)),
     }),
     route({
@@ -74,6 +105,8 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/versions',
       access: { permission: 'agents.read' },
       summary: 'Version history, newest first',
+      success: { status: 200, description: 'The versions', schema: listOf(agentVersion) },
+      refusals: agentNotFound,
       handler: async (req) => agents.listVersions(id(req.params)),
     }),
     route({
@@ -81,7 +114,8 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/versions',
       access: { permission: 'agents.write' },
       summary: 'Store the live configuration as an immutable snapshot',
-      success: { status: 201, description: 'The new version snapshot' },
+      success: { status: 201, description: 'The new version snapshot', schema: agentVersion },
+      refusals: agentNotFound,
       body: snapshotBody,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
@@ -93,6 +127,12 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/versions/:version_id/rollback',
       access: { permission: 'agents.write' },
       summary: 'Snapshot the current configuration, then restore this version',
+      success: { status: 200, description: 'The agent as restored', schema: agentViewSchema },
+      refusals: {
+        404: 'No such agent (AGENT_NOT_FOUND) or version of it (AGENT_VERSION_NOT_FOUND)',
+        409: 'The restored agent_type conflicts with work that depends on the current one (AGENT_TYPE_CHANGE_REFUSED)',
+        422: 'The snapshot no longer passes the checks of an update',
+      },
       handler: async (req, _res, { operation }) => agents.rollback(id(req.params), String(req.params.version_id), operation),
     }),
     route({
@@ -100,6 +140,8 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/publish',
       access: { permission: 'agents.write' },
       summary: 'Freeze the live configuration as the published version',
+      success: { status: 200, description: 'The agent with its published_agent_version_id', schema: agentViewSchema },
+      refusals: { ...agentNotFound, 409: 'Only Fusion agents run a published snapshot (AGENT_NOT_PUBLISHABLE)' },
       handler: async (req, _res, { operation }) => agents.publish(id(req.params), operation),
     }),
     route({
@@ -107,6 +149,7 @@ export const agentRoutes: RouteFactory = (app) => {
       path: '/public/agents',
       access: { public: true },
       summary: 'Active agents open to anonymous callers, without prompts or governance fields',
+      success: { status: 200, description: 'The public agents, by name', schema: listOf(publicAgent) },
       handler: async () => agents.listPublic(),
     }),
   ];

@@ -1,6 +1,6 @@
 import { AuditLog, decodeAuditCursor } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { pageOf, pagingFields, timestamp } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 /** An ISO 8601 time with `Z` or an offset, or a date (midnight UTC). */
@@ -25,6 +25,23 @@ const listQuery = z
   })
   .strict();
 
+const auditEntry = z
+  .object({
+    id: z.string(),
+    action: z.string(),
+    outcome: z.enum(['success', 'failure', 'denied']),
+    actor_id: z.string().nullable(),
+    target_type: z.string().nullable(),
+    target_id: z.string().nullable(),
+    trace_id: z.string().nullable(),
+    source: z.string(),
+    client_ip: z.string().nullable(),
+    request_id: z.string().nullable().describe('The X-Request-Id of the request that wrote the row; null for work outside a request'),
+    payload: z.record(z.string(), z.unknown()),
+    created_at: timestamp,
+  })
+  .meta({ id: 'AuditLogEntry' });
+
 export const auditLogRoutes: RouteFactory = (app) => {
   const auditLog = new AuditLog(app.sequelize!);
   return [
@@ -32,8 +49,10 @@ export const auditLogRoutes: RouteFactory = (app) => {
       method: 'get',
       path: '/admin/audit-logs',
       access: { permission: 'audit_logs.read' },
-      summary: 'The audit log, newest first ({items, next_cursor, limit}; query actor_id, action (exact or prefix.*), outcome, since, until, limit, cursor)',
-      handler: async (req) => auditLog.list(parseQuery(listQuery, req.query)),
+      summary: 'The audit log, newest first; action is exact or a prefix ending in .*',
+      query: listQuery,
+      success: { status: 200, description: 'A page of audit entries', schema: pageOf(auditEntry) },
+      handler: async (_req, _res, { query }) => auditLog.list(query),
     }),
   ];
 };

@@ -1,9 +1,11 @@
 import { correctionUpdateSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { correction, correctionPublication } from '../schemas/corrections.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const ledgerQuery = z.object(pagingFields).strict();
+const turnNotFound = 'No such turn in this session (TURN_NOT_FOUND)';
 
 /** Managed corrections of AI turns and the publication ledger of a source (spec 2.3, 3.2, 4.4). */
 export const correctionRoutes: RouteFactory = (app) => {
@@ -15,6 +17,8 @@ export const correctionRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/turns/:turn_id/correction',
       access: { permission: 'conversations.read', alsoRequires: ['knowledge.read'] },
       summary: "The turn's correction draft (status \"none\" with the original texts before the first save)",
+      success: { status: 200, description: 'The correction', schema: correction },
+      refusals: { 404: turnNotFound, 409: 'The turn has no AI answer, or no agent answered it (TURN_NOT_CORRECTABLE)' },
       handler: async (req) => knowledge.corrections.get(...turn(req.params)),
     }),
     route({
@@ -23,6 +27,8 @@ export const correctionRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.write' },
       summary: 'Save the correction draft: corrected_question and corrected_answer required; each save is a new revision_number',
       body: correctionUpdateSchema,
+      success: { status: 200, description: 'The correction as saved, a new revision', schema: correction },
+      refusals: { 404: turnNotFound, 409: 'The turn has no AI answer, or no agent answered it (TURN_NOT_CORRECTABLE)' },
       handler: async (req, _res, { operation, body }) => knowledge.corrections.update(...turn(req.params), body, operation),
     }),
     route({
@@ -30,7 +36,11 @@ export const correctionRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/turns/:turn_id/correction/publish',
       access: { permission: 'knowledge.write' },
       summary: "Publish the draft into the agent's managed_correction source; status publishing until its ingestion settles",
-      success: { status: 202, description: 'Accepted: the revision is published in the background' },
+      success: { status: 202, description: 'Accepted: the revision is published in the background', schema: correction },
+      refusals: {
+        404: turnNotFound,
+        409: 'No draft to publish (TURN_NOT_CORRECTABLE), or this revision is already publishing or published, or changed meanwhile (CORRECTION_CONFLICT)',
+      },
       handler: async (req, res, { operation }) => {
         res.status(202);
         return knowledge.corrections.publish(...turn(req.params), operation);
@@ -40,8 +50,11 @@ export const correctionRoutes: RouteFactory = (app) => {
       method: 'get',
       path: '/knowledge-sources/:source_id/corrections',
       access: { permission: 'knowledge.read', alsoRequires: ['conversations.read'] },
-      summary: 'Publication ledger of a managed_correction source, newest first ({items, next_cursor, limit})',
-      handler: async (req) => knowledge.corrections.ledger(String(req.params.source_id), parseQuery(ledgerQuery, req.query)),
+      summary: 'Publication ledger of a managed_correction source, newest first',
+      query: ledgerQuery,
+      success: { status: 200, description: 'A page of publications', schema: pageOf(correctionPublication) },
+      refusals: { 404: 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)' },
+      handler: async (req, _res, { query }) => knowledge.corrections.ledger(String(req.params.source_id), query),
     }),
   ];
 };

@@ -1,9 +1,11 @@
 import { credentialCreateSchema, credentialRotateSchema, credentialUpdateSchema } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { credential, rotatedCredential } from '../schemas/mcp.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
+const notFound = { 404: 'No such credential (CREDENTIAL_NOT_FOUND)' };
 
 /** MCP credentials (spec 4.13, 5.8): the secret goes in as `secret_payload` and never comes out. */
 export const mcpCredentialRoutes: RouteFactory = (app) => {
@@ -15,7 +17,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       path: '/mcp-credentials',
       access: { permission: 'mcp.write' },
       summary: 'Create a credential from secret_payload (stored encrypted; the answer holds metadata only)',
-      success: { status: 201, description: 'The new credential (never its secret)' },
+      success: { status: 201, description: 'The new credential (never its secret)', schema: credential },
       body: credentialCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
@@ -27,13 +29,17 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       path: '/mcp-credentials',
       access: { permission: 'mcp.read' },
       summary: 'Credentials (metadata only), newest first',
-      handler: async (req) => mcp.credentials.list(parseQuery(listQuery, req.query)),
+      query: listQuery,
+      success: { status: 200, description: 'A page of credentials', schema: pageOf(credential) },
+      handler: async (_req, _res, { query }) => mcp.credentials.list(query),
     }),
     route({
       method: 'get',
       path: '/mcp-credentials/:credential_id',
       access: { permission: 'mcp.read' },
       summary: 'One credential, without its secret',
+      success: { status: 200, description: 'The credential', schema: credential },
+      refusals: notFound,
       handler: async (req) => mcp.credentials.get(id(req.params)),
     }),
     route({
@@ -42,6 +48,8 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Update metadata (name, description, scope); the secret changes only by rotate',
       body: credentialUpdateSchema,
+      success: { status: 200, description: 'The credential as changed', schema: credential },
+      refusals: { ...notFound, 409: 'Another server uses it, so it cannot be scoped to one (CREDENTIAL_IN_USE)' },
       handler: async (req, _res, { operation, body }) => mcp.credentials.update(id(req.params), body, operation),
     }),
     route({
@@ -49,6 +57,8 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       path: '/mcp-credentials/:credential_id',
       access: { permission: 'mcp.write' },
       summary: 'Delete a credential no server uses',
+      success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), credential_id: z.string().uuid() }) },
+      refusals: { ...notFound, 409: 'A server uses it (CREDENTIAL_IN_USE)' },
       handler: async (req, _res, { operation }) => mcp.credentials.delete(id(req.params), operation),
     }),
     route({
@@ -57,6 +67,8 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Replace the secret; the answer lists the servers and mounts to verify again',
       body: credentialRotateSchema,
+      success: { status: 200, description: 'The credential, with the servers and mounts to verify again', schema: rotatedCredential },
+      refusals: notFound,
       handler: async (req, _res, { operation, body }) => mcp.credentials.rotate(id(req.params), body.secret_payload, operation),
     }),
   ];

@@ -1,5 +1,6 @@
 import { serverCreateSchema, serverUpdateSchema, serverViewSchema, testCallSchema } from '@agent-host/core';
 import { z } from 'zod';
+import { healthCheck, testCall } from '../schemas/mcp.js';
 import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
@@ -19,6 +20,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       success: { status: 201, description: 'The new MCP server', schema: serverViewSchema },
       refusals: { 409: 'A server with this name exists (MCP_SERVER_EXISTS)' },
       body: serverCreateSchema,
+      example: { name: 'Tracking API', transport_type: 'http_sse', connection_config: { url: 'https://tracking.example.com/mcp' } },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
         return mcp.servers.create(body, operation);
@@ -57,6 +59,8 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       path: '/mcp-servers/:mcp_server_id',
       access: { permission: 'mcp.write' },
       summary: 'Delete an MCP server that no agent mounts',
+      success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), mcp_server_id: z.string().uuid() }) },
+      refusals: { ...notFound, 409: 'An agent mounts the server (MCP_SERVER_IN_USE)' },
       handler: async (req, _res, { operation }) => mcp.servers.delete(id(req.params), operation),
     }),
     route({
@@ -64,6 +68,8 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       path: '/mcp-servers/:mcp_server_id/health-check',
       access: { permission: 'mcp.write' },
       summary: 'Connectivity check; sets the server status to active or error (inactive stays)',
+      success: { status: 200, description: 'What the check found; ok is false when the server did not answer well', schema: healthCheck },
+      refusals: notFound,
       handler: async (req, _res, { operation }) => mcp.actions.healthCheck(id(req.params), operation),
     }),
     route({
@@ -72,6 +78,8 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'tools/list (the tools and the raw answer) or tools/call, optionally with another credential and timeout',
       body: testCallSchema,
+      success: { status: 200, description: 'The tools or the call result; status says whether the server answered', schema: testCall },
+      refusals: { ...notFound, 409: 'The credential does not fit this server (CREDENTIAL_SCOPE_MISMATCH, CREDENTIAL_DESTINATION_REFUSED)' },
       handler: async (req, _res, { operation, body }) => mcp.actions.testCall(id(req.params), body, operation),
     }),
   ];

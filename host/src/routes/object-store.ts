@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { assertObjectKey, attachmentDisposition, BadRequestError, OBJECT_STORE_PROXY_PATH, objectKeyFilename } from '@agent-host/sdk';
-import type { RouteFactory } from './route.js';
+import { route, type RouteFactory } from './route.js';
 
 /**
  * The object key of a proxy request. Read from the raw path, never through
@@ -28,11 +28,13 @@ export function keyFromProxyPath(rawUrl: string): string {
 export const objectStoreRoutes: RouteFactory = (app) => {
   const log = app.logger.child({ component: 'object-store-proxy' });
   return [
-    {
+    route({
       method: 'get',
       path: `${OBJECT_STORE_PROXY_PATH}/*`,
       access: { permission: 'knowledge.read' },
       summary: 'Download a stored object through the host (when no presigned URL is offered)',
+      success: { status: 200, description: 'The object, as an attachment', contentType: 'application/octet-stream' },
+      refusals: { 400: 'The object key is not valid (OBJECT_KEY_INVALID)', 404: 'No such object (OBJECT_NOT_FOUND)' },
       handler: async (req, res) => {
         const key = keyFromProxyPath(req.url ?? '');
         const { body, info } = await app.objectStore.open(key);
@@ -52,6 +54,6 @@ export const objectStoreRoutes: RouteFactory = (app) => {
         }
         return undefined;
       },
-    },
+    }),
   ];
 };

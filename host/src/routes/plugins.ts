@@ -1,11 +1,26 @@
-import type { RouteFactory } from './route.js';
+import { z } from 'zod';
+import { listOf } from '../validation.js';
+import { route, type RouteFactory } from './route.js';
+
+const loadedPlugin = z.object({
+  id: z.string(),
+  packageName: z.string(),
+  version: z.string(),
+  origin: z.enum(['first-party', 'package', 'path']),
+  location: z.string(),
+  sdk: z.string().describe('The SDK range the plugin declares'),
+  description: z.string(),
+  registered: z.record(z.string(), z.array(z.string())).describe('Keys registered, by extension point'),
+  health: z.array(z.object({ name: z.string(), state: z.string(), message: z.string().nullable() })),
+});
 
 export const pluginRoutes: RouteFactory = (app) => [
-  {
+  route({
     method: 'get',
     path: '/plugins',
     access: { permission: 'dashboard.read' },
     summary: 'Loaded plugins: id, version, origin, location, SDK range, what each registered and its health checks',
+    success: { status: 200, description: 'The loaded plugins, in load order', schema: listOf(loadedPlugin) },
     handler: async () => {
       // A plugin's own checks are registered under `<plugin id>.<name>` (coreServices.health).
       const checks = await app.health.run(2000);
@@ -18,5 +33,5 @@ export const pluginRoutes: RouteFactory = (app) => [
         })),
       };
     },
-  },
+  }),
 ];

@@ -12,13 +12,6 @@ import { route, type RouteFactory } from './route.js';
 /** What the route answers: the state of the new session (`presentSessionState`). */
 const issuedSession = sessionStateSchema.extend({
   session_id: z.string().describe('The server-issued id: send it as thread_id to POST /stream, or join /public/ws/{session_id}'),
-  agent_id: z.string().uuid(),
-  status: z.literal('AI_ACTIVE'),
-  takeover_owner_id: z.null(),
-  takeover_owner_name: z.null(),
-  takeover_started_at: z.null(),
-  takeover_released_at: z.null(),
-  updated_at: z.string().datetime(),
 });
 
 export const publicSessionRoutes: RouteFactory = (app) => {

@@ -1,4 +1,5 @@
 import { ragDebugSchema } from '@agent-host/core';
+import { ragDebugReport } from '../schemas/knowledge.js';
 import { route, type RouteFactory } from './route.js';
 
 /** `POST /sessions/{session_id}/turns/{turn_id}/rag-debug` (spec 4.4): needs only conversations.read. */
@@ -9,6 +10,8 @@ export const ragDebugRoutes: RouteFactory = (app) => [
     access: { permission: 'conversations.read' },
     summary: "Re-run a turn's retrieval (query, threshold, top_k overridable): mounted sources, vector candidates, final chunks, keyword fallback, conclusion",
     body: ragDebugSchema,
+    success: { status: 200, description: 'The retrieval run again, step by step', schema: ragDebugReport },
+    refusals: { 404: 'No such turn in this session (TURN_NOT_FOUND)' },
     handler: async (req, _res, { body }) => app.knowledge!.ragDebug(String(req.params.session_id), String(req.params.turn_id), body),
   }),
 ];

@@ -3,8 +3,25 @@ import type { Request, Response } from 'restify';
 import type { z } from 'zod';
 import type { RequestContext, RouteAccess } from '../access/route-access.js';
 
+/**
+ * The type a handler's result must have: the success schema's output with its literal and enum types widened to
+ * their primitives. The compiler holds field names, types and nullability to the schema; the contract check of the
+ * tests holds the values (test/helpers/contract.ts).
+ */
+export type Widened<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer U)[]
+        ? Widened<U>[]
+        : T extends object
+          ? { [K in keyof T]: Widened<T[K]> }
+          : T;
+
 /** One HTTP route: the route files export lists of these; the server mounts them behind the access guard. */
-export interface RouteDefinition<B = unknown, Q = unknown> {
+export interface RouteDefinition<B = unknown, Q = unknown, R = unknown> {
   method: 'get' | 'post' | 'put' | 'patch' | 'del';
   path: string;
   access: RouteAccess;
@@ -15,18 +32,33 @@ export interface RouteDefinition<B = unknown, Q = unknown> {
   multipart?: { field: string };
   /** Request body schema: validated before the handler (422 with `{loc, msg, type}` issues) and published in /openapi.json. */
   body?: z.ZodType<B>;
+  /** An example request body, published in the document (the docs test checks it against `body`). */
+  example?: Record<string, unknown>;
   /** Query parameters: validated before the handler the same way (`loc` starts with `query`) and published. */
   query?: z.ZodType<Q>;
-  /** The success answer when it is not `200` with JSON: a create's 201, an event stream; `schema` describes its body. */
-  success?: { status: number; description: string; contentType?: string; schema?: z.ZodType };
-  /** The route's own refusals (status: when), besides validation, login and permission ones. */
-  refusals?: Record<number, string>;
-  handler(req: Request, res: Response, context: RequestContext & { body: B; query: Q }): Promise<unknown>;
+  /**
+   * The success answer: its status (a create's 201, a 202, a 204), content type when not JSON (an event stream), and
+   * the schema of its body, which the handler's result must satisfy, so the document and the code cannot drift apart.
+   */
+  success?: {
+    status: number;
+    description: string;
+    contentType?: string;
+    schema?: z.ZodType<R>;
+    /** For an event stream: the schema of each event's data (the document's `x-item-schema`). */
+    itemSchema?: z.ZodType;
+  };
+  /**
+   * The route's own refusals (status: when, with the codes in parentheses), besides validation, login and permission
+   * ones; their body is the error envelope unless a schema says otherwise (`/readyz`'s 503).
+   */
+  refusals?: Record<number, string | { when: string; schema: z.ZodType }>;
+  handler(req: Request, res: Response, context: RequestContext & { body: B; query: Q }): Promise<Widened<NoInfer<R>>>;
 }
 
-/** Identity, so a route's body and query types are inferred from its schemas. */
-export const route = <B = undefined, Q = undefined>(definition: RouteDefinition<B, Q>): RouteDefinition<B, Q> => definition;
+/** Identity, so a route's body, query and result types are inferred from its schemas. */
+export const route = <B = undefined, Q = undefined, R = unknown>(definition: RouteDefinition<B, Q, R>): RouteDefinition<B, Q, R> => definition;
 
 // Each route has its own body and query types; the list holds them all. A factory keeps references and reads the app's
 // domains only when a request comes, so the route table (and /openapi.json) is built without starting the app.
-export type RouteFactory = (app: AgentHostApp) => RouteDefinition<any, any>[];
+export type RouteFactory = (app: AgentHostApp) => RouteDefinition<any, any, any>[];

@@ -1,7 +1,8 @@
 import { revealsCorrectionPublication } from '@agent-host/core';
 import { z } from 'zod';
 import { messageSchema, sessionStateSchema } from '../ws/contract.js';
-import { pageOf, pagingFields, parseQuery } from '../validation.js';
+import { turn, turnContext } from '../schemas/turns.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const sessionQuery = z
@@ -15,6 +16,7 @@ const sessionQuery = z
   })
   .strict();
 const pageQuery = z.object(pagingFields).strict();
+const sessionNotFound = { 404: 'No such session (SESSION_NOT_FOUND)' };
 const sessionSummary = sessionStateSchema.extend({ agent_name: z.string().nullable(), created_at: z.string().datetime() });
 
 export const sessionRoutes: RouteFactory = (app) => {
@@ -54,6 +56,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'Message history, oldest first',
       query: pageQuery,
       success: { status: 200, description: 'A page of messages', schema: pageOf(messageSchema) },
+      refusals: sessionNotFound,
       handler: async (req, _res, { query }) => sessions.listMessages(sessionId(req.params), query),
     }),
     route({
@@ -61,14 +64,18 @@ export const sessionRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/turns',
       access: { permission: 'conversations.read' },
       summary: 'Turns, newest first, with model, generation_usage and the correction summary',
-      handler: async (req, _res, { principal }) =>
-        sessions.listTurns(sessionId(req.params), parseQuery(pageQuery, req.query), revealsCorrectionPublication(principal!.permissions)),
+      query: pageQuery,
+      success: { status: 200, description: 'A page of turns', schema: pageOf(turn) },
+      refusals: sessionNotFound,
+      handler: async (req, _res, { principal, query }) => sessions.listTurns(sessionId(req.params), query, revealsCorrectionPublication(principal!.permissions)),
     }),
     route({
       method: 'get',
       path: '/sessions/:session_id/turns/:turn_id/context',
       access: { permission: 'conversations.read', alsoRequires: ['mcp.read', 'skills.read'] },
       summary: 'The turn context snapshot: context_payload, rag/skill/mcp context and calls, the turn with its usage',
+      success: { status: 200, description: 'The snapshot', schema: turnContext },
+      refusals: { 404: 'No such turn in this session (TURN_NOT_FOUND)' },
       handler: async (req, _res, { principal }) => sessions.turnContext(sessionId(req.params), String(req.params.turn_id), revealsCorrectionPublication(principal!.permissions)),
     }),
   ];

@@ -1,9 +1,11 @@
 import { SKILL_CALL_STATUSES } from '@agent-host/core';
 import { z } from 'zod';
-import { pagingFields, parseQuery } from '../validation.js';
+import { skillCall } from '../schemas/skills.js';
+import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const callQuery = z.object({ ...pagingFields, status: z.enum(SKILL_CALL_STATUSES).optional() }).strict();
+const callPage = { status: 200, description: 'A page of skill calls', schema: pageOf(skillCall) };
 
 /** The skill-call audit, per agent (spec 4.12) and per session (spec 4.4): it holds what users asked, so reading it also needs conversations.read. */
 export const skillCallRoutes: RouteFactory = (app) => {
@@ -14,14 +16,20 @@ export const skillCallRoutes: RouteFactory = (app) => {
       path: '/agents/:agent_id/skill-calls',
       access: { permission: 'skills.read', alsoRequires: ['conversations.read'] },
       summary: "The agent's skill calls, newest first, optionally by status",
-      handler: async (req) => skills.calls.listForAgent(String(req.params.agent_id), parseQuery(callQuery, req.query)),
+      query: callQuery,
+      success: callPage,
+      refusals: { 404: 'No such agent (AGENT_NOT_FOUND)' },
+      handler: async (req, _res, { query }) => skills.calls.listForAgent(String(req.params.agent_id), query),
     }),
     route({
       method: 'get',
       path: '/sessions/:session_id/skill-calls',
       access: { permission: 'skills.read', alsoRequires: ['conversations.read'] },
       summary: "The session's skill calls, newest first, optionally by status",
-      handler: async (req) => skills.calls.listForSession(String(req.params.session_id), parseQuery(callQuery, req.query)),
+      query: callQuery,
+      success: callPage,
+      refusals: { 404: 'No such session (SESSION_NOT_FOUND)' },
+      handler: async (req, _res, { query }) => skills.calls.listForSession(String(req.params.session_id), query),
     }),
   ];
 };

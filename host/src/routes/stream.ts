@@ -1,6 +1,28 @@
 import { TooManyRequestsError } from '@agent-host/sdk';
 import { chatRequestSchema, issueSessionId } from '@agent-host/core';
+import { z } from 'zod';
+import { tokenUsageSummary } from '../schemas/usage.js';
+import { errorCode } from '../ws/contract.js';
 import { route, type RouteFactory } from './route.js';
+
+/** The events of spec 6.1, as `core`'s StreamEvent writes them; `done` names the turn it stored. */
+const streamEvent = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('token'), content: z.string().describe('A fragment of the reply') }),
+    z.object({
+      type: z.literal('error'),
+      content: z.string().describe('What went wrong, for a person'),
+      code: errorCode,
+      request_id: z.string().describe('The X-Request-Id of the request'),
+    }),
+    z.object({
+      type: z.literal('done'),
+      session_id: z.string().optional(),
+      turn_id: z.string().uuid().optional(),
+      usage: tokenUsageSummary.optional().describe("The turn's token usage"),
+    }),
+  ])
+  .meta({ id: 'StreamEvent' });
 
 /**
  * `POST /stream` (spec 4.2, 6.1): server-sent events, each `data: <json>`
@@ -21,15 +43,18 @@ export const streamRoutes: RouteFactory = (app) => {
       success: {
         status: 200,
         contentType: 'text/event-stream',
+        itemSchema: streamEvent,
         description: 'Events `data: {"type": "token" | "error" | "done", ...}`; without thread_id the X-Session-Id header (and `done`) carries the issued session id',
       },
       refusals: {
         403: 'The agent is not public, or takes no model override from public clients (AGENT_NOT_PUBLIC, MODEL_OVERRIDE_REFUSED)',
         404: 'No such agent (AGENT_NOT_FOUND)',
-        409: 'The agent is not active (AGENT_INACTIVE)',
+        409: 'The agent is not active (AGENT_INACTIVE), or the session is answering another message and the agent rejects double texting (SESSION_BUSY)',
+        422: 'An empty or too long message (MESSAGE_EMPTY, MESSAGE_TOO_LONG), no agent_id from a public caller (AGENT_REQUIRED), or a model outside the catalog (UNKNOWN_MODEL)',
         429: 'A rate limit of [rate_limits] was reached; see Retry-After (RATE_LIMITED)',
       },
       body: chatRequestSchema,
+      example: { thread_id: 'customer-42', agent_id: '0b5c6a4e-8d1f-4c3a-9e2b-7f6d5c4b3a21', message: 'Where is parcel JD0142?' },
       handler: async (req, res, { principal, origin, body }) => {
         const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
         const refusal = await limits.takeTurn({ callerKey, sessionId: body.thread_id ?? null, anonymous: !principal });

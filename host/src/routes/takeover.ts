@@ -1,7 +1,8 @@
 import { operatorFor, type AdminPrincipal } from '@agent-host/core';
 import { z } from 'zod';
 import { originOf } from '../access/route-access.js';
-import { pagingFields, parseQuery } from '../validation.js';
+import { pageOf, pagingFields } from '../validation.js';
+import { messageSchema, sessionStateSchema, takeoverEventSchema } from '../ws/contract.js';
 import { route, type RouteFactory } from './route.js';
 
 const forceBody = z.object({ force: z.boolean().optional() }).strict();
@@ -19,7 +20,7 @@ export const takeoverRoutes: RouteFactory = (app) => {
   const takeover = app.takeover!;
   const sessionId = (params: Record<string, string>) => String(params.session_id);
   // `force` may come in the query or the body (spec 4.4: "query/body force").
-  const force = (query: unknown, body: { force?: boolean } | undefined) => body?.force ?? parseQuery(forceQuery, query).force === 'true';
+  const force = (query: { force?: 'true' | 'false' }, body: { force?: boolean } | undefined) => body?.force ?? query.force === 'true';
   const transition = (action: 'takeover' | 'release', summary: string) =>
     route({
       method: 'post',
@@ -27,8 +28,16 @@ export const takeoverRoutes: RouteFactory = (app) => {
       access: { permission: 'conversations.write' },
       summary,
       body: forceBody,
-      handler: async (req, _res, { principal, body }) =>
-        takeover[action](sessionId(req.params), restOperator(req, principal), force(req.query, body)),
+      query: forceQuery,
+      success: { status: 200, description: 'The session state after the change', schema: sessionStateSchema },
+      refusals: {
+        404: 'No such session (SESSION_NOT_FOUND)',
+        409:
+          action === 'takeover'
+            ? 'The agent has no human takeover (TAKEOVER_NOT_ENABLED), or another operator holds the session and force is not set (SESSION_TAKEN_OVER)'
+            : 'The session is not taken over (SESSION_NOT_TAKEN_OVER), or another operator holds it and force is not set (SESSION_TAKEN_OVER)',
+      },
+      handler: async (req, _res, { principal, body, query }) => takeover[action](sessionId(req.params), restOperator(req, principal), force(query, body)),
     });
   return [
     transition('takeover', 'Take the session over from the AI (HUMAN_ACTIVE); force=true takes it from another operator'),
@@ -38,7 +47,11 @@ export const takeoverRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/manual-messages',
       access: { permission: 'conversations.write' },
       summary: 'A human reply from the operator who took the session over (role agent; no turn)',
-      success: { status: 201, description: 'The stored human reply' },
+      success: { status: 201, description: 'The stored human reply', schema: messageSchema },
+      refusals: {
+        404: 'No such session (SESSION_NOT_FOUND)',
+        409: 'The session is not taken over (SESSION_NOT_TAKEN_OVER), or by another operator (SESSION_TAKEN_OVER)',
+      },
       body: manualMessageBody,
       handler: async (req, res, { principal, body }) => {
         const message = await takeover.manualMessage(sessionId(req.params), restOperator(req, principal), body.content);
@@ -51,7 +64,10 @@ export const takeoverRoutes: RouteFactory = (app) => {
       path: '/sessions/:session_id/takeover-events',
       access: { permission: 'conversations.read' },
       summary: 'The durable takeover event stream, oldest first',
-      handler: async (req) => takeover.listEvents(sessionId(req.params), parseQuery(pageQuery, req.query)),
+      query: pageQuery,
+      success: { status: 200, description: 'A page of takeover events', schema: pageOf(takeoverEventSchema) },
+      refusals: { 404: 'No such session (SESSION_NOT_FOUND)' },
+      handler: async (req, _res, { query }) => takeover.listEvents(sessionId(req.params), query),
     }),
   ];
 };

@@ -1,12 +1,11 @@
 import { ERROR_CODES } from '@agent-host/sdk';
 import { z } from 'zod';
+import { timestamp } from '../validation.js';
 
 /**
  * The payloads of the WebSocket interface (docs/websocket.md), as schemas: /asyncapi.json publishes them and the
  * WebSocket tests check every payload they receive against that document.
  */
-
-const timestamp = z.string().datetime();
 
 /** A stored message, as `GET /sessions/{session_id}/messages` lists it. */
 export const messageSchema = z
@@ -37,7 +36,7 @@ export const sessionStateSchema = z.object({
   updated_at: timestamp.nullable(),
 });
 
-const takeoverEventSchema = z
+export const takeoverEventSchema = z
   .object({
     event_id: z.string().uuid(),
     session_id: z.string(),
@@ -52,7 +51,7 @@ const takeoverEventSchema = z
   })
   .meta({ id: 'TakeoverEvent' });
 
-const approvalSchema = z.object({
+export const approvalSchema = z.object({
   approval_id: z.string().uuid(),
   session_id: z.string(),
   turn_id: z.string().uuid().nullable(),
@@ -71,7 +70,7 @@ const approvalSchema = z.object({
   created_at: timestamp,
 });
 
-const errorCode = z.enum(Object.keys(ERROR_CODES) as [string, ...string[]]);
+export const errorCode = z.enum(Object.keys(ERROR_CODES) as [string, ...string[]]);
 
 /** What the server sends: each event name with its payload (every payload carries `type`, the event name). */
 export const OUTBOUND_EVENTS = {
