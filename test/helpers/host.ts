@@ -80,12 +80,14 @@ export class AdminClient {
       .join('; ');
   }
 
+  /** A JSON body, or a FormData one sent as multipart/form-data; a JSON answer is parsed, any other comes as text. */
   async request(method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) {
     const cookie = this.cookieHeader(pathname);
+    const form = body instanceof FormData;
     const response = await fetch(this.baseUrl + pathname, {
       method,
-      headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(cookie && { cookie }), ...headers },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
+      headers: { ...(body !== undefined && !form && { 'content-type': 'application/json' }), ...(cookie && { cookie }), ...headers },
+      ...(body !== undefined && { body: form ? body : JSON.stringify(body) }),
     });
     for (const raw of response.headers.getSetCookie()) {
       const [pair, ...attributes] = raw.split(';').map((p) => p.trim());
@@ -96,7 +98,7 @@ export class AdminClient {
     }
     const text = await response.text();
     const contentType = response.headers.get('content-type');
-    const parsed = text ? JSON.parse(text) : undefined;
+    const parsed = text && contentType?.includes('json') ? JSON.parse(text) : text || undefined;
     const violation = contractViolation(this.baseUrl, method, pathname, response.status, contentType, parsed);
     if (violation) throw new Error(violation);
     return { status: response.status, body: parsed, headers: response.headers };

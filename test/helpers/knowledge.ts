@@ -13,12 +13,10 @@ export async function createSource(admin: AdminClient, body: Record<string, unkn
 
 /** POSTs one file as multipart/form-data (field `file`); resolves with the status and parsed body. */
 export async function upload(admin: AdminClient, sourceId: string, file: { filename: string; contentType: string; data: string | Uint8Array }, field = 'file') {
-  const pathname = `/knowledge-sources/${sourceId}/documents`;
   const form = new FormData();
   form.append(field, new Blob([file.data], { type: file.contentType }), file.filename);
-  const response = await fetch(admin.baseUrl + pathname, { method: 'POST', headers: { cookie: admin.cookieHeader(pathname) }, body: form });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  const { status, body } = await admin.request('POST', `/knowledge-sources/${sourceId}/documents`, form);
+  return { status, body };
 }
 
 export async function uploadOk(admin: AdminClient, sourceId: string, file: { filename: string; contentType: string; data: string | Uint8Array }) {

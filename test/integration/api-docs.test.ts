@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createServer } from '@agent-host/host';
+import { createServer, openApiPath } from '@agent-host/host';
 import { ERROR_CODES } from '@agent-host/sdk';
 import { Parser } from '@asyncapi/parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { validate } from '@readme/openapi-parser';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -75,7 +76,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       for (const path of Object.values(doc.paths) as Record<string, unknown>[]) operations += Object.keys(path).length;
       t.equal(operations, operationRoutes.length, 'one operation per route');
       for (const route of operationRoutes) {
-        const path = route.path.replace(/:(\w+)/g, '{$1}');
+        const path = openApiPath(route.path);
         const name = `${route.method.toUpperCase()} ${path}`;
         const op = doc.paths[path]?.[METHODS[route.method]!];
         if (!t.ok(op, `${name} is documented`)) continue;
@@ -99,7 +100,9 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
         }
         if (route.body) {
           t.ok(op.requestBody?.content['application/json'].schema, `${name} documents its body`);
-          t.equal(op.responses['422']?.content['application/json'].schema.$ref, '#/components/schemas/ValidationError', `${name} documents 422`);
+          // A route that refuses with 422 itself (not only on validation) documents the general envelope.
+          const envelope = route.refusals?.[422] ? 'HTTPError' : 'ValidationError';
+          t.equal(op.responses['422']?.content['application/json'].schema.$ref, `#/components/schemas/${envelope}`, `${name} documents 422`);
         } else if (route.multipart) {
           t.equal(op.requestBody?.content['multipart/form-data'].schema.properties[route.multipart.field]?.format, 'binary', `${name} documents its upload field`);
         } else {
@@ -111,7 +114,11 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
             t.ok(op.parameters?.some((p: any) => p.in === 'query' && p.name === field), `${name} declares the query parameter ${field}`);
           }
         }
-        t.ok(op.responses[String(route.success?.status ?? 200)], `${name} documents its success status`);
+        const success = op.responses[String(route.success?.status ?? 200)];
+        t.ok(success, `${name} documents its success status`);
+        if (route.success?.status !== 204) t.ok(success?.content, `${name} describes its answer`);
+        if (success?.content?.['application/json']) t.ok(success.content['application/json'].schema, `${name} declares the schema of its answer`);
+        t.notOk(Object.keys(op.responses).some((status) => status.startsWith('4') && !op.responses[status].description), `${name} says when each refusal happens`);
         for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
           t.ok(response.headers?.['X-Request-Id'], `${name} ${status} names its X-Request-Id`);
         }
@@ -121,20 +128,40 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
 
     t.test('uploads, session search, public session starts and the stream say what they answer', async (t) => {
       const upload = doc.paths['/knowledge-sources/{source_id}/documents'].post;
-      t.same(Object.keys(upload.responses).sort(), ['201', '401', '403', '413', '415', '503', 'default']);
+      t.same(Object.keys(upload.responses).sort(), ['201', '400', '401', '403', '404', '409', '413', '415', '503', 'default']);
       t.same(upload.requestBody.content['multipart/form-data'].schema.required, ['file']);
       const q = doc.paths['/sessions'].get.parameters.find((p: any) => p.name === 'q');
       t.match(q, { in: 'query', required: false, schema: { type: 'string', minLength: 3, maxLength: 200 } }, 'q is at least 3 characters');
       const limit = doc.paths['/sessions'].get.parameters.find((p: any) => p.name === 'limit');
       t.match(limit, { required: false, schema: { minimum: 1, maximum: 200, default: 50 } });
       const start = doc.paths['/public/agents/{agent_id}/sessions'].post;
-      t.same(Object.keys(start.responses).sort(), ['201', '404', '429', 'default']);
+      t.same(Object.keys(start.responses).sort(), ['201', '400', '404', '413', '415', '429', 'default']);
       t.same([...start.responses['201'].content['application/json'].schema.required].sort(), [
         'agent_id', 'human_takeover_enabled', 'session_id', 'status', 'takeover_owner_id', 'takeover_owner_name', 'takeover_released_at', 'takeover_started_at', 'updated_at',
       ]);
       const stream = doc.paths['/stream'].post;
       t.ok(stream.responses['200'].content['text/event-stream'], 'the stream is an event stream');
       t.ok(stream.responses['429'], 'refused by rate limits with 429');
+      t.same(stream.responses['200'].content['text/event-stream']['x-item-schema'], { $ref: '#/components/schemas/StreamEvent' }, 'each event is a StreamEvent');
+      t.same(
+        doc.components.schemas.StreamEvent.oneOf.map((event: any) => event.properties.type.const),
+        ['token', 'error', 'done'],
+        'the union of token, error and done',
+      );
+    });
+
+    t.test('every example in the document is valid for its schema', async (t) => {
+      const ajv = new Ajv2020({ strict: false, formats: { uuid: true, 'date-time': true, uri: true, email: true } });
+      ajv.addSchema({ ...doc, $id: 'openapi' });
+      const examples = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+        Object.entries(methods).flatMap(([method, op]) => (op.requestBody?.content['application/json']?.example ? [{ path, method, example: op.requestBody.content['application/json'].example }] : [])),
+      );
+      t.ok(examples.length >= 5, `${examples.length} request bodies have an example`);
+      for (const { path, method, example } of examples) {
+        const pointer = `openapi#/paths/${encodeURIComponent(path.replaceAll('~', '~0').replaceAll('/', '~1'))}/${method}/requestBody/content/application~1json/schema`;
+        const valid = ajv.validate({ $ref: pointer }, example);
+        t.ok(valid, `the example of ${method.toUpperCase()} ${path} is valid${valid ? '' : `: ${ajv.errorsText(ajv.errors)}`}`);
+      }
     });
 
     t.test('the login body requires username and password', async (t) => {
@@ -155,7 +182,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       const header = op.parameters.find((p: any) => p.in === 'header');
       t.match(header, { name: 'x-admin-challenge-token', in: 'header', required: true, schema: { type: 'string' } });
       t.ok(op.parameters.some((p: any) => p.in === 'path' && p.name === 'config_key'));
-      t.same(Object.keys(op.responses).sort(), ['200', '401', '403', '422', 'default']);
+      t.same(Object.keys(op.responses).sort(), ['200', '400', '401', '403', '404', '413', '415', '422', 'default']);
     });
 
     t.test('agent-host openapi prints the same document, starting nothing', async (t) => {

@@ -1,12 +1,11 @@
 // Issue 15 item 5: a session answers one message at a time, across instances, with a multitask strategy per agent;
 // a running turn is cancelled by its caller closing the stream or by an administrator.
 import t from 'tap';
-import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { lastUserText, startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
 
-const lastUserText = (body: { messages: { role: string; content: unknown }[] }) => String(body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
 
 t.test('double texting and cancellation', async (t) => {
   let chunkDelayMs = 120;
