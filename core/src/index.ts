@@ -4,6 +4,7 @@ export { describeConfig, type ConfigEntry } from './config/describe.js';
 export { ENV_BINDINGS } from './config/env.js';
 export { configSchema, type HostConfig } from './config/schema.js';
 export { cacheDir, ensureChromaVenv } from './chroma/chroma-venv.js';
+export { ensurePipTool, type PipTool } from './process/pip-venv.js';
 export { chromaHeartbeat, EmbeddedChroma } from './chroma/embedded-chroma.js';
 export { databaseFingerprint } from './db/database.js';
 export { EmbeddedPostgresServer } from './db/embedded-postgres.js';

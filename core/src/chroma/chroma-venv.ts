@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '@agent-host/sdk';
-import { exited, lastReason, startFailure, tailLines } from '../process/child.js';
+import { ensurePipTool, type PipTool } from '../process/pip-venv.js';
 
 /** The shared cache outside the clone (`AGENT_HOST_CACHE_DIR`, else `~/.cache/agent-host`). */
 export function cacheDir(configured: string): string {
@@ -13,98 +10,13 @@ export function cacheDir(configured: string): string {
   return path.join(base, 'agent-host');
 }
 
-/** The `chroma` executable inside the venv for a pinned chromadb version. */
-export function chromaExecutable(cache: string, version: string): string {
-  return path.join(cache, `chroma-${version}`, 'bin', 'chroma');
-}
+const chromaTool = (version: string): PipTool => ({
+  name: `chroma-${version}`,
+  requirement: `chromadb==${version}`,
+  bin: 'chroma',
+  missingPython: 'the embedded Chroma is installed with Python 3 and its venv module; install them, set [chroma] python (AGENT_HOST__CHROMA__PYTHON), or set CHROMA_URL to a Chroma server',
+});
 
-/** The package a pip output line starts to fetch (`Collecting onnxruntime>=1.14.1`, `Downloading tokenizers-0.21...whl`). */
-export function pipPackageOf(line: string): string | undefined {
-  return /^\s*(?:Collecting|Downloading) ([A-Za-z0-9_.\-]+)/.exec(line)?.[1];
-}
-
-/** Runs a step of the install; a failure is one line naming the step, with its output kept in `logFile`. */
-async function run(command: string, args: string[], logger: Logger, logFile: string, onLine?: (line: string) => void): Promise<void> {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const tail = tailLines(child);
-  if (onLine) child.stdout?.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').forEach(onLine));
-  const failed = new Promise<never>((_, reject) => child.once('error', reject));
-  try {
-    await Promise.race([exited(child), failed]);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(`${command} was not found: the embedded Chroma is installed with Python 3 and its venv module; install them, set [chroma] python (AGENT_HOST__CHROMA__PYTHON), or set CHROMA_URL to a Chroma server`);
-    }
-    throw error;
-  }
-  if (child.exitCode !== 0) {
-    throw await startFailure(`${path.basename(command)} ${args.slice(0, 3).join(' ')} failed: ${lastReason(tail())}`, tail(), logFile);
-  }
-  logger.debug({ command, args }, 'done');
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Holds `<dir>.lock` (a directory, created atomically) while `work` runs; waits for other holders. */
-async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
-  const lock = `${dir}.lock`;
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age > 15 * 60_000) await rm(lock, { recursive: true, force: true }); // left by a killed installer
-      else await sleep(500);
-    }
-  }
-  try {
-    return await work();
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
-}
-
-/**
- * Installs `chromadb==<version>` into a venv under the cache once; later calls
- * return at once. A venv cannot be moved after it is built, so it is built in
- * place and marked complete last: a half-built one is removed and rebuilt.
- * Concurrent installers (parallel test runs) wait on a lock.
- */
-export async function ensureChromaVenv(options: { cacheDir: string; version: string; python: string; logger: Logger }): Promise<string> {
-  const executable = chromaExecutable(options.cacheDir, options.version);
-  const venv = path.join(options.cacheDir, `chroma-${options.version}`);
-  const marker = path.join(venv, '.agent-host-complete');
-  if (existsSync(marker)) return executable;
-  await mkdir(options.cacheDir, { recursive: true });
-  return withLock(venv, async () => {
-    if (existsSync(marker)) return executable;
-    await rm(venv, { recursive: true, force: true });
-    options.logger.info({ version: options.version, dir: venv }, 'installing the Chroma server (pip install chromadb), first run only');
-    const started = Date.now();
-    // Beside the venv, which a failed install removes.
-    const logFile = `${venv}-install.log`;
-    try {
-      await run(options.python, ['-m', 'venv', venv], options.logger, logFile);
-      // A minute of pip is not silent: at most one progress line every 3 s, naming what is being fetched.
-      let fetched = 0;
-      let lastReport = 0;
-      const progress = (line: string) => {
-        const name = pipPackageOf(line);
-        if (!name) return;
-        fetched++;
-        if (Date.now() - lastReport < 3000) return;
-        lastReport = Date.now();
-        options.logger.info({ package: name, fetched, s: Math.round((Date.now() - started) / 1000) }, `installing the Chroma server: fetching ${name} (${fetched} so far)`);
-      };
-      await run(path.join(venv, 'bin', 'pip'), ['install', '--progress-bar', 'off', '--disable-pip-version-check', `chromadb==${options.version}`], options.logger, logFile, progress);
-    } catch (error) {
-      await rm(venv, { recursive: true, force: true });
-      throw error;
-    }
-    await writeFile(marker, new Date().toISOString() + '\n');
-    options.logger.info({ ms: Date.now() - started }, 'Chroma server installed');
-    return executable;
-  });
-}
+/** Installs the Chroma server (`chromadb==<version>`) into its venv under the cache, once. */
+export const ensureChromaVenv = (options: { cacheDir: string; version: string; python: string; logger: Logger }): Promise<string> =>
+  ensurePipTool(chromaTool(options.version), options);
