@@ -2,6 +2,7 @@ import { requestScope, type AgentHostApp } from '@agent-host/core';
 import { AgentHostError, ForbiddenError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { errorEnvelope } from './http/error-envelope.js';
+import { refuseMalformedIds } from './http/path-params.js';
 import { adminGuard } from './access/admin-guard.js';
 import { crossSiteRefusal } from './access/browser-origin.js';
 import { clientAddressReader, rememberClientAddress } from './access/client-address.js';
@@ -68,6 +69,7 @@ export function createServer(app: AgentHostApp) {
       refuseUnexpectedBody(req, route.multipart ? 'multipart/form-data' : 'application/json');
     }
     const principal = await guard.authorize(req, route.access);
+    refuseMalformedIds(route.path, req.params as Record<string, string>);
     const header = req.headers[CHALLENGE_HEADER];
     const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
     const body = route.body ? parseBody(route.body, req.body) : undefined;

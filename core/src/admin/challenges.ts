@@ -63,7 +63,7 @@ export class Challenges {
     };
     const [row] = await this.db.query<{ nonce: string; status: string; admin_user_id: string; expired: boolean; password_hash: string }>(
       `SELECT c.nonce, c.status, c.admin_user_id, c.expires_at <= now() AS expired, u.password_hash
-       FROM admin_challenges c JOIN admin_users u ON u.id = c.admin_user_id WHERE c.id = $1`,
+       FROM admin_challenges c JOIN admin_users u ON u.id = c.admin_user_id WHERE c.id = try_uuid($1)`,
       { bind: [challengeId], type: QueryTypes.SELECT },
     );
     if (!row || row.admin_user_id !== principal.admin_user_id) throw new NotFoundError('challenge not found', { code: 'CHALLENGE_NOT_FOUND' });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ERROR_CODES } from '@agent-host/sdk';
 import { z } from 'zod';
 import { CHALLENGE_HEADER } from '../access/route-access.js';
+import { uuidParam } from '../http/path-params.js';
 import { ACCESS_COOKIE } from '../access/cookies.js';
 import type { RouteDefinition } from '../routes/route.js';
 
@@ -80,9 +81,6 @@ const SHARED_SCHEMAS: Record<string, JsonObject> = {
     required: ['detail', 'code', 'message', 'request_id', 'errors'],
   },
 };
-
-/** Path parameters that are not UUIDs: a session id is the client's thread_id (or one the host issued), a setting has a name. */
-const TEXT_PATH_PARAMS = new Set(['session_id', 'config_key']);
 
 /** A route that takes the rest of the path (`/object-store/objects/*`): the document names it `{key}`. */
 const REST_OF_PATH = /\/\*$/;
@@ -168,7 +166,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       name: name!,
       in: 'path',
       required: true,
-      schema: { type: 'string', ...(!TEXT_PATH_PARAMS.has(name!) && { format: 'uuid' }) },
+      schema: { type: 'string', ...(uuidParam(route.path, name!) && { format: 'uuid' }) },
     }));
     if (REST_OF_PATH.test(route.path)) {
       parameters.push({ name: REST_OF_PATH_PARAM, in: 'path', required: true, description: 'The rest of the path, `/` included', schema: { type: 'string' } });
@@ -243,6 +241,9 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       responses['413'] = errorResponse('The JSON body is larger than 1 MiB (PAYLOAD_TOO_LARGE)', 'HTTPError');
       responses['415'] = errorResponse(`A body that is not ${route.multipart ? 'multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`, 'HTTPError');
     }
+    // An id that names nothing is a 404 of every route that takes one (http/path-params.ts), unless the route says more.
+    const named = [...route.path.matchAll(PATH_PARAM)].flatMap(([, name]) => uuidParam(route.path, name!) ?? []);
+    if (named.length && !route.refusals?.[404]) responses['404'] = errorResponse(named.map(({ what, code }) => `No such ${what} (${code})`).join('; '), 'HTTPError');
     // A route's own refusals come after the shared ones: a 403 or 415 of its own adds to the shared one.
     for (const [status, refusal] of Object.entries(route.refusals ?? {})) {
       const shared = responses[status] as { description: string } | undefined;

@@ -19,6 +19,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       summary: 'Create a credential from secret_payload (stored encrypted; the answer holds metadata only)',
       success: { status: 201, description: 'The new credential (never its secret)', schema: credential },
       body: credentialCreateSchema,
+      example: { name: 'Tracking API key', description: 'Read-only key of the tracking service', secret_payload: { API_KEY: 'tk_live_0123456789' } },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
         return mcp.credentials.create(body, operation);

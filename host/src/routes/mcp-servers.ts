@@ -20,7 +20,6 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       success: { status: 201, description: 'The new MCP server', schema: serverViewSchema },
       refusals: { 409: 'A server with this name exists (MCP_SERVER_EXISTS)' },
       body: serverCreateSchema,
-      example: { name: 'Tracking API', transport_type: 'http_sse', connection_config: { url: 'https://tracking.example.com/mcp' } },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
         return mcp.servers.create(body, operation);

@@ -25,6 +25,7 @@ export const skillRoutes: RouteFactory = (app) => {
       success: { status: 201, description: 'The new skill', schema: skill },
       refusals: { 409: 'A skill with this name exists (SKILL_EXISTS)' },
       body: skillCreateSchema,
+      example: { name: 'track_parcel', description: 'Looks up where a parcel is from its tracking number' },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
         return skills.assets.create(body, operation);
