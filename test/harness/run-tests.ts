@@ -5,8 +5,16 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cacheDir, createRootLogger, EmbeddedChroma, EmbeddedPostgresServer, ensureChromaVenv, PROJECT_ROOT } from '@agent-host/core';
+import { cacheDir, createRootLogger, EmbeddedChroma, EmbeddedPostgresServer, ensureChromaVenv, ensurePipTool, PROJECT_ROOT } from '@agent-host/core';
 import { prepareFerretDb } from './ferretdb.js';
+
+/** The OpenAPI fuzzer of test/integration/api-fuzz.test.ts (PyPI), pinned. */
+const SCHEMATHESIS = {
+  name: 'schemathesis-4.32.5',
+  requirement: 'schemathesis==4.32.5',
+  bin: 'st',
+  missingPython: 'the API fuzz test installs Schemathesis with Python 3 and its venv module; install them',
+};
 
 const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-test-'));
@@ -16,12 +24,13 @@ const chroma = new EmbeddedChroma({ executable: chromaExecutable, dataDir, start
 
 let code = 1;
 try {
-  const [, , ferretdb] = await Promise.all([postgres.start(), chroma.start(), prepareFerretDb(logger)]);
+  const [, , ferretdb, schemathesis] = await Promise.all([postgres.start(), chroma.start(), prepareFerretDb(logger), ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger })]);
   const env = {
     ...process.env,
     TEST_PG_ADMIN_URL: postgres.url('postgres'),
     TEST_CHROMA_URL: chroma.url,
     TEST_FERRETDB_BIN: ferretdb,
+    TEST_SCHEMATHESIS_BIN: schemathesis,
   };
   const tap = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...process.argv.slice(2)], {
     cwd: PROJECT_ROOT,

@@ -1,0 +1,71 @@
+// Fuzzing over the OpenAPI document (issue 17): Schemathesis (PyPI, installed by the test harness) generates valid
+// and invalid requests for every operation, as a super admin with an API token and anonymously, and fails on a 5xx,
+// a status or content type the document does not list, a body that breaks its schema, or a stack trace in a body
+// (test/fixtures/fuzz/hooks.py). `npm test` runs a short, seeded pass; `npm run fuzz` a long one with fresh seeds.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { buildOpenApiDocument, createServer } from '@agent-host/host';
+import t from 'tap';
+import { challengeHeader } from '../helpers/admins.js';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+
+const EXAMPLES = Number(process.env.AGENT_HOST_FUZZ_EXAMPLES ?? 3);
+const SEEDED = process.env.AGENT_HOST_FUZZ_EXAMPLES === undefined;
+const HOOKS = path.join(import.meta.dirname, '..', 'fixtures', 'fuzz');
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance', 'no_stack_trace'];
+
+interface FuzzRun {
+  code: number;
+  output: string;
+  /** Test cases (requests) Schemathesis generated. */
+  requests: number;
+  /** Operations it tested. */
+  operations: number;
+}
+
+async function fuzz(schemaFile: string, baseUrl: string, headers: string[]): Promise<FuzzRun> {
+  const args = [
+    'run', schemaFile, '--url', baseUrl, '--checks', CHECKS.join(','), '--max-examples', String(EXAMPLES), '--workers', '1',
+    '--no-color',
+    // Logging out, or revoking the token it found in GET /admin/api-tokens, would make every later request a 401.
+    '--exclude-operation-id', 'post_admin_auth_logout',
+    '--exclude-operation-id', 'delete_admin_api_tokens_by_token_id',
+    ...(SEEDED ? ['--seed', '15'] : []),
+    ...headers.flatMap((header) => ['--header', header]),
+  ];
+  const child = spawn(process.env.TEST_SCHEMATHESIS_BIN ?? 'st', args, { env: { ...process.env, SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: HOOKS }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  // The summary's "Tested: N" operations and "N generated" test cases.
+  return { code, output, requests: Number(/(\d+) generated/.exec(output)?.[1] ?? 0), operations: Number(/Tested: (\d+)/.exec(output)?.[1] ?? 0) };
+}
+
+t.test('a fuzz run over /openapi.json finds no 5xx, no answer off its schema, no stack trace', async (t) => {
+  const host = await startTestHost(t);
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const token = (await admin.request('POST', '/admin/api-tokens', { name: 'fuzz' }, await challengeHeader(admin))).body.token as string;
+  // Something for the generated ids and bodies to meet: an agent, a source, a session.
+  const agent = (await admin.request('POST', '/agents', { name: 'Fuzz desk', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
+  await admin.request('POST', '/knowledge-sources', { name: 'Fuzz handbook' });
+  await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`);
+
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-fuzz-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const schemaFile = path.join(dir, 'openapi.json');
+  await writeFile(schemaFile, JSON.stringify(buildOpenApiDocument(createServer(host.app).routes)));
+
+  for (const [who, headers] of [
+    ['a super admin with an API token', [`Authorization: Bearer ${token}`]],
+    ['an anonymous caller', []],
+  ] as const) {
+    const run = await fuzz(schemaFile, host.url, [...headers]);
+    t.comment(`${who}: ${run.requests} requests over ${run.operations} operations, ${EXAMPLES} examples each${SEEDED ? ' (seeded)' : ''}`);
+    t.ok(run.operations >= 100, `as ${who}, Schemathesis tested ${run.operations} operations`);
+    t.equal(run.code, 0, `as ${who}, no check failed${run.code === 0 ? '' : `:\n${run.output.slice(-6000)}`}`);
+  }
+});
