@@ -7,6 +7,7 @@ export { cacheDir, ensureChromaVenv } from './chroma/chroma-venv.js';
 export { ensurePipTool, type PipTool } from './process/pip-venv.js';
 export { chromaHeartbeat, EmbeddedChroma } from './chroma/embedded-chroma.js';
 export { databaseFingerprint } from './db/database.js';
+export { databaseUnreachable } from './db/unreachable.js';
 export { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 export type { HealthReport } from './health/health-report.js';
 export { Kernel, type PluginInfo } from './kernel/kernel.js';

@@ -94,7 +94,8 @@ export function createServer(app: AgentHostApp) {
   // Every error leaves in one envelope (http/error-envelope.ts); unexpected errors never expose their message.
   server.on('restifyError', (req: Request, res: Response, err: Error & { statusCode?: number; toJSON?: () => unknown }, next: () => void) => {
     const { status, body, headers } = errorEnvelope(err, { id: req.id(), method: req.method ?? '', path: req.path() });
-    if (status >= 500 && !(err instanceof AgentHostError)) log.error({ err, method: req.method, url: req.url, req_id: req.id() }, 'unhandled error');
+    if (body.code === 'DATABASE_UNAVAILABLE') log.warn({ err: err.message, method: req.method, url: req.url, req_id: req.id() }, 'database unreachable');
+    else if (status >= 500 && !(err instanceof AgentHostError)) log.error({ err, method: req.method, url: req.url, req_id: req.id() }, 'unhandled error');
     for (const [name, value] of Object.entries(headers)) res.header(name, value);
     (err as { statusCode?: number }).statusCode = status;
     err.toJSON = () => body;

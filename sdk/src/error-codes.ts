@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { status: 500, description: 'An unexpected failure; the request id finds it in the log.' },
   UPSTREAM_FAILED: { status: 502, description: 'A service the host calls (model, embedder, tool, vector store) failed.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'The host is at capacity for this kind of request; retry shortly.' },
+  DATABASE_UNAVAILABLE: { status: 503, description: 'The database does not answer; the request changed nothing. Retry after Retry-After seconds.' },
   UPSTREAM_TIMEOUT: { status: 504, description: 'A service the host calls did not answer in time.' },
 
   // Administrator access.

@@ -1,3 +1,4 @@
+import { databaseUnreachable } from '@agent-host/core';
 import { AgentHostError, defaultErrorCode, TooManyRequestsError, ValidationError, type ErrorCode, type ValidationIssue } from '@agent-host/sdk';
 
 /**
@@ -12,6 +13,9 @@ export interface ErrorEnvelope {
   request_id: string;
   errors?: ValidationIssue[];
 }
+
+/** How long a client waits before retrying while the database is away: about what the supervisor needs to restart it. */
+const DATABASE_RETRY_SECONDS = 5;
 
 /** Codes for restify's own refusals, which happen before a route runs. */
 const RESTIFY_CODES: Record<string, ErrorCode> = { ResourceNotFoundError: 'ROUTE_NOT_FOUND', MethodNotAllowedError: 'METHOD_NOT_ALLOWED' };
@@ -36,6 +40,11 @@ export function errorEnvelope(
     const issues = error instanceof ValidationError ? error.issues : undefined;
     const message = issues ? summary(issues) : typeof error.detail === 'string' ? error.detail : error.message;
     return { status: error.status, headers, body: { detail: error.detail, code: error.code, message, request_id: request.id, ...(issues && { errors: issues }) } };
+  }
+  // Not a bug of the request or the host: the database is away, the request changed nothing, and a retry will do.
+  if (databaseUnreachable(error)) {
+    const detail = 'the database does not answer; nothing was changed, try again shortly';
+    return { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_SECONDS) }, body: { detail, code: 'DATABASE_UNAVAILABLE', message: detail, request_id: request.id } };
   }
   const status = error.statusCode ?? 500;
   if (status >= 500) return { status, headers, body: { detail: 'internal server error', code: 'INTERNAL_ERROR', message: 'internal server error', request_id: request.id } };

@@ -253,7 +253,10 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
           : { description: refusal.when, headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: bodySchema(refusal.schema, schemas, 'output') } } };
     }
     // Every refusal a client can cause is listed above; what remains is a failure of the server.
-    responses.default = errorResponse('A failure of the server (5xx), in the error envelope; `code` says which (docs/error-codes.md)', 'HTTPError');
+    responses.default = errorResponse(
+      'A failure of the server (5xx), in the error envelope; `code` says which (docs/error-codes.md): `INTERNAL_ERROR` (500), or `DATABASE_UNAVAILABLE` (503, with Retry-After: nothing was changed)',
+      'HTTPError',
+    );
     operation.responses = responses;
     (paths[path] ??= {})[method] = operation;
   }
