@@ -2,8 +2,7 @@ import { NotFoundError, type ErrorCode } from '@agent-host/sdk';
 
 /**
  * Path parameters that name a row by its UUID, with the refusal when the value cannot name one. Checked before the
- * handler (server.ts) and published as `format: uuid` (openapi/openapi-document.ts); `session_id` (a client's
- * thread id) and `config_key` (a setting's name) are text.
+ * handler (server.ts) and published as `format: uuid` (openapi/openapi-document.ts).
  */
 const UUID_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
   admin_user_id: { code: 'ADMIN_USER_NOT_FOUND', what: 'administrator' },
@@ -23,6 +22,12 @@ const UUID_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
   turn_id: { code: 'TURN_NOT_FOUND', what: 'turn' },
 };
 
+/** Text path parameters, with the refusal for a value no row can have (a NUL character, which Postgres text refuses). */
+const TEXT_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
+  session_id: { code: 'SESSION_NOT_FOUND', what: 'session' },
+  config_key: { code: 'SETTING_NOT_FOUND', what: 'setting' },
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a UUID parameter of `path` names: `version_id` is an agent's or a skill's version. */
@@ -31,10 +36,18 @@ export function uuidParam(path: string, name: string): { code: ErrorCode; what: 
   return UUID_PARAMS[name];
 }
 
-/** Refuses (404) a path whose UUID parameter is not a UUID: no row can have that id, and the database would reject it. */
+/** The 404 a path parameter of `path` can cause, UUID or text; undefined for one that names no row. */
+export const pathParamRefusal = (path: string, name: string) => uuidParam(path, name) ?? TEXT_PARAMS[name];
+
+/**
+ * Refuses (404) a path whose id no row can have: a UUID parameter that is not a UUID, a text one with a NUL
+ * character. The database would reject either with an error, not an empty answer.
+ */
 export function refuseMalformedIds(path: string, params: Record<string, string>): void {
   for (const [name, value] of Object.entries(params)) {
-    const param = uuidParam(path, name);
-    if (param && !UUID.test(value)) throw new NotFoundError(`no ${param.what} ${value}: it is not a UUID`, { code: param.code });
+    const uuid = uuidParam(path, name);
+    if (uuid && !UUID.test(value)) throw new NotFoundError(`no ${uuid.what} ${value}: it is not a UUID`, { code: uuid.code });
+    const text = TEXT_PARAMS[name];
+    if (text && value.includes('\u0000')) throw new NotFoundError(`no ${text.what} with a NUL character in its name`, { code: text.code });
   }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ERROR_CODES } from '@agent-host/sdk';
 import { z } from 'zod';
 import { CHALLENGE_HEADER } from '../access/route-access.js';
-import { uuidParam } from '../http/path-params.js';
+import { pathParamRefusal, uuidParam } from '../http/path-params.js';
 import { ACCESS_COOKIE } from '../access/cookies.js';
 import type { RouteDefinition } from '../routes/route.js';
 
@@ -242,7 +242,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): O
       responses['415'] = errorResponse(`A body that is not ${route.multipart ? 'multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`, 'HTTPError');
     }
     // An id that names nothing is a 404 of every route that takes one (http/path-params.ts), unless the route says more.
-    const named = [...route.path.matchAll(PATH_PARAM)].flatMap(([, name]) => uuidParam(route.path, name!) ?? []);
+    const named = [...route.path.matchAll(PATH_PARAM)].flatMap(([, name]) => pathParamRefusal(route.path, name!) ?? []);
     if (named.length && !route.refusals?.[404]) responses['404'] = errorResponse(named.map(({ what, code }) => `No such ${what} (${code})`).join('; '), 'HTTPError');
     // A route's own refusals come after the shared ones: a 403 or 415 of its own adds to the shared one.
     for (const [status, refusal] of Object.entries(route.refusals ?? {})) {

@@ -75,7 +75,7 @@ export const documentRoutes: RouteFactory = (app) => {
       path: '/knowledge-sources/:source_id/documents/:document_id/download',
       access: { permission: 'knowledge.read' },
       summary: 'The original document through the host (same-origin proxy), with its original filename',
-      success: { status: 200, description: 'The original bytes, as an attachment', contentType: 'application/octet-stream' },
+      success: { status: 200, description: 'The original bytes, as an attachment in the type they were uploaded with', contentType: '*/*' },
       refusals: documentNotFound,
       handler: async (req, res) => {
         const file = await knowledge.documents.open(sourceId(req.params), documentId(req.params));

@@ -33,7 +33,7 @@ export const objectStoreRoutes: RouteFactory = (app) => {
       path: `${OBJECT_STORE_PROXY_PATH}/*`,
       access: { permission: 'knowledge.read' },
       summary: 'Download a stored object through the host (when no presigned URL is offered)',
-      success: { status: 200, description: 'The object, as an attachment', contentType: 'application/octet-stream' },
+      success: { status: 200, description: 'The object, as an attachment in the type it was stored with', contentType: '*/*' },
       refusals: { 400: 'The object key is not valid (OBJECT_KEY_INVALID)', 404: 'No such object (OBJECT_NOT_FOUND)' },
       handler: async (req, res) => {
         const key = keyFromProxyPath(req.url ?? '');
