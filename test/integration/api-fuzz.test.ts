@@ -59,6 +59,8 @@ t.test('what fuzzing found stays fixed', async (t) => {
   t.match(rollback, { status: 404, body: { code: 'AGENT_NOT_FOUND', detail: 'no agent null,null: it is not a UUID' } }, 'so is an agent id');
   const credential = await admin.request('POST', '/mcp-credentials', { name: 'Fuzz desk', allowed_destinations: ['a\u0000b'], secret_payload: { KEY: 'v' } });
   t.match(credential, { status: 422, body: { errors: [{ loc: ['body', 'allowed_destinations', 0], type: 'nul_character' }] } }, 'a NUL character in a body is a 422 where it is');
+  const costly = await admin.request('POST', '/agents', { name: 'Costly', agent_type: 'chat', max_cost_usd_monthly: 1.92e16 });
+  t.match(costly, { status: 422, body: { errors: [{ loc: ['body', 'max_cost_usd_monthly'], type: 'too_big' }] } }, 'a cost limit beyond its column is a 422, not a numeric overflow');
   const session = await admin.request('GET', '/sessions/a%00b/messages');
   t.match(session, { status: 404, body: { code: 'SESSION_NOT_FOUND' } }, 'and in a session id a 404');
 });

@@ -7,7 +7,8 @@ export const MESSAGE_TYPES = ['rule', 'form', 'other'] as const;
 
 const text = z.string().trim().min(1);
 const nonNegativeInt = z.number().int().min(0).nullable();
-const nonNegativeUsd = z.number().min(0).nullable();
+// The columns are DECIMAL(14, 6): eight digits before the point.
+const nonNegativeUsd = z.number().min(0).max(99_999_999.999999, 'at most 99999999.999999 USD').nullable();
 
 const modelSlot = z
   .object({
