@@ -2,39 +2,11 @@
 // the host and the shared Postgres is cut and restored; while it is cut, readiness says so and every request that
 // needs the database is a 503 DATABASE_UNAVAILABLE with Retry-After (never a 500) that changed nothing; once it is
 // restored the host serves again without a restart.
-import net from 'node:net';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { waitFor } from '../helpers/job-counter.js';
+import { startRelay } from '../helpers/relay.js';
 import { createTestDatabase } from '../helpers/services.js';
-
-/** A relay to `target` that can be cut (every connection dropped, new ones refused at once) and restored. */
-async function startRelay(target: { host: string; port: number }) {
-  const sockets = new Set<net.Socket>();
-  let cut = false;
-  const server = net.createServer((client) => {
-    if (cut) return void client.destroy();
-    const upstream = net.connect(target.port, target.host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut() {
-      cut = true;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      cut = false;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 t.test('a database that goes away mid-service: 503 with Retry-After while away, nothing half-done, served again after', async (t) => {
   const direct = new URL(await createTestDatabase(t));

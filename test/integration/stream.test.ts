@@ -277,8 +277,10 @@ t.test('max_concurrent_requests holds across two host instances sharing the data
 });
 
 t.test('model timeouts, the history bound and done after an abort', async (t) => {
-  let slow = false;
-  const fixture = await startOpenAiFixture({ respond: () => (slow ? { chunks: ['too ', 'late'], delayMs: 4_000 } : { chunks: ['fine'] }) });
+  let slow: false | 'delay' | 'stall' = false;
+  const fixture = await startOpenAiFixture({
+    respond: () => (slow === 'delay' ? { chunks: ['too ', 'late'], delayMs: 4_000 } : slow === 'stall' ? { chunks: ['half ', 'an ', 'answer'], stallAfter: 3 } : { chunks: ['fine'] }),
+  });
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
     env: {
@@ -292,7 +294,7 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
   const body = { message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' };
 
   t.test('a model slower than timeouts.model_request_seconds: an error event, done last, a failed turn', async (t) => {
-    slow = true;
+    slow = 'delay';
     const started = Date.now();
     const { events } = await admin.stream({ ...body, thread_id: 'slow-1' });
     slow = false;
@@ -301,6 +303,18 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
     t.ok(Date.now() - started < 3_500, 'the request gave up before the model answered');
     const [turn] = await query(host.databaseUrl, 'SELECT status, assistant_message_id FROM conversation_turns WHERE session_id = $1', ['slow-1']);
     t.same([turn!.status, turn!.assistant_message_id], ['failed', null]);
+  });
+
+  t.test('a model that stalls mid-stream: the tokens so far, then an error event and done; a failed turn', async (t) => {
+    slow = 'stall';
+    const started = Date.now();
+    const { events } = await admin.stream({ ...body, thread_id: 'stall-1' });
+    slow = false;
+    t.ok(Date.now() - started < 5_000, `the turn gave up on the silent model (${Date.now() - started} ms)`);
+    t.same(events.map((e) => e.type).slice(-2), ['error', 'done'], 'an error event, then done');
+    t.ok(events.some((e) => e.type === 'token'), 'after the tokens that did arrive');
+    const [turn] = await query(host.databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', ['stall-1']);
+    t.equal(turn!.status, 'failed', 'stored as failed');
   });
 
   t.test('core_chat_v1 sends at most history_message_limit earlier messages', async (t) => {
