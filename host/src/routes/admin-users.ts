@@ -38,7 +38,6 @@ const adminUser = z
     effective_permissions: z.array(z.string()),
   })
   .meta({ id: 'AdminUser' });
-const notFound = 'No such administrator (ADMIN_USER_NOT_FOUND)';
 
 export const adminUserRoutes: RouteFactory = (app) => {
   const users = app.adminUsers!;
@@ -75,7 +74,6 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_users.read' },
       summary: 'One administrator with grants and effective permissions',
       success: { status: 200, description: 'The administrator', schema: adminUser },
-      refusals: { 404: notFound },
       handler: async (req) => users.get(id(req.params)),
     }),
     route({
@@ -85,7 +83,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       summary: 'Update the profile; role_code/status only by a super_admin with a challenge, never on oneself',
       body: updateBody,
       success: { status: 200, description: 'The administrator as changed', schema: adminUser },
-      refusals: { 403: "A change of one's own role or status (SELF_CHANGE_REFUSED), or by a sub_admin (SUPER_ADMIN_REQUIRED)", 404: notFound },
+      refusals: { 403: "A change of one's own role or status (SELF_CHANGE_REFUSED), or by a sub_admin (SUPER_ADMIN_REQUIRED)" },
       handler: async (req, _res, { operation, challengeToken, body }) => users.update(id(req.params), body, { ...operation, challengeToken }),
     }),
     route({
@@ -96,7 +94,6 @@ export const adminUserRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'Deleted', schema: statusOf('deleted') },
       refusals: {
         403: 'Deleting oneself (SELF_CHANGE_REFUSED), a super_admin as a sub_admin (SUPER_ADMIN_REQUIRED), or a stronger administrator (PERMISSION_NOT_HELD)',
-        404: notFound,
         409: 'A protected super admin (PROTECTED_SUPER_ADMIN), or the last active one (LAST_SUPER_ADMIN)',
       },
       handler: async (req, _res, { operation, challengeToken }) => {
@@ -113,7 +110,6 @@ export const adminUserRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'Deleted', schema: statusOf('deleted') },
       refusals: {
         403: 'Deleting oneself (SELF_CHANGE_REFUSED) or not a super_admin (SUPER_ADMIN_REQUIRED)',
-        404: notFound,
         409: 'The target is not a protected super admin (CONFLICT), or the last active one (LAST_SUPER_ADMIN)',
       },
       handler: async (req, _res, { operation, challengeToken, body }) => {
@@ -130,7 +126,6 @@ export const adminUserRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The administrator with the new grants', schema: adminUser },
       refusals: {
         403: 'Granting to oneself (SELF_CHANGE_REFUSED), permissions you do not hold (PERMISSION_NOT_HELD), or sub_admins may not manage permissions here (SUPER_ADMIN_REQUIRED)',
-        404: notFound,
         409: 'The target is a super_admin, who holds every permission (GRANT_REFUSED)',
       },
       handler: async (req, _res, { operation, challengeToken, body }) =>
@@ -142,7 +137,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_permissions.write', challenge: true },
       summary: 'Revoke one grant',
       success: { status: 200, description: 'The administrator without the grant', schema: adminUser },
-      refusals: { 403: 'The target holds permissions you do not (PERMISSION_NOT_HELD)', 404: `${notFound}, or no active grant with this id (GRANT_NOT_FOUND)` },
+      refusals: { 403: 'The target holds permissions you do not (PERMISSION_NOT_HELD)', 404: 'No such administrator (ADMIN_USER_NOT_FOUND), or no active grant with this id (GRANT_NOT_FOUND)' },
       handler: async (req, _res, { operation, challengeToken }) =>
         users.revokeGrant(id(req.params), String(req.params.grant_id), { ...operation, challengeToken }),
     }),
@@ -153,7 +148,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       summary: "Set a new password and revoke the target's sessions",
       body: resetBody,
       success: { status: 200, description: 'The password is set; every session of the target is revoked', schema: statusOf('password_reset') },
-      refusals: { 403: 'A super_admin target as a sub_admin (SUPER_ADMIN_REQUIRED) or a stronger target (PERMISSION_NOT_HELD)', 404: notFound },
+      refusals: { 403: 'A super_admin target as a sub_admin (SUPER_ADMIN_REQUIRED) or a stronger target (PERMISSION_NOT_HELD)' },
       handler: async (req, _res, { operation, challengeToken, body }) => {
         await users.resetPassword(id(req.params), body.new_password, { ...operation, challengeToken });
         return { status: 'password_reset' };

@@ -6,7 +6,6 @@ import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
 const agentPage = pageOf(agentViewSchema);
-const agentNotFound = { 404: 'No such agent (AGENT_NOT_FOUND)' };
 const agentVersion = z
   .object({
     version_id: z.string().uuid(),
@@ -66,7 +65,6 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.read' },
       summary: 'One agent, with its read-only judge_prompt_version',
       success: { status: 200, description: 'The agent', schema: agentViewSchema },
-      refusals: agentNotFound,
       handler: async (req) => agents.get(id(req.params)),
     }),
     route({
@@ -76,7 +74,7 @@ export const agentRoutes: RouteFactory = (app) => {
       summary: 'Update an agent',
       body: agentUpdateSchema,
       success: { status: 200, description: 'The agent as changed', schema: agentViewSchema },
-      refusals: { ...agentNotFound, 409: 'The agent type cannot change while its configuration depends on it (AGENT_TYPE_CHANGE_REFUSED)' },
+      refusals: { 409: 'The agent type cannot change while its configuration depends on it (AGENT_TYPE_CHANGE_REFUSED)' },
       handler: async (req, _res, { operation, body }) => agents.update(id(req.params), body, operation),
     }),
     route({
@@ -85,7 +83,6 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.delete' },
       summary: 'Delete an agent and its versions',
       success: { status: 200, description: 'Deleted', schema: statusOf('deleted') },
-      refusals: agentNotFound,
       handler: async (req, _res, { operation }) => {
         await agents.delete(id(req.params), operation);
         return { status: 'deleted' };
@@ -97,7 +94,6 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.read' },
       summary: 'Usage rollups, estimated costs (USD, internal) and request counts of the agent',
       success: { status: 200, description: 'The overview', schema: costOverview },
-      refusals: agentNotFound,
       handler: async (req) => app.costOverview!(id(req.params)),
     }),
     route({
@@ -106,7 +102,6 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.read' },
       summary: 'Version history, newest first',
       success: { status: 200, description: 'The versions', schema: listOf(agentVersion) },
-      refusals: agentNotFound,
       handler: async (req) => agents.listVersions(id(req.params)),
     }),
     route({
@@ -115,7 +110,6 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Store the live configuration as an immutable snapshot',
       success: { status: 201, description: 'The new version snapshot', schema: agentVersion },
-      refusals: agentNotFound,
       body: snapshotBody,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
@@ -141,7 +135,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.write' },
       summary: 'Freeze the live configuration as the published version',
       success: { status: 200, description: 'The agent with its published_agent_version_id', schema: agentViewSchema },
-      refusals: { ...agentNotFound, 409: 'Only Fusion agents run a published snapshot (AGENT_NOT_PUBLISHABLE)' },
+      refusals: { 409: 'Only Fusion agents run a published snapshot (AGENT_NOT_PUBLISHABLE)' },
       handler: async (req, _res, { operation }) => agents.publish(id(req.params), operation),
     }),
     route({

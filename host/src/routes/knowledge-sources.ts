@@ -4,7 +4,6 @@ import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
-const notFound = { 404: 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)' };
 
 /** Knowledge sources (spec 4.8). */
 export const knowledgeSourceRoutes: RouteFactory = (app) => {
@@ -38,7 +37,6 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.read' },
       summary: 'One knowledge source, with source_kind and managed_for_agent_id',
       success: { status: 200, description: 'The knowledge source', schema: sourceViewSchema },
-      refusals: notFound,
       handler: async (req) => knowledge.sources.get(String(req.params.source_id)),
     }),
     route({
@@ -48,7 +46,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       summary: 'Update a knowledge source (refused for managed_correction sources)',
       body: sourceUpdateSchema,
       success: { status: 200, description: 'The knowledge source as changed', schema: sourceViewSchema },
-      refusals: { ...notFound, 409: 'A managed_correction source changes only through corrections (MANAGED_SOURCE_READ_ONLY)' },
+      refusals: { 409: 'A managed_correction source changes only through corrections (MANAGED_SOURCE_READ_ONLY)' },
       handler: async (req, _res, { operation, body }) => knowledge.sources.update(String(req.params.source_id), body, operation),
     }),
   ];

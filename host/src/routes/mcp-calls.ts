@@ -17,7 +17,6 @@ export const mcpCallRoutes: RouteFactory = (app) => {
       summary: "The session's MCP calls, blocks and skips, newest first",
       query: pageQuery,
       success: callPage,
-      refusals: { 404: 'No such session (SESSION_NOT_FOUND)' },
       handler: async (req, _res, { query }) => mcp.audits.listBySession(String(req.params.session_id), query),
     }),
     route({
@@ -27,7 +26,6 @@ export const mcpCallRoutes: RouteFactory = (app) => {
       summary: "The agent's MCP calls, blocks and skips, newest first",
       query: pageQuery,
       success: callPage,
-      refusals: { 404: 'No such agent (AGENT_NOT_FOUND)' },
       handler: async (req, _res, { query }) => mcp.audits.listByAgent(String(req.params.agent_id), query),
     }),
   ];

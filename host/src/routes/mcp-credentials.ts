@@ -5,7 +5,6 @@ import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
-const notFound = { 404: 'No such credential (CREDENTIAL_NOT_FOUND)' };
 
 /** MCP credentials (spec 4.13, 5.8): the secret goes in as `secret_payload` and never comes out. */
 export const mcpCredentialRoutes: RouteFactory = (app) => {
@@ -40,7 +39,6 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.read' },
       summary: 'One credential, without its secret',
       success: { status: 200, description: 'The credential', schema: credential },
-      refusals: notFound,
       handler: async (req) => mcp.credentials.get(id(req.params)),
     }),
     route({
@@ -50,7 +48,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       summary: 'Update metadata (name, description, scope); the secret changes only by rotate',
       body: credentialUpdateSchema,
       success: { status: 200, description: 'The credential as changed', schema: credential },
-      refusals: { ...notFound, 409: 'Another server uses it, so it cannot be scoped to one (CREDENTIAL_IN_USE)' },
+      refusals: { 409: 'Another server uses it, so it cannot be scoped to one (CREDENTIAL_IN_USE)' },
       handler: async (req, _res, { operation, body }) => mcp.credentials.update(id(req.params), body, operation),
     }),
     route({
@@ -59,7 +57,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Delete a credential no server uses',
       success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), credential_id: z.string().uuid() }) },
-      refusals: { ...notFound, 409: 'A server uses it (CREDENTIAL_IN_USE)' },
+      refusals: { 409: 'A server uses it (CREDENTIAL_IN_USE)' },
       handler: async (req, _res, { operation }) => mcp.credentials.delete(id(req.params), operation),
     }),
     route({
@@ -69,7 +67,6 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       summary: 'Replace the secret; the answer lists the servers and mounts to verify again',
       body: credentialRotateSchema,
       success: { status: 200, description: 'The credential, with the servers and mounts to verify again', schema: rotatedCredential },
-      refusals: notFound,
       handler: async (req, _res, { operation, body }) => mcp.credentials.rotate(id(req.params), body.secret_payload, operation),
     }),
   ];

@@ -5,7 +5,6 @@ import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const listQuery = z.object(pagingFields).strict();
-const notFound = { 404: 'No such MCP server (MCP_SERVER_NOT_FOUND)' };
 
 /** MCP servers, their health check and test call (spec 4.13). */
 export const mcpServerRoutes: RouteFactory = (app) => {
@@ -40,7 +39,6 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.read' },
       summary: 'One MCP server',
       success: { status: 200, description: 'The MCP server', schema: serverViewSchema },
-      refusals: notFound,
       handler: async (req) => mcp.servers.get(id(req.params)),
     }),
     route({
@@ -49,7 +47,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Update an MCP server',
       success: { status: 200, description: 'The MCP server as changed', schema: serverViewSchema },
-      refusals: { ...notFound, 409: 'The change would send a credential somewhere new, or the name is taken (CREDENTIAL_CONFIRMATION_REQUIRED, MCP_SERVER_EXISTS)' },
+      refusals: { 409: 'The change would send a credential somewhere new, or the name is taken (CREDENTIAL_CONFIRMATION_REQUIRED, MCP_SERVER_EXISTS)' },
       body: serverUpdateSchema,
       handler: async (req, _res, { operation, body }) => mcp.servers.update(id(req.params), body, operation),
     }),
@@ -59,7 +57,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Delete an MCP server that no agent mounts',
       success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), mcp_server_id: z.string().uuid() }) },
-      refusals: { ...notFound, 409: 'An agent mounts the server (MCP_SERVER_IN_USE)' },
+      refusals: { 409: 'An agent mounts the server (MCP_SERVER_IN_USE)' },
       handler: async (req, _res, { operation }) => mcp.servers.delete(id(req.params), operation),
     }),
     route({
@@ -68,7 +66,6 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Connectivity check; sets the server status to active or error (inactive stays)',
       success: { status: 200, description: 'What the check found; ok is false when the server did not answer well', schema: healthCheck },
-      refusals: notFound,
       handler: async (req, _res, { operation }) => mcp.actions.healthCheck(id(req.params), operation),
     }),
     route({
@@ -78,7 +75,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       summary: 'tools/list (the tools and the raw answer) or tools/call, optionally with another credential and timeout',
       body: testCallSchema,
       success: { status: 200, description: 'The tools or the call result; status says whether the server answered', schema: testCall },
-      refusals: { ...notFound, 409: 'The credential does not fit this server (CREDENTIAL_SCOPE_MISMATCH, CREDENTIAL_DESTINATION_REFUSED)' },
+      refusals: { 409: 'The credential does not fit this server (CREDENTIAL_SCOPE_MISMATCH, CREDENTIAL_DESTINATION_REFUSED)' },
       handler: async (req, _res, { operation, body }) => mcp.actions.testCall(id(req.params), body, operation),
     }),
   ];

@@ -49,8 +49,9 @@ export interface RouteDefinition<B = unknown, Q = unknown, R = unknown> {
     itemSchema?: z.ZodType;
   };
   /**
-   * The route's own refusals (status: when, with the codes in parentheses), besides validation, login and permission
-   * ones; their body is the error envelope unless a schema says otherwise (`/readyz`'s 503).
+   * The route's own refusals (status: when, with the codes in parentheses), besides those the document derives:
+   * validation, login and permission, bodies, cursors, and the 404 of each path id (a route's own 404 replaces that
+   * one). Their body is the error envelope unless a schema says otherwise (`/readyz`'s 503).
    */
   refusals?: Record<number, string | { when: string; schema: z.ZodType }>;
   handler(req: Request, res: Response, context: RequestContext & { body: B; query: Q }): Promise<Widened<NoInfer<R>>>;

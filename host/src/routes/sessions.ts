@@ -16,7 +16,6 @@ const sessionQuery = z
   })
   .strict();
 const pageQuery = z.object(pagingFields).strict();
-const sessionNotFound = { 404: 'No such session (SESSION_NOT_FOUND)' };
 const sessionSummary = sessionStateSchema.extend({ agent_name: z.string().nullable(), created_at: z.string().datetime() });
 
 export const sessionRoutes: RouteFactory = (app) => {
@@ -56,7 +55,6 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'Message history, oldest first',
       query: pageQuery,
       success: { status: 200, description: 'A page of messages', schema: pageOf(messageSchema) },
-      refusals: sessionNotFound,
       handler: async (req, _res, { query }) => sessions.listMessages(sessionId(req.params), query),
     }),
     route({
@@ -66,7 +64,6 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'Turns, newest first, with model, generation_usage and the correction summary',
       query: pageQuery,
       success: { status: 200, description: 'A page of turns', schema: pageOf(turn) },
-      refusals: sessionNotFound,
       handler: async (req, _res, { principal, query }) => sessions.listTurns(sessionId(req.params), query, revealsCorrectionPublication(principal!.permissions)),
     }),
     route({

@@ -18,7 +18,6 @@ export const skillCallRoutes: RouteFactory = (app) => {
       summary: "The agent's skill calls, newest first, optionally by status",
       query: callQuery,
       success: callPage,
-      refusals: { 404: 'No such agent (AGENT_NOT_FOUND)' },
       handler: async (req, _res, { query }) => skills.calls.listForAgent(String(req.params.agent_id), query),
     }),
     route({
@@ -28,7 +27,6 @@ export const skillCallRoutes: RouteFactory = (app) => {
       summary: "The session's skill calls, newest first, optionally by status",
       query: callQuery,
       success: callPage,
-      refusals: { 404: 'No such session (SESSION_NOT_FOUND)' },
       handler: async (req, _res, { query }) => skills.calls.listForSession(String(req.params.session_id), query),
     }),
   ];

@@ -7,7 +7,6 @@ import { route, type RouteFactory } from './route.js';
 const skillQuery = z.object({ ...pagingFields, status: z.enum(SKILL_STATUSES).optional() }).strict();
 const versionQuery = z.object({ ...pagingFields, released_only: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') }).strict();
 
-const skillNotFound = { 404: 'No such skill (SKILL_NOT_FOUND)' };
 const versionNotFound = { 404: 'No such skill, or no such version of it (SKILL_NOT_FOUND, SKILL_VERSION_NOT_FOUND)' };
 const backendUnavailable = 'No enabled plugin provides its backend, or its MCP server is not active (SKILL_BACKEND_UNAVAILABLE)';
 
@@ -46,7 +45,6 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.read' },
       summary: 'One skill',
       success: { status: 200, description: 'The skill', schema: skill },
-      refusals: skillNotFound,
       handler: async (req) => skills.assets.get(skillId(req.params)),
     }),
     route({
@@ -56,7 +54,7 @@ export const skillRoutes: RouteFactory = (app) => {
       summary: 'Update a skill (name, description, status)',
       body: skillUpdateSchema,
       success: { status: 200, description: 'The skill as changed', schema: skill },
-      refusals: { ...skillNotFound, 409: 'A skill with this name exists (SKILL_EXISTS)' },
+      refusals: { 409: 'A skill with this name exists (SKILL_EXISTS)' },
       handler: async (req, _res, { operation, body }) => skills.assets.update(skillId(req.params), body, operation),
     }),
     route({
@@ -65,7 +63,7 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.write' },
       summary: 'Create a version: a draft, unless is_released=true releases it at once under the release rules',
       success: { status: 201, description: 'The new version', schema: skillVersion },
-      refusals: { ...skillNotFound, 409: `Released at once, but: ${backendUnavailable}` },
+      refusals: { 409: `Released at once, but: ${backendUnavailable}` },
       body: versionCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
@@ -79,7 +77,6 @@ export const skillRoutes: RouteFactory = (app) => {
       summary: "The skill's versions, newest first; released_only=true for released ones",
       query: versionQuery,
       success: { status: 200, description: 'A page of versions', schema: pageOf(skillVersion) },
-      refusals: skillNotFound,
       handler: async (req, _res, { query }) => skills.versions.list(skillId(req.params), query),
     }),
     route({

@@ -33,7 +33,7 @@ export const systemSettingRoutes: RouteFactory = (app) => {
       summary: 'Change a setting; takes effect without restart',
       body: settingBody,
       success: { status: 200, description: 'The setting as changed', schema: setting },
-      refusals: { 400: 'The value is not valid for this setting (SETTING_VALUE_INVALID)', 404: 'No such setting (SETTING_NOT_FOUND)' },
+      refusals: { 400: 'The value is not valid for this setting (SETTING_VALUE_INVALID)' },
       handler: async (req, _res, { principal, origin, challengeToken, body }) =>
         settings.update(String(req.params.config_key), body.value, principal!, origin, challengeToken),
     }),

@@ -31,7 +31,6 @@ export const takeoverRoutes: RouteFactory = (app) => {
       query: forceQuery,
       success: { status: 200, description: 'The session state after the change', schema: sessionStateSchema },
       refusals: {
-        404: 'No such session (SESSION_NOT_FOUND)',
         409:
           action === 'takeover'
             ? 'The agent has no human takeover (TAKEOVER_NOT_ENABLED), or another operator holds the session and force is not set (SESSION_TAKEN_OVER)'
@@ -49,7 +48,6 @@ export const takeoverRoutes: RouteFactory = (app) => {
       summary: 'A human reply from the operator who took the session over (role agent; no turn)',
       success: { status: 201, description: 'The stored human reply', schema: messageSchema },
       refusals: {
-        404: 'No such session (SESSION_NOT_FOUND)',
         409: 'The session is not taken over (SESSION_NOT_TAKEN_OVER), or by another operator (SESSION_TAKEN_OVER)',
       },
       body: manualMessageBody,
@@ -66,7 +64,6 @@ export const takeoverRoutes: RouteFactory = (app) => {
       summary: 'The durable takeover event stream, oldest first',
       query: pageQuery,
       success: { status: 200, description: 'A page of takeover events', schema: pageOf(takeoverEventSchema) },
-      refusals: { 404: 'No such session (SESSION_NOT_FOUND)' },
       handler: async (req, _res, { query }) => takeover.listEvents(sessionId(req.params), query),
     }),
   ];
