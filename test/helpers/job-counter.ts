@@ -35,7 +35,7 @@ export function jobCounterEnv(config: JobCounterConfig): Record<string, string> 
 }
 
 export interface LedgerEntry {
-  event: 'queued' | 'run' | 'fail-attempt' | 'queue-error';
+  event: 'queued' | 'start' | 'run' | 'fail-attempt' | 'queue-error';
   name: string;
   job_id: string;
   run: string;

@@ -443,6 +443,19 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'a large tool result reaches the model cut to [mcp] result_context_chars, saying so; the audit keeps it whole',
+    agent: 'mixed',
+    message: 'Flood me with 50000 bytes',
+    script: { selection: { selected_tool_name: 'flood', should_call_now: true, missing_required_arguments: [], reason: 'asked' }, arguments: { bytes: 50_000 } },
+    check(t, { calls, bodies }) {
+      t.match(calls, [{ tool_name: 'flood', status: 'success' }]);
+      t.equal(calls[0].response_payload.length, 50_000, 'the audit holds all 50,000 characters');
+      const system = String(bodies.at(-1).messages[0].content);
+      t.match(system, `[flood] ${'x'.repeat(20_000)}\n[cut: the tool answered 50000 characters; the first 20000 are shown ([mcp] result_context_chars)]`, 'the model gets the first 20,000 and the note');
+      t.notMatch(system, 'x'.repeat(20_001), 'and no more');
+    },
+  },
+  {
     // Right after a call on the same server, so its connection is warm and tools/list fits the short timeout.
     name: "failures: a call past the mount's timeout_ms is audited timeout, and the reply goes on",
     agent: 'slow',
@@ -524,7 +537,7 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
   agents.broken = await newAgent('Broken desk');
   agents.raw = await newAgent('Raw desk');
   for (const id of [agents.tracking, agents.strict, agents.noFollowUp]) await mount(id, tracking, { allowed_tools: ['query_tracking'] });
-  await mount(agents.mixed, tracking, { allowed_tools: ['query_tracking', 'fail'], priority: 5 });
+  await mount(agents.mixed, tracking, { allowed_tools: ['query_tracking', 'fail', 'flood'], priority: 5 });
   await mount(agents.mixed, everything, { allowed_tools: ['echo', 'get-sum'] });
   await mount(agents.empty, everything, { allowed_tools: ['no_such_tool'] });
   await mount(agents.probe, tracking, { allowed_tools: ['query_tracking'], max_calls_per_turn: 1 });

@@ -37,7 +37,7 @@ for (const [wire, path] of [
     const target = server('http_sse', { url: `${f.url}${path}` });
     t.match(await backend.healthCheck(target, opts), { ok: true, message: `tracking-fixture 1.0.0 answered over ${wire}` }, `detected as ${wire}`);
     const tools = await backend.listTools(target, opts);
-    t.same(tools.map((tool) => tool.name), ['query_tracking', 'slow', 'whoami', 'crash', 'fail'], 'tools/list returns every tool the server offers');
+    t.same(tools.map((tool) => tool.name), ['query_tracking', 'slow', 'whoami', 'crash', 'fail', 'flood'], 'tools/list returns every tool the server offers');
     t.same(await backend.callTool(target, 'query_tracking', { selectNo: 'BL-778899' }, opts), { status: 'success', result: trackingResult('BL-778899') }, 'the tracking result comes back whole');
     t.match(await backend.callTool(target, 'fail', {}, opts), { status: 'error', error: 'tracking backend unavailable' }, 'a tool error (isError) is an error outcome');
     t.same(f.sessions, { streamable_http: wire === 'streamable_http' ? 1 : 0, sse: wire === 'sse' ? 1 : 0 }, 'every action used one MCP session');
@@ -130,6 +130,24 @@ t.test('credentials a server echoes back in an error are masked', async (t) => {
   t.type(listed, UpstreamError, 'tools/list rejects with UpstreamError');
   t.notMatch([outcome.error, health.message, (listed as Error).message, ...log.lines].join('\n'), SECRET.ACCESS_TOKEN, 'the secret is in no outcome, exception or log line');
 });
+
+for (const [wire, path] of [
+  ['streamable_http', '/mcp'],
+  ['sse', '/sse'],
+] as const) {
+  t.test(`${wire}: a server that floods past [http] max_response_bytes fails the call at once, naming the limit; the next call works`, async (t) => {
+    const f = await fixture(t);
+    // backendFor's HTTP client reads at most 1 MB of an answer.
+    const backend = backendFor(t, 'http_sse');
+    const target = server('http_sse', { url: `${f.url}${path}` });
+    const started = Date.now();
+    const over = await backend.callTool(target, 'flood', { bytes: 32 * 1024 * 1024 }, opts);
+    t.equal(over.status, 'error', 'a 32 MB answer is an error outcome');
+    t.ok(Date.now() - started < opts.timeoutMs / 2, 'when the limit is passed, not at the timeout');
+    t.match(over.error, /passed 1048576 bytes \(\[http\] max_response_bytes\)/, 'the error names the limit');
+    t.equal((await backend.callTool(target, 'flood', { bytes: 1024 }, opts)).status, 'success', 'the next call is answered');
+  });
+}
 
 t.test('an unreachable server is an error, and tools/list maps a timeout to 504', async (t) => {
   const f = await fixture(t);

@@ -112,6 +112,20 @@ t.test('a child that crashes mid-call is an error outcome naming the exit, and i
   t.not((await whoami(backend, tracking)).pid, pid, 'the next call starts a new child');
 });
 
+t.test('a server that floods past max_message_bytes is an error outcome naming the limit; it is ended and replaced', async (t) => {
+  const backend = backendFor(t, 'stdio', { maxMessageBytes: 1024 * 1024 });
+  const tracking = server('stdio', trackingStdio());
+  const { pid } = await whoami(backend, tracking);
+  const under = await backend.callTool(tracking, 'flood', { bytes: 512 * 1024 }, opts);
+  t.equal(under.status, 'success', 'a result under the limit is received');
+  t.equal((under.result as string).length, 512 * 1024, 'whole');
+  const over = await backend.callTool(tracking, 'flood', { bytes: 32 * 1024 * 1024 }, opts);
+  t.equal(over.status, 'error', 'a 32 MB message is an error outcome, not a host out of memory');
+  t.match(over.error, /more than 1048576 bytes \(\[plugins\.tools-mcp\] max_message_bytes\)/, 'the error names the limit');
+  t.ok(await goneWithin(pid, 5_000), 'the flooding server was ended and reaped');
+  t.not((await whoami(backend, tracking)).pid, pid, 'the next call starts a new server');
+});
+
 t.test('close() returns only once every child has exited and been reaped', async (t) => {
   const backend = backendFor(t, 'stdio');
   const pids = [

@@ -1,12 +1,13 @@
 // The pure rules under the MCP tool pipeline (spec 4.13): identifier
 // parsing, tracking signals, the gates' verdicts the HTTP tests cannot reach,
-// build_tool_arguments, the tracking projection, payload rendering, masking.
+// build_tool_arguments, the tracking projection, payload rendering, masking,
+// the cut of a large result.
 import t from 'tap';
 import { buildToolArguments } from '../../core/src/mcp/arguments.js';
 import { attemptGate, preGenerationGate } from '../../core/src/mcp/gates.js';
 import { parseIdentifiers, traceable } from '../../core/src/mcp/identifiers.js';
 import { maskSensitive } from '../../core/src/mcp/masking.js';
-import { businessPayload, fieldCatalog, renderDirectResponse } from '../../core/src/mcp/payloads.js';
+import { businessPayload, fieldCatalog, renderDirectResponse, resultForContext } from '../../core/src/mcp/payloads.js';
 import { matchQuickRule } from '../../core/src/mcp/quick-match.js';
 import { builtInTrackingIntent, projectTrackingResult, sameTool, trackingSignals } from '../../core/src/mcp/tracking.js';
 
@@ -110,6 +111,18 @@ t.test('direct-response rendering and masking', async (t) => {
   t.equal(renderDirectResponse(payload, { ...rule, output_mode: 'text', prefix_text: 'P', suffix_text: 'S' }).reply, 'P\nb: x\nv: 1, 2\nS');
   t.match(renderDirectResponse(payload, { ...rule, output_mode: 'raw_json', wrap_json_code_block: true }).reply, /^```json\n\{/);
   t.same(maskSensitive({ Authorization: 'Bearer k', nested: { api_key: 'k', note: 'says sk-123 here' }, token: null }, ['sk-123']), { Authorization: '***', nested: { api_key: '***', note: 'says *** here' }, token: null });
+});
+
+t.test('a tool result longer than result_context_chars reaches the runtime cut, saying so', async (t) => {
+  const small = { status: 'ok', items: [1, 2, 3] };
+  t.equal(resultForContext(small, 100), small, 'a result that fits is passed as it is, not as text');
+  t.equal(resultForContext('y'.repeat(100), 100), 'y'.repeat(100), 'exactly at the limit still fits');
+  t.equal(resultForContext('y'.repeat(250), 100), `${'y'.repeat(100)}\n[cut: the tool answered 250 characters; the first 100 are shown ([mcp] result_context_chars)]`);
+  const large = { rows: Array.from({ length: 50 }, (_, i) => ({ i })) };
+  const text = JSON.stringify(large);
+  t.equal(resultForContext(large, 100), `${text.slice(0, 100)}\n[cut: the tool answered ${text.length} characters; the first 100 are shown ([mcp] result_context_chars)]`, 'an object is cut as its JSON');
+  t.equal(resultForContext(null, 100), null);
+  t.equal(resultForContext(undefined, 100), undefined, 'no result stays none');
 });
 
 t.test('quick-match prefixes: a command, the longest first, case-insensitive', async (t) => {

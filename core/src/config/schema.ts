@@ -118,6 +118,8 @@ export const configSchema = z
         history_user_message_window: z.number().int().min(0).default(3),
         raw_passthrough_tool_keys: z.array(z.string()).default([]),
         raw_passthrough_wrap_json_code_block: z.boolean().default(false),
+        /** The characters of one tool result a runtime (and so the model) gets; past it the result is cut, saying so. */
+        result_context_chars: z.number().int().min(100).default(20_000),
         /** Whether sub admins holding mcp.write may create and change stdio servers (programs the host runs). */
         sub_admins_manage_stdio_servers: z.boolean().default(false),
         /** Executables stdio MCP servers may run (read by the tools-mcp plugin); unset: a development default. */
@@ -188,6 +190,8 @@ export const configSchema = z
         text_search_config: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('english'),
         ingestion_lease_seconds: z.number().int().min(2).default(60),
         ingestion_supervisor_interval_seconds: z.number().int().min(1).default(30),
+        /** How long indexing tries a document's vector writes again while the vector store cannot be reached; 0: once. */
+        vector_retry_seconds: z.number().int().min(0).default(120),
       })
       .strict(),
     release: z

@@ -1,4 +1,5 @@
-import type { DocumentParser, Logger, ObjectStoreBackend, ParsedDocument } from '@agent-host/sdk';
+import { ServiceUnavailableError, UpstreamError, UpstreamTimeoutError, type DocumentParser, type Logger, type ObjectStoreBackend, type ParsedDocument } from '@agent-host/sdk';
+import pRetry from 'p-retry';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import { chunkDocument, type Chunking } from './chunking.js';
 import type { DocumentRepository, DocumentRow } from './document-repository.js';
@@ -18,6 +19,9 @@ export type IndexMode = 'ingest' | 'rebuild_from_snapshot';
 
 /** Interrupted parses after which a document is failed instead of parsed again. */
 const MAX_UNFINISHED_PARSES = 2;
+
+/** A vector store that cannot be reached, times out or is busy may come back; one that refuses a write will not. */
+const mayComeBack = (error: unknown) => error instanceof UpstreamError || error instanceof UpstreamTimeoutError || error instanceof ServiceUnavailableError;
 
 /** A failure whose `vector_status` is `verification_failed` rather than `reindex_required`. */
 class VerificationError extends Error {
@@ -43,6 +47,8 @@ export class DocumentIndexer {
     private readonly objectStore: ObjectStoreBackend,
     private readonly index: VectorIndex,
     private readonly logger: Logger,
+    /** `[knowledge] vector_retry_seconds`: how long the vector store's part is tried again while the store is away. */
+    private readonly vectorRetrySeconds: number,
   ) {}
 
   async run(documentId: string, mode: IndexMode, chunkingOverride: Chunking | null, sourceChunking: Chunking): Promise<DocumentResult> {
@@ -56,16 +62,18 @@ export class DocumentIndexer {
       const chunks = (await chunkDocument(parsed, chunking)).map((chunk, i) => ({ ...chunk, id: pointId(row.id, i) }));
       const vectors = await this.index.embed(chunks.map((c) => c.content));
       const collection = this.index.collectionFor(row.source_id);
-      if (row.vector_collection && row.vector_collection !== collection) await this.index.deleteDocument(row.vector_collection, row.id);
-      await this.repository.recordCollection(row.id, collection);
-      await this.repository.replaceChunks(row, chunks);
-      await this.index.replaceDocument(
-        collection,
-        row.id,
-        chunks.map((c, i) => ({ id: c.id, content: c.content, metadata: { ...c.metadata, source_id: row.source_id, document_id: row.id, chunk_index: i } })),
-        vectors,
-      );
-      const actual = await this.index.countDocument(collection, row.id);
+      const actual = await this.whileVectorStoreIsAway(log, async () => {
+        if (row.vector_collection && row.vector_collection !== collection) await this.index.deleteDocument(row.vector_collection, row.id);
+        await this.repository.recordCollection(row.id, collection);
+        await this.repository.replaceChunks(row, chunks);
+        await this.index.replaceDocument(
+          collection,
+          row.id,
+          chunks.map((c, i) => ({ id: c.id, content: c.content, metadata: { ...c.metadata, source_id: row.source_id, document_id: row.id, chunk_index: i } })),
+          vectors,
+        );
+        return this.index.countDocument(collection, row.id);
+      });
       if (actual !== chunks.length) throw new VerificationError(`the vector store holds ${actual} points for this document, expected ${chunks.length}`, { expected: chunks.length, actual });
       if (!(await this.repository.markIndexed(row.id, { collection, chunking, count: chunks.length }))) {
         // Deleted while it was being indexed: take back what this run wrote.
@@ -80,6 +88,31 @@ export class DocumentIndexer {
       if (error instanceof VerificationError) await this.repository.markFailed(row.id, message, 'verification_failed', error.counts);
       else await this.repository.markFailed(row.id, message, 'reindex_required');
       return { document_id: row.id, filename: row.filename, status: 'failed', error: message };
+    }
+  }
+
+  /**
+   * Runs the writing part of indexing (idempotent: delete, then write) again while the vector store cannot be reached,
+   * backing off from 1 s to 15 s, for up to `[knowledge] vector_retry_seconds`. The document's parse and embeddings are
+   * kept meanwhile, and its job keeps its lease, so a store that comes back in time loses nothing.
+   */
+  private async whileVectorStoreIsAway<T>(log: Logger, work: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    try {
+      return await pRetry(work, {
+        retries: Infinity,
+        maxRetryTime: this.vectorRetrySeconds * 1000,
+        minTimeout: 1000,
+        maxTimeout: 15_000,
+        shouldRetry: ({ error }) => mayComeBack(error),
+        onFailedAttempt: ({ error, attemptNumber }) => {
+          if (mayComeBack(error)) log.warn({ reason: error.message, attempt: attemptNumber }, 'the vector store did not take the document; trying again');
+        },
+      });
+    } catch (error) {
+      if (!mayComeBack(error) || this.vectorRetrySeconds === 0) throw error;
+      const waited = Math.round((Date.now() - started) / 1000);
+      throw new Error(`the vector store was away for the ${waited} s this document waited ([knowledge] vector_retry_seconds): ${(error as Error).message}`, { cause: error });
     }
   }
 

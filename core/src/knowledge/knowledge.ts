@@ -53,7 +53,7 @@ export class Knowledge {
     this.inspectRuns = new InspectRuns(db, this.sources, repository, this.index);
     this.retrieval = new Retrieval(db, this.index, config, logger);
     this.corrections = new KnowledgeCorrections(db, this.sources, this.mounts, this.documents, repository, this.ingestion, logger);
-    const indexer = new DocumentIndexer(repository, deps.parsers, deps.objectStore, this.index, logger);
+    const indexer = new DocumentIndexer(repository, deps.parsers, deps.objectStore, this.index, logger, config.vector_retry_seconds);
     this.worker = new IngestionWorker(
       db,
       this.sources,

@@ -48,6 +48,16 @@ export function fieldCatalog(payload: unknown, limit = 200): { path: string; typ
   return [...seen.values()];
 }
 
+/**
+ * A tool result as a runtime gets it: as it is while its text (JSON unless a string) fits `maxChars`, else that text
+ * cut to `maxChars` with a note saying so, so one large answer cannot fill the model's context.
+ */
+export function resultForContext(value: unknown, maxChars: number): unknown {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined || text.length <= maxChars) return value;
+  return `${text.slice(0, maxChars)}\n[cut: the tool answered ${text.length} characters; the first ${maxChars} are shown ([mcp] result_context_chars)]`;
+}
+
 /** JSON text, in a ```json fenced block when asked. */
 export const jsonOutput = (value: unknown, wrap: boolean) => {
   const text = JSON.stringify(value, null, 2);

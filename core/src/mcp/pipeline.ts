@@ -4,6 +4,7 @@ import { buildToolArguments, generateArguments } from './arguments.js';
 import { attemptGate, missingGuidance, preGenerationGate, type GateVerdict } from './gates.js';
 import { trackingIntent } from './intent-gates.js';
 import { missingRequired } from './policy.js';
+import { resultForContext } from './payloads.js';
 import { applyResponseRules } from './response-rules.js';
 import { selectTool } from './selection.js';
 import { isTrackingTool, trackingSignals } from './tracking.js';
@@ -102,7 +103,7 @@ export async function runToolPipeline(turn: TurnTools): Promise<ToolPipelineResu
     rawPassthroughKeys: turn.deps.config.raw_passthrough_tool_keys,
     wrapRawPassthrough: turn.deps.config.raw_passthrough_wrap_json_code_block,
   });
-  if (!ruled) return proceed(null, [{ tool_name: name, status: execution.status, result: execution.business }]);
+  if (!ruled) return proceed(null, [{ tool_name: name, status: execution.status, result: resultForContext(execution.business, turn.deps.config.result_context_chars) }]);
   // Only on this reply: a runtime that goes on to another round (and another invocation) has no direct response.
   return { action: 'reply', reply: ruled.reply, response_source: ruled.response_source, observation: { ...turn.observation, ...ruled.observation } };
 }

@@ -5,7 +5,7 @@ import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from '.
 import { pendingApprovalReply, type ToolApprovals } from './approvals.js';
 import type { McpCallAudits, McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
 import { redactSecrets } from './masking.js';
-import { businessPayload, failurePayload } from './payloads.js';
+import { businessPayload, failurePayload, resultForContext } from './payloads.js';
 import { runToolPipeline } from './pipeline.js';
 import { missingRequired } from './policy.js';
 import { quickMatchOr } from './quick-match.js';
@@ -212,6 +212,6 @@ export class TurnTools {
     const execution = await this.execute(tool, args, 'tool_handle');
     if (execution.status === 'blocked') return { status: 'error', result: null, error: execution.reason };
     if (execution.status === 'pending_approval') return { status: 'error', result: { approval_id: execution.approval_id }, error: pendingApprovalReply(name) };
-    return { status: execution.status, result: execution.business, ...(execution.error && { error: execution.error }) };
+    return { status: execution.status, result: resultForContext(execution.business, this.deps.config.result_context_chars), ...(execution.error && { error: execution.error }) };
   }
 }

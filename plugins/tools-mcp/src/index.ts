@@ -17,6 +17,8 @@ const config = z
     max_connections: z.number().int().positive().default(16),
     /** stdio: how long a server may take to exit after its stdin closes, and again after SIGTERM, before SIGKILL. */
     shutdown_grace_ms: z.number().int().positive().default(2_000),
+    /** stdio: the largest message a server may send (a tool result is one message); past it the call fails and the server is ended. */
+    max_message_bytes: z.number().int().positive().default(10 * 1024 * 1024),
   })
   .strict();
 
@@ -44,6 +46,7 @@ export default definePlugin({
               defaultTimeoutMs: options.default_timeout_ms,
               maxConnections: options.max_connections,
               shutdownGraceMs: options.shutdown_grace_ms,
+              maxMessageBytes: options.max_message_bytes,
               stdioPolicy,
               stdioCwd,
               http,

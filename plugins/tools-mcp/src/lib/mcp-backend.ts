@@ -36,6 +36,8 @@ export interface McpToolBackendOptions {
   maxConnections: number;
   /** stdio: how long a server may take to exit after stdin closes, and again after SIGTERM. */
   shutdownGraceMs: number;
+  /** stdio: the largest message a server may send; past it the call fails and the server is ended. */
+  maxMessageBytes: number;
   /** stdio: which commands may run, checked when a server is saved and at every launch. */
   stdioPolicy: StdioPolicy;
   /** stdio: the children's (empty) working directory. */
@@ -176,6 +178,7 @@ export class McpToolBackend implements ToolBackend {
         env,
         cwd: this.options.stdioCwd,
         shutdownGraceMs: this.options.shutdownGraceMs,
+        maxMessageBytes: this.options.maxMessageBytes,
         onExit: (status: string, stderr: string) => {
           if (stderr) log.warn({ status, stderr: redactSecrets(stderr, server.secret) }, 'stdio tool server exited; its stderr (never shown to callers)');
         },

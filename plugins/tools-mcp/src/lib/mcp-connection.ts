@@ -48,16 +48,59 @@ export async function openConnection(target: McpTarget, deadline: Deadline, onDe
   }
   const url = new URL(target.url);
   const requestInit = { headers: target.headers };
-  const fetch = guardedFetch;
+  let current: Transport | undefined;
+  let brokeOff = '';
+  const fetch = watchedFetch(guardedFetch, (error) => {
+    brokeOff ||= `an answer broke off: ${error.message}`;
+    void current?.close();
+  });
+  const diagnosis = () => brokeOff;
   if (target.transport !== 'sse') {
     try {
-      const client = await connect(new StreamableHTTPClientTransport(url, { requestInit, fetch }), deadline, onDead);
-      return httpConnection(client, 'streamable_http');
+      const client = await connect((current = new StreamableHTTPClientTransport(url, { requestInit, fetch })), deadline, onDead);
+      return { client, wire: 'streamable_http', diagnosis, close: () => client.close() };
     } catch (error) {
       if (target.transport === 'streamable_http' || !servesOnlySse(error)) throw error;
     }
   }
-  return httpConnection(await connect(new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch } }), deadline, onDead), 'sse');
+  const client = await connect((current = new SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch } })), deadline, onDead);
+  return { client, wire: 'sse', diagnosis, close: () => client.close() };
+}
+
+/**
+ * `fetch` whose response bodies report an error mid-way (past `[http] max_response_bytes`, a dropped connection) to
+ * `onBroken`. The SDK only logs such an error, so the calls waiting on that answer would wait for their timeout;
+ * ending the connection fails them at once, with the reason. Aborts are the connection's own doing and not reported.
+ */
+function watchedFetch(fetch: GuardedFetch, onBroken: (error: Error) => void): GuardedFetch {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (!response.body) return response;
+    const reader = response.body.getReader();
+    // A read still pending when the reader is cancelled settles afterwards, on a controller that is closed by then.
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (cancelled) return;
+          if (!(error instanceof Error && error.name === 'AbortError')) onBroken(error instanceof Error ? error : new Error(String(error)));
+          controller.error(error);
+          return;
+        }
+        if (cancelled) return;
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel(reason) {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 /** `error` with how a stdio server ended appended, once it has ended; a timeout stays as it is. */
@@ -73,10 +116,6 @@ export function withDiagnosis(error: unknown, diagnosis: string, deadline: Deadl
  */
 function servesOnlySse(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
-}
-
-function httpConnection(client: Client, wire: McpWire): McpConnection {
-  return { client, wire, diagnosis: () => '', close: () => client.close() };
 }
 
 async function connect(transport: Transport, deadline: Deadline, onDead: () => void): Promise<Client> {

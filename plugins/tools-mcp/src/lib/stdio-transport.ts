@@ -30,6 +30,8 @@ export interface StdioLaunch {
   cwd: string;
   /** How long the server may take to exit after its stdin closes, and again after SIGTERM. */
   shutdownGraceMs: number;
+  /** The largest message the server may send; past it the server is ended, as its output cannot be resynchronised. */
+  maxMessageBytes: number;
   /** Told how the process ended and the end of its stderr, which goes to the log and never to a caller. */
   onExit?: (status: string, stderr: string) => void;
 }
@@ -49,11 +51,14 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private child?: ChildProcess;
   private exited?: Promise<void>;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer: ReadBuffer;
   private stderrTail = '';
   private exitStatus?: string;
+  private overflow?: string;
 
-  constructor(private readonly launch: StdioLaunch) {}
+  constructor(private readonly launch: StdioLaunch) {
+    this.buffer = new ReadBuffer({ maxBufferSize: launch.maxMessageBytes });
+  }
 
   /** The server process id, once started. */
   get pid(): number | undefined {
@@ -65,7 +70,7 @@ export class ProcessGroupStdioTransport implements Transport {
    * read (its environment, files), so it goes to the log only.
    */
   diagnosis(): string {
-    return this.exitStatus ?? '';
+    return [this.overflow, this.exitStatus].filter(Boolean).join('; ');
   }
 
   start(): Promise<void> {
@@ -106,10 +111,13 @@ export class ProcessGroupStdioTransport implements Transport {
       child.once('close', () => this.onclose?.());
       child.stdin!.on('error', (error) => this.onerror?.(error));
       child.stdout!.on('data', (chunk: Buffer) => {
+        if (this.overflow) return;
         try {
           this.buffer.append(chunk);
         } catch (error) {
-          // Past the SDK's message size limit the stream cannot be resynchronised.
+          // Past the message size limit the stream cannot be resynchronised: the server is ended, and what it sends
+          // meanwhile is dropped, so a flood cannot fill the host's memory.
+          this.overflow = `the server sent a message of more than ${this.launch.maxMessageBytes} bytes ([plugins.tools-mcp] max_message_bytes)`;
           this.onerror?.(error as Error);
           void this.close();
           return;
