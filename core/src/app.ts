@@ -15,29 +15,12 @@ import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
 import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
 import { withAdvisoryLock } from './db/advisory-lock.js';
 import { migrate, pendingMigrations, STARTUP_LOCK } from './db/migrator.js';
+import { createDomains, type Domains } from './domains.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
-import { AdminAuth } from './admin/admin-auth.js';
-import { AdminUsers } from './admin/admin-users.js';
-import { Agents } from './agents/agents.js';
-import { ChatService } from './chat/chat-service.js';
-import { Conversations } from './chat/conversations.js';
-import { agentCostOverview } from './chat/cost-overview.js';
-import { RequestLimits } from './chat/request-limits.js';
-import { TrafficLimits } from './chat/traffic-limits.js';
 import { SessionEvents } from './chat/session-events.js';
-import { SessionQueries } from './chat/session-queries.js';
-import { SessionTurns } from './chat/session-turns.js';
-import { Takeover } from './takeover/takeover.js';
-import { ApiTokens } from './admin/api-tokens.js';
-import { Challenges } from './admin/challenges.js';
-import { SystemSettings } from './admin/system-settings.js';
 import { AgendaJobs } from './jobs/agenda-scheduler.js';
 import { createAgenda } from './jobs/create-agenda.js';
 import { Kernel } from './kernel/kernel.js';
-import { Knowledge } from './knowledge/knowledge.js';
-import { Mcp } from './mcp/mcp.js';
-import { skillMcpServers } from './skills/mcp-servers.js';
-import { Skills } from './skills/skills.js';
 import { DEFAULT_CONFIG_DIR, FIRST_PARTY_PLUGINS_DIR, MIGRATIONS_DIR } from './paths.js';
 import { createAuditWriter } from './services/audit.js';
 import { HealthRegistry } from './services/health.js';
@@ -47,7 +30,6 @@ import { createLocalObjectStore } from './services/object-store-local.js';
 import { SelectedObjectStore } from './services/object-store-selection.js';
 import { createSecrets, parseSecretsKey, resolveGeneratedKey, resolveSecretsKey, type Keyring } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
-import { pricingFromConfig } from './usage/cost.js';
 import { unresolvedReferences } from './config/references.js';
 import { TurnTraceExporter } from './observability/turn-trace-exporter.js';
 
@@ -110,32 +92,12 @@ export class AgentHostApp {
   private usesChroma = false;
   sequelize?: Sequelize;
   agenda?: Agenda;
-  adminAuth?: AdminAuth;
-  challenges?: Challenges;
-  /** Administrator API tokens, for machines calling the control plane. */
-  apiTokens?: ApiTokens;
-  adminUsers?: AdminUsers;
-  agents?: Agents;
-  chat?: ChatService;
-  /** Rate limits on chat turns and socket handshakes, checked by the transports before a stream opens. */
-  trafficLimits?: TrafficLimits;
-  sessions?: SessionQueries;
-  /** One turn at a time per session, and an administrator's cancel of the running one. */
-  sessionTurns?: SessionTurns;
-  takeover?: Takeover;
-  knowledge?: Knowledge;
-  mcp?: Mcp;
-  skills?: Skills;
-  /** What happens in sessions, for the WebSocket gateway. */
-  readonly sessionEvents = new SessionEvents();
-  /** `GET /agents/{agent_id}/cost-overview`. */
-  costOverview?: (agentId: string) => ReturnType<typeof agentCostOverview>;
-  systemSettings?: SystemSettings;
   /** Configuration that names what no loaded plugin provides; start-up warnings (see `checkReferences`). */
   configurationProblems: string[] = [];
   /** Set when this start created the first super admin; a generated password is shown once. */
   bootstrapAdmin?: { username: string; generatedPassword?: string };
   private jobs?: AgendaJobs;
+  private built?: Domains;
   private jobsStarted = false;
   private embeddedPostgres?: EmbeddedPostgresServer;
   private embeddedChroma?: EmbeddedChroma;
@@ -173,6 +135,12 @@ export class AgentHostApp {
     return new AgentHostApp(config, options.logger ?? createRootLogger(config.logging.level, config.logging.format));
   }
 
+  /** Every domain, once `start()` has opened the database; the routes and the WebSocket gateway are built on them. */
+  get domains(): Domains {
+    if (!this.built) throw new Error('the host has not started: its domains do not exist yet');
+    return this.built;
+  }
+
   get dataDir(): string {
     return path.resolve(this.config.app.data_dir);
   }
@@ -201,13 +169,10 @@ export class AgentHostApp {
       const failed = embedded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failed) throw failed.reason;
       await this.openDatabase();
-      await this.startAdminAccess();
-      this.startKnowledge();
-      this.startMcp();
-      this.startSkills();
-      this.startChat();
+      const domains = this.buildDomains();
+      this.bootstrapAdmin = await domains.adminAuth.bootstrap();
       await this.startJobs();
-      await this.knowledge!.start(this.requireJobs().forOwner('knowledge'));
+      await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
@@ -388,74 +353,21 @@ export class AgentHostApp {
     this.logger.info({ database: redactUrl(this.databaseUrl) }, 'database ready');
   }
 
-  private async startAdminAccess(): Promise<void> {
+  private buildDomains(): Domains {
     const configured = this.config.admin.access_token_secret_key.trim();
-    const key = configured ? new TextEncoder().encode(configured) : resolveGeneratedKey(this.dataDir, 'admin-access.key');
-    this.adminAuth = new AdminAuth(this.requireDatabase(), this.config.admin, key);
-    this.challenges = new Challenges(this.requireDatabase(), this.adminAuth, this.config.admin);
-    this.apiTokens = new ApiTokens(this.requireDatabase(), this.adminAuth, this.challenges);
-    this.systemSettings = new SystemSettings(this.requireDatabase(), this.config, this.adminAuth, this.challenges);
-    this.adminUsers = new AdminUsers(this.requireDatabase(), this.adminAuth, this.challenges, this.config.admin.sub_admins_manage_permissions);
-    this.agents = new Agents(this.requireDatabase(), this.config, this.systemSettings, this.kernel.registry(extensionPoints.orchestrators), this.adminAuth);
-    this.bootstrapAdmin = await this.adminAuth.bootstrap();
-  }
-
-  private startKnowledge(): void {
-    this.knowledge = new Knowledge({
+    this.built = createDomains({
       db: this.requireDatabase(),
-      config: this.config.knowledge,
-      instanceId: this.instanceId,
-      parsers: this.kernel.registry(extensionPoints.documentParsers),
-      embedders: this.kernel.registry(extensionPoints.embedders),
-      retrievers: this.kernel.registry(extensionPoints.retrievers),
-      objectStore: this.objectStore,
-      logger: this.logger.child({ component: 'knowledge' }),
-    });
-  }
-
-  private startMcp(): void {
-    this.mcp = new Mcp({
-      db: this.requireDatabase(),
-      config: this.config.mcp,
-      secrets: this.secrets(),
-      backends: this.kernel.registry(extensionPoints.toolBackends),
-      events: this.sessionEvents,
-    });
-  }
-
-  private startSkills(): void {
-    this.skills = new Skills({
-      db: this.requireDatabase(),
-      backends: this.kernel.registry(extensionPoints.skillBackends),
-      servers: skillMcpServers(this.mcp!.servers),
-      logger: this.logger.child({ component: 'skills' }),
-    });
-  }
-
-  private startChat(): void {
-    const db = this.requireDatabase();
-    const pricing = pricingFromConfig(this.config);
-    this.sessions = new SessionQueries(db);
-    this.sessionTurns = new SessionTurns(db, this.instanceId);
-    this.takeover = new Takeover(db, this.sessionEvents, this.config.agent.message_max_length);
-    this.costOverview = (agentId) => agentCostOverview(db, agentId);
-    this.trafficLimits = new TrafficLimits(db, this.config.rate_limits);
-    this.chat = new ChatService({
       config: this.config,
-      agents: this.agents!,
-      conversations: new Conversations(db),
-      limits: new RequestLimits(db, this.instanceId, this.config.agent.per_caller_daily_requests),
-      turns: this.sessionTurns,
-      orchestrators: this.kernel.registry(extensionPoints.orchestrators),
-      providers: this.kernel.registry(extensionPoints.modelProviders),
-      pricing,
-      events: this.sessionEvents,
-      knowledge: this.knowledge!,
-      skills: this.skills!,
-      mcp: this.mcp!,
+      kernel: this.kernel,
+      instanceId: this.instanceId,
+      accessTokenKey: configured ? new TextEncoder().encode(configured) : resolveGeneratedKey(this.dataDir, 'admin-access.key'),
+      secrets: this.secrets(),
+      objectStore: this.objectStore,
+      sessionEvents: new SessionEvents(),
       traces: this.turnTraces(),
-      logger: this.logger.child({ component: 'chat' }),
+      logger: this.logger,
     });
+    return this.built;
   }
 
   /** The OTLP exporter of turn traces, when `[observability] otlp_endpoint` names a collector. */

@@ -1,4 +1,5 @@
 export { AgentHostApp, pluginSpecifiers, StartupError, type AppOptions } from './app.js';
+export type { Domains } from './domains.js';
 export { ConfigError, loadConfig, productionGuardProblems } from './config/load.js';
 export { describeConfig, type ConfigEntry } from './config/describe.js';
 export { ENV_BINDINGS } from './config/env.js';

@@ -1,4 +1,4 @@
-import { requestScope, type AgentHostApp } from '@agent-host/core';
+import { requestScope, type AgentHostApp, type Domains } from '@agent-host/core';
 import { AgentHostError, ForbiddenError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { errorEnvelope } from './http/error-envelope.js';
@@ -16,15 +16,21 @@ import type { RouteDefinition } from './routes/route.js';
 /** What an incoming X-Request-Id may be: printable, no spaces, at most 128 characters. */
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
+/** The app's domains, each read when it is used: the route table is built before the app starts (`agent-host openapi`). */
+function lateDomains(app: AgentHostApp): Domains {
+  return new Proxy({} as Domains, { get: (_target, name) => app.domains[name as keyof Domains] });
+}
+
 /** The restify server with every route file mounted behind the administrator guard. */
 export function createServer(app: AgentHostApp) {
-  const guard = adminGuard(app);
+  const guard = adminGuard(lateDomains(app));
   const log = app.logger.child({ component: 'http' });
   // No name: restify would announce it in a Server header on every response.
   const server = restify.createServer({ name: '', handleUncaughtExceptions: false });
   const { cors_origins: corsOrigins } = app.config.server;
   const hsts = app.config.admin.access_cookie_secure;
-  const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(app));
+  const domains = lateDomains(app);
+  const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(domains, app));
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
 
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);

@@ -17,7 +17,7 @@ export async function startHost(options: AppOptions = {}): Promise<RunningHost> 
   const app = AgentHostApp.create(options);
   await app.start();
   const { server } = createServer(app);
-  const gateway = createGateway(app, server.server);
+  const gateway = createGateway(app.domains, app, server.server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

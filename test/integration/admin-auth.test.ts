@@ -170,7 +170,7 @@ t.test('a malformed login body is a 422 listing each problem', async (t) => {
 
 t.test('currentPrincipal (for the WebSocket gateway) survives a refresh and follows logout, expiry and account changes', async (t) => {
   const host = await startTestHost(t);
-  const auth = host.app.adminAuth!;
+  const auth = host.app.domains.adminAuth;
   const client = new AdminClient(host.url);
   await client.login();
   const principal = (await auth.authenticate(client.cookies.get('agent_host_access')!.value))!;

@@ -50,7 +50,7 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     const reused = await patch(admin, 999, token);
     t.equal(reused.status, 403);
     t.match(reused.body, { detail: 'challenge token was already used; request a new challenge', code: 'CHALLENGE_REFUSED', request_id: String });
-    t.equal(await host.app.systemSettings!.value(KEY), 1234, 'the new value takes effect without a restart');
+    t.equal(await host.app.domains.systemSettings.value(KEY), 1234, 'the new value takes effect without a restart');
   });
 
   t.test('a refusal for the challenge leaves a failure audit row with the reason, though the change rolled back', async (t) => {
@@ -111,12 +111,12 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
   t.test('the change and its audit record commit together: a failing audit write rolls the change back', async (t) => {
     await query(host.databaseUrl, `CREATE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$ LANGUAGE plpgsql`);
     await query(host.databaseUrl, "CREATE TRIGGER refuse_audit BEFORE INSERT ON admin_action_audits FOR EACH ROW WHEN (NEW.action = 'system_setting.update' AND NEW.outcome = 'success') EXECUTE FUNCTION refuse_audit()");
-    const before = await host.app.systemSettings!.value(KEY);
+    const before = await host.app.domains.systemSettings.value(KEY);
     const token = await challengeToken(admin);
     const failed = await patch(admin, 4321, token);
     t.equal(failed.status, 500);
     t.match(failed.body, { detail: 'internal server error', code: 'INTERNAL_ERROR', request_id: String }, 'the cause is not shown to the caller');
-    t.equal(await host.app.systemSettings!.value(KEY), before, 'the setting is unchanged');
+    t.equal(await host.app.domains.systemSettings.value(KEY), before, 'the setting is unchanged');
     const [challenge] = await query(host.databaseUrl, "SELECT status FROM admin_challenges WHERE status IN ('verified', 'used') ORDER BY created_at DESC LIMIT 1");
     t.equal(challenge!.status, 'verified', 'the challenge was not spent either');
     await query(host.databaseUrl, 'DROP TRIGGER refuse_audit ON admin_action_audits');

@@ -123,7 +123,7 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
 
   t.test('rollback passes the checks of a PATCH: field rules and agent_type change checks', async (t) => {
     let running = false;
-    host.app.agents!.addTypeChangeCheck(async (_id, from, to) => (running ? `a test job of this ${from} agent runs and cannot run on a ${to} agent` : undefined));
+    host.app.domains.agents.addTypeChangeCheck(async (_id, from, to) => (running ? `a test job of this ${from} agent runs and cannot run on a ${to} agent` : undefined));
     const { body: agent } = await create({ name: 'typed', agent_type: 'chat', system_prompt: 'p'.repeat(45) });
     const chatVersion = (await admin.request('POST', `/agents/${agent.agent_id}/versions`, {})).body;
     running = true;

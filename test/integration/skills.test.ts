@@ -229,7 +229,7 @@ t.test('skills', async (t) => {
     const agentId = await chatAgent('Handle');
     const skillId = await skill('repeat');
     await req('POST', `/agents/${agentId}/skill-mounts`, { skill_version_id: await released(skillId, everything, { tool_name: 'echo', query_argument: 'message' }), max_calls_per_turn: 2 });
-    const turn = () => host.app.skills!.turnSkills({ agentId, sessionId: 'handle-1', turnId: randomUUID(), traceId: 'trace-handle', budget: new ToolCallBudget(null), signal: new AbortController().signal });
+    const turn = () => host.app.domains.skills.turnSkills({ agentId, sessionId: 'handle-1', turnId: randomUUID(), traceId: 'trace-handle', budget: new ToolCallBudget(null), signal: new AbortController().signal });
     const skills = turn();
     t.same(await skills.handle.list(), [{ name: 'repeat', description: 'the repeat skill', input_schema: { type: 'object', properties: { query: { type: 'string', description: 'What the user asked, in their words' } }, required: ['query'] } }]);
     t.same(await skills.handle.call('repeat', { query: 'one' }), { status: 'success', result: 'Echo: one' });

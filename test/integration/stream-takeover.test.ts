@@ -39,7 +39,7 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
       model_name: 'gpt-4o-mini',
     })).body.agent_id as string;
   const broadcasts: SessionBroadcast[] = [];
-  t.teardown(host.app.sessionEvents.subscribe((b) => broadcasts.push(b)));
+  t.teardown(host.app.domains.sessionEvents.subscribe((b) => broadcasts.push(b)));
   const messagesOf = (sessionId: string) => broadcasts.flatMap((b) => (b.type === 'message' && b.session_id === sessionId ? [b.message] : []));
 
   t.test('the stored user message is broadcast when the turn starts, the reply when it is stored', async (t) => {

@@ -329,9 +329,9 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
     fixture.setRespond(() => ({ chunks: ['partial ', 'reply'], beforeChunk: (index) => (index === 2 ? held : undefined) }));
     const client = new AbortController();
     const events: { type: string }[] = [];
-    const principal = await host.app.adminAuth!.authenticate(admin.cookies.get('agent_host_access')!.value);
-    const admitted = await host.app.chat!.admit({ ...body, thread_id: 'abort-1' }, { principal, callerKey: null, channel: 'http' });
-    for await (const event of host.app.chat!.stream(admitted, client.signal)) {
+    const principal = await host.app.domains.adminAuth.authenticate(admin.cookies.get('agent_host_access')!.value);
+    const admitted = await host.app.domains.chat.admit({ ...body, thread_id: 'abort-1' }, { principal, callerKey: null, channel: 'http' });
+    for await (const event of host.app.domains.chat.stream(admitted, client.signal)) {
       events.push(event);
       if (event.type === 'token' && !client.signal.aborted) {
         client.abort();

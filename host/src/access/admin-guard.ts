@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AgentHostApp } from '@agent-host/core';
+import type { Domains } from '@agent-host/core';
 import { ForbiddenError, UnauthorizedError } from '@agent-host/sdk';
 import { ACCESS_COOKIE, readCookie } from './cookies.js';
 import { originOf, type AccessGuard } from './route-access.js';
@@ -15,21 +15,19 @@ function bearerToken(headers: IncomingHttpHeaders): string | undefined {
  * cookie's server-side session live), and the administrator must hold the route's permission (a token: also within
  * the token's permissions). Refusals are 401 or 403 and are audited as denials.
  */
-export function adminGuard(app: AgentHostApp): AccessGuard {
-  const auth = app.adminAuth!;
-  const apiTokens = app.apiTokens!;
+export function adminGuard(domains: Pick<Domains, 'adminAuth' | 'apiTokens'>): AccessGuard {
   return {
     async authorize(req, access) {
       const bearer = bearerToken(req.headers);
       const token = bearer ?? readCookie(req.headers, ACCESS_COOKIE);
-      const principal = bearer ? await apiTokens.authenticate(bearer) : token ? await auth.authenticate(token) : undefined;
+      const principal = bearer ? await domains.apiTokens.authenticate(bearer) : token ? await domains.adminAuth.authenticate(token) : undefined;
       // Public routes serve anyone; an administrator session, when present, still identifies the caller.
       if ('public' in access) return principal;
       const origin = originOf(req);
       const where = { method: req.method, path: req.path() };
       if (!principal) {
         const reason = bearer ? 'api_token_invalid' : token ? 'session_invalid' : 'login_required';
-        await auth.audit({ action: 'access.denied', outcome: 'denied', payload: { ...where, reason } }, origin);
+        await domains.adminAuth.audit({ action: 'access.denied', outcome: 'denied', payload: { ...where, reason } }, origin);
         if (bearer) throw new UnauthorizedError('the API token is unknown, expired or revoked', { code: 'API_TOKEN_INVALID' });
         throw token
           ? new UnauthorizedError('administrator session expired or revoked; log in again', { code: 'SESSION_EXPIRED' })
@@ -37,7 +35,7 @@ export function adminGuard(app: AgentHostApp): AccessGuard {
       }
       const missing = 'permission' in access ? [access.permission, ...(access.alsoRequires ?? [])].find((p) => !principal.permissions.includes(p)) : undefined;
       if (missing) {
-        await auth.audit(
+        await domains.adminAuth.audit(
           { action: 'access.denied', outcome: 'denied', actor_id: principal.admin_user_id, payload: { ...where, reason: 'missing_permission', permission: missing } },
           origin,
         );

@@ -21,8 +21,7 @@ const createBody = z
   .strict();
 
 /** `/admin/api-tokens`: an administrator's own API tokens, for machines that call the control plane. */
-export const adminApiTokenRoutes: RouteFactory = (app) => {
-  const tokens = app.apiTokens!;
+export const adminApiTokenRoutes: RouteFactory<'apiTokens'> = (domains) => {
   return [
     route({
       method: 'post',
@@ -38,7 +37,7 @@ export const adminApiTokenRoutes: RouteFactory = (app) => {
       refusals: { 403: 'The challenge is missing or refused, or a permission you do not hold was asked for' },
       handler: async (_req, res, { body, operation, challengeToken }) => {
         res.status(201);
-        return tokens.create(body, { ...operation, challengeToken });
+        return domains.apiTokens.create(body, { ...operation, challengeToken });
       },
     }),
     route({
@@ -47,7 +46,7 @@ export const adminApiTokenRoutes: RouteFactory = (app) => {
       access: { login: true },
       summary: 'Your API tokens, newest first, revoked ones included (never the tokens themselves)',
       success: { status: 200, description: 'The tokens', schema: z.object({ items: z.array(tokenView) }) },
-      handler: async (_req, _res, { operation }) => tokens.list(operation.operator),
+      handler: async (_req, _res, { operation }) => domains.apiTokens.list(operation.operator),
     }),
     route({
       method: 'del',
@@ -57,7 +56,7 @@ export const adminApiTokenRoutes: RouteFactory = (app) => {
       success: { status: 204, description: 'Revoked' },
       refusals: { 404: 'You have no such token (API_TOKEN_NOT_FOUND)' },
       handler: async (req, res, { operation }) => {
-        await tokens.revoke(String(req.params.token_id), operation);
+        await domains.apiTokens.revoke(String(req.params.token_id), operation);
         res.send(204);
       },
     }),

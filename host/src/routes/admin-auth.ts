@@ -29,8 +29,7 @@ const snapshot = (p: AdminPrincipal) => ({
   permissions: p.permissions,
 });
 
-export const adminAuthRoutes: RouteFactory = (app) => {
-  const auth = app.adminAuth!;
+export const adminAuthRoutes: RouteFactory<'adminAuth'> = (domains, app) => {
   const secure = app.config.admin.access_cookie_secure;
   return [
     route({
@@ -47,7 +46,7 @@ export const adminAuthRoutes: RouteFactory = (app) => {
         429: 'Too many failed logins for this username or address; see Retry-After (TOO_MANY_LOGIN_FAILURES)',
       },
       handler: async (_req, res, { origin, body: { username, password } }) => {
-        const { principal, tokens } = await auth.login(username, password, origin);
+        const { principal, tokens } = await domains.adminAuth.login(username, password, origin);
         setSessionCookies(res, tokens, secure);
         return snapshot(principal);
       },
@@ -62,7 +61,7 @@ export const adminAuthRoutes: RouteFactory = (app) => {
       handler: async (req, res, { origin }) => {
         const token = readCookie(req.headers, REFRESH_COOKIE);
         if (!token) throw new UnauthorizedError('no refresh cookie; log in again', { code: 'REFRESH_TOKEN_INVALID' });
-        const { principal, tokens } = await auth.refresh(token, origin);
+        const { principal, tokens } = await domains.adminAuth.refresh(token, origin);
         setSessionCookies(res, tokens, secure);
         return snapshot(principal);
       },
@@ -74,7 +73,7 @@ export const adminAuthRoutes: RouteFactory = (app) => {
       summary: 'Revoke the current session and clear its cookies',
       success: { status: 200, description: 'Logged out', schema: statusOf('logged_out') },
       handler: async (_req, res, { principal, origin }) => {
-        await auth.logout(principal!, origin);
+        await domains.adminAuth.logout(principal!, origin);
         clearSessionCookies(res, secure);
         return { status: 'logged_out' };
       },

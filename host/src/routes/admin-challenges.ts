@@ -13,8 +13,7 @@ const challengeToken = z.object({
 });
 const verifyBody = z.object({ nonce: z.string().min(1), password: z.string().min(1).max(1024) }).strict();
 
-export const adminChallengeRoutes: RouteFactory = (app) => {
-  const challenges = app.challenges!;
+export const adminChallengeRoutes: RouteFactory<'challenges'> = (domains) => {
   return [
     route({
       method: 'post',
@@ -26,7 +25,7 @@ export const adminChallengeRoutes: RouteFactory = (app) => {
         403: 'An API token cannot take challenges (CHALLENGE_REQUIRED)',
         429: 'Too many challenges for this session; see Retry-After (TOO_MANY_CHALLENGES)',
       },
-      handler: async (_req, _res, { principal, origin }) => challenges.create(principal!, origin),
+      handler: async (_req, _res, { principal, origin }) => domains.challenges.create(principal!, origin),
     }),
     route({
       method: 'post',
@@ -40,7 +39,7 @@ export const adminChallengeRoutes: RouteFactory = (app) => {
         429: 'Too many failed password checks: the session is ended (TOO_MANY_LOGIN_FAILURES)',
       },
       handler: async (req, _res, { principal, origin, body: { nonce, password } }) =>
-        challenges.verify(String(req.params.challenge_id), nonce, password, principal!, origin),
+        domains.challenges.verify(String(req.params.challenge_id), nonce, password, principal!, origin),
     }),
   ];
 };

@@ -39,8 +39,7 @@ const adminUser = z
   })
   .meta({ id: 'AdminUser' });
 
-export const adminUserRoutes: RouteFactory = (app) => {
-  const users = app.adminUsers!;
+export const adminUserRoutes: RouteFactory<'adminUsers'> = (domains) => {
   const id = (params: Record<string, string>) => String(params.admin_user_id);
   return [
     route({
@@ -50,7 +49,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       summary: 'List administrators by username',
       query: listQuery,
       success: { status: 200, description: 'A page of administrators', schema: pageOf(adminUser) },
-      handler: async (_req, _res, { query }) => users.list(query),
+      handler: async (_req, _res, { query }) => domains.adminUsers.list(query),
     }),
     route({
       method: 'post',
@@ -65,7 +64,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       body: createBody,
       handler: async (_req, res, { operation, challengeToken, body }) => {
         res.status(201);
-        return users.create(body, { ...operation, challengeToken });
+        return domains.adminUsers.create(body, { ...operation, challengeToken });
       },
     }),
     route({
@@ -74,7 +73,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       access: { permission: 'admin_users.read' },
       summary: 'One administrator with grants and effective permissions',
       success: { status: 200, description: 'The administrator', schema: adminUser },
-      handler: async (req) => users.get(id(req.params)),
+      handler: async (req) => domains.adminUsers.get(id(req.params)),
     }),
     route({
       method: 'patch',
@@ -84,7 +83,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       body: updateBody,
       success: { status: 200, description: 'The administrator as changed', schema: adminUser },
       refusals: { 403: "A change of one's own role or status (SELF_CHANGE_REFUSED), or by a sub_admin (SUPER_ADMIN_REQUIRED)" },
-      handler: async (req, _res, { operation, challengeToken, body }) => users.update(id(req.params), body, { ...operation, challengeToken }),
+      handler: async (req, _res, { operation, challengeToken, body }) => domains.adminUsers.update(id(req.params), body, { ...operation, challengeToken }),
     }),
     route({
       method: 'del',
@@ -97,7 +96,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
         409: 'A protected super admin (PROTECTED_SUPER_ADMIN), or the last active one (LAST_SUPER_ADMIN)',
       },
       handler: async (req, _res, { operation, challengeToken }) => {
-        await users.delete(id(req.params), { ...operation, challengeToken });
+        await domains.adminUsers.delete(id(req.params), { ...operation, challengeToken });
         return { status: 'deleted' };
       },
     }),
@@ -113,7 +112,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
         409: 'The target is not a protected super admin (CONFLICT), or the last active one (LAST_SUPER_ADMIN)',
       },
       handler: async (req, _res, { operation, challengeToken, body }) => {
-        await users.breakGlassDelete(id(req.params), body.reason, { ...operation, challengeToken });
+        await domains.adminUsers.breakGlassDelete(id(req.params), body.reason, { ...operation, challengeToken });
         return { status: 'deleted' };
       },
     }),
@@ -129,7 +128,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
         409: 'The target is a super_admin, who holds every permission (GRANT_REFUSED)',
       },
       handler: async (req, _res, { operation, challengeToken, body }) =>
-        users.grant(id(req.params), body.permission_codes, { ...operation, challengeToken }),
+        domains.adminUsers.grant(id(req.params), body.permission_codes, { ...operation, challengeToken }),
     }),
     route({
       method: 'del',
@@ -139,7 +138,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The administrator without the grant', schema: adminUser },
       refusals: { 403: 'The target holds permissions you do not (PERMISSION_NOT_HELD)', 404: 'No such administrator (ADMIN_USER_NOT_FOUND), or no active grant with this id (GRANT_NOT_FOUND)' },
       handler: async (req, _res, { operation, challengeToken }) =>
-        users.revokeGrant(id(req.params), String(req.params.grant_id), { ...operation, challengeToken }),
+        domains.adminUsers.revokeGrant(id(req.params), String(req.params.grant_id), { ...operation, challengeToken }),
     }),
     route({
       method: 'post',
@@ -150,7 +149,7 @@ export const adminUserRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The password is set; every session of the target is revoked', schema: statusOf('password_reset') },
       refusals: { 403: 'A super_admin target as a sub_admin (SUPER_ADMIN_REQUIRED) or a stronger target (PERMISSION_NOT_HELD)' },
       handler: async (req, _res, { operation, challengeToken, body }) => {
-        await users.resetPassword(id(req.params), body.new_password, { ...operation, challengeToken });
+        await domains.adminUsers.resetPassword(id(req.params), body.new_password, { ...operation, challengeToken });
         return { status: 'password_reset' };
       },
     }),

@@ -33,8 +33,7 @@ const costOverview = z.object({
 const publicAgent = z.object({ agent_id: z.string().uuid(), name: z.string(), description: z.string(), agent_type: z.string() });
 const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
 
-export const agentRoutes: RouteFactory = (app) => {
-  const agents = app.agents!;
+export const agentRoutes: RouteFactory<'agents' | 'costOverview'> = (domains) => {
   const id = (params: Record<string, string>) => String(params.agent_id);
   return [
     route({
@@ -44,7 +43,7 @@ export const agentRoutes: RouteFactory = (app) => {
       summary: 'List agents ({items, next_cursor, limit})',
       query: listQuery,
       success: { status: 200, description: 'A page of agents', schema: agentPage },
-      handler: async (_req, _res, { query }) => agents.list(query),
+      handler: async (_req, _res, { query }) => domains.agents.list(query),
     }),
     route({
       method: 'post',
@@ -56,7 +55,7 @@ export const agentRoutes: RouteFactory = (app) => {
       success: { status: 201, description: 'The new agent', schema: agentViewSchema },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return agents.create(body, operation);
+        return domains.agents.create(body, operation);
       },
     }),
     route({
@@ -65,7 +64,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.read' },
       summary: 'One agent, with its read-only judge_prompt_version',
       success: { status: 200, description: 'The agent', schema: agentViewSchema },
-      handler: async (req) => agents.get(id(req.params)),
+      handler: async (req) => domains.agents.get(id(req.params)),
     }),
     route({
       method: 'patch',
@@ -75,7 +74,7 @@ export const agentRoutes: RouteFactory = (app) => {
       body: agentUpdateSchema,
       success: { status: 200, description: 'The agent as changed', schema: agentViewSchema },
       refusals: { 409: 'The agent type cannot change while its configuration depends on it (AGENT_TYPE_CHANGE_REFUSED)' },
-      handler: async (req, _res, { operation, body }) => agents.update(id(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.agents.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
@@ -84,7 +83,7 @@ export const agentRoutes: RouteFactory = (app) => {
       summary: 'Delete an agent and its versions',
       success: { status: 200, description: 'Deleted', schema: statusOf('deleted') },
       handler: async (req, _res, { operation }) => {
-        await agents.delete(id(req.params), operation);
+        await domains.agents.delete(id(req.params), operation);
         return { status: 'deleted' };
       },
     }),
@@ -94,7 +93,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.read' },
       summary: 'Usage rollups, estimated costs (USD, internal) and request counts of the agent',
       success: { status: 200, description: 'The overview', schema: costOverview },
-      handler: async (req) => app.costOverview!(id(req.params)),
+      handler: async (req) => domains.costOverview(id(req.params)),
     }),
     route({
       method: 'get',
@@ -102,7 +101,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { permission: 'agents.read' },
       summary: 'Version history, newest first',
       success: { status: 200, description: 'The versions', schema: listOf(agentVersion) },
-      handler: async (req) => agents.listVersions(id(req.params)),
+      handler: async (req) => domains.agents.listVersions(id(req.params)),
     }),
     route({
       method: 'post',
@@ -113,7 +112,7 @@ export const agentRoutes: RouteFactory = (app) => {
       body: snapshotBody,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return agents.snapshot(id(req.params), body.note ?? null, operation);
+        return domains.agents.snapshot(id(req.params), body.note ?? null, operation);
       },
     }),
     route({
@@ -127,7 +126,7 @@ export const agentRoutes: RouteFactory = (app) => {
         409: 'The restored agent_type conflicts with work that depends on the current one (AGENT_TYPE_CHANGE_REFUSED)',
         422: 'The snapshot no longer passes the checks of an update',
       },
-      handler: async (req, _res, { operation }) => agents.rollback(id(req.params), String(req.params.version_id), operation),
+      handler: async (req, _res, { operation }) => domains.agents.rollback(id(req.params), String(req.params.version_id), operation),
     }),
     route({
       method: 'post',
@@ -136,7 +135,7 @@ export const agentRoutes: RouteFactory = (app) => {
       summary: 'Freeze the live configuration as the published version',
       success: { status: 200, description: 'The agent with its published_agent_version_id', schema: agentViewSchema },
       refusals: { 409: 'Only Fusion agents run a published snapshot (AGENT_NOT_PUBLISHABLE)' },
-      handler: async (req, _res, { operation }) => agents.publish(id(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.agents.publish(id(req.params), operation),
     }),
     route({
       method: 'get',
@@ -144,7 +143,7 @@ export const agentRoutes: RouteFactory = (app) => {
       access: { public: true },
       summary: 'Active agents open to anonymous callers, without prompts or governance fields',
       success: { status: 200, description: 'The public agents, by name', schema: listOf(publicAgent) },
-      handler: async () => agents.listPublic(),
+      handler: async () => domains.agents.listPublic(),
     }),
   ];
 };

@@ -1,4 +1,4 @@
-import { AuditLog, decodeAuditCursor } from '@agent-host/core';
+import { decodeAuditCursor } from '@agent-host/core';
 import { z } from 'zod';
 import { pageOf, pagingFields, timestamp } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
@@ -42,8 +42,7 @@ const auditEntry = z
   })
   .meta({ id: 'AuditLogEntry' });
 
-export const auditLogRoutes: RouteFactory = (app) => {
-  const auditLog = new AuditLog(app.sequelize!);
+export const auditLogRoutes: RouteFactory<'auditLog'> = (domains) => {
   return [
     route({
       method: 'get',
@@ -52,7 +51,7 @@ export const auditLogRoutes: RouteFactory = (app) => {
       summary: 'The audit log, newest first; action is exact or a prefix ending in .*',
       query: listQuery,
       success: { status: 200, description: 'A page of audit entries', schema: pageOf(auditEntry) },
-      handler: async (_req, _res, { query }) => auditLog.list(query),
+      handler: async (_req, _res, { query }) => domains.auditLog.list(query),
     }),
   ];
 };

@@ -17,7 +17,7 @@ const orchestrators = z.object({
   ),
 });
 
-export const chatOrchestratorRoutes: RouteFactory = (app) => [
+export const chatOrchestratorRoutes: RouteFactory = (_domains, app) => [
   route({
     method: 'get',
     path: '/chat-orchestrators',

@@ -8,8 +8,7 @@ const ledgerQuery = z.object(pagingFields).strict();
 const turnNotFound = 'No such turn in this session (TURN_NOT_FOUND)';
 
 /** Managed corrections of AI turns and the publication ledger of a source (spec 2.3, 3.2, 4.4). */
-export const correctionRoutes: RouteFactory = (app) => {
-  const knowledge = app.knowledge!;
+export const correctionRoutes: RouteFactory<'knowledge'> = (domains) => {
   const turn = (params: Record<string, string>) => [String(params.session_id), String(params.turn_id)] as const;
   return [
     route({
@@ -19,7 +18,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       summary: "The turn's correction draft (status \"none\" with the original texts before the first save)",
       success: { status: 200, description: 'The correction', schema: correction },
       refusals: { 404: turnNotFound, 409: 'The turn has no AI answer, or no agent answered it (TURN_NOT_CORRECTABLE)' },
-      handler: async (req) => knowledge.corrections.get(...turn(req.params)),
+      handler: async (req) => domains.knowledge.corrections.get(...turn(req.params)),
     }),
     route({
       method: 'patch',
@@ -29,7 +28,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       body: correctionUpdateSchema,
       success: { status: 200, description: 'The correction as saved, a new revision', schema: correction },
       refusals: { 404: turnNotFound, 409: 'The turn has no AI answer, or no agent answered it (TURN_NOT_CORRECTABLE)' },
-      handler: async (req, _res, { operation, body }) => knowledge.corrections.update(...turn(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.knowledge.corrections.update(...turn(req.params), body, operation),
     }),
     route({
       method: 'post',
@@ -43,7 +42,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       },
       handler: async (req, res, { operation }) => {
         res.status(202);
-        return knowledge.corrections.publish(...turn(req.params), operation);
+        return domains.knowledge.corrections.publish(...turn(req.params), operation);
       },
     }),
     route({
@@ -54,7 +53,7 @@ export const correctionRoutes: RouteFactory = (app) => {
       query: ledgerQuery,
       success: { status: 200, description: 'A page of publications', schema: pageOf(correctionPublication) },
       refusals: { 404: 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)' },
-      handler: async (req, _res, { query }) => knowledge.corrections.ledger(String(req.params.source_id), query),
+      handler: async (req, _res, { query }) => domains.knowledge.corrections.ledger(String(req.params.source_id), query),
     }),
   ];
 };

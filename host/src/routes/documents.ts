@@ -13,8 +13,7 @@ const documentNotFound = { 404: `${sourceNotFound}, or no such document in it (D
 const listQuery = z.object({ ...pagingFields, status: z.enum(['uploaded', 'processing', 'indexed', 'failed']).optional() }).strict();
 
 /** Documents of a knowledge source (spec 2.6, 4.8): multipart upload, list, detail, delete and the same-origin download. */
-export const documentRoutes: RouteFactory = (app) => {
-  const knowledge = app.knowledge!;
+export const documentRoutes: RouteFactory<'knowledge'> = (domains, app) => {
   const log = app.logger.child({ component: 'document-download' });
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   const documentId = (params: Record<string, string>) => String(params.document_id);
@@ -36,8 +35,8 @@ export const documentRoutes: RouteFactory = (app) => {
         503: 'Too many uploads are being received ([knowledge] upload_concurrency); see Retry-After',
       },
       handler: async (req, res, { operation }) => {
-        const upload = { field: UPLOAD_FIELD, maxBytes: knowledge.documents.uploadMaxBytes, checkContentType: (type: string) => knowledge.documents.checkContentType(type) };
-        const created = await uploads.run(res, () => withUpload(req, upload, (file) => knowledge.documents.upload(sourceId(req.params), file, operation)));
+        const upload = { field: UPLOAD_FIELD, maxBytes: domains.knowledge.documents.uploadMaxBytes, checkContentType: (type: string) => domains.knowledge.documents.checkContentType(type) };
+        const created = await uploads.run(res, () => withUpload(req, upload, (file) => domains.knowledge.documents.upload(sourceId(req.params), file, operation)));
         res.status(201);
         return created;
       },
@@ -50,7 +49,7 @@ export const documentRoutes: RouteFactory = (app) => {
       query: listQuery,
       success: { status: 200, description: 'A page of documents', schema: pageOf(knowledgeDocument) },
       refusals: { 404: sourceNotFound },
-      handler: async (req, _res, { query }) => knowledge.documents.list(sourceId(req.params), query),
+      handler: async (req, _res, { query }) => domains.knowledge.documents.list(sourceId(req.params), query),
     }),
     route({
       method: 'get',
@@ -59,7 +58,7 @@ export const documentRoutes: RouteFactory = (app) => {
       summary: 'One document: status, vector_status, point counts and download fields',
       success: { status: 200, description: 'The document', schema: knowledgeDocument },
       refusals: documentNotFound,
-      handler: async (req) => knowledge.documents.get(sourceId(req.params), documentId(req.params)),
+      handler: async (req) => domains.knowledge.documents.get(sourceId(req.params), documentId(req.params)),
     }),
     route({
       method: 'del',
@@ -68,7 +67,7 @@ export const documentRoutes: RouteFactory = (app) => {
       summary: 'Delete a document with its chunks, vectors and stored file',
       success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), document_id: z.string().uuid() }) },
       refusals: { ...documentNotFound, 409: 'Documents of a managed_correction source follow its corrections (MANAGED_SOURCE_READ_ONLY)' },
-      handler: async (req, _res, { operation }) => knowledge.documents.delete(sourceId(req.params), documentId(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.knowledge.documents.delete(sourceId(req.params), documentId(req.params), operation),
     }),
     route({
       method: 'get',
@@ -78,7 +77,7 @@ export const documentRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The original bytes, as an attachment in the type they were uploaded with', contentType: '*/*' },
       refusals: documentNotFound,
       handler: async (req, res) => {
-        const file = await knowledge.documents.open(sourceId(req.params), documentId(req.params));
+        const file = await domains.knowledge.documents.open(sourceId(req.params), documentId(req.params));
         // Uploaded bytes are sent as an attachment the browser neither sniffs nor runs.
         res.writeHead(200, {
           'content-type': file.contentType,

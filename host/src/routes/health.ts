@@ -13,7 +13,7 @@ const healthReport = z.object({
 const failingCheck = z.object({ name: z.string(), state: z.string(), message: z.string() });
 const readiness = z.object({ status: z.enum(['ready', 'not_ready']), failing: z.array(failingCheck) });
 
-export const healthRoutes: RouteFactory = (app) => [
+export const healthRoutes: RouteFactory = (_domains, app) => [
   route({
     method: 'get',
     path: '/healthz',

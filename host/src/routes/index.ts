@@ -31,10 +31,11 @@ import { streamRoutes } from './stream.js';
 import { systemSettingRoutes } from './system-settings.js';
 import { takeoverRoutes } from './takeover.js';
 import { toolApprovalRoutes } from './tool-approvals.js';
+import type { Domains } from '@agent-host/core';
 import type { RouteFactory } from './route.js';
 
 /** Every route file, mounted in this order. */
-export const routeFactories: RouteFactory[] = [
+export const routeFactories: RouteFactory<keyof Domains>[] = [
   healthRoutes,
   modelRoutes,
   chatOrchestratorRoutes,

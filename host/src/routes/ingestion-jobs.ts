@@ -9,8 +9,7 @@ const sourceNotFound = 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)';
 const jobActive = 'An ingestion job of this source is still queued or running (INGESTION_JOB_ACTIVE)';
 
 /** Ingestion and its jobs (spec 4.8). */
-export const ingestionJobRoutes: RouteFactory = (app) => {
-  const knowledge = app.knowledge!;
+export const ingestionJobRoutes: RouteFactory<'knowledge'> = (domains) => {
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   return [
     route({
@@ -23,7 +22,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       body: ingestSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);
-        return knowledge.ingestion.ingest(sourceId(req.params), body, operation);
+        return domains.knowledge.ingestion.ingest(sourceId(req.params), body, operation);
       },
     }),
     route({
@@ -36,7 +35,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       body: rebuildSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);
-        return knowledge.ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, operation);
+        return domains.knowledge.ingestion.rebuild(sourceId(req.params), String(req.params.document_id), body, operation);
       },
     }),
     route({
@@ -47,7 +46,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       query: listQuery,
       success: { status: 200, description: 'A page of jobs', schema: pageOf(ingestionJob) },
       refusals: { 404: sourceNotFound },
-      handler: async (req, _res, { query }) => knowledge.ingestion.list(sourceId(req.params), query),
+      handler: async (req, _res, { query }) => domains.knowledge.ingestion.list(sourceId(req.params), query),
     }),
     route({
       method: 'get',
@@ -56,7 +55,7 @@ export const ingestionJobRoutes: RouteFactory = (app) => {
       summary: 'Ingestion job status with progress (documents done / total)',
       success: { status: 200, description: 'The job', schema: ingestionJob },
       refusals: { 404: 'No such job (INGESTION_JOB_NOT_FOUND)' },
-      handler: async (req) => knowledge.ingestion.get(String(req.params.job_id)),
+      handler: async (req) => domains.knowledge.ingestion.get(String(req.params.job_id)),
     }),
   ];
 };

@@ -8,8 +8,7 @@ const listQuery = z.object(pagingFields).strict();
 const sourceNotFound = 'No such knowledge source (KNOWLEDGE_SOURCE_NOT_FOUND)';
 
 /** Inspect runs of a knowledge source (spec 4.8 rule 3). */
-export const inspectRunRoutes: RouteFactory = (app) => {
-  const knowledge = app.knowledge!;
+export const inspectRunRoutes: RouteFactory<'knowledge'> = (domains) => {
   const sourceId = (params: Record<string, string>) => String(params.source_id);
   return [
     route({
@@ -22,7 +21,7 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       body: inspectSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return knowledge.inspectRuns.create(sourceId(req.params), body, operation);
+        return domains.knowledge.inspectRuns.create(sourceId(req.params), body, operation);
       },
     }),
     route({
@@ -33,7 +32,7 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       query: listQuery,
       success: { status: 200, description: 'A page of inspect runs, without their results', schema: pageOf(inspectRun) },
       refusals: { 404: sourceNotFound },
-      handler: async (req, _res, { query }) => knowledge.inspectRuns.list(sourceId(req.params), query),
+      handler: async (req, _res, { query }) => domains.knowledge.inspectRuns.list(sourceId(req.params), query),
     }),
     route({
       method: 'get',
@@ -42,7 +41,7 @@ export const inspectRunRoutes: RouteFactory = (app) => {
       summary: 'An inspect run: summary and document-level results',
       success: { status: 200, description: 'The run with its results', schema: inspectRunWithResults },
       refusals: { 404: 'No such inspect run in this source (INSPECT_RUN_NOT_FOUND)' },
-      handler: async (req) => knowledge.inspectRuns.get(sourceId(req.params), String(req.params.run_id)),
+      handler: async (req) => domains.knowledge.inspectRuns.get(sourceId(req.params), String(req.params.run_id)),
     }),
   ];
 };

@@ -6,8 +6,7 @@ import { route, type RouteFactory } from './route.js';
 const listQuery = z.object(pagingFields).strict();
 
 /** Knowledge sources (spec 4.8). */
-export const knowledgeSourceRoutes: RouteFactory = (app) => {
-  const knowledge = app.knowledge!;
+export const knowledgeSourceRoutes: RouteFactory<'knowledge'> = (domains) => {
   return [
     route({
       method: 'post',
@@ -19,7 +18,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       example: { name: 'Shipping handbook', description: 'Rates, zones and delivery times', chunking_strategy: 'recursive_character', chunking_params: { chunk_size: 800, chunk_overlap: 100 } },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return knowledge.sources.create(body, operation);
+        return domains.knowledge.sources.create(body, operation);
       },
     }),
     route({
@@ -29,7 +28,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       summary: 'Knowledge sources, newest first ({items, next_cursor, limit})',
       query: listQuery,
       success: { status: 200, description: 'A page of knowledge sources', schema: pageOf(sourceViewSchema) },
-      handler: async (_req, _res, { query }) => knowledge.sources.list(query),
+      handler: async (_req, _res, { query }) => domains.knowledge.sources.list(query),
     }),
     route({
       method: 'get',
@@ -37,7 +36,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       access: { permission: 'knowledge.read' },
       summary: 'One knowledge source, with source_kind and managed_for_agent_id',
       success: { status: 200, description: 'The knowledge source', schema: sourceViewSchema },
-      handler: async (req) => knowledge.sources.get(String(req.params.source_id)),
+      handler: async (req) => domains.knowledge.sources.get(String(req.params.source_id)),
     }),
     route({
       method: 'patch',
@@ -47,7 +46,7 @@ export const knowledgeSourceRoutes: RouteFactory = (app) => {
       body: sourceUpdateSchema,
       success: { status: 200, description: 'The knowledge source as changed', schema: sourceViewSchema },
       refusals: { 409: 'A managed_correction source changes only through corrections (MANAGED_SOURCE_READ_ONLY)' },
-      handler: async (req, _res, { operation, body }) => knowledge.sources.update(String(req.params.source_id), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.knowledge.sources.update(String(req.params.source_id), body, operation),
     }),
   ];
 };

@@ -7,8 +7,7 @@ const pageQuery = z.object(pagingFields).strict();
 const callPage = { status: 200, description: 'A page of MCP calls', schema: pageOf(mcpCall) };
 
 /** MCP call audits (spec 4.13): they hold what users asked, so reading them also needs conversations.read. */
-export const mcpCallRoutes: RouteFactory = (app) => {
-  const mcp = app.mcp!;
+export const mcpCallRoutes: RouteFactory<'mcp'> = (domains) => {
   return [
     route({
       method: 'get',
@@ -17,7 +16,7 @@ export const mcpCallRoutes: RouteFactory = (app) => {
       summary: "The session's MCP calls, blocks and skips, newest first",
       query: pageQuery,
       success: callPage,
-      handler: async (req, _res, { query }) => mcp.audits.listBySession(String(req.params.session_id), query),
+      handler: async (req, _res, { query }) => domains.mcp.audits.listBySession(String(req.params.session_id), query),
     }),
     route({
       method: 'get',
@@ -26,7 +25,7 @@ export const mcpCallRoutes: RouteFactory = (app) => {
       summary: "The agent's MCP calls, blocks and skips, newest first",
       query: pageQuery,
       success: callPage,
-      handler: async (req, _res, { query }) => mcp.audits.listByAgent(String(req.params.agent_id), query),
+      handler: async (req, _res, { query }) => domains.mcp.audits.listByAgent(String(req.params.agent_id), query),
     }),
   ];
 };

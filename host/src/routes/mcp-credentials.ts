@@ -7,8 +7,7 @@ import { route, type RouteFactory } from './route.js';
 const listQuery = z.object(pagingFields).strict();
 
 /** MCP credentials (spec 4.13, 5.8): the secret goes in as `secret_payload` and never comes out. */
-export const mcpCredentialRoutes: RouteFactory = (app) => {
-  const mcp = app.mcp!;
+export const mcpCredentialRoutes: RouteFactory<'mcp'> = (domains) => {
   const id = (params: Record<string, string>) => String(params.credential_id);
   return [
     route({
@@ -21,7 +20,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       example: { name: 'Tracking API key', description: 'Read-only key of the tracking service', secret_payload: { API_KEY: 'tk_live_0123456789' } },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return mcp.credentials.create(body, operation);
+        return domains.mcp.credentials.create(body, operation);
       },
     }),
     route({
@@ -31,7 +30,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       summary: 'Credentials (metadata only), newest first',
       query: listQuery,
       success: { status: 200, description: 'A page of credentials', schema: pageOf(credential) },
-      handler: async (_req, _res, { query }) => mcp.credentials.list(query),
+      handler: async (_req, _res, { query }) => domains.mcp.credentials.list(query),
     }),
     route({
       method: 'get',
@@ -39,7 +38,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.read' },
       summary: 'One credential, without its secret',
       success: { status: 200, description: 'The credential', schema: credential },
-      handler: async (req) => mcp.credentials.get(id(req.params)),
+      handler: async (req) => domains.mcp.credentials.get(id(req.params)),
     }),
     route({
       method: 'patch',
@@ -49,7 +48,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       body: credentialUpdateSchema,
       success: { status: 200, description: 'The credential as changed', schema: credential },
       refusals: { 409: 'Another server uses it, so it cannot be scoped to one (CREDENTIAL_IN_USE)' },
-      handler: async (req, _res, { operation, body }) => mcp.credentials.update(id(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.mcp.credentials.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
@@ -58,7 +57,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       summary: 'Delete a credential no server uses',
       success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), credential_id: z.string().uuid() }) },
       refusals: { 409: 'A server uses it (CREDENTIAL_IN_USE)' },
-      handler: async (req, _res, { operation }) => mcp.credentials.delete(id(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.mcp.credentials.delete(id(req.params), operation),
     }),
     route({
       method: 'post',
@@ -67,7 +66,7 @@ export const mcpCredentialRoutes: RouteFactory = (app) => {
       summary: 'Replace the secret; the answer lists the servers and mounts to verify again',
       body: credentialRotateSchema,
       success: { status: 200, description: 'The credential, with the servers and mounts to verify again', schema: rotatedCredential },
-      handler: async (req, _res, { operation, body }) => mcp.credentials.rotate(id(req.params), body.secret_payload, operation),
+      handler: async (req, _res, { operation, body }) => domains.mcp.credentials.rotate(id(req.params), body.secret_payload, operation),
     }),
   ];
 };

@@ -9,8 +9,7 @@ const mountNotFound = { 404: 'The agent has no such MCP mount (MOUNT_NOT_FOUND)'
 const notChat = 'The agent is not a chat agent (AGENT_TYPE_UNSUPPORTED)';
 
 /** MCP mounts on agents and the response preview (spec 4.13). */
-export const mcpMountRoutes: RouteFactory = (app) => {
-  const mcp = app.mcp!;
+export const mcpMountRoutes: RouteFactory<'mcp'> = (domains) => {
   const agentId = (params: Record<string, string>) => String(params.agent_id);
   return [
     route({
@@ -23,7 +22,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       body: mcpMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return mcp.mounts.create(agentId(req.params), body, operation);
+        return domains.mcp.mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -33,7 +32,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       summary: "The agent's MCP mounts, highest priority first",
       success: { status: 200, description: 'The mounts', schema: listOf(mcpMount) },
       refusals: { 404: agentNotFound },
-      handler: async (req) => mcp.mounts.list(agentId(req.params)),
+      handler: async (req) => domains.mcp.mounts.list(agentId(req.params)),
     }),
     route({
       method: 'patch',
@@ -43,7 +42,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       body: mcpMountUpdateSchema,
       success: { status: 200, description: 'The mount as changed', schema: mcpMount },
       refusals: mountNotFound,
-      handler: async (req, _res, { operation, body }) => mcp.mounts.update(agentId(req.params), String(req.params.mount_id), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.mcp.mounts.update(agentId(req.params), String(req.params.mount_id), body, operation),
     }),
     route({
       method: 'del',
@@ -52,7 +51,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
       summary: 'Unmount',
       success: { status: 200, description: 'Unmounted', schema: z.object({ status: z.literal('deleted'), mount_id: z.string().uuid(), mcp_server_id: z.string().uuid() }) },
       refusals: mountNotFound,
-      handler: async (req, _res, { operation }) => mcp.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
+      handler: async (req, _res, { operation }) => domains.mcp.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),
     route({
       method: 'post',
@@ -65,7 +64,7 @@ export const mcpMountRoutes: RouteFactory = (app) => {
         404: agentNotFound,
         409: `The server is not mounted and active on the agent (MCP_SERVER_NOT_MOUNTED), or the tool is not allowed (TOOL_NOT_ALLOWED); or: ${notChat}`,
       },
-      handler: async (req, _res, { operation, body }) => mcp.actions.responsePreview(agentId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.mcp.actions.responsePreview(agentId(req.params), body, operation),
     }),
   ];
 };

@@ -7,8 +7,7 @@ import { route, type RouteFactory } from './route.js';
 const listQuery = z.object(pagingFields).strict();
 
 /** MCP servers, their health check and test call (spec 4.13). */
-export const mcpServerRoutes: RouteFactory = (app) => {
-  const mcp = app.mcp!;
+export const mcpServerRoutes: RouteFactory<'mcp'> = (domains) => {
   const id = (params: Record<string, string>) => String(params.mcp_server_id);
   return [
     route({
@@ -21,7 +20,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       body: serverCreateSchema,
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return mcp.servers.create(body, operation);
+        return domains.mcp.servers.create(body, operation);
       },
     }),
     route({
@@ -31,7 +30,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       summary: 'MCP servers, newest first ({items, next_cursor, limit})',
       query: listQuery,
       success: { status: 200, description: 'A page of MCP servers', schema: pageOf(serverViewSchema) },
-      handler: async (_req, _res, { query }) => mcp.servers.list(query),
+      handler: async (_req, _res, { query }) => domains.mcp.servers.list(query),
     }),
     route({
       method: 'get',
@@ -39,7 +38,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.read' },
       summary: 'One MCP server',
       success: { status: 200, description: 'The MCP server', schema: serverViewSchema },
-      handler: async (req) => mcp.servers.get(id(req.params)),
+      handler: async (req) => domains.mcp.servers.get(id(req.params)),
     }),
     route({
       method: 'patch',
@@ -49,7 +48,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The MCP server as changed', schema: serverViewSchema },
       refusals: { 409: 'The change would send a credential somewhere new, or the name is taken (CREDENTIAL_CONFIRMATION_REQUIRED, MCP_SERVER_EXISTS)' },
       body: serverUpdateSchema,
-      handler: async (req, _res, { operation, body }) => mcp.servers.update(id(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.mcp.servers.update(id(req.params), body, operation),
     }),
     route({
       method: 'del',
@@ -58,7 +57,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       summary: 'Delete an MCP server that no agent mounts',
       success: { status: 200, description: 'Deleted', schema: z.object({ status: z.literal('deleted'), mcp_server_id: z.string().uuid() }) },
       refusals: { 409: 'An agent mounts the server (MCP_SERVER_IN_USE)' },
-      handler: async (req, _res, { operation }) => mcp.servers.delete(id(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.mcp.servers.delete(id(req.params), operation),
     }),
     route({
       method: 'post',
@@ -66,7 +65,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.write' },
       summary: 'Connectivity check; sets the server status to active or error (inactive stays)',
       success: { status: 200, description: 'What the check found; ok is false when the server did not answer well', schema: healthCheck },
-      handler: async (req, _res, { operation }) => mcp.actions.healthCheck(id(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.mcp.actions.healthCheck(id(req.params), operation),
     }),
     route({
       method: 'post',
@@ -76,7 +75,7 @@ export const mcpServerRoutes: RouteFactory = (app) => {
       body: testCallSchema,
       success: { status: 200, description: 'The tools or the call result; status says whether the server answered', schema: testCall },
       refusals: { 409: 'The credential does not fit this server (CREDENTIAL_SCOPE_MISMATCH, CREDENTIAL_DESTINATION_REFUSED)' },
-      handler: async (req, _res, { operation, body }) => mcp.actions.testCall(id(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.mcp.actions.testCall(id(req.params), body, operation),
     }),
   ];
 };

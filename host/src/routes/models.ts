@@ -21,7 +21,7 @@ const catalogModel = z.object({
 });
 const modelCatalog = z.object({ default_model: z.object({ model_provider: z.string(), model_name: z.string() }), models: z.array(catalogModel) });
 
-export const modelRoutes: RouteFactory = (app) => [
+export const modelRoutes: RouteFactory = (_domains, app) => [
   route({
     method: 'get',
     path: '/models',

@@ -22,8 +22,7 @@ const unmounted = z.object({
 const agentNotFound = 'No such agent (AGENT_NOT_FOUND)';
 
 /** Knowledge mounts on agents (spec 4.8). */
-export const mountRoutes: RouteFactory = (app) => {
-  const knowledge = app.knowledge!;
+export const mountRoutes: RouteFactory<'knowledge'> = (domains) => {
   const agentId = (params: Record<string, string>) => String(params.agent_id);
   return [
     route({
@@ -39,7 +38,7 @@ export const mountRoutes: RouteFactory = (app) => {
       body: mountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return knowledge.mounts.create(agentId(req.params), body, operation);
+        return domains.knowledge.mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -49,7 +48,7 @@ export const mountRoutes: RouteFactory = (app) => {
       summary: "The agent's knowledge mounts",
       success: { status: 200, description: 'The mounts', schema: listOf(mount) },
       refusals: { 404: agentNotFound },
-      handler: async (req) => knowledge.mounts.list(agentId(req.params)),
+      handler: async (req) => domains.knowledge.mounts.list(agentId(req.params)),
     }),
     route({
       method: 'del',
@@ -58,7 +57,7 @@ export const mountRoutes: RouteFactory = (app) => {
       summary: 'Unmount by mount_id, falling back to the source_id of a mount of this agent',
       success: { status: 200, description: 'Unmounted', schema: unmounted },
       refusals: { 404: 'The agent has no such mount (MOUNT_NOT_FOUND)', 409: 'The mount of a managed_correction source is kept (MANAGED_SOURCE_READ_ONLY)' },
-      handler: async (req, _res, { operation }) => knowledge.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
+      handler: async (req, _res, { operation }) => domains.knowledge.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),
   ];
 };

@@ -25,7 +25,7 @@ export function keyFromProxyPath(rawUrl: string): string {
  * an object of the selected backend. Stored files come from uploads, so they
  * are sent as attachments the browser neither sniffs nor runs.
  */
-export const objectStoreRoutes: RouteFactory = (app) => {
+export const objectStoreRoutes: RouteFactory = (_domains, app) => {
   const log = app.logger.child({ component: 'object-store-proxy' });
   return [
     route({

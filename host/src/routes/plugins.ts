@@ -14,7 +14,7 @@ const loadedPlugin = z.object({
   health: z.array(z.object({ name: z.string(), state: z.string(), message: z.string().nullable() })),
 });
 
-export const pluginRoutes: RouteFactory = (app) => [
+export const pluginRoutes: RouteFactory = (_domains, app) => [
   route({
     method: 'get',
     path: '/plugins',

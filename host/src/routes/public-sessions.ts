@@ -14,10 +14,7 @@ const issuedSession = sessionStateSchema.extend({
   session_id: z.string().describe('The server-issued id: send it as thread_id to POST /stream, or join /public/ws/{session_id}'),
 });
 
-export const publicSessionRoutes: RouteFactory = (app) => {
-  const agents = app.agents!;
-  const takeover = app.takeover!;
-  const limits = app.trafficLimits!;
+export const publicSessionRoutes: RouteFactory<'agents' | 'takeover' | 'trafficLimits'> = (domains) => {
   return [
     route({
       method: 'post',
@@ -28,12 +25,12 @@ export const publicSessionRoutes: RouteFactory = (app) => {
       refusals: { 404: 'No active public_anonymous agent has this id', 429: 'Too many session starts from this address; see Retry-After' },
       handler: async (req, res, { origin }) => {
         const agentId = String(req.params.agent_id);
-        const refusal = await limits.takeHandshake(origin.clientIp);
+        const refusal = await domains.trafficLimits.takeHandshake(origin.clientIp);
         if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
-        const agent = await agents.get(agentId).catch(() => undefined);
+        const agent = await domains.agents.get(agentId).catch(() => undefined);
         if (agent?.status !== 'active' || agent.public_access_mode !== 'public_anonymous') throw new NotFoundError(`no public agent ${agentId}`, { code: 'AGENT_NOT_FOUND' });
         res.status(201);
-        return takeover.issue(issueSessionId(), agent.agent_id);
+        return domains.takeover.issue(issueSessionId(), agent.agent_id);
       },
     }),
   ];

@@ -3,7 +3,7 @@ import { ragDebugReport } from '../schemas/knowledge.js';
 import { route, type RouteFactory } from './route.js';
 
 /** `POST /sessions/{session_id}/turns/{turn_id}/rag-debug` (spec 4.4): needs only conversations.read. */
-export const ragDebugRoutes: RouteFactory = (app) => [
+export const ragDebugRoutes: RouteFactory<'knowledge'> = (domains) => [
   route({
     method: 'post',
     path: '/sessions/:session_id/turns/:turn_id/rag-debug',
@@ -12,6 +12,6 @@ export const ragDebugRoutes: RouteFactory = (app) => [
     body: ragDebugSchema,
     success: { status: 200, description: 'The retrieval run again, step by step', schema: ragDebugReport },
     refusals: { 404: 'No such turn in this session (TURN_NOT_FOUND)' },
-    handler: async (req, _res, { body }) => app.knowledge!.ragDebug(String(req.params.session_id), String(req.params.turn_id), body),
+    handler: async (req, _res, { body }) => domains.knowledge.ragDebug(String(req.params.session_id), String(req.params.turn_id), body),
   }),
 ];

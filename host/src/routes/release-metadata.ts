@@ -10,7 +10,7 @@ const release = z.union([
     .describe('Elsewhere: the commit'),
 ]);
 
-export const releaseMetadataRoutes: RouteFactory = (app) => [
+export const releaseMetadataRoutes: RouteFactory = (_domains, app) => [
   route({
     method: 'get',
     path: '/release-metadata',

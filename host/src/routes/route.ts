@@ -1,4 +1,4 @@
-import type { AgentHostApp } from '@agent-host/core';
+import type { AgentHostApp, Domains } from '@agent-host/core';
 import type { Request, Response } from 'restify';
 import type { z } from 'zod';
 import type { RequestContext, RouteAccess } from '../access/route-access.js';
@@ -60,6 +60,10 @@ export interface RouteDefinition<B = unknown, Q = unknown, R = unknown> {
 /** Identity, so a route's body, query and result types are inferred from its schemas. */
 export const route = <B = undefined, Q = undefined, R = unknown>(definition: RouteDefinition<B, Q, R>): RouteDefinition<B, Q, R> => definition;
 
-// Each route has its own body and query types; the list holds them all. A factory keeps references and reads the app's
-// domains only when a request comes, so the route table (and /openapi.json) is built without starting the app.
-export type RouteFactory = (app: AgentHostApp) => RouteDefinition<any, any, any>[];
+/** The host as a route file sees it: configuration, plugins and services; the domains come by name (`RouteFactory`). */
+export type HostContext = Omit<AgentHostApp, 'domains'>;
+
+// Each route has its own body and query types; the list holds them all. A route file names the domains it uses in its
+// type, and reads them from `domains` only when a request comes, so the route table (and /openapi.json) is built
+// without starting the app.
+export type RouteFactory<K extends keyof Domains = never> = (domains: Pick<Domains, K>, host: HostContext) => RouteDefinition<any, any, any>[];

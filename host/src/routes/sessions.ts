@@ -18,9 +18,7 @@ const sessionQuery = z
 const pageQuery = z.object(pagingFields).strict();
 const sessionSummary = sessionStateSchema.extend({ agent_name: z.string().nullable(), created_at: z.string().datetime() });
 
-export const sessionRoutes: RouteFactory = (app) => {
-  const sessions = app.sessions!;
-  const turns = app.sessionTurns!;
+export const sessionRoutes: RouteFactory<'sessionTurns' | 'sessions'> = (domains) => {
   const sessionId = (params: Record<string, string>) => String(params.session_id);
   return [
     route({
@@ -36,7 +34,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       refusals: { 409: 'The session is not answering anything (NO_TURN_RUNNING)' },
       handler: async (req, res, context) => {
         res.status(202);
-        return turns.cancel(sessionId(req.params), context.operation);
+        return domains.sessionTurns.cancel(sessionId(req.params), context.operation);
       },
     }),
     route({
@@ -46,7 +44,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'Sessions, most recent first; agent_id matches the binding or the latest turn',
       query: sessionQuery,
       success: { status: 200, description: 'A page of sessions', schema: pageOf(sessionSummary) },
-      handler: async (_req, _res, { query }) => sessions.listSessions(query),
+      handler: async (_req, _res, { query }) => domains.sessions.listSessions(query),
     }),
     route({
       method: 'get',
@@ -55,7 +53,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'Message history, oldest first',
       query: pageQuery,
       success: { status: 200, description: 'A page of messages', schema: pageOf(messageSchema) },
-      handler: async (req, _res, { query }) => sessions.listMessages(sessionId(req.params), query),
+      handler: async (req, _res, { query }) => domains.sessions.listMessages(sessionId(req.params), query),
     }),
     route({
       method: 'get',
@@ -64,7 +62,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'Turns, newest first, with model, generation_usage and the correction summary',
       query: pageQuery,
       success: { status: 200, description: 'A page of turns', schema: pageOf(turn) },
-      handler: async (req, _res, { principal, query }) => sessions.listTurns(sessionId(req.params), query, revealsCorrectionPublication(principal!.permissions)),
+      handler: async (req, _res, { principal, query }) => domains.sessions.listTurns(sessionId(req.params), query, revealsCorrectionPublication(principal!.permissions)),
     }),
     route({
       method: 'get',
@@ -73,7 +71,7 @@ export const sessionRoutes: RouteFactory = (app) => {
       summary: 'The turn context snapshot: context_payload, rag/skill/mcp context and calls, the turn with its usage',
       success: { status: 200, description: 'The snapshot', schema: turnContext },
       refusals: { 404: 'No such turn in this session (TURN_NOT_FOUND)' },
-      handler: async (req, _res, { principal }) => sessions.turnContext(sessionId(req.params), String(req.params.turn_id), revealsCorrectionPublication(principal!.permissions)),
+      handler: async (req, _res, { principal }) => domains.sessions.turnContext(sessionId(req.params), String(req.params.turn_id), revealsCorrectionPublication(principal!.permissions)),
     }),
   ];
 };

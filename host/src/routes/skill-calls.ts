@@ -8,8 +8,7 @@ const callQuery = z.object({ ...pagingFields, status: z.enum(SKILL_CALL_STATUSES
 const callPage = { status: 200, description: 'A page of skill calls', schema: pageOf(skillCall) };
 
 /** The skill-call audit, per agent (spec 4.12) and per session (spec 4.4): it holds what users asked, so reading it also needs conversations.read. */
-export const skillCallRoutes: RouteFactory = (app) => {
-  const skills = app.skills!;
+export const skillCallRoutes: RouteFactory<'skills'> = (domains) => {
   return [
     route({
       method: 'get',
@@ -18,7 +17,7 @@ export const skillCallRoutes: RouteFactory = (app) => {
       summary: "The agent's skill calls, newest first, optionally by status",
       query: callQuery,
       success: callPage,
-      handler: async (req, _res, { query }) => skills.calls.listForAgent(String(req.params.agent_id), query),
+      handler: async (req, _res, { query }) => domains.skills.calls.listForAgent(String(req.params.agent_id), query),
     }),
     route({
       method: 'get',
@@ -27,7 +26,7 @@ export const skillCallRoutes: RouteFactory = (app) => {
       summary: "The session's skill calls, newest first, optionally by status",
       query: callQuery,
       success: callPage,
-      handler: async (req, _res, { query }) => skills.calls.listForSession(String(req.params.session_id), query),
+      handler: async (req, _res, { query }) => domains.skills.calls.listForSession(String(req.params.session_id), query),
     }),
   ];
 };

@@ -10,8 +10,7 @@ const notMountable =
   'The version is not released (SKILL_VERSION_NOT_RELEASED), the skill is disabled (SKILL_INACTIVE), or its MCP server is not active (SKILL_BACKEND_UNAVAILABLE)';
 
 /** Skill mounts on agents (spec 4.12). */
-export const skillMountRoutes: RouteFactory = (app) => {
-  const skills = app.skills!;
+export const skillMountRoutes: RouteFactory<'skills'> = (domains) => {
   const agentId = (params: Record<string, string>) => String(params.agent_id);
   const mountId = (params: Record<string, string>) => String(params.mount_id);
   return [
@@ -25,7 +24,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       body: skillMountCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return skills.mounts.create(agentId(req.params), body, operation);
+        return domains.skills.mounts.create(agentId(req.params), body, operation);
       },
     }),
     route({
@@ -35,7 +34,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       summary: "The agent's skill mounts, highest priority first",
       success: { status: 200, description: 'The mounts', schema: listOf(skillMount) },
       refusals: { 404: agentNotFound },
-      handler: async (req) => skills.mounts.list(agentId(req.params)),
+      handler: async (req) => domains.skills.mounts.list(agentId(req.params)),
     }),
     route({
       method: 'patch',
@@ -45,7 +44,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The mount as changed', schema: skillMount },
       refusals: { ...mountNotFound, 409: notMountable },
       body: skillMountUpdateSchema,
-      handler: async (req, _res, { operation, body }) => skills.mounts.update(agentId(req.params), mountId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.skills.mounts.update(agentId(req.params), mountId(req.params), body, operation),
     }),
     route({
       method: 'del',
@@ -54,7 +53,7 @@ export const skillMountRoutes: RouteFactory = (app) => {
       summary: 'Unmount a skill',
       success: { status: 200, description: 'Unmounted', schema: z.object({ status: z.literal('deleted'), mount_id: z.string().uuid() }) },
       refusals: mountNotFound,
-      handler: async (req, _res, { operation }) => skills.mounts.delete(agentId(req.params), mountId(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.skills.mounts.delete(agentId(req.params), mountId(req.params), operation),
     }),
   ];
 };

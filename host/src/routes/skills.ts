@@ -11,8 +11,7 @@ const versionNotFound = { 404: 'No such skill, or no such version of it (SKILL_N
 const backendUnavailable = 'No enabled plugin provides its backend, or its MCP server is not active (SKILL_BACKEND_UNAVAILABLE)';
 
 /** Skill assets and their versions (spec 4.12). */
-export const skillRoutes: RouteFactory = (app) => {
-  const skills = app.skills!;
+export const skillRoutes: RouteFactory<'skills'> = (domains) => {
   const skillId = (params: Record<string, string>) => String(params.skill_id);
   const versionId = (params: Record<string, string>) => String(params.version_id);
   return [
@@ -27,7 +26,7 @@ export const skillRoutes: RouteFactory = (app) => {
       example: { name: 'track_parcel', description: 'Looks up where a parcel is from its tracking number' },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
-        return skills.assets.create(body, operation);
+        return domains.skills.assets.create(body, operation);
       },
     }),
     route({
@@ -37,7 +36,7 @@ export const skillRoutes: RouteFactory = (app) => {
       summary: 'Skills, newest first, optionally by status',
       query: skillQuery,
       success: { status: 200, description: 'A page of skills', schema: pageOf(skill) },
-      handler: async (_req, _res, { query }) => skills.assets.list(query),
+      handler: async (_req, _res, { query }) => domains.skills.assets.list(query),
     }),
     route({
       method: 'get',
@@ -45,7 +44,7 @@ export const skillRoutes: RouteFactory = (app) => {
       access: { permission: 'skills.read' },
       summary: 'One skill',
       success: { status: 200, description: 'The skill', schema: skill },
-      handler: async (req) => skills.assets.get(skillId(req.params)),
+      handler: async (req) => domains.skills.assets.get(skillId(req.params)),
     }),
     route({
       method: 'patch',
@@ -55,7 +54,7 @@ export const skillRoutes: RouteFactory = (app) => {
       body: skillUpdateSchema,
       success: { status: 200, description: 'The skill as changed', schema: skill },
       refusals: { 409: 'A skill with this name exists (SKILL_EXISTS)' },
-      handler: async (req, _res, { operation, body }) => skills.assets.update(skillId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.skills.assets.update(skillId(req.params), body, operation),
     }),
     route({
       method: 'post',
@@ -67,7 +66,7 @@ export const skillRoutes: RouteFactory = (app) => {
       body: versionCreateSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(201);
-        return skills.versions.create(skillId(req.params), body, operation);
+        return domains.skills.versions.create(skillId(req.params), body, operation);
       },
     }),
     route({
@@ -77,7 +76,7 @@ export const skillRoutes: RouteFactory = (app) => {
       summary: "The skill's versions, newest first; released_only=true for released ones",
       query: versionQuery,
       success: { status: 200, description: 'A page of versions', schema: pageOf(skillVersion) },
-      handler: async (req, _res, { query }) => skills.versions.list(skillId(req.params), query),
+      handler: async (req, _res, { query }) => domains.skills.versions.list(skillId(req.params), query),
     }),
     route({
       method: 'get',
@@ -86,7 +85,7 @@ export const skillRoutes: RouteFactory = (app) => {
       summary: 'One skill version',
       success: { status: 200, description: 'The version', schema: skillVersion },
       refusals: versionNotFound,
-      handler: async (req) => skills.versions.get(skillId(req.params), versionId(req.params)),
+      handler: async (req) => domains.skills.versions.get(skillId(req.params), versionId(req.params)),
     }),
     route({
       method: 'patch',
@@ -96,7 +95,7 @@ export const skillRoutes: RouteFactory = (app) => {
       body: versionUpdateSchema,
       success: { status: 200, description: 'The draft as changed', schema: skillVersion },
       refusals: { ...versionNotFound, 409: 'The version is released and immutable (SKILL_VERSION_RELEASED)' },
-      handler: async (req, _res, { operation, body }) => skills.versions.update(skillId(req.params), versionId(req.params), body, operation),
+      handler: async (req, _res, { operation, body }) => domains.skills.versions.update(skillId(req.params), versionId(req.params), body, operation),
     }),
     route({
       method: 'post',
@@ -105,7 +104,7 @@ export const skillRoutes: RouteFactory = (app) => {
       summary: 'Release a draft; an mcp version needs its backend_ref_id server active (else 409)',
       success: { status: 200, description: 'The released version', schema: skillVersion },
       refusals: { ...versionNotFound, 409: `Already released (SKILL_VERSION_RELEASED); or: ${backendUnavailable}` },
-      handler: async (req, _res, { operation }) => skills.versions.release(skillId(req.params), versionId(req.params), operation),
+      handler: async (req, _res, { operation }) => domains.skills.versions.release(skillId(req.params), versionId(req.params), operation),
     }),
   ];
 };

@@ -31,9 +31,7 @@ const streamEvent = z
  * what `chat.admit` checks come before the stream opens: those refusals are
  * HTTP errors; once streaming, failures are `error` events.
  */
-export const streamRoutes: RouteFactory = (app) => {
-  const chat = app.chat!;
-  const limits = app.trafficLimits!;
+export const streamRoutes: RouteFactory<'chat' | 'trafficLimits'> = (domains) => {
   return [
     route({
       method: 'post',
@@ -57,14 +55,14 @@ export const streamRoutes: RouteFactory = (app) => {
       example: { thread_id: 'customer-42', agent_id: '0b5c6a4e-8d1f-4c3a-9e2b-7f6d5c4b3a21', message: 'Where is parcel JD0142?' },
       handler: async (req, res, { principal, origin, body }) => {
         const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
-        const refusal = await limits.takeTurn({ callerKey, sessionId: body.thread_id ?? null, anonymous: !principal });
+        const refusal = await domains.trafficLimits.takeTurn({ callerKey, sessionId: body.thread_id ?? null, anonymous: !principal });
         if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
         // A request without thread_id starts a session under an id the server issues; the client reads it here
         // (and in `done`) and sends it back as thread_id to continue.
         const issuedSession = body.thread_id === undefined;
         const request = { ...body, thread_id: body.thread_id ?? issueSessionId() };
         // Refused before the stream opens, as an HTTP error: an unknown or non-public agent, a bad message or override.
-        const admitted = await chat.admit(request, { principal, callerKey, channel: 'http', issuedSession });
+        const admitted = await domains.chat.admit(request, { principal, callerKey, channel: 'http', issuedSession });
         const disconnected = new AbortController();
         res.on('close', () => {
           if (!res.writableFinished) disconnected.abort();
@@ -82,7 +80,7 @@ export const streamRoutes: RouteFactory = (app) => {
           if (corked) res.uncork();
           corked = false;
         };
-        for await (const event of chat.stream(admitted, disconnected.signal)) {
+        for await (const event of domains.chat.stream(admitted, disconnected.signal)) {
           if (disconnected.signal.aborted) continue;
           res.write(`data: ${JSON.stringify(event.type === 'error' ? { ...event, request_id: req.id() } : event)}\n\n`);
           if (!corked) {

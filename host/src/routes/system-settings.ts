@@ -15,8 +15,7 @@ const setting = z
   })
   .meta({ id: 'SystemSetting' });
 
-export const systemSettingRoutes: RouteFactory = (app) => {
-  const settings = app.systemSettings!;
+export const systemSettingRoutes: RouteFactory<'systemSettings'> = (domains) => {
   return [
     route({
       method: 'get',
@@ -24,7 +23,7 @@ export const systemSettingRoutes: RouteFactory = (app) => {
       access: { permission: 'system_settings.read' },
       summary: 'Database-backed system settings with their effective values',
       success: { status: 200, description: 'Every setting', schema: listOf(setting) },
-      handler: async () => settings.list(),
+      handler: async () => domains.systemSettings.list(),
     }),
     route({
       method: 'patch',
@@ -35,7 +34,7 @@ export const systemSettingRoutes: RouteFactory = (app) => {
       success: { status: 200, description: 'The setting as changed', schema: setting },
       refusals: { 400: 'The value is not valid for this setting (SETTING_VALUE_INVALID)' },
       handler: async (req, _res, { principal, origin, challengeToken, body }) =>
-        settings.update(String(req.params.config_key), body.value, principal!, origin, challengeToken),
+        domains.systemSettings.update(String(req.params.config_key), body.value, principal!, origin, challengeToken),
     }),
   ];
 };

@@ -16,8 +16,7 @@ const restOperator = (req: Parameters<typeof originOf>[0], principal: AdminPrinc
   operatorFor(principal!, 'rest', { client_ip: originOf(req).clientIp });
 
 /** Human takeover over REST (spec 3.1, 4.4); the WebSocket gateway offers the same transitions. */
-export const takeoverRoutes: RouteFactory = (app) => {
-  const takeover = app.takeover!;
+export const takeoverRoutes: RouteFactory<'takeover'> = (domains) => {
   const sessionId = (params: Record<string, string>) => String(params.session_id);
   // `force` may come in the query or the body (spec 4.4: "query/body force").
   const force = (query: { force?: 'true' | 'false' }, body: { force?: boolean } | undefined) => body?.force ?? query.force === 'true';
@@ -36,7 +35,7 @@ export const takeoverRoutes: RouteFactory = (app) => {
             ? 'The agent has no human takeover (TAKEOVER_NOT_ENABLED), or another operator holds the session and force is not set (SESSION_TAKEN_OVER)'
             : 'The session is not taken over (SESSION_NOT_TAKEN_OVER), or another operator holds it and force is not set (SESSION_TAKEN_OVER)',
       },
-      handler: async (req, _res, { principal, body, query }) => takeover[action](sessionId(req.params), restOperator(req, principal), force(query, body)),
+      handler: async (req, _res, { principal, body, query }) => domains.takeover[action](sessionId(req.params), restOperator(req, principal), force(query, body)),
     });
   return [
     transition('takeover', 'Take the session over from the AI (HUMAN_ACTIVE); force=true takes it from another operator'),
@@ -52,7 +51,7 @@ export const takeoverRoutes: RouteFactory = (app) => {
       },
       body: manualMessageBody,
       handler: async (req, res, { principal, body }) => {
-        const message = await takeover.manualMessage(sessionId(req.params), restOperator(req, principal), body.content);
+        const message = await domains.takeover.manualMessage(sessionId(req.params), restOperator(req, principal), body.content);
         res.status(201);
         return message;
       },
@@ -64,7 +63,7 @@ export const takeoverRoutes: RouteFactory = (app) => {
       summary: 'The durable takeover event stream, oldest first',
       query: pageQuery,
       success: { status: 200, description: 'A page of takeover events', schema: pageOf(takeoverEventSchema) },
-      handler: async (req, _res, { query }) => takeover.listEvents(sessionId(req.params), query),
+      handler: async (req, _res, { query }) => domains.takeover.listEvents(sessionId(req.params), query),
     }),
   ];
 };

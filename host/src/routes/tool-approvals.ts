@@ -9,8 +9,7 @@ const decisionRefusals = { 404: 'No such tool approval (TOOL_APPROVAL_NOT_FOUND)
  * The approval checkpoint's requests (spec 4.13): tool calls of mounts with `approval = "operator"`, held until an
  * operator approves (the call runs and its result is posted to the session) or rejects them.
  */
-export const toolApprovalRoutes: RouteFactory = (app) => {
-  const mcp = app.mcp!;
+export const toolApprovalRoutes: RouteFactory<'mcp'> = (domains) => {
   return [
     route({
       method: 'get',
@@ -18,7 +17,7 @@ export const toolApprovalRoutes: RouteFactory = (app) => {
       access: { permission: 'mcp.read', alsoRequires: ['conversations.read'] },
       summary: "The session's held tool calls and their decisions, newest first",
       success: { status: 200, description: 'The approvals', schema: listOf(approvalSchema) },
-      handler: async (req) => mcp.approvals.listBySession(String(req.params.session_id)),
+      handler: async (req) => domains.mcp.approvals.listBySession(String(req.params.session_id)),
     }),
     route({
       method: 'post',
@@ -27,7 +26,7 @@ export const toolApprovalRoutes: RouteFactory = (app) => {
       summary: 'Approve a held tool call: it runs now and its result is posted to the session',
       success: decided,
       refusals: decisionRefusals,
-      handler: async (req, _res, { operation }) => mcp.approvals.decide(String(req.params.approval_id), 'approve', operation),
+      handler: async (req, _res, { operation }) => domains.mcp.approvals.decide(String(req.params.approval_id), 'approve', operation),
     }),
     route({
       method: 'post',
@@ -36,7 +35,7 @@ export const toolApprovalRoutes: RouteFactory = (app) => {
       summary: 'Reject a held tool call: it is never made',
       success: decided,
       refusals: decisionRefusals,
-      handler: async (req, _res, { operation }) => mcp.approvals.decide(String(req.params.approval_id), 'reject', operation),
+      handler: async (req, _res, { operation }) => domains.mcp.approvals.decide(String(req.params.approval_id), 'reject', operation),
     }),
   ];
 };

@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import { chatRequestSchema, operatorFor, type AgentHostApp, type Operator, type SessionBroadcast } from '@agent-host/core';
+import { chatRequestSchema, operatorFor, type AgentHostApp, type Domains, type Operator, type SessionBroadcast } from '@agent-host/core';
 import { AgentHostError, safeValidate, ValidationError } from '@agent-host/sdk';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import { Server, type Namespace, type Socket } from 'socket.io';
@@ -61,10 +61,9 @@ const queryValue = (value: string | string[] | undefined) => (Array.isArray(valu
  * session's sockets on this instance and, through the Postgres adapter, on
  * every other instance.
  */
-export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gateway {
+export function createGateway(domains: Pick<Domains, 'adminAuth' | 'trafficLimits' | 'sessionEvents' | 'agents' | 'takeover' | 'sessions' | 'chat'>, app: Pick<AgentHostApp, 'logger' | 'config' | 'databaseUrl'>, httpServer: HttpServer): Gateway {
+  const { adminAuth: auth, trafficLimits: limits, sessionEvents, agents, takeover, sessions, chat } = domains;
   const log = app.logger.child({ component: 'ws' });
-  const auth = app.adminAuth!;
-  const limits = app.trafficLimits!;
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   const fanOutPool = createAdapterPool(app.databaseUrl, (err) => log.warn({ err }, 'websocket fan-out connection error'));
   const postgresAdapter = createAdapter(fanOutPool.pool, { heartbeatInterval: HEARTBEAT_INTERVAL_MS, errorHandler: (err) => log.warn({ err }, 'websocket fan-out error') });
@@ -93,7 +92,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
   );
 
   const relay = peerRelay(io.of('/').adapter, (broadcast) => io.serverSideEmit(BROADCAST_EVENT, broadcast));
-  const unsubscribe = app.sessionEvents.subscribe((broadcast) => {
+  const unsubscribe = sessionEvents.subscribe((broadcast) => {
     void fanOut.deliver(broadcast);
     void relay(broadcast);
   });
@@ -143,8 +142,8 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
 
   /** Administrators join any session; an unknown one is created bound to the query's agent. */
   async function adminSession(sessionId: string, agentId: string | null) {
-    if (agentId && !(await app.agents!.get(agentId).catch(() => undefined))) throw new Refused(`agent ${agentId} not found`);
-    const session = await app.takeover!.open(sessionId, agentId);
+    if (agentId && !(await agents.get(agentId).catch(() => undefined))) throw new Refused(`agent ${agentId} not found`);
+    const session = await takeover.open(sessionId, agentId);
     if (!session) throw new Refused(`session ${sessionId} not found; pass agent_id to start a new session`);
     return session;
   }
@@ -154,7 +153,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
    * the query's agent, when it names one). One refusal for every case, so a guess learns nothing.
    */
   async function publicSession(sessionId: string, agentId: string | null) {
-    const session = await app.takeover!.issuedState(sessionId);
+    const session = await takeover.issuedState(sessionId);
     if (!session || (agentId && session.agent_id !== agentId) || !(await servesPublicly(session.agent_id))) {
       throw new Refused(`session ${sessionId} not found; start one with POST /public/agents/{agent_id}/sessions or POST /stream without thread_id`);
     }
@@ -167,9 +166,9 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
     void socket.join(state.sessionId);
     // Queued with the session's broadcasts, so nothing published meanwhile arrives before the history.
     void fanOut.enqueue(state.sessionId, async () => {
-      const messages = await app.sessions!.latestMessages(state.sessionId, HISTORY_LIMIT);
+      const messages = await sessions.latestMessages(state.sessionId, HISTORY_LIMIT);
       await fanOut.send(state.sessionId, 'history', { type: 'history', session_id: state.sessionId, messages }, socket);
-      const session = await app.takeover!.state(state.sessionId);
+      const session = await takeover.state(state.sessionId);
       await fanOut.send(state.sessionId, 'session', { type: 'session', ...session }, socket);
     });
     // One inbound event at a time per socket, in the order sent, and only a few waiting: each can be a whole turn,
@@ -203,9 +202,9 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
       }
       const event = readInbound(name, payload);
       if (typeof event === 'string') return fail(event);
-      if (event.event === 'agent_takeover') await app.takeover!.takeover(state.sessionId, operatorOf(state), event.force ?? false);
-      else if (event.event === 'agent_release') await app.takeover!.release(state.sessionId, operatorOf(state), event.force ?? false);
-      else if (state.role === 'operator') await app.takeover!.manualMessage(state.sessionId, operatorOf(state), event.content ?? '');
+      if (event.event === 'agent_takeover') await takeover.takeover(state.sessionId, operatorOf(state), event.force ?? false);
+      else if (event.event === 'agent_release') await takeover.release(state.sessionId, operatorOf(state), event.force ?? false);
+      else if (state.role === 'operator') await takeover.manualMessage(state.sessionId, operatorOf(state), event.content ?? '');
       else {
         const errors = await customerMessage(state, event);
         if (errors.length) return fail(errors.join('; '));
@@ -231,7 +230,7 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
 
   /** Whether the public namespace serves the sessions of an agent (by id; none for a session without one). */
   async function servesPublicly(agentId: string | null): Promise<boolean> {
-    return isPublicAgent(agentId ? await app.agents!.get(agentId).catch(() => undefined) : undefined);
+    return isPublicAgent(agentId ? await agents.get(agentId).catch(() => undefined) : undefined);
   }
 
   /** A public socket stops being served once its session's agent is no longer public. */
@@ -258,14 +257,14 @@ export function createGateway(app: AgentHostApp, httpServer: HttpServer): Gatewa
     if (refusal) return [refusal.detail];
     let admitted;
     try {
-      admitted = await app.chat!.admit(request.data, { principal: state.principal, callerKey, channel: 'websocket' });
+      admitted = await chat.admit(request.data, { principal: state.principal, callerKey, channel: 'websocket' });
     } catch (error) {
       if (error instanceof ValidationError) return error.issues.map((issue) => issue.msg);
       if (error instanceof AgentHostError) return [error.message];
       throw error;
     }
     const errors: string[] = [];
-    for await (const streamed of app.chat!.stream(admitted, shutdown.signal)) {
+    for await (const streamed of chat.stream(admitted, shutdown.signal)) {
       if (streamed.type === 'error') errors.push(streamed.content);
     }
     return errors;

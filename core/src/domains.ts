@@ -1,0 +1,130 @@
+import { extensionPoints, type Logger } from '@agent-host/sdk';
+import type { Sequelize } from 'sequelize';
+import { AdminAuth } from './admin/admin-auth.js';
+import { AdminUsers } from './admin/admin-users.js';
+import { AuditLog } from './admin/audit-log.js';
+import { ApiTokens } from './admin/api-tokens.js';
+import { Challenges } from './admin/challenges.js';
+import { SystemSettings } from './admin/system-settings.js';
+import { Agents } from './agents/agents.js';
+import { ChatService } from './chat/chat-service.js';
+import { Conversations } from './chat/conversations.js';
+import { agentCostOverview } from './chat/cost-overview.js';
+import { RequestLimits } from './chat/request-limits.js';
+import type { SessionEvents } from './chat/session-events.js';
+import { SessionQueries } from './chat/session-queries.js';
+import { SessionTurns } from './chat/session-turns.js';
+import { TrafficLimits } from './chat/traffic-limits.js';
+import type { HostConfig } from './config/schema.js';
+import type { Kernel } from './kernel/kernel.js';
+import { Knowledge } from './knowledge/knowledge.js';
+import { Mcp } from './mcp/mcp.js';
+import type { TurnTraceExporter } from './observability/turn-trace-exporter.js';
+import type { StreamingObjectStore } from './services/object-store-selection.js';
+import type { Keyring } from './services/secrets.js';
+import { skillMcpServers } from './skills/mcp-servers.js';
+import { Skills } from './skills/skills.js';
+import { Takeover } from './takeover/takeover.js';
+import { pricingFromConfig } from './usage/cost.js';
+
+/**
+ * Every domain of a started host, none optional: the HTTP routes and the WebSocket gateway each take the ones they
+ * use (`Pick<Domains, ...>`), so what a route file can reach is in its type.
+ */
+export interface Domains {
+  adminAuth: AdminAuth;
+  challenges: Challenges;
+  /** Administrator API tokens, for machines calling the control plane. */
+  apiTokens: ApiTokens;
+  adminUsers: AdminUsers;
+  auditLog: AuditLog;
+  systemSettings: SystemSettings;
+  agents: Agents;
+  knowledge: Knowledge;
+  mcp: Mcp;
+  skills: Skills;
+  chat: ChatService;
+  /** Rate limits on chat turns and socket handshakes, checked by the transports before a stream opens. */
+  trafficLimits: TrafficLimits;
+  sessions: SessionQueries;
+  /** One turn at a time per session, and an administrator's cancel of the running one. */
+  sessionTurns: SessionTurns;
+  takeover: Takeover;
+  /** What happens in sessions, for the WebSocket gateway. */
+  sessionEvents: SessionEvents;
+  /** `GET /agents/{agent_id}/cost-overview`. */
+  costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
+}
+
+/** What the domains are built on: the open database, configuration, the plugins' registries and host services. */
+export interface DomainDeps {
+  db: Sequelize;
+  config: HostConfig;
+  kernel: Kernel;
+  instanceId: string;
+  /** The key administrator access tokens are signed with. */
+  accessTokenKey: Uint8Array;
+  secrets: Keyring;
+  objectStore: StreamingObjectStore;
+  sessionEvents: SessionEvents;
+  /** The OTLP exporter of turn traces, when one is configured. */
+  traces: TurnTraceExporter | undefined;
+  logger: Logger;
+}
+
+/** Builds every domain, in dependency order; nothing here touches the network or starts work. */
+export function createDomains(deps: DomainDeps): Domains {
+  const { db, config, kernel, sessionEvents, logger } = deps;
+  const adminAuth = new AdminAuth(db, config.admin, deps.accessTokenKey);
+  const challenges = new Challenges(db, adminAuth, config.admin);
+  const systemSettings = new SystemSettings(db, config, adminAuth, challenges);
+  const agents = new Agents(db, config, systemSettings, kernel.registry(extensionPoints.orchestrators), adminAuth);
+  const knowledge = new Knowledge({
+    db,
+    config: config.knowledge,
+    instanceId: deps.instanceId,
+    parsers: kernel.registry(extensionPoints.documentParsers),
+    embedders: kernel.registry(extensionPoints.embedders),
+    retrievers: kernel.registry(extensionPoints.retrievers),
+    objectStore: deps.objectStore,
+    logger: logger.child({ component: 'knowledge' }),
+  });
+  const mcp = new Mcp({ db, config: config.mcp, secrets: deps.secrets, backends: kernel.registry(extensionPoints.toolBackends), events: sessionEvents });
+  const skills = new Skills({ db, backends: kernel.registry(extensionPoints.skillBackends), servers: skillMcpServers(mcp.servers), logger: logger.child({ component: 'skills' }) });
+  const sessionTurns = new SessionTurns(db, deps.instanceId);
+  const chat = new ChatService({
+    config,
+    agents,
+    conversations: new Conversations(db),
+    limits: new RequestLimits(db, deps.instanceId, config.agent.per_caller_daily_requests),
+    turns: sessionTurns,
+    orchestrators: kernel.registry(extensionPoints.orchestrators),
+    providers: kernel.registry(extensionPoints.modelProviders),
+    pricing: pricingFromConfig(config),
+    events: sessionEvents,
+    knowledge,
+    skills,
+    mcp,
+    traces: deps.traces,
+    logger: logger.child({ component: 'chat' }),
+  });
+  return {
+    adminAuth,
+    challenges,
+    apiTokens: new ApiTokens(db, adminAuth, challenges),
+    adminUsers: new AdminUsers(db, adminAuth, challenges, config.admin.sub_admins_manage_permissions),
+    auditLog: new AuditLog(db),
+    systemSettings,
+    agents,
+    knowledge,
+    mcp,
+    skills,
+    chat,
+    trafficLimits: new TrafficLimits(db, config.rate_limits),
+    sessions: new SessionQueries(db),
+    sessionTurns,
+    takeover: new Takeover(db, sessionEvents, config.agent.message_max_length),
+    sessionEvents,
+    costOverview: (agentId) => agentCostOverview(db, agentId),
+  };
+}
