@@ -65,7 +65,7 @@ export class EmbeddedPostgresServer {
       }
       this.child = await startServer(launch.binaries, this.clusterDir, this.port, SERVER_FLAGS, launch.runAs);
     } catch (error) {
-      throw new Error(`embedded Postgres failed to start in ${this.clusterDir}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`embedded Postgres failed to start in ${this.clusterDir}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     this.launch = launch;
     logger.info({ port: this.port, dir: this.clusterDir, ms: Date.now() - started }, 'embedded Postgres started');

@@ -54,7 +54,7 @@ export async function postgresUser(): Promise<RunAs | undefined> {
     await execFileAsync('groupadd', ['-f', 'postgres']);
     await execFileAsync('useradd', ['--system', '-g', 'postgres', 'postgres']);
   } catch (error) {
-    throw new Error(`embedded Postgres cannot run as root and the postgres user could not be created: ${String(error)}`);
+    throw new Error(`embedded Postgres cannot run as root and the postgres user could not be created: ${String(error)}`, { cause: error });
   }
   const created = await idsOf('postgres');
   if (!created) throw new Error('the postgres user was created but `id postgres` does not find it');

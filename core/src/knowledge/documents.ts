@@ -9,7 +9,7 @@ import {
 } from '@agent-host/sdk';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '../kernel/registry.js';
-import { DocumentRepository, type DocumentRow } from './document-repository.js';
+import { type DocumentRepository, type DocumentRow } from './document-repository.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';

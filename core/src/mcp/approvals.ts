@@ -4,54 +4,11 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { MESSAGE_COLUMNS, presentMessage, type MessageRow } from '../chat/messages.js';
 import type { SessionEvents } from '../chat/session-events.js';
+import { presentApproval, type ApprovalRow, type ApprovalStatus, type ToolApprovalView } from './approval-view.js';
 import type { McpCallAudits } from './call-audits.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, jsonOutput } from './payloads.js';
 import type { McpServers } from './servers.js';
-
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'failed';
-
-interface ApprovalRow {
-  id: string;
-  session_id: string;
-  turn_id: string;
-  agent_id: string;
-  mount_id: string;
-  mcp_server_id: string;
-  tool_name: string;
-  arguments: Record<string, unknown>;
-  origin: string;
-  status: ApprovalStatus;
-  decided_by: string | null;
-  decided_at: Date | null;
-  result: unknown;
-  error_message: string | null;
-  result_message_id: string | null;
-  created_at: Date;
-}
-
-export type ToolApprovalView = ReturnType<typeof presentApproval>;
-
-export function presentApproval(row: ApprovalRow) {
-  return {
-    approval_id: row.id,
-    session_id: row.session_id,
-    turn_id: row.turn_id,
-    agent_id: row.agent_id,
-    mount_id: row.mount_id,
-    mcp_server_id: row.mcp_server_id,
-    tool_name: row.tool_name,
-    arguments: row.arguments,
-    origin: row.origin,
-    status: row.status,
-    decided_by: row.decided_by,
-    decided_at: row.decided_at ? new Date(row.decided_at).toISOString() : null,
-    result: row.result ?? null,
-    error_message: row.error_message,
-    result_message_id: row.result_message_id,
-    created_at: new Date(row.created_at).toISOString(),
-  };
-}
 
 /** The text a turn answers when its tool call waits for an operator. */
 export const pendingApprovalReply = (toolName: string) => `The ${toolName} request needs an operator's approval; its result will be posted here once approved.`;
@@ -118,7 +75,7 @@ export class ToolApprovals {
     const started = Date.now();
     let status: 'success' | 'error' | 'timeout' = 'error';
     let payload: unknown;
-    let error: string | null = null;
+    let error: string | null;
     let secretValues: readonly string[] = [];
     try {
       if (!mount) throw new Error('the mount was removed after the request');

@@ -9,7 +9,8 @@ import { McpCredentials } from './credentials.js';
 import { McpMounts } from './mounts.js';
 import { McpServerActions } from './server-actions.js';
 import { McpServers } from './servers.js';
-import { TurnTools, type TurnToolsInput } from './turn-tools.js';
+import type { TurnToolsInput } from './tool-turn.js';
+import { TurnTools } from './turn-tools.js';
 
 export interface McpDeps {
   db: Sequelize;

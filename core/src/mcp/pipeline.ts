@@ -8,7 +8,7 @@ import { resultForContext } from './payloads.js';
 import { applyResponseRules } from './response-rules.js';
 import { selectTool } from './selection.js';
 import { isTrackingTool, trackingSignals } from './tracking.js';
-import type { TurnTools } from './turn-tools.js';
+import type { ToolTurn } from './tool-turn.js';
 
 /** The `_tool_selection` pseudo tool of the one `skipped` record written when no tool matches (spec 3.6). */
 export const TOOL_SELECTION = '_tool_selection';
@@ -19,7 +19,7 @@ export const TOOL_SELECTION = '_tool_selection';
  * required-argument check, call, response rules. Each stage runs in its own
  * trace span and leaves an `mcp_context` entry; every stop is audited.
  */
-export async function runToolPipeline(turn: TurnTools): Promise<ToolPipelineResult> {
+export async function runToolPipeline(turn: ToolTurn): Promise<ToolPipelineResult> {
   const { input } = turn;
   const span = <T>(name: string, run: () => Promise<T>, describe: (value: T) => Record<string, unknown>) =>
     input.trace.span(name, async (attributes) => {

@@ -7,7 +7,7 @@ import { pendingApprovalReply } from './approvals.js';
 import { ruledReply } from './response-rules.js';
 import { findTool, type MountedTool } from './toolset.js';
 import { isTrackingTool } from './tracking.js';
-import type { TurnTools } from './turn-tools.js';
+import type { ToolTurn } from './tool-turn.js';
 
 /** The enabled rule whose prefix starts the message as a command (the longest, case-insensitive), and the text after it. */
 export function matchQuickRule(rules: readonly QuickMatchRule[], message: string): { rule: QuickMatchRule; suffix: string } | null {
@@ -27,7 +27,7 @@ const usage = (prefix: string) => `Usage: ${prefix} <cargo number>. Please send 
  * the required-argument check still run, and any block means no call; an
  * empty suffix or a missing required field answers usage guidance.
  */
-export async function runQuickMatch(turn: TurnTools): Promise<TurnResult | null> {
+export async function runQuickMatch(turn: ToolTurn): Promise<TurnResult | null> {
   const { input } = turn;
   if (!input.agent || input.messageType !== 'user_chat') return null;
   const hit = matchQuickRule(turn.responseConfig.quick_match_rules, input.message);
@@ -72,7 +72,7 @@ export async function runQuickMatch(turn: TurnTools): Promise<TurnResult | null>
 }
 
 /** The quick-match reply, as tokens split on spaces, when a rule matches; else the runtime's turn. */
-export async function* quickMatchOr(turn: TurnTools, run: () => AsyncGenerator<TurnEvent, TurnResult, void>): AsyncGenerator<TurnEvent, TurnResult, void> {
+export async function* quickMatchOr(turn: ToolTurn, run: () => AsyncGenerator<TurnEvent, TurnResult, void>): AsyncGenerator<TurnEvent, TurnResult, void> {
   const quick = await runQuickMatch(turn);
   if (!quick) return yield* run();
   for (const content of quick.reply.split(/(?<= )/)) if (content) yield { type: 'token', content };

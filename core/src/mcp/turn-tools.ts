@@ -1,60 +1,23 @@
-import type { ChatMessage, MessageType, ModelRouter, ToolCallOutcome, ToolDescriptor, Trace, TurnEvent, TurnResult, TurnToolHandle } from '@agent-host/sdk';
-import type { ToolCallBudget } from '../chat/tool-budget.js';
-import type { HostConfig } from '../config/schema.js';
+import type { ToolCallOutcome, ToolDescriptor, TurnEvent, TurnResult, TurnToolHandle } from '@agent-host/sdk';
 import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from './agent-config.js';
-import { pendingApprovalReply, type ToolApprovals } from './approvals.js';
-import type { McpCallAudits, McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
+import { pendingApprovalReply } from './approvals.js';
+import type { McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, resultForContext } from './payloads.js';
 import { runToolPipeline } from './pipeline.js';
 import { missingRequired } from './policy.js';
 import { quickMatchOr } from './quick-match.js';
 import { baseObservation } from './response-rules.js';
-import { discoverTools, findTool, type DiscoveryDeps, type MountedTool, type Toolset, type UsableMount } from './toolset.js';
+import type { Execution, ToolTurn, TurnToolsDeps, TurnToolsInput } from './tool-turn.js';
+import { discoverTools, findTool, type MountedTool, type Toolset, type UsableMount } from './toolset.js';
 import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from './tracking.js';
-
-/** The agent fields the tool path reads. */
-export interface ToolAgent {
-  agent_id: string;
-  mcp_response_config: unknown;
-  mcp_runtime_config: unknown;
-}
-
-export interface TurnToolsInput {
-  /** A chat agent, or null (no agent: no tools). */
-  agent: ToolAgent | null;
-  sessionId: string;
-  turnId: string;
-  traceId: string;
-  /** The user's message as sent (no `[message_type=...]` prefix). */
-  message: string;
-  messageType: MessageType;
-  history: readonly ChatMessage[];
-  models: ModelRouter;
-  trace: Trace;
-  /** `max_tool_calls_total_per_request`, shared with the turn's skills. */
-  budget: Pick<ToolCallBudget, 'take' | 'limit'>;
-  signal: AbortSignal;
-}
-
-export interface TurnToolsDeps extends DiscoveryDeps {
-  audits: McpCallAudits;
-  config: HostConfig['mcp'];
-  approvals: ToolApprovals;
-}
-
-/** What one execution produced. `blocked`: a limit stopped it before the call; `pending_approval`: an operator decides. */
-export type Execution =
-  | { status: 'blocked'; reason: string }
-  | { status: 'pending_approval'; approval_id: string }
-  | { status: ToolCallOutcome['status']; raw: unknown; business: unknown; error: string | null; latency_ms: number };
 
 /**
  * The tool path of one turn: discovery (once), the executions with their
  * limits, the audits, `mcp_context`, the `mcp_*` observation, and the handle
  * the runtime gets (`list`, `call`, `runPipeline`).
  */
-export class TurnTools {
+export class TurnTools implements ToolTurn {
   readonly calls: McpCallView[] = [];
   readonly context: Record<string, unknown>[] = [];
   readonly observation = baseObservation();

@@ -7,7 +7,7 @@ import { exited, lastReason, startFailure, tailLines } from './child.js';
 
 /** The package a pip output line starts to fetch (`Collecting onnxruntime>=1.14.1`, `Downloading tokenizers-0.21...whl`). */
 export function pipPackageOf(line: string): string | undefined {
-  return /^\s*(?:Collecting|Downloading) ([A-Za-z0-9_.\-]+)/.exec(line)?.[1];
+  return /^\s*(?:Collecting|Downloading) ([A-Za-z0-9_.-]+)/.exec(line)?.[1];
 }
 
 /** Runs a step of the install; a failure is one line naming the step, with its output kept in `logFile`. */
@@ -20,7 +20,7 @@ async function run(command: string, args: string[], logger: Logger, logFile: str
     await Promise.race([exited(child), failed]);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(`${command} was not found: ${missingPython}`);
+      throw new Error(`${command} was not found: ${missingPython}`, { cause: error });
     }
     throw error;
   }

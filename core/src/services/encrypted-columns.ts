@@ -24,7 +24,7 @@ export async function reencryptAll(db: Sequelize, keyring: Keyring): Promise<{ t
       try {
         plaintext = keyring.decrypt(row.value, storedAt(at, row.id));
       } catch (error) {
-        throw new Error(`${at.table} ${row.id} (${at.column}): ${(error as Error).message}`);
+        throw new Error(`${at.table} ${row.id} (${at.column}): ${(error as Error).message}`, { cause: error });
       }
       // Only if nobody rewrote it meanwhile (a rotation between the read and this update).
       await db.query(`UPDATE ${at.table} SET ${at.column} = $2 WHERE ${at.id} = $1 AND ${at.column} = $3`, { bind: [row.id, keyring.encrypt(plaintext, storedAt(at, row.id)), row.value] });

@@ -18,7 +18,7 @@ const channel = (address: string, description: string, { outbound, inbound }: { 
  */
 export function buildAsyncApiDocument(version: string): JsonObject {
   // Shared sub-schemas (Message, TakeoverEvent) are hoisted here, as in /openapi.json.
-  const schemas: Record<string, any> = {};
+  const schemas: Parameters<typeof bodySchema>[1] = {};
   const payloadSchema = (schema: Parameters<typeof bodySchema>[0]) => bodySchema(schema, schemas, 'output');
   const messages: Record<string, JsonObject> = {};
   for (const [name, event] of Object.entries(OUTBOUND_EVENTS)) messages[name] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };

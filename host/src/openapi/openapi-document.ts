@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CHALLENGE_HEADER } from '../access/route-access.js';
 import { pathParamRefusal, uuidParam } from '../http/path-params.js';
 import { ACCESS_COOKIE } from '../access/cookies.js';
-import type { RouteDefinition } from '../routes/route.js';
+import type { AnyRoute, RouteDefinition } from '../routes/route.js';
 
 /** A JSON value as it appears in the document. */
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -90,7 +90,7 @@ const REST_OF_PATH_PARAM = 'key';
 export const openApiPath = (path: string) => path.replace(PATH_PARAM, '{$1}').replace(REST_OF_PATH, `/{${REST_OF_PATH_PARAM}}`);
 
 const operationId = (method: string, path: string) =>
-  `${method}_${path.replace(PATH_PARAM, 'by_$1').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` || method;
+  `${method}_${path.replace(PATH_PARAM, 'by_$1').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
 
 /** Groups operations by their first segment (`/admin/<area>` for the administrator API). */
 function tagOf(path: string): string {
@@ -153,7 +153,7 @@ function accessDescription(access: RouteDefinition['access']): string | undefine
 }
 
 /** Builds the OpenAPI 3.1 document for a list of routes; call once per server, routes do not change at run time. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition<any>[]): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocument {
   const schemas: Record<string, JsonObject> = { ...SHARED_SCHEMAS };
   const paths: OpenApiDocument['paths'] = {};
 

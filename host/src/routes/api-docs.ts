@@ -6,7 +6,7 @@ import { NotFoundError } from '@agent-host/sdk';
 import type { Response } from 'restify';
 import { buildAsyncApiDocument } from '../openapi/asyncapi-document.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
-import type { RouteDefinition } from './route.js';
+import type { AnyRoute, RouteDefinition } from './route.js';
 
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
@@ -109,7 +109,7 @@ function sendHtml(res: Response, html: string): void {
  * offline: no CDN). Everything needs an administrator login. The document
  * covers `routes` and these routes; it is built once, here.
  */
-export function apiDocRoutes(routes: readonly RouteDefinition<any>[]): RouteDefinition[] {
+export function apiDocRoutes(routes: readonly AnyRoute[]): RouteDefinition[] {
   const assetCache = new Map<string, Promise<Buffer>>();
 
   const assetRoute = (ui: keyof typeof ASSETS): RouteDefinition => {

@@ -279,7 +279,7 @@ export function createGateway(domains: Pick<Domains, 'adminAuth' | 'trafficLimit
       shutdown.abort();
       io.local.disconnectSockets(true);
       io.engine.close();
-      io.of('/').adapter.close();
+      await io.of('/').adapter.close();
       await fanOutPool.close();
     },
   };

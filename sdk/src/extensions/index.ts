@@ -37,7 +37,6 @@ export type {
   RetrievalHandle,
   RetrievedChunk,
   ToolGuidance,
-  ToolHandle,
   ToolPipelineResult,
   ToolResultContext,
   Trace,
@@ -49,7 +48,7 @@ export type {
 export { assertObjectKey, attachmentDisposition, OBJECT_STORE_PROXY_PATH, objectKeyFilename, objectStoreProxyDownload, type ObjectStoreBackend } from './object-stores.js';
 export type { ExtensionRegistry } from './registry.js';
 export type { Retriever, VectorFilter, VectorHit, VectorMetadata, VectorPoint } from './retrievers.js';
-export type { SkillBackend, SkillInvocation, ToolBackend, ToolCallOptions, ToolCallOutcome, ToolDescriptor, ToolServerConnection } from './tools.js';
+export type { SkillBackend, SkillInvocation, ToolBackend, ToolCallOptions, ToolCallOutcome, ToolDescriptor, ToolHandle, ToolServerConnection } from './tools.js';
 
 /**
  * The keyed registries plugins contribute to.

@@ -1,6 +1,6 @@
 import type { Logger } from '../services/logger.js';
 import type { ChatMessage, ChatModel } from './models.js';
-import type { ToolCallOutcome, ToolDescriptor } from './tools.js';
+import type { ToolCallOutcome, ToolHandle } from './tools.js';
 
 /** Agent capability boundary (spec 2.4). @public */
 export type AgentType = 'chat' | 'etl' | 'document_extraction' | 'fusion';
@@ -68,12 +68,6 @@ export interface RetrievedChunk {
 /** Retrieval over the agent's mounted sources only. @beta */
 export interface RetrievalHandle {
   search(query: string, options?: { topK?: number; threshold?: number }): Promise<RetrievedChunk[]>;
-}
-
-/** Tools the agent may call, with policy, allowlist, limits and audit enforced by core. @beta */
-export interface ToolHandle {
-  list(): Promise<ToolDescriptor[]>;
-  call(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome>;
 }
 
 /**

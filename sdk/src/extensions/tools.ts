@@ -1,6 +1,5 @@
 import type { ValidationIssue } from '../errors.js';
 import type { JsonSchema } from './models.js';
-import type { ToolHandle } from './orchestrators.js';
 
 /** A tool server as a backend sees it, with its decrypted secret. @beta */
 export interface ToolServerConnection {
@@ -30,6 +29,12 @@ export interface ToolCallOutcome {
   /** The result as the tool returned it (JSON). */
   result: unknown;
   error?: string;
+}
+
+/** Tools the agent may call, with policy, allowlist, limits and audit enforced by core. @beta */
+export interface ToolHandle {
+  list(): Promise<ToolDescriptor[]>;
+  call(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome>;
 }
 
 /**
