@@ -1,6 +1,7 @@
 // Starts the services every test shares (one embedded Postgres server and one
 // Chroma server per run), runs tap with their addresses in the environment,
 // then stops them. Test files create their own database on the shared server.
+// A run of unit tests alone starts nothing.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,22 +17,8 @@ const SCHEMATHESIS = {
   missingPython: 'the API fuzz test installs Schemathesis with Python 3 and its venv module; install them',
 };
 
-const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-test-'));
-const postgres = new EmbeddedPostgresServer({ dataDir, port: 0, logger });
-const chromaExecutable = await ensureChromaVenv({ cacheDir: cacheDir(''), version: '1.5.9', python: 'python3', logger });
-const chroma = new EmbeddedChroma({ executable: chromaExecutable, dataDir, startupTimeoutMs: 120_000, logger });
-
-let code = 1;
-try {
-  const [, , ferretdb, schemathesis] = await Promise.all([postgres.start(), chroma.start(), prepareFerretDb(logger), ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger })]);
-  const env = {
-    ...process.env,
-    TEST_PG_ADMIN_URL: postgres.url('postgres'),
-    TEST_CHROMA_URL: chroma.url,
-    TEST_FERRETDB_BIN: ferretdb,
-    TEST_SCHEMATHESIS_BIN: schemathesis,
-  };
+/** Runs tap over the arguments given, with `env`; ends its report with one summary line and resolves with its exit code. */
+async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
   const tap = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...process.argv.slice(2)], {
     cwd: PROJECT_ROOT,
     stdio: ['inherit', 'pipe', 'inherit'],
@@ -46,9 +33,32 @@ try {
   const stop = (signal: NodeJS.Signals) => tap.kill(signal);
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  code = await new Promise<number>((resolve) => tap.on('close', (c) => resolve(c ?? 1)));
+  const code = await new Promise<number>((resolve) => tap.on('close', (c) => resolve(c ?? 1)));
   const summary = [...tail.matchAll(/# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/g)].at(-1);
   if (summary) process.stdout.write(`\ntests: ${summary[2] ?? 0} passed, ${summary[3] ?? 0} failed\n`);
+  return code;
+}
+
+const files = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+// Unit tests need no server: asked for them alone (`npm run test:unit`), nothing is started.
+if (files.length > 0 && files.every((file) => file.startsWith('test/unit/'))) process.exit(await runTap(process.env));
+
+const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-test-'));
+const postgres = new EmbeddedPostgresServer({ dataDir, port: 0, logger });
+const chromaExecutable = await ensureChromaVenv({ cacheDir: cacheDir(''), version: '1.5.9', python: 'python3', logger });
+const chroma = new EmbeddedChroma({ executable: chromaExecutable, dataDir, startupTimeoutMs: 120_000, logger });
+
+let code = 1;
+try {
+  const [, , ferretdb, schemathesis] = await Promise.all([postgres.start(), chroma.start(), prepareFerretDb(logger), ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger })]);
+  code = await runTap({
+    ...process.env,
+    TEST_PG_ADMIN_URL: postgres.url('postgres'),
+    TEST_CHROMA_URL: chroma.url,
+    TEST_FERRETDB_BIN: ferretdb,
+    TEST_SCHEMATHESIS_BIN: schemathesis,
+  });
 } finally {
   await Promise.allSettled([chroma.stop(), postgres.stop()]);
   await rm(dataDir, { recursive: true, force: true });
