@@ -13,6 +13,9 @@ import { routeFactories } from './routes/index.js';
 import { parseBody, parseQuery } from './validation.js';
 import type { RouteDefinition } from './routes/route.js';
 
+/** How long an idle keep-alive connection stays open: longer than the clients' and load balancers' own idle limits. */
+const KEEP_ALIVE_MS = 65_000;
+
 /** What an incoming X-Request-Id may be: printable, no spaces, at most 128 characters. */
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -27,6 +30,10 @@ export function createServer(app: AgentHostApp) {
   const log = app.logger.child({ component: 'http' });
   // No name: restify would announce it in a Server header on every response.
   const server = restify.createServer({ name: '', handleUncaughtExceptions: false });
+  // An idle keep-alive connection is left for the client to close: a server that closes it first races a client
+  // reusing it, whose request then fails with ECONNRESET. Node closes after 5 s; load balancers keep theirs for 60 s.
+  server.server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.server.headersTimeout = KEEP_ALIVE_MS + 1000;
   const { cors_origins: corsOrigins } = app.config.server;
   const hsts = app.config.admin.access_cookie_secure;
   const domains = lateDomains(app);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -127,6 +128,27 @@ t.test('default host', async (t) => {
     t.match(response.headers.get('content-type'), /application\/json/);
     t.match(await response.json(), { detail: 'no route for GET /no/such/route', code: 'ROUTE_NOT_FOUND', request_id: String });
   });
+});
+
+t.test('an idle keep-alive connection is left open past the 5 s at which Node would close it', async (t) => {
+  const host = await startTestHost(t);
+  const { hostname, port } = new URL(host.url);
+  const socket = net.connect(Number(port), hostname);
+  t.teardown(() => socket.destroy());
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  let closed = false;
+  socket.on('close', () => (closed = true));
+  const ask = async () => {
+    received = '';
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\n\r\n`);
+    for (const until = Date.now() + 5_000; !/\r\n\r\n[\s\S]*\}$/.test(received) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    return received.split('\r\n')[0];
+  };
+  t.equal(await ask(), 'HTTP/1.1 200 OK');
+  await new Promise((r) => setTimeout(r, 6_000));
+  t.notOk(closed, 'still open after 6 s idle');
+  t.equal(await ask(), 'HTTP/1.1 200 OK', 'and a second request on it is answered');
 });
 
 t.test('release metadata follows APP_ENV rules', async (t) => {
