@@ -3,8 +3,7 @@ import { ReactAgentOrchestrator } from './lib/react-agent.js';
 
 const config = z
   .object({
-    /** Model calls per turn before the agent must answer. */
-    max_steps: z.number().int().min(1).max(20).default(5),
+    max_steps: z.number().int().min(1).max(20).default(5).describe('Model calls per turn before the ReAct agent must answer.'),
   })
   .strict();
 

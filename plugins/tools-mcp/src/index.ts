@@ -9,16 +9,11 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 const config = z
   .object({
-    /** How long an unused connection (and its stdio child process) stays open for the next call; 0 closes it after each call. */
-    idle_timeout_ms: z.number().int().min(0).default(60_000),
-    /** Timeout of a call whose caller passes none; every call has one. */
-    default_timeout_ms: z.number().int().positive().default(30_000),
-    /** Connections kept open per transport; past it, the least recently used idle one closes, or a call gets a one-off connection. */
-    max_connections: z.number().int().positive().default(16),
-    /** stdio: how long a server may take to exit after its stdin closes, and again after SIGTERM, before SIGKILL. */
-    shutdown_grace_ms: z.number().int().positive().default(2_000),
-    /** stdio: the largest message a server may send (a tool result is one message); past it the call fails and the server is ended. */
-    max_message_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+    idle_timeout_ms: z.number().int().min(0).default(60_000).describe('How long an unused connection (and its stdio child process) stays open for the next call; 0 closes it after each call.'),
+    default_timeout_ms: z.number().int().positive().default(30_000).describe('Timeout of a tool action whose caller passes none (mounts always pass their `timeout_ms`); every call has one.'),
+    max_connections: z.number().int().positive().default(16).describe('Connections kept open per transport; past it, the least recently used idle one closes, or a call gets a one-off connection.'),
+    shutdown_grace_ms: z.number().int().positive().default(2_000).describe('stdio: how long a server may take to exit after its stdin closes, and again after SIGTERM, before SIGKILL.'),
+    max_message_bytes: z.number().int().positive().default(10 * 1024 * 1024).describe('stdio: the largest message a server may send (a tool result is one message); past it the call fails naming the limit and the server is ended. HTTP servers are held to `[http] max_response_bytes`.'),
   })
   .strict();
 
