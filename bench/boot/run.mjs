@@ -17,7 +17,8 @@ async function boot(label, env) {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['--no-deprecation', path.join(root, 'host/dist/cli.js'), 'start'], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', PORT: '0', DATABASE_URL: '', CHROMA_URL: '', ...env },
+    // A signing key of its own, as in bench/lib/host.mjs: without one the host is healthy but warns, and this waits for no warning.
+    env: { ...process.env, LOG_LEVEL: 'warn', PORT: '0', DATABASE_URL: '', CHROMA_URL: '', ADMIN_ACCESS_TOKEN_SECRET_KEY: 'bench-boot-signing-key-0123456789abcdef', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
