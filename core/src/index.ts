@@ -60,7 +60,7 @@ export {
   serverUpdateSchema,
   serverViewSchema,
   testCallSchema,
-} from './mcp/schemas.js';
+} from './mcp/admin/schemas.js';
 export { Skills } from './skills/skills.js';
 export { SKILL_STATUSES, skillCreateSchema, skillUpdateSchema } from './skills/skill-assets.js';
 export { versionCreateSchema, versionUpdateSchema } from './skills/skill-versions.js';

@@ -1,10 +1,10 @@
 // Issue 16 item 7: every pattern applied to user text runs in linear time. A message crafted to make the
 // identifier parser backtrack (`bl #  #  # ... !`) took 165 s at 67 characters before its separator was rewritten.
 import t from 'tap';
-import { mcpResponseConfig } from '../../core/src/mcp/agent-config.js';
-import { parseIdentifiers } from '../../core/src/mcp/identifiers.js';
-import { trackingIntent } from '../../core/src/mcp/intent-gates.js';
-import { MATCHED_TEXT_LIMIT } from '../../core/src/mcp/linear-pattern.js';
+import { mcpResponseConfig } from '../../core/src/mcp/admin/agent-config.js';
+import { parseIdentifiers } from '../../core/src/mcp/tracking/identifiers.js';
+import { trackingIntent } from '../../core/src/mcp/pipeline/intent-gates.js';
+import { MATCHED_TEXT_LIMIT } from '../../core/src/mcp/tracking/linear-pattern.js';
 
 const elapsedMs = (run: () => unknown) => {
   const started = performance.now();

@@ -3,13 +3,13 @@
 // build_tool_arguments, the tracking projection, payload rendering, masking,
 // the cut of a large result.
 import t from 'tap';
-import { buildToolArguments } from '../../core/src/mcp/arguments.js';
-import { attemptGate, preGenerationGate } from '../../core/src/mcp/gates.js';
-import { parseIdentifiers, traceable } from '../../core/src/mcp/identifiers.js';
-import { maskSensitive } from '../../core/src/mcp/masking.js';
-import { businessPayload, fieldCatalog, renderDirectResponse, resultForContext } from '../../core/src/mcp/payloads.js';
-import { matchQuickRule } from '../../core/src/mcp/quick-match.js';
-import { builtInTrackingIntent, projectTrackingResult, sameTool, trackingSignals } from '../../core/src/mcp/tracking.js';
+import { buildToolArguments } from '../../core/src/mcp/tracking/arguments.js';
+import { attemptGate, preGenerationGate } from '../../core/src/mcp/pipeline/gates.js';
+import { parseIdentifiers, traceable } from '../../core/src/mcp/tracking/identifiers.js';
+import { maskSensitive } from '../../core/src/mcp/pipeline/masking.js';
+import { businessPayload, fieldCatalog, renderDirectResponse, resultForContext } from '../../core/src/mcp/pipeline/payloads.js';
+import { matchQuickRule } from '../../core/src/mcp/pipeline/quick-match.js';
+import { builtInTrackingIntent, projectTrackingResult, sameTool, trackingSignals } from '../../core/src/mcp/tracking/tracking.js';
 
 const TRACKING_SCHEMA = { type: 'object', properties: { selectNo: { type: 'string' }, query: { type: 'string' }, round: { type: 'integer' } }, required: ['selectNo'] };
 const values = (text: string) => parseIdentifiers(text).map((id) => id.value);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mcpResponseConfig, mcpRuntimeConfig } from '../mcp/agent-config.js';
+import { mcpResponseConfig, mcpRuntimeConfig } from '../mcp/admin/agent-config.js';
 import { MULTITASK_STRATEGIES } from '../chat/session-turns.js';
 
 export const AGENT_TYPES = ['chat', 'etl', 'document_extraction', 'fusion'] as const;

@@ -8,7 +8,7 @@ import type { KeyedRegistry } from '../kernel/registry.js';
 import type { Knowledge } from '../knowledge/knowledge.js';
 import type { TurnRetrieval } from '../knowledge/turn-retrieval.js';
 import type { Mcp } from '../mcp/mcp.js';
-import type { TurnTools } from '../mcp/turn-tools.js';
+import type { TurnTools } from '../mcp/pipeline/turn-tools.js';
 import type { Skills } from '../skills/skills.js';
 import type { TurnSkills } from '../skills/turn-skills.js';
 import { EMPTY_COST, estimateInteractionCost, type PricingTable } from '../usage/cost.js';

@@ -1,4 +1,4 @@
-import type { ToolApprovalView } from '../mcp/approval-view.js';
+import type { ToolApprovalView } from '../mcp/pipeline/approval-view.js';
 import type { PresentedMessage, SessionState } from './messages.js';
 
 /** A takeover event as stored and broadcast (spec 2.2). */

@@ -3,14 +3,14 @@ import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '../kernel/registry.js';
 import type { SessionEvents } from '../chat/session-events.js';
-import { ToolApprovals } from './approvals.js';
-import { McpCallAudits } from './call-audits.js';
-import { McpCredentials } from './credentials.js';
-import { McpMounts } from './mounts.js';
-import { McpServerActions } from './server-actions.js';
-import { McpServers } from './servers.js';
-import type { TurnToolsInput } from './tool-turn.js';
-import { TurnTools } from './turn-tools.js';
+import { ToolApprovals } from './pipeline/approvals.js';
+import { McpCallAudits } from './pipeline/call-audits.js';
+import { McpCredentials } from './admin/credentials.js';
+import { McpMounts } from './admin/mounts.js';
+import { McpServerActions } from './admin/server-actions.js';
+import { McpServers } from './admin/servers.js';
+import type { TurnToolsInput } from './pipeline/tool-turn.js';
+import { TurnTools } from './pipeline/turn-tools.js';
 
 export interface McpDeps {
   db: Sequelize;

@@ -1,5 +1,5 @@
 import { NotFoundError } from '@agent-host/sdk';
-import type { McpServers, ResolvedServer } from '../mcp/servers.js';
+import type { McpServers, ResolvedServer } from '../mcp/admin/servers.js';
 
 /** The backend type whose `backend_ref_id` names an MCP server (spec 2.8, 3.3). */
 export const MCP_BACKEND = 'mcp';

@@ -1,6 +1,6 @@
 import type { SkillBackend, ToolCallOutcome, ToolHandle } from '@agent-host/sdk';
 import type { KeyedRegistry } from '../kernel/registry.js';
-import { allowedBy } from '../mcp/policy.js';
+import { allowedBy } from '../mcp/pipeline/policy.js';
 import { inactiveReason, MCP_BACKEND, type SkillMcpServers } from './mcp-servers.js';
 import type { RunnableSkill } from './skill-mounts.js';
 

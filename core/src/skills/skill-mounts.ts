@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import { MOUNT_DEFAULTS } from '../mcp/schemas.js';
+import { MOUNT_DEFAULTS } from '../mcp/admin/schemas.js';
 import { requireActiveServer } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { auditOperation, type Operation } from '../admin/operation.js';

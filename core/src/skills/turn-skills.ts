@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonSchema, Logger, ToolCallOutcome, ToolHandle } from '@agent-host/sdk';
 import type { ToolCallBudget } from '../chat/tool-budget.js';
-import { maskSensitive, redactSecrets, redactText } from '../mcp/masking.js';
+import { maskSensitive, redactSecrets, redactText } from '../mcp/pipeline/masking.js';
 import { presentSkillCall, type SkillCallAudits, type SkillCallRecord } from './skill-call-audits.js';
 import { executeSkill, ExecutionTrail, type ExecutionDeps } from './skill-execution.js';
 import type { RunnableSkill, SkillMounts } from './skill-mounts.js';

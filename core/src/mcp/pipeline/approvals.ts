@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { auditOperation, type Operation } from '../admin/operation.js';
-import { MESSAGE_COLUMNS, presentMessage, type MessageRow } from '../chat/messages.js';
-import type { SessionEvents } from '../chat/session-events.js';
+import { auditOperation, type Operation } from '../../admin/operation.js';
+import { MESSAGE_COLUMNS, presentMessage, type MessageRow } from '../../chat/messages.js';
+import type { SessionEvents } from '../../chat/session-events.js';
 import { presentApproval, type ApprovalRow, type ApprovalStatus, type ToolApprovalView } from './approval-view.js';
 import type { McpCallAudits } from './call-audits.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, jsonOutput } from './payloads.js';
-import type { McpServers } from './servers.js';
+import type { McpServers } from '../admin/servers.js';
 
 /** The text a turn answers when its tool call waits for an operator. */
 export const pendingApprovalReply = (toolName: string) => `The ${toolName} request needs an operator's approval; its result will be posted here once approved.`;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type ToolBackend, type ToolServerConnection, type ValidationIssue } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '../../kernel/registry.js';
 import type { McpCredentials } from './credentials.js';
-import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
+import { auditOperation, type Operation } from '../../admin/operation.js';
+import { newestFirst } from '../../db/keyset-cursor.js';
 import { maskConnectionConfig, pastedCredentials, refuseUnconfirmedRepoint, unmask } from './connection-secrets.js';
 import type { ServerCreateInput, ServerUpdateInput } from './schemas.js';
 

@@ -2,7 +2,7 @@ import type { ChatModel } from '@agent-host/sdk';
 import type { SelectorDecision } from './gates.js';
 import { askStructured } from './structured.js';
 import { findTool, type MountedTool } from './toolset.js';
-import { isTrackingTool, type TrackingSignals } from './tracking.js';
+import { isTrackingTool, type TrackingSignals } from '../tracking/tracking.js';
 
 /** Tools and characters of description the AI selector sees (bounded context). */
 const MAX_TOOLS = 24;

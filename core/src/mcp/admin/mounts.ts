@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { auditOperation, type Operation } from '../admin/operation.js';
-import { mountExposure } from '../agents/mount-exposure.js';
+import { auditOperation, type Operation } from '../../admin/operation.js';
+import { mountExposure } from '../../agents/mount-exposure.js';
 import { MOUNT_DEFAULTS, type McpMountCreateInput, type McpMountUpdateInput } from './schemas.js';
 import type { ServerRow } from './servers.js';
 

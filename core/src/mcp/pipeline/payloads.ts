@@ -1,4 +1,4 @@
-import { isTrackingTool } from './tracking.js';
+import { isTrackingTool } from '../tracking/tracking.js';
 
 /** The failure minimum raw JSON of spec 4.13. */
 export const failurePayload = (serverName: string, toolName: string, errorMessage: string) => ({ server_name: serverName, tool_name: toolName, status: 'error' as const, error_message: errorMessage });

@@ -1,12 +1,12 @@
 import type { TurnEvent, TurnResult } from '@agent-host/sdk';
-import type { QuickMatchRule } from './agent-config.js';
-import { parseIdentifiers } from './identifiers.js';
+import type { QuickMatchRule } from '../admin/agent-config.js';
+import { parseIdentifiers } from '../tracking/identifiers.js';
 import { jsonOutput } from './payloads.js';
 import { missingRequired } from './policy.js';
 import { pendingApprovalReply } from './approvals.js';
 import { ruledReply } from './response-rules.js';
 import { findTool, type MountedTool } from './toolset.js';
-import { isTrackingTool } from './tracking.js';
+import { isTrackingTool } from '../tracking/tracking.js';
 import type { ToolTurn } from './tool-turn.js';
 
 /** The enabled rule whose prefix starts the message as a command (the longest, case-insensitive), and the text after it. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { maskSensitive, redactText } from './masking.js';
-import { newestFirst } from '../db/keyset-cursor.js';
+import { newestFirst } from '../../db/keyset-cursor.js';
 
 /** Audit statuses of spec 2.7 / 3.6. */
 export type McpCallStatus = 'success' | 'timeout' | 'error' | 'blocked' | 'skipped';

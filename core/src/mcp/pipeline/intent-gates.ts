@@ -1,6 +1,6 @@
-import type { IntentGateRule } from './agent-config.js';
-import { linearPattern } from './linear-pattern.js';
-import { builtInTrackingIntent, matchesRule } from './tracking.js';
+import type { IntentGateRule } from '../admin/agent-config.js';
+import { linearPattern } from '../tracking/linear-pattern.js';
+import { builtInTrackingIntent, matchesRule } from '../tracking/tracking.js';
 
 /** `tool_capability` labels that mean the tracking capability; any other label is a custom capability. */
 const TRACKING_CAPABILITIES = new Set(['tracking', 'query_tracking', 'query_tracking9']);

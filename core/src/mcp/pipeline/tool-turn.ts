@@ -2,9 +2,9 @@
 // (`ToolTurn`, implemented by `TurnTools`): they take this interface, so the turn's tool path can run them without
 // their modules importing it back.
 import type { ChatMessage, MessageType, ModelRouter, ToolCallOutcome, Trace } from '@agent-host/sdk';
-import type { ToolCallBudget } from '../chat/tool-budget.js';
-import type { HostConfig } from '../config/schema.js';
-import type { McpResponseConfig } from './agent-config.js';
+import type { ToolCallBudget } from '../../chat/tool-budget.js';
+import type { HostConfig } from '../../config/schema.js';
+import type { McpResponseConfig } from '../admin/agent-config.js';
 import type { ToolApprovals } from './approvals.js';
 import type { McpCallAudits, McpCallRecord } from './call-audits.js';
 import type { baseObservation } from './response-rules.js';

@@ -1,14 +1,14 @@
 import { ConflictError, ValidationError, type ToolDescriptor } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
-import type { McpCallAudits } from './call-audits.js';
-import { redactSecrets, redactText } from './masking.js';
+import type { McpCallAudits } from '../pipeline/call-audits.js';
+import { redactSecrets, redactText } from '../pipeline/masking.js';
 import type { McpMounts } from './mounts.js';
-import { auditOperation, type Operation } from '../admin/operation.js';
-import { businessPayload, failurePayload, fieldCatalog } from './payloads.js';
-import { allowedBy } from './policy.js';
+import { auditOperation, type Operation } from '../../admin/operation.js';
+import { businessPayload, failurePayload, fieldCatalog } from '../pipeline/payloads.js';
+import { allowedBy } from '../pipeline/policy.js';
 import { MOUNT_DEFAULTS, type ResponsePreviewInput, type TestCallInput } from './schemas.js';
 import type { McpServers } from './servers.js';
-import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from './tracking.js';
+import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from '../tracking/tracking.js';
 
 /**
  * What an administrator runs against a server: the health check, the test

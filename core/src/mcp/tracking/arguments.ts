@@ -1,8 +1,8 @@
 import type { ChatModel, JsonSchema } from '@agent-host/sdk';
-import { identifierArguments } from './gates.js';
+import { identifierArguments } from '../pipeline/gates.js';
 import { normalizeIdentifier, parseIdentifiers, traceable, type Identifier } from './identifiers.js';
-import { hasValue } from './policy.js';
-import { askStructured } from './structured.js';
+import { hasValue } from '../pipeline/policy.js';
+import { askStructured } from '../pipeline/structured.js';
 import { isTrackingTool, TRACKING_ARGUMENT } from './tracking.js';
 
 /** How models and people name the tracking argument. */

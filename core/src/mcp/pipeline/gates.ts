@@ -1,7 +1,7 @@
 import type { JsonSchema, MessageType, ToolGuidance } from '@agent-host/sdk';
-import { parseIdentifiers, type Identifier } from './identifiers.js';
+import { parseIdentifiers, type Identifier } from '../tracking/identifiers.js';
 import { hasValue } from './policy.js';
-import { isTrackingTool, TRACKING_ARGUMENT, type TrackingSignals } from './tracking.js';
+import { isTrackingTool, TRACKING_ARGUMENT, type TrackingSignals } from '../tracking/tracking.js';
 
 /** A gate's verdict. `blocked` stops with guidance; `skipped` stops silently. */
 export type GateVerdict =

@@ -1,4 +1,4 @@
-import { sameTool } from './tracking.js';
+import { sameTool } from '../tracking/tracking.js';
 
 /** The mount allowlist: empty allows every tool the server lists; the tracking tools match each other. */
 export const allowedBy = (allowlist: readonly string[], toolName: string) => allowlist.length === 0 || allowlist.some((allowed) => sameTool(allowed, toolName));

@@ -1,5 +1,5 @@
 import type { ToolCallOutcome, ToolDescriptor, TurnEvent, TurnResult, TurnToolHandle } from '@agent-host/sdk';
-import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from './agent-config.js';
+import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from '../admin/agent-config.js';
 import { pendingApprovalReply } from './approvals.js';
 import type { McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
 import { redactSecrets } from './masking.js';
@@ -10,7 +10,7 @@ import { quickMatchOr } from './quick-match.js';
 import { baseObservation } from './response-rules.js';
 import type { Execution, ToolTurn, TurnToolsDeps, TurnToolsInput } from './tool-turn.js';
 import { discoverTools, findTool, type MountedTool, type Toolset, type UsableMount } from './toolset.js';
-import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from './tracking.js';
+import { isTrackingTool, projectTrackingResult, TRACKING_ARGUMENT } from '../tracking/tracking.js';
 
 /**
  * The tool path of one turn: discovery (once), the executions with their

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { linearPattern } from './linear-pattern.js';
+import { linearPattern } from '../tracking/linear-pattern.js';
 
 const label = z.string().trim().min(1).max(200);
 const capability = z.string().trim().min(1).max(100).transform((v) => v.toLowerCase());

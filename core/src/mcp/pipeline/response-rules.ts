@@ -1,6 +1,6 @@
-import type { DirectResponseRule } from './agent-config.js';
+import type { DirectResponseRule } from '../admin/agent-config.js';
 import { jsonOutput, renderDirectResponse } from './payloads.js';
-import { sameTool } from './tracking.js';
+import { sameTool } from '../tracking/tracking.js';
 
 /** The `mcp_*` observation fields of spec 4.13, as a turn starts. */
 export const baseObservation = () => ({

@@ -1,13 +1,13 @@
 import type { ToolGuidance, ToolPipelineResult, ToolResultContext } from '@agent-host/sdk';
 import { pendingApprovalReply } from './approvals.js';
-import { buildToolArguments, generateArguments } from './arguments.js';
+import { buildToolArguments, generateArguments } from '../tracking/arguments.js';
 import { attemptGate, missingGuidance, preGenerationGate, type GateVerdict } from './gates.js';
 import { trackingIntent } from './intent-gates.js';
 import { missingRequired } from './policy.js';
 import { resultForContext } from './payloads.js';
 import { applyResponseRules } from './response-rules.js';
 import { selectTool } from './selection.js';
-import { isTrackingTool, trackingSignals } from './tracking.js';
+import { isTrackingTool, trackingSignals } from '../tracking/tracking.js';
 import type { ToolTurn } from './tool-turn.js';
 
 /** The `_tool_selection` pseudo tool of the one `skipped` record written when no tool matches (spec 3.6). */

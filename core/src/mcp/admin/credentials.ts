@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type SecretsService } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
+import { auditOperation, type Operation } from '../../admin/operation.js';
+import { newestFirst } from '../../db/keyset-cursor.js';
 import type { CredentialCreateInput, CredentialUpdateInput } from './schemas.js';
-import { ENCRYPTED_COLUMNS, storedAt } from '../services/encrypted-columns.js';
+import { ENCRYPTED_COLUMNS, storedAt } from '../../services/encrypted-columns.js';
 import { credentialDestination } from './connection-secrets.js';
 
 const SECRET_COLUMN = ENCRYPTED_COLUMNS[0];
