@@ -7,12 +7,13 @@ import { coreServices, extensionPoints, type ExtensionPoint, type ExtensionRegis
 import type { Agenda } from 'agenda';
 import type { Sequelize } from 'sequelize';
 import { container as rootContainer } from 'tsyringe';
-import { cacheDir, ensureChromaVenv } from './chroma/chroma-venv.js';
-import { chromaHeartbeat, EmbeddedChroma } from './chroma/embedded-chroma.js';
+import { cacheDir } from './infra/cache-dir.js';
+import { ensureChromaVenv } from './infra/chroma/chroma-venv.js';
+import { chromaHeartbeat, EmbeddedChroma } from './infra/chroma/embedded-chroma.js';
 import { loadConfig, productionGuardProblems } from './config/load.js';
 import type { HostConfig } from './config/schema.js';
 import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
-import { EmbeddedPostgresServer } from './db/embedded-postgres.js';
+import { EmbeddedPostgresServer } from './infra/postgres/embedded-postgres.js';
 import { withAdvisoryLock } from './db/advisory-lock.js';
 import { migrate, pendingMigrations, STARTUP_LOCK } from './db/migrator.js';
 import { createDomains, type Domains } from './domains.js';
@@ -331,7 +332,7 @@ export class AgentHostApp {
     this.cleanups.push(() => server.stop());
     await server.start();
     this.embeddedChroma = server;
-    this.chromaUrl = server.url;
+    this.chromaUrl = server.url();
   }
 
   private async openDatabase(): Promise<void> {

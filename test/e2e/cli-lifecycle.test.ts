@@ -5,7 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import { query } from '../helpers/services.js';
 import { alive, commandOf, descendants, embeddedEnv, runCli, servingUrl } from '../helpers/cli.js';
-import { parentOf } from '../../core/src/process/proc.js';
+import { parentOf } from '../../core/src/infra/process/proc.js';
 
 const BOOTSTRAP = { username: 'e2e-admin', password: 'an-e2e-password-123' };
 

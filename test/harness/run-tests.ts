@@ -6,8 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cacheDir, createRootLogger, EmbeddedChroma, EmbeddedPostgresServer, ensureChromaVenv, ensurePipTool, PROJECT_ROOT } from '@agent-host/core';
-import { prepareFerretDb } from './ferretdb.js';
+import { cacheDir, createRootLogger, EmbeddedChroma, EmbeddedPostgresServer, ensureChromaVenv, ensureFerretDb, ensurePipTool, PROJECT_ROOT, type EmbeddedServer } from '@agent-host/core';
 
 /** The OpenAPI fuzzer of test/integration/api-fuzz.test.ts (PyPI), pinned. */
 const SCHEMATHESIS = {
@@ -49,18 +48,24 @@ const postgres = new EmbeddedPostgresServer({ dataDir, port: 0, logger });
 const chromaExecutable = await ensureChromaVenv({ cacheDir: cacheDir(''), version: '1.5.9', python: 'python3', logger });
 const chroma = new EmbeddedChroma({ executable: chromaExecutable, dataDir, startupTimeoutMs: 120_000, logger });
 
+const servers: EmbeddedServer[] = [postgres, chroma];
+
 let code = 1;
 try {
-  const [, , ferretdb, schemathesis] = await Promise.all([postgres.start(), chroma.start(), prepareFerretDb(logger), ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger })]);
+  const [ferretdb, schemathesis] = await Promise.all([
+    ensureFerretDb({ cacheDir: cacheDir(''), logger }),
+    ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger }),
+    ...servers.map((server) => server.start()),
+  ]);
   code = await runTap({
     ...process.env,
     TEST_PG_ADMIN_URL: postgres.url('postgres'),
-    TEST_CHROMA_URL: chroma.url,
+    TEST_CHROMA_URL: chroma.url(),
     TEST_FERRETDB_BIN: ferretdb,
     TEST_SCHEMATHESIS_BIN: schemathesis,
   });
 } finally {
-  await Promise.allSettled([chroma.stop(), postgres.stop()]);
+  await Promise.allSettled(servers.map((server) => server.stop()));
   await rm(dataDir, { recursive: true, force: true });
 }
 process.exit(code);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BOOTSTRAP_ADMIN } from './host.js';
 import { chromaUrl } from './services.js';
-import { commandOf as procCommand, isAlive, parentOf } from '../../core/src/process/proc.js';
+import { commandOf as procCommand, isAlive, parentOf } from '../../core/src/infra/process/proc.js';
 
 export const alive = isAlive;
 

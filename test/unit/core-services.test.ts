@@ -5,7 +5,7 @@ import path from 'node:path';
 import { BadRequestError, NotFoundError, UpstreamTimeoutError } from '@agent-host/sdk';
 import t from 'tap';
 import { createHttpClient } from '../../core/src/services/http-client.js';
-import { pipPackageOf } from '../../core/src/process/pip-venv.js';
+import { pipPackageOf } from '../../core/src/infra/process/pip-venv.js';
 import { HealthRegistry } from '../../core/src/services/health.js';
 import { createLocalObjectStore } from '../../core/src/services/object-store-local.js';
 import { createSecrets, parseSecretsKey, resolveSecretsKey } from '../../core/src/services/secrets.js';

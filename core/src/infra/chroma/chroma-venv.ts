@@ -1,14 +1,5 @@
-import os from 'node:os';
-import path from 'node:path';
 import type { Logger } from '@agent-host/sdk';
 import { ensurePipTool, type PipTool } from '../process/pip-venv.js';
-
-/** The shared cache outside the clone (`AGENT_HOST_CACHE_DIR`, else `~/.cache/agent-host`). */
-export function cacheDir(configured: string): string {
-  if (configured) return path.resolve(configured);
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'agent-host');
-}
 
 const chromaTool = (version: string): PipTool => ({
   name: `chroma-${version}`,

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@agent-host/sdk';
+import type { EmbeddedServer } from '../embedded-server.js';
 import { lastReason, minimalEnvironment, startFailure, tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
 import { commandOf, isAlive, parentOf } from '../process/proc.js';
@@ -33,13 +34,14 @@ const STABLE_MS = 60_000;
  * A Chroma server (`chroma run`) on a free loopback port, owned by this process and supervised: when it exits
  * unexpectedly it is restarted on the same port, with backoff, so clients keep their URL.
  */
-export class EmbeddedChroma {
+export class EmbeddedChroma implements EmbeddedServer {
+  readonly name = 'Chroma';
   private child?: ChildProcess;
   private stopping = false;
   private restartTimer?: NodeJS.Timeout;
   /** Unexpected exits since the server last ran for a minute. */
   restarts = 0;
-  url = '';
+  private address = '';
 
   constructor(private readonly options: EmbeddedChromaOptions) {}
 
@@ -52,7 +54,7 @@ export class EmbeddedChroma {
     const dir = path.join(this.options.dataDir, 'chroma');
     await mkdir(dir, { recursive: true });
     await this.stopOrphan(dir);
-    this.url = `http://127.0.0.1:${port}`;
+    this.address = `http://127.0.0.1:${port}`;
     const started = Date.now();
     const child = spawn(this.options.executable, ['run', '--path', dir, '--host', '127.0.0.1', '--port', String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,7 +70,7 @@ export class EmbeddedChroma {
     const tail = tailLines(child);
     let spawnError: Error | undefined;
     child.once('error', (error) => (spawnError = error));
-    while (!(await chromaHeartbeat(this.url, 1000))) {
+    while (!(await chromaHeartbeat(this.address, 1000))) {
       if (spawnError || child.exitCode !== null || child.signalCode !== null) {
         this.child = undefined;
         throw await startFailure(`the Chroma server stopped before it answered: ${spawnError?.message ?? lastReason(tail())}`, tail(), path.join(this.options.dataDir, 'chroma-start.log'));
@@ -85,7 +87,7 @@ export class EmbeddedChroma {
       }
       await sleep(100);
     }
-    this.options.logger.info({ url: this.url, dir, ms: Date.now() - started }, 'embedded Chroma started');
+    this.options.logger.info({ url: this.address, dir, ms: Date.now() - started }, 'embedded Chroma started');
     child.once('exit', (code, signal) => {
       if (this.stopping || this.child !== child) return;
       this.child = undefined;
@@ -141,6 +143,11 @@ export class EmbeddedChroma {
     process.kill(pid, 'SIGTERM');
     for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100);
     if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+
+  /** `http://127.0.0.1:<port>`; one server holds every collection. */
+  url(): string {
+    return this.address;
   }
 
   get pid(): number | undefined {

@@ -5,6 +5,7 @@ import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '@agent-host/sdk';
+import type { EmbeddedServer } from '../embedded-server.js';
 import { freePort } from '../process/free-port.js';
 import { exited } from '../process/child.js';
 import { isAlive, parentOf } from '../process/proc.js';
@@ -30,7 +31,8 @@ const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_dir
  * postmaster that dies while the host runs is started again on the same port, with backoff, so the pool reconnects
  * to the same URL.
  */
-export class EmbeddedPostgresServer {
+export class EmbeddedPostgresServer implements EmbeddedServer {
+  readonly name = 'Postgres';
   private child?: ChildProcess;
   private launch?: { binaries: PostgresBinaries; runAs: RunAs | undefined };
   private password = '';
@@ -118,8 +120,8 @@ export class EmbeddedPostgresServer {
     return this.url(database);
   }
 
-  /** Connection URL for a database of this cluster. */
-  url(database: string): string {
+  /** Connection URL for a database of this cluster (`postgres`, the maintenance database, by default). */
+  url(database = 'postgres'): string {
     return `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
   }
 

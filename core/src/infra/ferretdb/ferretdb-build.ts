@@ -1,13 +1,11 @@
-// FerretDB (MongoDB wire protocol over SQLite) for the jobs-on-MongoDB test.
-// No MongoDB server exists in the registries this project can reach, so the
-// harness builds FerretDB from Go modules once and caches the binary outside
-// the clone, keyed by version.
+// FerretDB (MongoDB wire protocol over SQLite), the MongoDB of the jobs-on-MongoDB test. No MongoDB server exists in
+// the registries this project can reach, so FerretDB is built from Go modules once and the binary cached outside the
+// clone, keyed by version.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cacheDir } from '@agent-host/core';
 import type { Logger } from '@agent-host/sdk';
 
 export const FERRETDB_VERSION = 'v1.24.0';
@@ -37,9 +35,10 @@ function go(args: string[], cwd?: string): Promise<string> {
   });
 }
 
-/** Path of a built `ferretdb` binary, building it on first use. */
-export async function prepareFerretDb(logger: Logger): Promise<string> {
-  const binary = path.join(cacheDir(''), `ferretdb-${FERRETDB_VERSION}`, 'ferretdb');
+/** Path of a built `ferretdb` binary under `cacheDir`, building it on first use. */
+export async function ensureFerretDb(options: { cacheDir: string; logger: Logger }): Promise<string> {
+  const { logger } = options;
+  const binary = path.join(options.cacheDir, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb');
   if (existsSync(binary)) return binary;
   const started = Date.now();
   logger.warn({ version: FERRETDB_VERSION }, 'building FerretDB from Go modules (first run only)');
