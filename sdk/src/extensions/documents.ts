@@ -1,18 +1,18 @@
-/** A document handed to a parser or recognizer. @beta */
+/** A document handed to a parser or recognizer. @public */
 export interface DocumentInput {
   data: Uint8Array;
   filename: string;
   contentType: string;
 }
 
-/** One structural element of a parsed document (title, paragraph, table...). @beta */
+/** One structural element of a parsed document (title, paragraph, table...). @public */
 export interface ParsedElement {
   type: string;
   text: string;
   metadata?: Record<string, unknown>;
 }
 
-/** A parse snapshot. @beta */
+/** A parse snapshot. @public */
 export interface ParsedDocument {
   text: string;
   elements: ParsedElement[];
@@ -22,7 +22,7 @@ export interface ParsedDocument {
 /**
  * Extracts text from one or more content types; registered once per content
  * type it handles (for example `application/pdf`).
- * @beta
+ * @public
  */
 export interface DocumentParser {
   parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument>;

@@ -8,7 +8,7 @@ export interface EmbedderInfo {
 
 /**
  * Turns texts into vectors, registered under a backend name.
- * @beta
+ * @public
  */
 export interface Embedder {
   describe(): EmbedderInfo;

@@ -69,11 +69,11 @@ export const extensionPoints = Object.freeze({
   modelProviders: createExtensionPoint<ExtensionRegistry<ModelProvider>>({ id: 'core.modelProviders' }),
   /** Document parsers by content type. */
   documentParsers: createExtensionPoint<ExtensionRegistry<DocumentParser>>({ id: 'core.documentParsers' }),
-  /** Document recognizers by name. */
+  /** Document recognizers by name. @beta */
   documentRecognizers: createExtensionPoint<ExtensionRegistry<DocumentRecognizer>>({ id: 'core.documentRecognizers' }),
-  /** ETL runtimes by name. */
+  /** ETL runtimes by name. @beta */
   etlRuntimes: createExtensionPoint<ExtensionRegistry<EtlRuntime>>({ id: 'core.etlRuntimes' }),
-  /** Fusion runtimes by name. */
+  /** Fusion runtimes by name. @beta */
   fusionRuntimes: createExtensionPoint<ExtensionRegistry<FusionRuntime>>({ id: 'core.fusionRuntimes' }),
   /** Object store backends by the name `[object_store] backend` selects (`local` is built in). */
   objectStores: createExtensionPoint<ExtensionRegistry<ObjectStoreBackend>>({ id: 'core.objectStores' }),

@@ -6,14 +6,14 @@ import type { DownloadDescriptor, ObjectStore, StoredObjectInfo } from '../servi
  * `[object_store] backend` selects (`local`, a directory, is built in). Core
  * hands the selected backend to every plugin as `coreServices.objectStore`
  * and serves its proxy downloads through `open`.
- * @beta
+ * @public
  */
 export interface ObjectStoreBackend extends ObjectStore {
   /** Streams the bytes of `key`; a missing key rejects with `NotFoundError`. */
   open(key: string): Promise<{ body: AsyncIterable<Uint8Array>; info: StoredObjectInfo }>;
 }
 
-/** Where the host serves same-origin proxy downloads; the key follows, one URI-encoded segment per `/`. @beta */
+/** Where the host serves same-origin proxy downloads; the key follows, one URI-encoded segment per `/`. @public */
 export const OBJECT_STORE_PROXY_PATH = '/object-store/objects';
 
 const MAX_KEY_BYTES = 1024; // S3's limit, kept for every backend so keys move between them
@@ -23,7 +23,7 @@ const MAX_KEY_BYTES = 1024; // S3's limit, kept for every backend so keys move b
  * store: empty, absolute, with a backslash or control character, an empty,
  * `.` or `..` segment, or longer than 1024 bytes. Every backend applies this
  * rule, so a key valid on one is valid on all.
- * @beta
+ * @public
  */
 export function assertObjectKey(key: string): void {
   const refuse = (why: string) => {
@@ -40,7 +40,7 @@ export function assertObjectKey(key: string): void {
 /**
  * The download descriptor of the host's same-origin proxy for `key`, with the
  * reason no public URL is offered (spec: `download_mode=object_store_proxy`).
- * @beta
+ * @public
  */
 export function objectStoreProxyDownload(key: string, warning: string): DownloadDescriptor {
   assertObjectKey(key);
@@ -55,7 +55,7 @@ export function objectStoreProxyDownload(key: string, warning: string): Download
  * A `Content-Disposition: attachment` value naming `filename` in ASCII and in
  * RFC 5987 form, so any name survives. Stored files come from uploads: sent
  * as attachments, a browser neither sniffs nor runs them.
- * @beta
+ * @public
  */
 export function attachmentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -63,5 +63,5 @@ export function attachmentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** The file name an object key ends with (the host keeps a cleaned copy of the original name there). @beta */
+/** The file name an object key ends with (the host keeps a cleaned copy of the original name there). @public */
 export const objectKeyFilename = (key: string) => key.slice(key.lastIndexOf('/') + 1);

@@ -54,7 +54,7 @@ export interface ModelRouter {
   chatModel(stage: ModelStage): ChatModel;
 }
 
-/** A retrieved chunk with its source fields. @beta */
+/** A retrieved chunk with its source fields. @public */
 export interface RetrievedChunk {
   content: string;
   score: number;
@@ -65,7 +65,7 @@ export interface RetrievedChunk {
   metadata: Readonly<Record<string, unknown>>;
 }
 
-/** Retrieval over the agent's mounted sources only. @beta */
+/** Retrieval over the agent's mounted sources only. @public */
 export interface RetrievalHandle {
   search(query: string, options?: { topK?: number; threshold?: number }): Promise<RetrievedChunk[]>;
 }
@@ -73,7 +73,7 @@ export interface RetrievalHandle {
 /**
  * Why the tool path stopped before a call: a missing or ambiguous identifier
  * (spec 4.13). The final model call should ask the user for it.
- * @beta
+ * @public
  */
 export interface ToolGuidance {
   /** A required identifier is missing, or several compete. */
@@ -90,7 +90,7 @@ export interface ToolGuidance {
   message: string;
 }
 
-/** A tool result for the final model call to answer from. @beta */
+/** A tool result for the final model call to answer from. @public */
 export interface ToolResultContext {
   /** The tool that was called. */
   tool_name: string;
@@ -105,7 +105,7 @@ export interface ToolResultContext {
  * response or raw passthrough is the whole reply (no final model call).
  * `continue`: the final model call answers, with the tool results and the
  * guidance, if any. `observation` holds the `mcp_*` fields of spec 4.13.
- * @beta
+ * @public
  */
 export type ToolPipelineResult =
   | { action: 'reply'; reply: string; response_source: string; observation: Record<string, unknown> }
@@ -115,7 +115,7 @@ export type ToolPipelineResult =
  * The tool handle of a turn. `runPipeline` runs the MCP tool pipeline of
  * spec 4.13 (selection, gates, argument generation, required-argument check,
  * call, response rules), each stage in its own trace span, with audits.
- * @beta
+ * @public
  */
 export interface TurnToolHandle extends ToolHandle {
   runPipeline(): Promise<ToolPipelineResult>;

@@ -1,9 +1,9 @@
 import type { HealthCheckResult } from '../services/health.js';
 
-/** Scalar metadata a vector store can filter on. @beta */
+/** Scalar metadata a vector store can filter on. @public */
 export type VectorMetadata = Record<string, string | number | boolean | null>;
 
-/** One stored chunk. @beta */
+/** One stored chunk. @public */
 export interface VectorPoint {
   id: string;
   vector: number[];
@@ -11,7 +11,7 @@ export interface VectorPoint {
   metadata: VectorMetadata;
 }
 
-/** A nearest-neighbour hit; `score` is a similarity in [0, 1], higher is closer. @beta */
+/** A nearest-neighbour hit; `score` is a similarity in [0, 1], higher is closer. @public */
 export interface VectorHit {
   id: string;
   score: number;
@@ -19,12 +19,12 @@ export interface VectorHit {
   metadata: VectorMetadata;
 }
 
-/** A metadata filter (equality on each key; arrays mean "one of"). @beta */
+/** A metadata filter (equality on each key; arrays mean "one of"). @public */
 export type VectorFilter = Record<string, string | number | boolean | (string | number)[]>;
 
 /**
  * A vector store, registered under its backend name (for example `chroma`).
- * @beta
+ * @public
  */
 export interface Retriever {
   upsert(collection: string, points: VectorPoint[]): Promise<void>;

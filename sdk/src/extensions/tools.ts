@@ -1,7 +1,7 @@
 import type { ValidationIssue } from '../errors.js';
 import type { JsonSchema } from './models.js';
 
-/** A tool server as a backend sees it, with its decrypted secret. @beta */
+/** A tool server as a backend sees it, with its decrypted secret. @public */
 export interface ToolServerConnection {
   server_id: string;
   transport_type: string;
@@ -10,20 +10,20 @@ export interface ToolServerConnection {
   secret: Readonly<Record<string, string>> | null;
 }
 
-/** A tool a server offers. @beta */
+/** A tool a server offers. @public */
 export interface ToolDescriptor {
   name: string;
   description: string;
   input_schema: JsonSchema;
 }
 
-/** Per-call limits. @beta */
+/** Per-call limits. @public */
 export interface ToolCallOptions {
   timeoutMs: number;
   signal?: AbortSignal;
 }
 
-/** What a tool or skill call produced (audit statuses of spec 2.7). @beta */
+/** What a tool or skill call produced (audit statuses of spec 2.7). @public */
 export interface ToolCallOutcome {
   status: 'success' | 'error' | 'timeout';
   /** The result as the tool returned it (JSON). */
@@ -31,7 +31,7 @@ export interface ToolCallOutcome {
   error?: string;
 }
 
-/** Tools the agent may call, with policy, allowlist, limits and audit enforced by core. @beta */
+/** Tools the agent may call, with policy, allowlist, limits and audit enforced by core. @public */
 export interface ToolHandle {
   list(): Promise<ToolDescriptor[]>;
   call(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome>;
@@ -39,7 +39,7 @@ export interface ToolHandle {
 
 /**
  * A tool transport (MCP over `stdio`, `http_sse`), registered by transport.
- * @beta
+ * @public
  */
 export interface ToolBackend {
   /**
@@ -66,7 +66,7 @@ export interface ToolBackend {
   close(): Promise<void>;
 }
 
-/** A skill invocation. @beta */
+/** A skill invocation. @public */
 export interface SkillInvocation {
   skill_version_id: string;
   backend_ref_id: string | null;
@@ -83,7 +83,7 @@ export interface SkillInvocation {
 
 /**
  * Runs skills of one backend type (for example `mcp`, `http`).
- * @beta
+ * @public
  */
 export interface SkillBackend {
   /** Checks a skill version's `config` before it is stored; issue locations start at `config`. */
