@@ -3,6 +3,7 @@
 // the request, batching, ordering, vector checks, retries and failures.
 import { extensionPoints, UpstreamError, UpstreamTimeoutError, type Embedder } from '@agent-host/sdk';
 import t from 'tap';
+import { embedderConformance } from '@agent-host/sdk/testing';
 import { fixtureVector, startOpenAiEmbeddingsFixture, type EmbeddingsFixture, type EmbeddingsReply } from '../fixtures/openai-embeddings-server.js';
 import type { Respond } from '../fixtures/fixture-server.js';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
@@ -155,4 +156,10 @@ t.test('an unreachable endpoint is an upstream error naming the URL', async (t) 
   const error = await rejection((await embedderAt(server, { openai_max_retries: 0 })).embed(['x']));
   t.type(error, UpstreamError, 'an unreachable endpoint is an upstream fault');
   t.match((error as Error).message, `cannot reach the embeddings endpoint ${server.url}/embeddings`);
+});
+
+t.test('the openai embedder keeps every rule of the embedder conformance suite (@agent-host/sdk/testing)', async (t) => {
+  const server = await fixture(t);
+  withKey(t, 'sk-embed');
+  for (const rule of embedderConformance(await embedderAt(server))) await t.test(rule.rule, async () => rule.check());
 });

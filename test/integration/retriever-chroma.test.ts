@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { BadRequestError, ConflictError, extensionPoints, UpstreamError, type Retriever, type VectorPoint } from '@agent-host/sdk';
 import { ChromaClient } from 'chromadb';
 import t from 'tap';
+import { retrieverConformance } from '@agent-host/sdk/testing';
 import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
 import { chromaUrl } from '../helpers/services.js';
 
@@ -178,4 +179,11 @@ t.test('without any Chroma URL, health and calls say which settings to set', asy
   const none = await retriever({ hostUrl: '' });
   t.match(await none.health(), { state: 'failed', message: /\[plugins\.retriever-chroma\]\.url.*\[chroma\]\.url \(CHROMA_URL\)/ }, 'health fails naming both settings');
   t.type(await rejection(none.query('anything', { vector: [1], topK: 1 })), UpstreamError, 'calls fail as upstream faults');
+});
+
+t.test('the chroma retriever keeps every rule of the retriever conformance suite (@agent-host/sdk/testing)', async (t) => {
+  const store = await retriever();
+  for (const rule of retrieverConformance(store, { collectionPrefix: 'conformance_' })) await t.test(rule.rule, async () => rule.check());
+  const names = (await chroma.listCollections()).map((c) => c.name).filter((name) => name.startsWith('conformance_'));
+  for (const name of names) await chroma.deleteCollection({ name });
 });

@@ -1,0 +1,6 @@
+// @agent-host/sdk/testing: what a plugin's own tests use. The conformance suites state what every implementation of
+// an extension point must do; the first-party plugins run them against themselves, and so can yours.
+export { ConformanceError, type ConformanceRule } from './conformance.js';
+export { embedderConformance } from './embedder-conformance.js';
+export { documentParserConformance, type ParserSample } from './parser-conformance.js';
+export { retrieverConformance } from './retriever-conformance.js';

@@ -1,0 +1,143 @@
+// The conformance suites of @agent-host/sdk/testing: every first-party embedder and local document parser keeps
+// every rule of its suite, and a fake that breaks one rule fails that rule, named, and no other.
+import { extensionPoints, type DocumentParser, type Embedder, type Retriever, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
+import { ConformanceError, documentParserConformance, embedderConformance, retrieverConformance, type ConformanceRule } from '@agent-host/sdk/testing';
+import { Document, Packer, Paragraph } from 'docx';
+import PDFDocument from 'pdfkit';
+import t from 'tap';
+import { contributesOf, loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+
+type Tap = typeof t;
+
+/** Runs each rule as a subtest that passes when the rule holds. */
+async function conforms(t: Tap, rules: ConformanceRule[]) {
+  for (const rule of rules) await t.test(rule.rule, async () => rule.check());
+}
+
+/** The rules `rules` breaks, with their messages. */
+async function broken(rules: ConformanceRule[]): Promise<{ rule: string; message: string }[]> {
+  const out: { rule: string; message: string }[] = [];
+  for (const rule of rules) {
+    const error = await rule.check().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (error instanceof ConformanceError) out.push({ rule: error.rule, message: error.message });
+    else if (error !== undefined) throw error;
+  }
+  return out;
+}
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+async function pdf(line: string): Promise<Uint8Array> {
+  const doc = new PDFDocument();
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve) => doc.on('end', resolve));
+  doc.text(line);
+  doc.end();
+  await ended;
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+const PHRASE = 'Parcels ship within two days';
+const SAMPLES: Record<string, () => Promise<Uint8Array>> = {
+  'text/plain': async () => text(`${PHRASE}.\n\nRefunds go to the original card.`),
+  'text/markdown': async () => text(`# Shipping\n\n${PHRASE}.`),
+  'text/x-markdown': async () => text(`# Shipping\n\n${PHRASE}.`),
+  'text/html': async () => text(`<html><body><h1>Shipping</h1><p>${PHRASE}.</p></body></html>`),
+  'text/csv': async () => text(`topic,answer\nshipping,${PHRASE}\n`),
+  'application/pdf': () => pdf(`${PHRASE}.`),
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': async () =>
+    new Uint8Array(await Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph(`${PHRASE}.`)] }] }))),
+};
+
+t.test('the embedders plugin: feature-hashing keeps every embedder rule', async (t) => {
+  const kernel = await loadFirstPartyPlugin('embedders');
+  await conforms(t, embedderConformance(kernel.registry(extensionPoints.embedders).get('feature-hashing')!));
+});
+
+t.test('the parsers-local plugin: the parser of each content type it contributes keeps every parser rule', async (t) => {
+  const kernel = await loadFirstPartyPlugin('parsers-local');
+  t.teardown(() => kernel.stop());
+  const parsers = kernel.registry(extensionPoints.documentParsers);
+  const contentTypes = (await contributesOf('parsers-local')).documentParsers!;
+  t.same(contentTypes.filter((type) => !SAMPLES[type]), [], 'a sample for every content type');
+  for (const contentType of contentTypes) {
+    await t.test(contentType, async (t) => {
+      const input = { data: await SAMPLES[contentType]!(), filename: `sample.${contentType.split('/')[1]!.slice(0, 8)}`, contentType };
+      await conforms(t, documentParserConformance(parsers.get(contentType)!, { input, contains: PHRASE }));
+    });
+  }
+});
+
+t.test('an embedder that breaks a rule fails that rule, and says how', async (t) => {
+  const good: Embedder = {
+    describe: () => ({ backend_type: 'fake', provider: 'test', model: 'fake-1', dim: 3 }),
+    async embed(texts, options) {
+      options?.signal?.throwIfAborted();
+      return texts.map((s) => [s.length + 1, 1, 0]);
+    },
+  };
+  t.same(await broken(embedderConformance(good)), [], 'a correct embedder breaks no rule');
+  const shortVectors: Embedder = { ...good, embed: async (texts) => texts.map(() => [1, 0]) };
+  const failures = await broken(embedderConformance(shortVectors));
+  t.same(failures.map((f) => f.rule), ['embed() gives one vector per text, in order, each of the described length and finite', 'embed() with an aborted signal rejects']);
+  t.match(failures[0]!.message, 'embedder conformance, rule "embed() gives one vector per text, in order, each of the described length and finite": the vector of text 0 has length 2, not 3');
+  const deaf: Embedder = { ...good, embed: async (texts) => texts.map((s) => [s.length + 1, 1, 0]) };
+  t.same((await broken(embedderConformance(deaf))).map((f) => f.rule), ['embed() with an aborted signal rejects'], 'an embedder that ignores its signal breaks that rule alone');
+});
+
+t.test('a parser that breaks a rule fails that rule, and says how', async (t) => {
+  const sample = { input: { data: text(PHRASE), filename: 'a.txt', contentType: 'text/plain' }, contains: PHRASE };
+  const good: DocumentParser = {
+    async parse(input, options) {
+      options?.signal?.throwIfAborted();
+      const body = new TextDecoder().decode(input.data);
+      return { text: body, elements: [{ type: 'NarrativeText', text: body }], metadata: {} };
+    },
+  };
+  t.same(await broken(documentParserConformance(good, sample)), [], 'a correct parser breaks no rule');
+  const untyped: DocumentParser = { parse: async (input, options) => ({ ...(await good.parse(input, options)), elements: [{ type: '', text: PHRASE }] }) };
+  const failures = await broken(documentParserConformance(untyped, sample));
+  t.same(failures.map((f) => f.rule), ['parse() gives the text, typed elements and metadata of a document']);
+  t.match(failures[0]!.message, /element 0 is .* not \{type, text\}/);
+});
+
+/** A small in-memory vector store that keeps every rule, for breaking one at a time. */
+function memoryRetriever(): Retriever {
+  const collections = new Map<string, Map<string, VectorPoint>>();
+  const matches = (p: VectorPoint, where?: VectorFilter) =>
+    Object.entries(where ?? {}).every(([key, want]) => (Array.isArray(want) ? want.includes(p.metadata[key] as string) : p.metadata[key] === want));
+  const of = (c: string) => collections.get(c) ?? collections.set(c, new Map()).get(c)!;
+  const dot = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!, 0);
+  return {
+    async upsert(c, points) {
+      for (const p of points) of(c).set(p.id, p);
+    },
+    async query(c, { vector, topK, where }) {
+      return [...of(c).values()]
+        .filter((p) => matches(p, where))
+        .map((p) => ({ id: p.id, document: p.document, metadata: p.metadata, score: Math.max(0, Math.min(1, dot(p.vector, vector))) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, topK);
+    },
+    async delete(c, { ids, where }) {
+      for (const p of [...of(c).values()]) if (ids?.includes(p.id) || (where && matches(p, where))) of(c).delete(p.id);
+    },
+    async count(c, where) {
+      return [...of(c).values()].filter((p) => matches(p, where)).length;
+    },
+    health: async () => ({ state: 'ok' }),
+  };
+}
+
+t.test('a retriever that breaks a rule fails that rule, and says how', async (t) => {
+  t.same(await broken(retrieverConformance(memoryRetriever())), [], 'a correct store breaks no rule');
+  const store = memoryRetriever();
+  const countsEverything: Retriever = { ...store, count: (c) => store.count(c) };
+  const failures = await broken(retrieverConformance(countsEverything));
+  t.same(failures.map((f) => f.rule), ['a metadata filter limits query() and count(): equality, and a list meaning "one of"']);
+  t.match(failures[0]!.message, 'count where source is one of ["a", "c"] is 3, not 2');
+});
