@@ -1,7 +1,16 @@
 // The conformance suites of @agent-host/sdk/testing: every first-party embedder and local document parser keeps
 // every rule of its suite, and a fake that breaks one rule fails that rule, named, and no other.
-import { extensionPoints, type DocumentParser, type Embedder, type Retriever, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
-import { ConformanceError, documentParserConformance, embedderConformance, retrieverConformance, type ConformanceRule } from '@agent-host/sdk/testing';
+import { extensionPoints, type DocumentParser, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
+import {
+  ConformanceError,
+  documentParserConformance,
+  embedderConformance,
+  fakeTurnContext,
+  orchestratorConformance,
+  retrieverConformance,
+  scriptedModel,
+  type ConformanceRule,
+} from '@agent-host/sdk/testing';
 import { Document, Packer, Paragraph } from 'docx';
 import PDFDocument from 'pdfkit';
 import t from 'tap';
@@ -70,6 +79,58 @@ t.test('the parsers-local plugin: the parser of each content type it contributes
       await conforms(t, documentParserConformance(parsers.get(contentType)!, { input, contains: PHRASE }));
     });
   }
+});
+
+for (const [plugin, key] of [
+  ['orchestrator-core-chat', 'core_chat_v1'],
+  ['orchestrator-react-agent', 'react_agent_v1'],
+  ['./test/fixtures/plugins/hello-orchestrator', 'hello_v1'],
+] as const) {
+  t.test(`${plugin}: ${key} keeps every orchestrator rule`, async (t) => {
+    const kernel = await loadFirstPartyPlugin(plugin);
+    const orchestrator = kernel.registry(extensionPoints.orchestrators).get(key)!;
+    await conforms(t, orchestratorConformance(orchestrator));
+    // The model rules hold vacuously for a runtime that never asks the model: the first-party ones do ask it.
+    const model = scriptedModel([{ tokens: ['Two ', 'days.'] }]);
+    for await (const event of orchestrator.run(fakeTurnContext(model))) void event;
+    t.equal(model.calls.length > 0, plugin.startsWith('orchestrator-'), `the model was ${model.calls.length > 0 ? '' : 'not '}asked`);
+  });
+}
+
+/** An orchestrator that streams the final model's answer; `collect` and `swallow` break one rule each. */
+function modelOrchestrator(options: { collect?: boolean; swallow?: boolean } = {}): Orchestrator {
+  return {
+    displayName: 'Fake',
+    description: 'Streams the final model.',
+    experimental: false,
+    async *run(context): AsyncGenerator<TurnEvent, TurnResult, void> {
+      const model = context.models.chatModel('final');
+      const pieces: string[] = [];
+      try {
+        for await (const chunk of model.stream([{ role: 'user', content: context.message }], { signal: context.signal })) {
+          if (chunk.type !== 'token') continue;
+          pieces.push(chunk.content);
+          if (!options.collect) yield { type: 'token', content: chunk.content };
+        }
+      } catch (error) {
+        if (!options.swallow) throw error;
+        yield { type: 'token', content: 'Sorry.' };
+        return { reply: 'Sorry.', response_source: 'fake', observation: {} };
+      }
+      if (options.collect) yield { type: 'token', content: pieces.join('') };
+      return { reply: pieces.join(''), response_source: 'fake', observation: {} };
+    },
+  };
+}
+
+t.test('an orchestrator that breaks a rule fails that rule, and says how', async (t) => {
+  t.same(await broken(orchestratorConformance(modelOrchestrator())), [], 'a correct orchestrator breaks no rule');
+  const buffering = await broken(orchestratorConformance(modelOrchestrator({ collect: true })));
+  t.same(buffering.map((f) => f.rule), ["the model's tokens are streamed as they arrive, not after the whole answer"]);
+  t.match(buffering[0]!.message, 'the reply is buffered');
+  const swallowing = await broken(orchestratorConformance(modelOrchestrator({ swallow: true })));
+  t.same(swallowing.map((f) => f.rule), ['a model that fails ends the turn with an error, not a reply']);
+  t.match(swallowing[0]!.message, 'the turn ended with the reply "Sorry." and no error event');
 });
 
 t.test('an embedder that breaks a rule fails that rule, and says how', async (t) => {

@@ -6,6 +6,7 @@
 import t from 'tap';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { tool } from 'langchain';
+import { fakeAgentSnapshot, runTurn } from '@agent-host/sdk/testing';
 import type {
   AgentSnapshot,
   ChatCallOptions,
@@ -70,22 +71,7 @@ const noop = () => {};
 const quietLog: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => quietLog };
 
 function agentSnapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
-  return {
-    agent_id: 'agent-1',
-    name: 'Help desk',
-    agent_type: 'chat',
-    orchestrator_key: 'core_chat_v1',
-    system_prompt: null,
-    model_name: 'gpt-4o-mini',
-    model_provider: 'openai',
-    model_temperature: null,
-    hide_rag_source_filename: false,
-    model_routing_config: null,
-    mcp_response_config: null,
-    mcp_runtime_config: null,
-    response_grounding_config: null,
-    ...overrides,
-  };
+  return fakeAgentSnapshot({ agent_id: 'agent-1', name: 'Help desk', orchestrator_key: 'core_chat_v1', system_prompt: null, model_name: 'gpt-4o-mini', model_provider: 'openai', ...overrides });
 }
 
 function chunk(content: string, document_filename: string | null, score = 0.9): RetrievedChunk {
@@ -186,15 +172,6 @@ function buildTurnContext(options: {
   return { context, spans, modelCalls, searches, toolCalls, skillCalls };
 }
 
-/** Runs an orchestrator to completion: the events it streamed and its result. */
-async function drive(run: AsyncGenerator<TurnEvent, TurnResult, void>): Promise<{ events: TurnEvent[]; result: TurnResult }> {
-  const events: TurnEvent[] = [];
-  for (;;) {
-    const next = await run.next();
-    if (next.done) return { events, result: next.value };
-    events.push(next.value);
-  }
-}
 
 const tokenText = (events: TurnEvent[]) => events.filter((e) => e.type === 'token').map((e) => e.content);
 
@@ -215,7 +192,7 @@ const CHUNKS = [chunk(REFUNDS, 'refund-policy.pdf'), chunk(SHIPPING, 'shipping-g
 
 t.test('core_chat_v1 streams tokens whose concatenation equals the reply', async (tt) => {
   const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', chunks: CHUNKS });
-  const { events, result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
   const tokens = tokenText(events);
   tt.ok(tokens.length > 1, 'the reply is streamed as several token events');
   tt.ok(events.every((e) => e.type === 'token'), 'a successful turn streams only token events');
@@ -239,7 +216,7 @@ t.test('core_chat_v1 puts the system prompt and the retrieved passages into the 
     history,
     chunks: CHUNKS,
   });
-  await drive(new CoreChatOrchestrator().run(harness.context));
+  await runTurn(new CoreChatOrchestrator().run(harness.context));
 
   tt.same(harness.searches, ['When are refunds issued?'], "retrieval searches the agent's sources with the user's message");
   const rag = harness.spans.find((s) => s.name === 'rag-retrieval');
@@ -263,14 +240,14 @@ t.test('core_chat_v1 labels published corrections and tells the model they take 
   const correction: RetrievedChunk = { ...chunk('Refunds are issued within 3 days.', 'correction-t1-r2.txt'), metadata: { document_origin: 'managed_correction' } };
   for (const hide of [false, true]) {
     const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', agent: { hide_rag_source_filename: hide }, chunks: [correction, ...CHUNKS] });
-    await drive(new CoreChatOrchestrator().run(harness.context));
+    await runTurn(new CoreChatOrchestrator().run(harness.context));
     const system = harness.modelCalls[0]?.messages[0]?.content ?? '';
     tt.match(system, '[verified correction] Refunds are issued within 3 days.', `hide_rag_source_filename ${hide}: the correction is labelled as one`);
     tt.match(system, /marked \[?verified correction\]? are operators' corrections of earlier answers and take precedence/, 'and the model is told what the label means');
     tt.notMatch(system, 'correction-t1-r2.txt', 'its internal filename is never shown');
   }
   const plain = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', chunks: CHUNKS });
-  await drive(new CoreChatOrchestrator().run(plain.context));
+  await runTurn(new CoreChatOrchestrator().run(plain.context));
   tt.notMatch(plain.modelCalls[0]?.messages[0]?.content, 'verified correction', 'without a correction there is no such instruction');
 });
 
@@ -281,7 +258,7 @@ t.test('core_chat_v1 hides filenames when hide_rag_source_filename is true', asy
     agent: { hide_rag_source_filename: true, system_prompt: 'Be brief.' },
     chunks: [...CHUNKS, chunk('Orders ship from Lyon.', null)],
   });
-  const { result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  const { result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
   const system = harness.modelCalls[0]?.messages[0];
   tt.match(system?.content, REFUNDS, 'the passages are still in the system message');
   tt.match(system?.content, 'Orders ship from Lyon.', 'a passage without a filename is included too');
@@ -292,7 +269,7 @@ t.test('core_chat_v1 hides filenames when hide_rag_source_filename is true', asy
 
 t.test('core_chat_v1 sends no system message when there is no prompt and nothing was retrieved', async (tt) => {
   const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'Which planet has rings?' });
-  const { result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  const { result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
   tt.same(harness.modelCalls[0]?.messages, [{ role: 'user', content: 'Which planet has rings?' }], 'only the user message is sent');
   tt.match(result.reply, /no language model is configured/i, 'the offline model says plainly that it has no model');
   tt.equal(result.observation.rag_chunk_count, 0, 'zero chunks are recorded');
@@ -301,7 +278,7 @@ t.test('core_chat_v1 sends no system message when there is no prompt and nothing
 t.test('core_chat_v1 streams an OpenAI-compatible model token by token', async (tt) => {
   const server = await fixture(tt, () => ({ chunks: ['Refunds ', 'take ', 'up to ', '30 days.'], usage: { prompt_tokens: 40, completion_tokens: 6 } }));
   const harness = buildTurnContext({ provider: openaiAt(server), message: 'When are refunds issued?', agent: { system_prompt: 'Be brief.' }, chunks: CHUNKS });
-  const { events, result } = await drive(new CoreChatOrchestrator().run(harness.context));
+  const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
   tt.same(tokenText(events), ['Refunds ', 'take ', 'up to ', '30 days.'], 'each streamed delta becomes one token event, in order');
   tt.equal(result.reply, 'Refunds take up to 30 days.', 'the reply is the joined tokens (usage chunks are not text)');
   const system = server.bodies[0]?.messages?.[0];
@@ -340,7 +317,7 @@ t.test('react_agent_v1 calls the tool the model asks for and feeds the result ba
     agent: { system_prompt: 'You track orders.', orchestrator_key: 'react_agent_v1' },
     tools: { lookup_order: lookupOrder },
   });
-  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { events, result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
 
   tt.same(harness.toolCalls, [{ name: 'lookup_order', args: { order_id: 'A-17' } }], 'the tool the model asked for is called once, with its arguments');
   tt.equal(server.bodies.length, 2, 'the model is called again after the tool ran');
@@ -384,7 +361,7 @@ t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls 
     tools: { lookup_order: lookupOrder, other_tool: lookupOrder },
     skills: { lookup_order: skill },
   });
-  await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.same(server.bodies[0]?.tools?.map((x: any) => x.function.name), ['search_knowledge', 'lookup_order', 'other_tool'], 'skills come before MCP tools, and a skill keeps a name a tool also has');
   tt.same(server.bodies[0]?.tools?.[1]?.function?.description, 'Order lookup skill', 'the shared name is the skill');
   tt.same(harness.skillCalls, [{ name: 'lookup_order', args: { query: 'A-17' } }], 'the call goes to the skill handle');
@@ -398,7 +375,7 @@ t.test('react_agent_v1 feeds a failing tool back as an error result', async (tt)
     hasToolResult(body) ? { content: 'I could not find that order.' } : { tool_calls: [{ id: 'call_x', name: 'lookup_order', arguments: { order_id: 'Z-99' } }] },
   );
   const harness = buildTurnContext({ provider: openaiAt(server), message: 'Where is order Z-99?', tools: { lookup_order: lookupOrder } });
-  const { result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
   tt.same(JSON.parse(toolMessage?.content ?? 'null'), { status: 'error', error: 'no order Z-99' }, "a failed tool call is fed back as {status, error}");
   tt.equal(result.reply, 'I could not find that order.', 'the model still gets to answer');
@@ -410,7 +387,7 @@ t.test('react_agent_v1 stops after max_steps', async (tt) => {
     body.tools ? { tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A-17' } }] } : { content: 'Order A-17 has shipped.' },
   );
   const harness = buildTurnContext({ provider: openaiAt(server), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
-  const { result } = await drive(new ReactAgentOrchestrator(3).run(harness.context));
+  const { result } = await runTurn(new ReactAgentOrchestrator(3).run(harness.context));
   tt.equal(server.bodies.length, 3, 'the model is called exactly max_steps times');
   tt.same(
     server.bodies.map((b) => Array.isArray(b.tools)),
@@ -424,7 +401,7 @@ t.test('react_agent_v1 stops after max_steps', async (tt) => {
   // A model that asks for tools even when none are offered.
   const stubborn = await fixture(tt, () => ({ content: 'Let me check again.', tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A-17' } }] }));
   const second = buildTurnContext({ provider: openaiAt(stubborn), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
-  const { result: stopped } = await drive(new ReactAgentOrchestrator(2).run(second.context));
+  const { result: stopped } = await runTurn(new ReactAgentOrchestrator(2).run(second.context));
   tt.equal(stubborn.bodies.length, 2, 'a model that never stops asking for tools is still called only max_steps times');
   tt.equal(second.toolCalls.length, 1, 'a tool call made on the last step, where no tools were offered, is not run');
   tt.equal(stopped.observation.react_steps, 2, 'the turn ends at max_steps');
@@ -438,7 +415,7 @@ t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
       : { tool_calls: [{ id: 'call_search_1', name: 'search_knowledge', arguments: { query: 'refund window' } }] },
   );
   const harness = buildTurnContext({ provider: openaiAt(server), message: 'How long do refunds take?', chunks: CHUNKS, tools: { lookup_order: lookupOrder } });
-  const { result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.same(harness.searches, ['refund window'], 'search_knowledge runs a retrieval with the query the model chose');
   tt.same(harness.toolCalls, [], 'search_knowledge is answered by the retrieval handle, not the tool handle');
   const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
@@ -452,7 +429,7 @@ t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
     hasToolResult(body) ? { content: 'Nothing found.' } : { tool_calls: [{ name: 'search_knowledge', arguments: { query: 'warranty' } }] },
   );
   const none = buildTurnContext({ provider: openaiAt(empty), message: 'Warranty?', chunks: [] });
-  await drive(new ReactAgentOrchestrator(5).run(none.context));
+  await runTurn(new ReactAgentOrchestrator(5).run(none.context));
   const emptyResult = (empty.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
   tt.equal(emptyResult?.content, 'no matching passages', 'an empty retrieval is reported to the model as no matching passages');
 });
@@ -463,7 +440,7 @@ t.test('react_agent_v1 answers in one step when the model calls no tool', async 
     message: 'When are refunds issued?',
     agent: { system_prompt: REFUNDS },
   });
-  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { events, result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.equal(harness.modelCalls.length, 1, 'one model call');
   tt.same(harness.modelCalls[0]?.toolNames, ['search_knowledge'], 'search_knowledge is offered even when the agent has no tools');
   tt.equal(result.reply, REFUNDS, 'the reply is the model answer');
@@ -511,7 +488,7 @@ t.test('react_agent_v1 streams each token to the caller as the model produces it
   clearTimeout(timer);
   tt.same(first, { done: false, value: { type: 'token', content: 'Parcels ' } }, 'the first token reaches the caller while the model is still answering');
   release();
-  const { events, result } = await drive(run);
+  const { events, result } = await runTurn(run);
   tt.same(tokenText(events), ['ship ', 'in two days.'], 'the later tokens follow in order, each once');
   tt.equal(result.reply, 'Parcels ship in two days.', 'the reply is the whole answer');
   tt.same(result.observation, { react_steps: 1, react_tool_calls: [] }, 'one step, no tool calls');
@@ -527,7 +504,7 @@ t.test('react_agent_v1 sees the user messages of history_user_message_window, no
     yield { type: 'token', content: 'Checking.' };
   });
   const windowed = buildTurnContext({ provider: answering, message: 'And B-2?', agent: { system_prompt: 'You track orders.' }, history: conversation, recentUserMessages: ['Where is A-17?', 'No thanks'] });
-  await drive(new ReactAgentOrchestrator(5).run(windowed.context));
+  await runTurn(new ReactAgentOrchestrator(5).run(windowed.context));
   tt.same(
     windowed.modelCalls[0]?.messages,
     [
@@ -539,13 +516,13 @@ t.test('react_agent_v1 sees the user messages of history_user_message_window, no
     "the loop that picks tools and their arguments gets the window's user messages, and no assistant text to take identifiers from",
   );
   const none = buildTurnContext({ provider: answering, message: 'And B-2?', history: conversation, recentUserMessages: [] });
-  await drive(new ReactAgentOrchestrator(5).run(none.context));
+  await runTurn(new ReactAgentOrchestrator(5).run(none.context));
   tt.same(none.modelCalls[0]?.messages, [{ role: 'user', content: 'And B-2?' }], 'a window of 0 leaves the current message only');
 });
 
 t.test('react_agent_v1 ends with an empty reply when the model answers nothing', async (tt) => {
   const harness = buildTurnContext({ provider: scripted(async function* () {}), message: 'Anything?' });
-  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { events, result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.same(events, [], 'no token is streamed');
   tt.same([result.reply, result.observation.react_steps], ['', 1], 'the reply is empty after one step');
 });
@@ -566,7 +543,7 @@ t.test('react_agent_v1 runs the tool calls of one step through the tool handle a
     message: 'Where are A-17 and B-2?',
     tools: { lookup_order: lookupOrder },
   });
-  const { events, result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { events, result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
 
   tt.same(
     harness.toolCalls,
@@ -615,7 +592,7 @@ t.test('react_agent_v1 answers search_knowledge from the retrieval handle and re
     chunks: CHUNKS,
     tools: { lookup_order: lookupOrder },
   });
-  const { result } = await drive(new ReactAgentOrchestrator(5).run(harness.context));
+  const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.same(harness.searches, ['refund window'], 'search_knowledge searches with the query the model chose');
   const [passages, refused] = toolResults(harness.modelCalls[2]?.messages ?? []);
   tt.equal(passages?.content, `${REFUNDS}\n\n${SHIPPING}`, 'the passages reach the model as the search_knowledge result');
@@ -658,7 +635,7 @@ t.test('react_agent_v1 holds the largest max_steps: tools on every step but the 
     message: 'Where is A-17?',
     tools: { lookup_order: lookupOrder },
   });
-  const { events, result } = await drive(new ReactAgentOrchestrator(20).run(harness.context));
+  const { events, result } = await runTurn(new ReactAgentOrchestrator(20).run(harness.context));
   tt.equal(harness.modelCalls.length, 20, 'the model is called max_steps times');
   tt.same(harness.modelCalls.map((c) => c.toolNames === undefined), [...Array(19).fill(false), true], 'the last call is offered no tools');
   tt.equal(harness.toolCalls.length, 19, 'the call the model makes on the last step anyway is not run');

@@ -4,3 +4,5 @@ export { ConformanceError, type ConformanceRule } from './conformance.js';
 export { embedderConformance } from './embedder-conformance.js';
 export { documentParserConformance, type ParserSample } from './parser-conformance.js';
 export { retrieverConformance } from './retriever-conformance.js';
+export { fakeAgentSnapshot, fakeTurnContext, scriptedModel, type ModelCall, type ScriptedAnswer } from './fake-turn.js';
+export { orchestratorConformance, runTurn } from './orchestrator-conformance.js';

@@ -1,0 +1,87 @@
+import type { Orchestrator, TurnEvent, TurnResult } from '../extensions/orchestrators.js';
+import { conformanceRule, rejectionOf, type ConformanceRule, type Fail } from './conformance.js';
+import { fakeTurnContext, scriptedModel } from './fake-turn.js';
+
+const SUITE = 'orchestrator';
+/** How long a rule waits for a turn that should have ended or streamed. */
+const PATIENCE_MS = 2_000;
+
+/** Runs a turn to its end: the events it yielded and its result. @public */
+export async function runTurn(run: AsyncGenerator<TurnEvent, TurnResult, void>): Promise<{ events: TurnEvent[]; result: TurnResult }> {
+  const events: TurnEvent[] = [];
+  for (;;) {
+    const step = await run.next();
+    if (step.done) return { events, result: step.value };
+    events.push(step.value);
+  }
+}
+
+function within<T>(promise: Promise<T>, ms: number, fail: Fail, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  return Promise.race([promise, late])
+    .catch((error: unknown) => (error instanceof Error && error.message === what ? fail(what) : Promise.reject(error)))
+    .finally(() => clearTimeout(timer));
+}
+
+const tokens = (events: TurnEvent[]) => events.filter((event) => event.type === 'token').map((event) => event.content).join('');
+
+/**
+ * What every {@link Orchestrator} must do with a turn: describe itself; stream the reply as tokens that add up to the
+ * result's `reply`, with a `response_source` and an `observation`; when it asks the model, stream the model's tokens
+ * as they arrive rather than after the whole answer, give the model the turn's message, end a turn whose model fails
+ * with an error rather than a reply, and end a turn whose caller has gone.
+ * @public
+ */
+export function orchestratorConformance(orchestrator: Orchestrator): ConformanceRule[] {
+  return [
+    conformanceRule(SUITE, 'it names and describes itself and says whether it is experimental', async (fail: Fail) => {
+      if (typeof orchestrator.displayName !== 'string' || orchestrator.displayName.trim() === '') fail(`displayName is ${JSON.stringify(orchestrator.displayName)}`);
+      if (typeof orchestrator.description !== 'string' || orchestrator.description.trim() === '') fail(`description is ${JSON.stringify(orchestrator.description)}`);
+      if (typeof orchestrator.experimental !== 'boolean') fail(`experimental is ${JSON.stringify(orchestrator.experimental)}, not a boolean`);
+    }),
+    conformanceRule(SUITE, 'the streamed tokens add up to the reply, which comes with a response_source and an observation', async (fail: Fail) => {
+      const model = scriptedModel([{ tokens: ['Parcels ', 'ship ', 'in two days.'] }]);
+      const { events, result } = await within(runTurn(orchestrator.run(fakeTurnContext(model))), PATIENCE_MS * 5, fail, 'the turn did not end');
+      if (typeof result?.reply !== 'string' || result.reply === '') fail(`the reply is ${JSON.stringify(result?.reply)}`);
+      if (tokens(events) !== result.reply) fail(`the tokens streamed (${JSON.stringify(tokens(events))}) are not the reply (${JSON.stringify(result.reply)})`);
+      if (typeof result.response_source !== 'string' || result.response_source === '') fail(`response_source is ${JSON.stringify(result.response_source)}`);
+      if (typeof result.observation !== 'object' || result.observation === null) fail(`observation is ${JSON.stringify(result.observation)}`);
+      if (model.calls.length > 0 && !model.calls.some((call) => call.messages.some((m) => m.role === 'user' && m.content.includes('When do parcels ship?')))) {
+        fail("it asked the model without the turn's message");
+      }
+    }),
+    conformanceRule(SUITE, "the model's tokens are streamed as they arrive, not after the whole answer", async (fail: Fail) => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const model = scriptedModel([{ tokens: ['Parcels ', 'ship ', 'in two days.'] }], { beforeToken: (i) => (i === 1 ? held : Promise.resolve()) });
+      const run = orchestrator.run(fakeTurnContext(model));
+      const first = await within(run.next(), PATIENCE_MS, fail, 'no token reached the client while the model held the rest of its answer: the reply is buffered').finally(release);
+      if (model.calls.length === 0) return;
+      if (first.done || first.value.type !== 'token') fail(`the first event is ${JSON.stringify(first.value)}, not a token`);
+      await runTurn(run);
+    }),
+    conformanceRule(SUITE, 'a model that fails ends the turn with an error, not a reply', async (fail: Fail) => {
+      const model = scriptedModel([{ error: new Error('the model is down') }, { error: new Error('the model is down') }, { error: new Error('the model is down') }]);
+      const outcome = await within(
+        runTurn(orchestrator.run(fakeTurnContext(model))).then(
+          (done) => ({ done }),
+          (error: unknown) => ({ error }),
+        ),
+        PATIENCE_MS * 5,
+        fail,
+        'the turn did not end after its model failed',
+      );
+      if (model.calls.length === 0 || 'error' in outcome) return;
+      if (!outcome.done.events.some((event) => event.type === 'error')) fail(`the turn ended with the reply ${JSON.stringify(outcome.done.result.reply)} and no error event, as if the model had answered`);
+    }),
+    conformanceRule(SUITE, 'a turn whose caller has gone (its signal aborted) ends without another model call', async (fail: Fail) => {
+      const controller = new AbortController();
+      const model = scriptedModel([{ tokens: ['Parcels ', 'ship ', 'in ', 'two ', 'days.'] }, { tokens: ['again'] }]);
+      const run = orchestrator.run(fakeTurnContext(model, { signal: controller.signal }));
+      controller.abort(new Error('the client went away'));
+      await within(rejectionOf(runTurn(run)), PATIENCE_MS, fail, 'the turn went on after its signal was aborted');
+      if (model.calls.length > 1) fail(`it called the model ${model.calls.length} times after the turn was aborted`);
+    }),
+  ];
+}
