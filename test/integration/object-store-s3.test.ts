@@ -5,6 +5,7 @@ import { BadRequestError, NotFoundError } from '@agent-host/sdk';
 import t from 'tap';
 import { createS3Clients, credentialsFromEnv, type S3ConnectionOptions } from '../../plugins/object-store-s3/src/lib/s3-clients.js';
 import { createS3ObjectStore, NO_PUBLIC_ENDPOINT_WARNING, PRESIGN_FAILED_WARNING } from '../../plugins/object-store-s3/src/lib/s3-object-store.js';
+import { objectStoreConformance } from '@agent-host/sdk/testing';
 import { recordingHttp } from '../helpers/http-client.js';
 import { recordingLogger } from '../helpers/model-provider.js';
 import { S3_ACCESS_KEY, startS3Server, type S3Server } from '../helpers/s3-server.js';
@@ -156,4 +157,9 @@ t.test('credentials come from the named environment variables, both or neither',
   t.same(credentialsFromEnv(options, { ID: 'a', SECRET: 'b' }), { accessKeyId: 'a', secretAccessKey: 'b' });
   t.equal(credentialsFromEnv(options, {}), undefined, 'neither set: the AWS default chain applies');
   t.throws(() => credentialsFromEnv(options, { ID: 'a' }), /set both ID and SECRET, or neither/, 'one without the other is refused');
+});
+
+t.test('the s3 backend keeps every rule of the object store conformance suite (@agent-host/sdk/testing)', async (t) => {
+  const store = storeFor(t, await startS3Server(t));
+  for (const rule of objectStoreConformance(store)) await t.test(rule.rule, async () => rule.check());
 });

@@ -1,11 +1,13 @@
-// The conformance suites of @agent-host/sdk/testing: every first-party embedder and local document parser keeps
-// every rule of its suite, and a fake that breaks one rule fails that rule, named, and no other.
+// The conformance suites of @agent-host/sdk/testing: every first-party orchestrator, embedder, local document parser
+// and the local object store keep every rule of their suite (the chroma retriever, the openai embedder and the s3
+// store run theirs in test/integration), and a fake that breaks one rule fails that rule, named, and no other.
 import { extensionPoints, type DocumentParser, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
 import {
   ConformanceError,
   documentParserConformance,
   embedderConformance,
   fakeTurnContext,
+  objectStoreConformance,
   orchestratorConformance,
   retrieverConformance,
   scriptedModel,
@@ -14,6 +16,10 @@ import {
 import { Document, Packer, Paragraph } from 'docx';
 import PDFDocument from 'pdfkit';
 import t from 'tap';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createLocalObjectStore } from '../../core/src/services/object-store-local.js';
 import { contributesOf, loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
 
 type Tap = typeof t;
@@ -201,4 +207,15 @@ t.test('a retriever that breaks a rule fails that rule, and says how', async (t)
   const failures = await broken(retrieverConformance(countsEverything));
   t.same(failures.map((f) => f.rule), ['a metadata filter limits query() and count(): equality, and a list meaning "one of"']);
   t.match(failures[0]!.message, 'count where source is one of ["a", "c"] is 3, not 2');
+});
+
+t.test('the built-in local object store keeps every object store rule; one that loses NotFoundError fails that rule', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-conformance-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const store = createLocalObjectStore(dir);
+  await conforms(t, objectStoreConformance(store));
+  const vague = { ...store, get: (key: string) => store.get(key).catch(() => Promise.reject(new Error('no such file'))) };
+  const failures = await broken(objectStoreConformance(vague));
+  t.same(failures.map((f) => f.rule), ['a missing key is a NotFoundError for get() and open()']);
+  t.match(failures[0]!.message, 'get() of a missing key rejected with Error: no such file, not a NotFoundError');
 });

@@ -6,3 +6,4 @@ export { documentParserConformance, type ParserSample } from './parser-conforman
 export { retrieverConformance } from './retriever-conformance.js';
 export { fakeAgentSnapshot, fakeTurnContext, scriptedModel, type ModelCall, type ScriptedAnswer } from './fake-turn.js';
 export { orchestratorConformance, runTurn } from './orchestrator-conformance.js';
+export { objectStoreConformance } from './object-store-conformance.js';
