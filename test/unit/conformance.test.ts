@@ -1,7 +1,8 @@
 // The conformance suites of @agent-host/sdk/testing: every first-party orchestrator, embedder, local document parser
-// and the local object store keep every rule of their suite (the chroma retriever, the openai embedder and the s3
-// store run theirs in test/integration), and a fake that breaks one rule fails that rule, named, and no other.
-import { extensionPoints, type DocumentParser, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
+// and the local object store keep every rule of their suite (the chroma retriever, the openai embedder, the s3 store
+// and the MCP tool backends run theirs in test/integration), and a fake that breaks one rule fails that rule, named,
+// and no other.
+import { extensionPoints, type DocumentParser, type ToolBackend, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
 import {
   ConformanceError,
   documentParserConformance,
@@ -11,6 +12,7 @@ import {
   orchestratorConformance,
   retrieverConformance,
   scriptedModel,
+  toolBackendConformance,
   type ConformanceRule,
 } from '@agent-host/sdk/testing';
 import { Document, Packer, Paragraph } from 'docx';
@@ -218,4 +220,32 @@ t.test('the built-in local object store keeps every object store rule; one that 
   const failures = await broken(objectStoreConformance(vague));
   t.same(failures.map((f) => f.rule), ['a missing key is a NotFoundError for get() and open()']);
   t.match(failures[0]!.message, 'get() of a missing key rejected with Error: no such file, not a NotFoundError');
+});
+
+/** A tool backend of one in-memory server with an `echo` tool and a `slow` one; `throwing` breaks one rule. */
+function memoryToolBackend(options: { throwing?: boolean } = {}): ToolBackend {
+  return {
+    validateConfig: (config) => (typeof config.name === 'string' ? [] : [{ loc: ['connection_config', 'name'], msg: 'is required', type: 'missing' }]),
+    healthCheck: async () => ({ ok: true }),
+    listTools: async () => [
+      { name: 'echo', description: 'Answers its arguments.', input_schema: { type: 'object' } },
+      { name: 'slow', description: 'Answers after a minute.', input_schema: { type: 'object' } },
+    ],
+    async callTool(_server, name, args, { timeoutMs, signal }) {
+      if (signal?.aborted) return { status: 'error', result: null, error: 'the caller has gone' };
+      if (name === 'echo') return { status: 'success', result: args };
+      if (name === 'slow') return new Promise((resolve) => setTimeout(() => resolve({ status: 'timeout', result: null, error: `no answer in ${timeoutMs} ms` }), timeoutMs));
+      if (options.throwing) throw new Error(`unknown tool ${name}`);
+      return { status: 'error', result: null, error: `unknown tool ${name}` };
+    },
+    close: async () => undefined,
+  };
+}
+
+t.test('a tool backend that breaks a rule fails that rule, and says how', async (t) => {
+  const sample = { server: { server_id: 's', transport_type: 'memory', connection_config: { name: 'm' }, secret: null }, tool: { name: 'echo', args: { a: 1 } }, slowTool: { name: 'slow', args: {} }, invalidConfig: {} };
+  t.same(await broken(toolBackendConformance(memoryToolBackend(), sample)), [], 'a correct backend breaks no rule');
+  const failures = await broken(toolBackendConformance(memoryToolBackend({ throwing: true }), sample));
+  t.same(failures.map((f) => f.rule), ['a call that fails is an error outcome, not an exception']);
+  t.match(failures[0]!.message, 'callTool() threw Error: unknown tool');
 });

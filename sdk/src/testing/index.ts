@@ -7,3 +7,4 @@ export { retrieverConformance } from './retriever-conformance.js';
 export { fakeAgentSnapshot, fakeTurnContext, scriptedModel, type ModelCall, type ScriptedAnswer } from './fake-turn.js';
 export { orchestratorConformance, runTurn } from './orchestrator-conformance.js';
 export { objectStoreConformance } from './object-store-conformance.js';
+export { toolBackendConformance, type ToolBackendSample, type ToolSample } from './tool-backend-conformance.js';
