@@ -2,7 +2,7 @@
 // and the local object store keep every rule of their suite (the chroma retriever, the openai embedder, the s3 store
 // and the MCP tool backends run theirs in test/integration), and a fake that breaks one rule fails that rule, named,
 // and no other.
-import { extensionPoints, type DocumentParser, type ToolBackend, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
+import { extensionPoints, type DocumentParser, type SkillBackend, type ToolBackend, type ToolHandle, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
 import {
   ConformanceError,
   documentParserConformance,
@@ -12,6 +12,7 @@ import {
   orchestratorConformance,
   retrieverConformance,
   scriptedModel,
+  skillBackendConformance,
   toolBackendConformance,
   type ConformanceRule,
 } from '@agent-host/sdk/testing';
@@ -248,4 +249,22 @@ t.test('a tool backend that breaks a rule fails that rule, and says how', async 
   const failures = await broken(toolBackendConformance(memoryToolBackend({ throwing: true }), sample));
   t.same(failures.map((f) => f.rule), ['a call that fails is an error outcome, not an exception']);
   t.match(failures[0]!.message, 'callTool() threw Error: unknown tool');
+});
+
+t.test('the skills-mcp plugin: the mcp skill backend keeps every skill backend rule; one whose issues sit elsewhere fails that rule', async (t) => {
+  const kernel = await loadFirstPartyPlugin('skills-mcp');
+  const backend = kernel.registry(extensionPoints.skillBackends).get('mcp')!;
+  const tools: ToolHandle = {
+    list: async () => [{ name: 'lookup', description: 'Looks a parcel up.', input_schema: { type: 'object' } }],
+    call: async (name, args) => ({ status: 'success', result: { name, args } }),
+  };
+  const sample = { config: { tool_name: 'lookup', query_argument: 'q' }, invalidConfig: { tool_name: '' }, input: { query: 'parcel 42' }, tools };
+  await conforms(t, skillBackendConformance(backend, sample));
+  const misplaced: SkillBackend = {
+    invoke: (invocation, options) => backend.invoke(invocation, options),
+    validateConfig: (config) => backend.validateConfig(config).map((issue) => ({ ...issue, loc: issue.loc.slice(1) })),
+  };
+  const failures = await broken(skillBackendConformance(misplaced, sample));
+  t.same(failures.map((f) => f.rule), ['validateConfig() accepts a working config and refuses a broken one with issues under config']);
+  t.match(failures[0]!.message, 'does not start its loc at "config"');
 });

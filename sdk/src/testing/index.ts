@@ -8,3 +8,4 @@ export { fakeAgentSnapshot, fakeTurnContext, scriptedModel, type ModelCall, type
 export { orchestratorConformance, runTurn } from './orchestrator-conformance.js';
 export { objectStoreConformance } from './object-store-conformance.js';
 export { toolBackendConformance, type ToolBackendSample, type ToolSample } from './tool-backend-conformance.js';
+export { skillBackendConformance, type SkillBackendSample } from './skill-backend-conformance.js';
