@@ -2,12 +2,13 @@
 // and the local object store keep every rule of their suite (the chroma retriever, the openai embedder, the s3 store
 // and the MCP tool backends run theirs in test/integration), and a fake that breaks one rule fails that rule, named,
 // and no other.
-import { extensionPoints, type DocumentParser, type SkillBackend, type ToolBackend, type ToolHandle, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
+import { extensionPoints, type DocumentParser, type ModelProvider, type SkillBackend, type ToolBackend, type ToolHandle, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
 import {
   ConformanceError,
   documentParserConformance,
   embedderConformance,
   fakeTurnContext,
+  modelProviderConformance,
   objectStoreConformance,
   orchestratorConformance,
   retrieverConformance,
@@ -267,4 +268,21 @@ t.test('the skills-mcp plugin: the mcp skill backend keeps every skill backend r
   const failures = await broken(skillBackendConformance(misplaced, sample));
   t.same(failures.map((f) => f.rule), ['validateConfig() accepts a working config and refuses a broken one with issues under config']);
   t.match(failures[0]!.message, 'does not start its loc at "config"');
+});
+
+t.test('a model provider that breaks a rule fails that rule, and says how', async (t) => {
+  const spec = { model_name: 'scripted-1', temperature: null, timeoutMs: 1_000, options: {} };
+  const provider = (deaf: boolean): ModelProvider => ({
+    displayName: 'Scripted',
+    offline: true,
+    createChatModel() {
+      const model = scriptedModel([{ tokens: ['Two ', 'days.'] }, { tokens: ['Two ', 'days.'] }, { tokens: ['Two ', 'days.'] }, { tokens: ['Two ', 'days.'] }]);
+      if (!deaf) return model;
+      return { ...model, stream: (messages) => model.stream(messages), invoke: (messages) => model.invoke(messages) };
+    },
+  });
+  t.same(await broken(modelProviderConformance(provider(false), spec)), [], 'a correct provider breaks no rule');
+  const failures = await broken(modelProviderConformance(provider(true), spec));
+  t.same(failures.map((f) => f.rule), ['stream() and invoke() with an aborted signal reject']);
+  t.match(failures[0]!.message, 'stream() answered a caller that had gone');
 });

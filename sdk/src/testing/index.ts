@@ -9,3 +9,4 @@ export { orchestratorConformance, runTurn } from './orchestrator-conformance.js'
 export { objectStoreConformance } from './object-store-conformance.js';
 export { toolBackendConformance, type ToolBackendSample, type ToolSample } from './tool-backend-conformance.js';
 export { skillBackendConformance, type SkillBackendSample } from './skill-backend-conformance.js';
+export { modelProviderConformance } from './model-provider-conformance.js';
