@@ -16,12 +16,19 @@ export async function runTurn(run: AsyncGenerator<TurnEvent, TurnResult, void>):
   }
 }
 
+/** `promise`, or the rule's failure saying `what` once `ms` have passed without it settling. */
 function within<T>(promise: Promise<T>, ms: number, fail: Fail, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
-  return Promise.race([promise, late])
-    .catch((error: unknown) => (error instanceof Error && error.message === what ? fail(what) : Promise.reject(error)))
-    .finally(() => clearTimeout(timer));
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      try {
+        fail(what);
+      } catch (failure) {
+        reject(failure);
+      }
+    }, ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 const tokens = (events: TurnEvent[]) => events.filter((event) => event.type === 'token').map((event) => event.content).join('');
