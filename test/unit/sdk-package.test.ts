@@ -10,7 +10,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 t.test('the packed SDK holds its code, types, README and API report', async (t) => {
   const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--workspace', '@agent-host/sdk'], { cwd: root, encoding: 'utf8' })) as { files: { path: string }[] }[];
   const files = pack!.files.map((f) => f.path);
-  for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'README.md', 'etc/sdk.api.md', 'package.json']) t.ok(files.includes(file), `${file} is in the tarball`);
+  for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/kernel/index.js', 'README.md', 'etc/sdk.api.md', 'package.json']) t.ok(files.includes(file), `${file} is in the tarball`);
   t.notOk(files.some((f) => f.startsWith('src/')), 'sources stay out');
 });
 

@@ -5,7 +5,7 @@ import type { AdminAuth } from '../admin/admin-auth.js';
 import type { Operation } from '../admin/operation.js';
 import type { SystemSettings } from '../admin/system-settings.js';
 import type { HostConfig } from '../config/schema.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, USAGE_LIMIT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
 
 /** Every stored agent field, as validated input defines it. */

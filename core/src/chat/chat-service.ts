@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AdminPrincipal } from '../admin/admin-auth.js';
 import type { Agents, AgentView } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Knowledge } from '../knowledge/knowledge.js';
 import type { TurnRetrieval } from '../knowledge/turn-retrieval.js';
 import type { Mcp } from '../mcp/mcp.js';

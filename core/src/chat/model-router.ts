@@ -10,7 +10,7 @@ import type {
   ModelStage,
 } from '@agent-host/sdk';
 import type { HostConfig } from '../config/schema.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { ModelCall } from '../usage/token-usage.js';
 import { finalModelSlot } from './final-model-rule.js';
 

@@ -4,18 +4,15 @@ import {
   PluginRefusedError,
   SDK_VERSION,
   type AgentHostPlugin,
-  type DependencyRef,
   type ExtensionPoint,
   type ExtensionRegistry,
   type LifecycleService,
   type Logger,
-  type PluginInit,
 } from '@agent-host/sdk';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
-import { dependencyOrder } from './order.js';
+import { checkContributions, CONFIG_DEPENDENT_KEYS, declaredInit, dependencyOrder, KeyedRegistry, runInit, runLifecycleHook, validatedConfig } from '@agent-host/sdk/kernel';
 import { importPlugin, readCandidate, type PluginCandidate, type PluginOrigin } from './plugin-source.js';
-import { KeyedRegistry } from './registry.js';
 
 /** What `agent-host plugins list` and the health report show of a plugin. */
 export interface PluginInfo {
@@ -128,7 +125,7 @@ export class Kernel {
   async start(): Promise<void> {
     for (const entry of this.loaded) {
       for (const hook of entry.startHooks) {
-        await runHook(entry.plugin.id, 'start', hook);
+        await runLifecycleHook(entry.plugin.id, 'start', hook);
       }
       this.started.push(entry);
     }
@@ -178,46 +175,15 @@ export class Kernel {
 
   /** The plugin's config section, validated by its schema. */
   private pluginConfig(plugin: AgentHostPlugin): unknown {
-    const parsed = plugin.config.safeParse(this.options.pluginConfig(plugin.id) ?? {});
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `[plugins.${plugin.id}]${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`);
-      throw new PluginRefusedError(plugin.id, 'invalid_config', issues.join('; '));
-    }
-    return parsed.data;
+    return validatedConfig(plugin, this.options.pluginConfig(plugin.id));
   }
 
   private async initPlugin(entry: LoadedPlugin): Promise<void> {
     const { plugin } = entry;
     const config = this.pluginConfig(plugin);
-
-    const inits: PluginInit<Record<string, DependencyRef>, unknown>[] = [];
-    try {
-      plugin.register({ registerInit: (init) => void inits.push(init as unknown as PluginInit<Record<string, DependencyRef>, unknown>) });
-    } catch (error) {
-      throw new PluginRefusedError(plugin.id, 'init_failed', `register() threw: ${(error as Error).message}`, { cause: error });
-    }
-    if (inits.length !== 1) {
-      throw new PluginRefusedError(plugin.id, 'invalid_plugin', `register() must call registerInit exactly once (called ${inits.length} times)`);
-    }
-    const init = inits[0]!;
+    const init = declaredInit(plugin);
     const scope = this.scopeFor(entry);
-    const deps: Record<string, unknown> = {};
-    for (const [name, ref] of Object.entries(init.deps)) {
-      if (!ref || typeof ref.id !== 'string' || !scope.isRegistered(ref.id, true)) {
-        throw new PluginRefusedError(
-          plugin.id,
-          'missing_dependency',
-          `requires ${ref?.kind ?? 'service'} "${ref?.id ?? String(ref)}" (deps.${name}), which neither core nor any loaded plugin provides`,
-        );
-      }
-      deps[name] = scope.resolve(ref.id);
-    }
-    try {
-      await init.init(deps as never, config);
-    } catch (error) {
-      if (error instanceof PluginRefusedError) throw error;
-      throw new PluginRefusedError(plugin.id, 'init_failed', `init threw: ${(error as Error).message}`, { cause: error });
-    }
+    await runInit(plugin, init, config, (refId) => (scope.isRegistered(refId, true) ? scope.resolve(refId) : undefined));
     checkContributions(plugin.id, entry.candidate.manifest.contributes ?? {}, entry.info.registered);
     // The banner and `plugins list` name what loaded; one line per plugin is for debugging.
     this.options.logger.debug({ plugin: plugin.id, version: entry.info.version, registered: entry.info.registered }, 'plugin initialised');
@@ -256,33 +222,4 @@ function infoOf(candidate: PluginCandidate, plugin: AgentHostPlugin, registered:
     description: candidate.manifest.description ?? '',
     registered,
   };
-}
-
-async function runHook(pluginId: string, phase: string, hook: Hook): Promise<void> {
-  try {
-    await hook();
-  } catch (error) {
-    throw new PluginRefusedError(pluginId, 'init_failed', `${phase} hook threw: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/** Marks a manifest list whose keys depend on the plugin's config (for example content types routed by config). */
-const CONFIG_DEPENDENT_KEYS = '*';
-
-/**
- * The manifest is checked against what `init` registered, so that `plugins list` and anything else reading
- * manifests before running code can trust them: registering into an undeclared extension point or under an
- * undeclared key, or declaring a key that was not registered, refuses the plugin.
- */
-function checkContributions(pluginId: string, declared: Partial<Record<string, string[]>>, registered: Record<string, string[]>): void {
-  const problems: string[] = [];
-  for (const point of new Set([...Object.keys(declared), ...Object.keys(registered)])) {
-    const keys = declared[point] ?? [];
-    const made = new Set(registered[point] ?? []);
-    const undeclared = [...made].filter((key) => !keys.includes(key) && !keys.includes(CONFIG_DEPENDENT_KEYS));
-    const missing = keys.filter((key) => key !== CONFIG_DEPENDENT_KEYS && !made.has(key));
-    if (undeclared.length) problems.push(`registered ${point} ${undeclared.map((k) => `"${k}"`).join(', ')} that its manifest does not declare under "contributes"`);
-    if (missing.length) problems.push(`declares ${point} ${missing.map((k) => `"${k}"`).join(', ')} in "contributes" but did not register them`);
-  }
-  if (problems.length) throw new PluginRefusedError(pluginId, 'invalid_plugin', problems.join('; '));
 }

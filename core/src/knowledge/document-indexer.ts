@@ -1,6 +1,6 @@
 import { ServiceUnavailableError, UpstreamError, UpstreamTimeoutError, type DocumentParser, type Logger, type ObjectStoreBackend, type ParsedDocument } from '@agent-host/sdk';
 import pRetry from 'p-retry';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { chunkDocument, type Chunking } from './chunking.js';
 import type { DocumentRepository, DocumentRow } from './document-repository.js';
 import { baseContentType } from './documents.js';

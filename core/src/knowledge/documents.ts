@@ -8,7 +8,7 @@ import {
   type Logger,
 } from '@agent-host/sdk';
 import type { Sequelize, Transaction } from 'sequelize';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { type DocumentRepository, type DocumentRow } from './document-repository.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';

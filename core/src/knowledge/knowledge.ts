@@ -2,7 +2,7 @@ import type { DocumentParser, Embedder, JobScheduler, Logger, Retriever } from '
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { DocumentIndexer } from './document-indexer.js';
 import { DocumentRepository } from './document-repository.js';
 import { KnowledgeDocuments } from './documents.js';

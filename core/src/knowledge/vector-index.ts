@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Embedder, Retriever, VectorHit, VectorMetadata } from '@agent-host/sdk';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 
 /** One chunk as it is written to the vector store. */
 export interface IndexedChunk {

@@ -1,7 +1,7 @@
 import type { SecretsService, ToolBackend } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { SessionEvents } from '../chat/session-events.js';
 import { ToolApprovals } from './pipeline/approvals.js';
 import { McpCallAudits } from './pipeline/call-audits.js';

@@ -1,6 +1,6 @@
 import type { ModelAvailability, ModelProvider } from '@agent-host/sdk';
 import type { HostConfig } from '../config/schema.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 
 /** `GET /models`: the configured catalog, with defaults and provider availability. */
 export function listModels(config: HostConfig, providers: KeyedRegistry<ModelProvider>) {

@@ -1,5 +1,5 @@
 import type { Orchestrator } from '@agent-host/sdk';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 
 /** `GET /chat-orchestrators`: read from the registry; the default comes from `[agent].default_orchestrator_key`. */
 export function listOrchestrators(registry: KeyedRegistry<Orchestrator>, defaultKey: string) {

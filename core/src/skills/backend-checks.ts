@@ -1,5 +1,5 @@
 import { ConflictError, ValidationError, type SkillBackend, type ValidationIssue } from '@agent-host/sdk';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { inactiveReason, MCP_BACKEND, type SkillMcpServers } from './mcp-servers.js';
 
 /** The backend fields of a skill version. */

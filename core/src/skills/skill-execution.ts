@@ -1,5 +1,5 @@
 import type { SkillBackend, ToolCallOutcome, ToolHandle } from '@agent-host/sdk';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { allowedBy } from '../mcp/pipeline/policy.js';
 import { inactiveReason, MCP_BACKEND, type SkillMcpServers } from './mcp-servers.js';
 import type { RunnableSkill } from './skill-mounts.js';

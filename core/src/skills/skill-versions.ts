@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, type SkillBackend } from '@agent-host/sdk
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { newestFirst } from '../db/keyset-cursor.js';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { requireActiveServer, validateBackend } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { auditOperation, type Operation } from '../admin/operation.js';

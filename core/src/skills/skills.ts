@@ -1,6 +1,6 @@
 import type { Logger, SkillBackend } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
-import type { KeyedRegistry } from '../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { SkillAssets } from './skill-assets.js';
 import { SkillCallAudits } from './skill-call-audits.js';

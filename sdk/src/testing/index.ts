@@ -10,3 +10,5 @@ export { objectStoreConformance } from './object-store-conformance.js';
 export { toolBackendConformance, type ToolBackendSample, type ToolSample } from './tool-backend-conformance.js';
 export { skillBackendConformance, type SkillBackendSample } from './skill-backend-conformance.js';
 export { modelProviderConformance } from './model-provider-conformance.js';
+export { startTestKernel, type TestKernel, type TestKernelOptions } from './test-kernel.js';
+export type { JobRecord, LogRecord } from './fake-services.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type ToolBackend, type ToolServerConnection, type ValidationIssue } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { KeyedRegistry } from '../../kernel/registry.js';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { McpCredentials } from './credentials.js';
 import { auditOperation, type Operation } from '../../admin/operation.js';
 import { newestFirst } from '../../db/keyset-cursor.js';

@@ -1,4 +1,5 @@
-import { PluginRefusedError, type ExtensionRegistry } from '@agent-host/sdk';
+import { PluginRefusedError } from '../errors.js';
+import type { ExtensionRegistry } from '../extensions/registry.js';
 
 /** One keyed registry behind an extension point, remembering who registered what. */
 export class KeyedRegistry<T> {

@@ -1,4 +1,4 @@
-import { PluginRefusedError } from '@agent-host/sdk';
+import { PluginRefusedError } from '../errors.js';
 
 /**
  * Orders plugins so each comes after those it depends on, keeping the

@@ -1,0 +1,87 @@
+import { PluginRefusedError } from '../errors.js';
+import type { AgentHostPlugin, PluginInit } from '../plugin.js';
+import type { DependencyRef } from '../refs.js';
+
+/** The one init a plugin's `register` declares; refuses a plugin that declares none, several, or throws. */
+export function declaredInit(plugin: AgentHostPlugin): PluginInit<Record<string, DependencyRef>, unknown> {
+  const inits: PluginInit<Record<string, DependencyRef>, unknown>[] = [];
+  try {
+    plugin.register({ registerInit: (init) => void inits.push(init as unknown as PluginInit<Record<string, DependencyRef>, unknown>) });
+  } catch (error) {
+    throw new PluginRefusedError(plugin.id, 'init_failed', `register() threw: ${(error as Error).message}`, { cause: error });
+  }
+  if (inits.length !== 1) {
+    throw new PluginRefusedError(plugin.id, 'invalid_plugin', `register() must call registerInit exactly once (called ${inits.length} times)`);
+  }
+  return inits[0]!;
+}
+
+/** The plugin's config section, validated by its schema; a refusal names each key. */
+export function validatedConfig(plugin: AgentHostPlugin, raw: unknown): unknown {
+  const parsed = plugin.config.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `[plugins.${plugin.id}]${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`);
+    throw new PluginRefusedError(plugin.id, 'invalid_config', issues.join('; '));
+  }
+  return parsed.data;
+}
+
+/**
+ * Resolves the init's deps through `resolve` (undefined: nobody provides it), runs it, and wraps what it throws.
+ * A missing dependency names the ref and the `deps` key that asked for it.
+ */
+export async function runInit(
+  plugin: AgentHostPlugin,
+  init: PluginInit<Record<string, DependencyRef>, unknown>,
+  config: unknown,
+  resolve: (refId: string) => unknown,
+): Promise<void> {
+  const deps: Record<string, unknown> = {};
+  for (const [name, ref] of Object.entries(init.deps)) {
+    const value = ref && typeof ref.id === 'string' ? resolve(ref.id) : undefined;
+    if (value === undefined) {
+      throw new PluginRefusedError(
+        plugin.id,
+        'missing_dependency',
+        `requires ${ref?.kind ?? 'service'} "${ref?.id ?? String(ref)}" (deps.${name}), which neither core nor any loaded plugin provides`,
+      );
+    }
+    deps[name] = value;
+  }
+  try {
+    await init.init(deps as never, config);
+  } catch (error) {
+    if (error instanceof PluginRefusedError) throw error;
+    throw new PluginRefusedError(plugin.id, 'init_failed', `init threw: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Marks a manifest list whose keys depend on the plugin's config (for example content types routed by config). */
+export const CONFIG_DEPENDENT_KEYS = '*';
+
+/**
+ * The manifest is held to what `init` registered, so that `plugins list` and anything else reading manifests before
+ * running code can trust them: registering into an undeclared extension point or under an undeclared key, or
+ * declaring a key that was not registered, refuses the plugin.
+ */
+export function checkContributions(pluginId: string, declared: Partial<Record<string, string[]>>, registered: Record<string, string[]>): void {
+  const problems: string[] = [];
+  for (const point of new Set([...Object.keys(declared), ...Object.keys(registered)])) {
+    const keys = declared[point] ?? [];
+    const made = new Set(registered[point] ?? []);
+    const undeclared = [...made].filter((key) => !keys.includes(key) && !keys.includes(CONFIG_DEPENDENT_KEYS));
+    const missing = keys.filter((key) => key !== CONFIG_DEPENDENT_KEYS && !made.has(key));
+    if (undeclared.length) problems.push(`registered ${point} ${undeclared.map((k) => `"${k}"`).join(', ')} that its manifest does not declare under "contributes"`);
+    if (missing.length) problems.push(`declares ${point} ${missing.map((k) => `"${k}"`).join(', ')} in "contributes" but did not register them`);
+  }
+  if (problems.length) throw new PluginRefusedError(pluginId, 'invalid_plugin', problems.join('; '));
+}
+
+/** Runs a start (or other lifecycle) hook; what it throws refuses the plugin, naming the phase. */
+export async function runLifecycleHook(pluginId: string, phase: string, hook: () => void | Promise<void>): Promise<void> {
+  try {
+    await hook();
+  } catch (error) {
+    throw new PluginRefusedError(pluginId, 'init_failed', `${phase} hook threw: ${(error as Error).message}`, { cause: error });
+  }
+}
