@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import './quiet-warnings.js';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { AgentHostApp, createSuperAdmin, DEFAULT_CONFIG_DIR, describeConfig, reencryptAll, type PluginInfo } from '@agent-host/core';
@@ -8,6 +9,7 @@ import { Command } from 'commander';
 import { SDK_VERSION } from '@agent-host/sdk';
 import { buildAsyncApiDocument } from './openapi/asyncapi-document.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { PLUGIN_KINDS, scaffoldPlugin } from './plugin-scaffold.js';
 import { encryptSecret } from './secrets-cli.js';
 import { createServer } from './server.js';
 import { startHost } from './start.js';
@@ -99,9 +101,28 @@ function formatPlugin(plugin: PluginInfo): string {
   ].join('\n');
 }
 
-program
-  .command('plugins')
-  .description('plugin commands')
+const plugins = program.command('plugins').alias('plugin').description('plugin commands');
+
+plugins
+  .command('new')
+  .description('write a new plugin package (manifest, tsconfig, a working implementation, a conformance test, a README) into a new folder')
+  .argument('<id>', 'the plugin id, kebab-case (also its config section [plugins.<id>])')
+  .requiredOption('--kind <kind>', `what it contributes: ${Object.keys(PLUGIN_KINDS).join(', ')}`)
+  .option('--dir <folder>', 'where to write it (default: ./<id>)')
+  .option('--sdk <spec>', 'the @agent-host/sdk devDependency: a version range (default) or the path of a packed tarball (npm pack -w sdk)')
+  .action(async (id: string, options: { kind: string; dir?: string; sdk?: string }) => {
+    // `npm run agent-host -- ...` runs in the repository's root; paths are the caller's.
+    const cwd = process.env.INIT_CWD ?? process.cwd();
+    const directory = path.resolve(cwd, options.dir ?? id);
+    const sdk = options.sdk && /[\\/]|\.tgz$/.test(options.sdk) ? `file:${path.resolve(cwd, options.sdk)}` : options.sdk;
+    const files = await scaffoldPlugin({ id, kind: options.kind, directory, sdk }).catch(fail);
+    process.stdout.write(
+      [`wrote ${files.length} files to ${directory}:`, ...files.map((f) => `  ${f}`), '', 'next:', `  cd ${directory}`, '  npm install && npm test', `  AGENT_HOST_PLUGINS_EXTRA=${directory} npm start   # from the host's checkout, once npm test (or npm run build) here has compiled dist/`, ''].join('\n'),
+    );
+    process.exit(0);
+  });
+
+plugins
   .command('list')
   .description('check the enabled plugins (manifest, SDK range, config) and print where each came from, its version and what it registers; starts no database or server')
   .option('--json', 'print JSON')
