@@ -6,7 +6,7 @@ import type { AgentSnapshot, ModelProvider } from '@agent-host/sdk';
 import { DEFAULT_CONFIG_DIR, loadConfig } from '../../core/src/index.js';
 import { COMPLEX_MESSAGE_CHARACTERS, finalModelSlot } from '../../core/src/chat/final-model-rule.js';
 import { TurnModelRouter, type ModelOverride } from '../../core/src/chat/model-router.js';
-import { KeyedRegistry } from '../../core/src/kernel/registry.js';
+import { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
 
 const config = loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} });
