@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SDK_VERSION } from '@agent-host/sdk';
+import { extensionPoints, SDK_VERSION, type ExtensionPoint } from '@agent-host/sdk';
 
 interface PluginKind {
   /** The extensionPoints member the plugin registers into. */
@@ -18,10 +18,12 @@ interface PluginKind {
 }
 
 const snake = (id: string) => id.replaceAll('-', '_');
+/** The name an extension point has in `extensionPoints` and in a manifest's `contributes`. */
+const nameOf = (point: ExtensionPoint<unknown>) => Object.entries(extensionPoints).find(([, ref]) => ref === point)![0];
 
 export const PLUGIN_KINDS = {
   orchestrator: {
-    point: 'orchestrators',
+    point: nameOf(extensionPoints.orchestrators),
     suite: 'orchestratorConformance',
     suiteName: 'orchestrator',
     key: (id) => `${snake(id)}_v1`,
@@ -29,7 +31,7 @@ export const PLUGIN_KINDS = {
     use: (key) => `Give an agent \`"orchestrator_key": "${key}"\` (\`POST /agents\` or \`PATCH /agents/{agent_id}\`) and chat with it.`,
   },
   'tool-backend': {
-    point: 'toolBackends',
+    point: nameOf(extensionPoints.toolBackends),
     suite: 'toolBackendConformance',
     suiteName: 'tool backend',
     key: snake,
@@ -37,7 +39,7 @@ export const PLUGIN_KINDS = {
     use: (key) => `Create a tool server with \`"transport_type": "${key}"\` and \`"connection_config": {"greeting": "Hello"}\` (\`POST /mcp-servers\`; \`POST /mcp-servers/{mcp_server_id}/test-call\` calls a tool), mount it on an agent, and its \`echo\` tool is called by the same pipeline, policy and audits as any MCP tool.`,
   },
   'skill-backend': {
-    point: 'skillBackends',
+    point: nameOf(extensionPoints.skillBackends),
     suite: 'skillBackendConformance',
     suiteName: 'skill backend',
     key: snake,
@@ -45,7 +47,7 @@ export const PLUGIN_KINDS = {
     use: (key) => `Give a skill version \`"backend_type": "${key}"\` and \`"config": {"template": "You said: {text}"}\`.`,
   },
   retriever: {
-    point: 'retrievers',
+    point: nameOf(extensionPoints.retrievers),
     suite: 'retrieverConformance',
     suiteName: 'retriever',
     key: snake,
@@ -53,7 +55,7 @@ export const PLUGIN_KINDS = {
     use: (key) => `Select it with \`[knowledge] retriever = "${key}"\` (\`AGENT_HOST__KNOWLEDGE__RETRIEVER=${key}\`).`,
   },
   embedder: {
-    point: 'embedders',
+    point: nameOf(extensionPoints.embedders),
     suite: 'embedderConformance',
     suiteName: 'embedder',
     key: snake,
@@ -61,7 +63,7 @@ export const PLUGIN_KINDS = {
     use: (key) => `Select it with \`[knowledge] embedder = "${key}"\` (\`AGENT_HOST__KNOWLEDGE__EMBEDDER=${key}\`); documents are embedded again after a change.`,
   },
   parser: {
-    point: 'documentParsers',
+    point: nameOf(extensionPoints.documentParsers),
     suite: 'documentParserConformance',
     suiteName: 'document parser',
     key: (id) => `application/x-${id}`,
@@ -69,7 +71,7 @@ export const PLUGIN_KINDS = {
     use: (key) => `Documents uploaded as \`${key}\` are parsed by it; change \`CONTENT_TYPE\` in \`src/index.ts\` (and \`contributes\` in \`package.json\`) to your format's type.`,
   },
   'model-provider': {
-    point: 'modelProviders',
+    point: nameOf(extensionPoints.modelProviders),
     suite: 'modelProviderConformance',
     suiteName: 'model provider',
     key: snake,

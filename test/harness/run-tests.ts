@@ -39,8 +39,10 @@ async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
 }
 
 const files = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-// Unit tests need no server: asked for them alone (`npm run test:unit`), nothing is started.
-if (files.length > 0 && files.every((file) => file.startsWith('test/unit/'))) process.exit(await runTap(process.env));
+// Unit tests, and a plugin's tests outside its test/integration, need no server: asked for them alone
+// (`npm run test:unit`), nothing is started.
+const needsNoServer = (file: string) => file.startsWith('test/unit/') || /^plugins\/[^/]+\/test\/(?!integration\/)/.test(file);
+if (files.length > 0 && files.every(needsNoServer)) process.exit(await runTap(process.env));
 
 const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-test-'));

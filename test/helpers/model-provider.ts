@@ -1,11 +1,12 @@
-// Shared pieces of the model-provider integration tests
-// (test/integration/models-{openai,anthropic,ollama}.test.ts): a recording
-// logger, fixture and ChatModel builders, stream helpers, the plugin's real
-// register/init, and `providerContract`, the cases every provider must pass
+// Shared pieces of the model-provider tests (plugins/models-langchain/test/{openai,anthropic,ollama}.test.ts and the
+// conformance test): a recording logger, fixture and ChatModel builders, stream helpers, the plugin's package entry
+// booted in startTestKernel, and `providerContract`, the cases every provider must pass
 // against its wire-protocol fixture server (streaming without buffering,
 // deadlines, HTTP and mid-stream errors, aborts).
 import { randomBytes } from 'node:crypto';
 import {
+  coreServices,
+  extensionPoints,
   UpstreamError,
   UpstreamTimeoutError,
   type ChatCallOptions,
@@ -19,7 +20,8 @@ import {
   type SecretsService,
 } from '@agent-host/sdk';
 import { createSecrets } from '../../core/src/services/secrets.js';
-import modelsPlugin from '../../plugins/models-langchain/src/index.js';
+import modelsPlugin from '@agent-host/plugin-models-langchain';
+import { startTestKernel } from '@agent-host/sdk/testing';
 import type { FixtureServer, Respond, ScriptedReply } from '../fixtures/fixture-server.js';
 import { recordingHttp } from './http-client.js';
 
@@ -130,32 +132,23 @@ export function setEnvFor(tt: Test, vars: Record<string, string>): void {
 }
 
 /**
- * Runs the plugin's real register/init with `config`, resolving deps by ref id;
- * `secrets` defaults to core's under a fresh key, `log` to a recording logger.
+ * The providers the plugin's package entry registers with `config`, booted in startTestKernel; `secrets` defaults to
+ * core's under a fresh key, `log` to a recording logger.
  */
 export async function providersFromPlugin(
   config: Record<string, unknown>,
   { secrets = createSecrets(randomBytes(32)), log = recordingLogger() }: { secrets?: SecretsService; log?: Logger } = {},
 ): Promise<Map<string, ModelProvider>> {
-  const providers = new Map<string, ModelProvider>();
-  const inits: { deps: Record<string, { id: string }>; init(deps: any, config: any): void | Promise<void> }[] = [];
-  modelsPlugin.register({ registerInit: (init) => void inits.push(init as never) });
-  const [init] = inits;
-  if (!init) throw new Error('plugin did not call registerInit');
-  const services: Record<string, unknown> = {
-    'core.modelProviders': { register: (key: string, provider: ModelProvider) => void providers.set(key, provider) },
-    'core.logger': log,
-    'core.secrets': secrets,
-    'core.http': recordingHttp(),
-  };
-  const deps = Object.fromEntries(
-    Object.entries(init.deps).map(([name, ref]) => {
-      if (!(ref.id in services)) throw new Error(`test does not provide ${ref.id}`);
-      return [name, services[ref.id]];
-    }),
-  );
-  await init.init(deps, modelsPlugin.config.parse(config));
-  return providers;
+  const kernel = await startTestKernel({
+    plugins: [modelsPlugin],
+    config: { 'models-langchain': config },
+    services: [
+      [coreServices.secrets, secrets],
+      [coreServices.logger, log],
+      [coreServices.http, recordingHttp()],
+    ],
+  });
+  return new Map(kernel.keys(extensionPoints.modelProviders).map((key) => [key, kernel.get(extensionPoints.modelProviders, key)]));
 }
 
 /** One provider against its fixture server, as the shared cases drive it. */

@@ -11,7 +11,6 @@ import { ConfigError, DEFAULT_CONFIG_DIR, loadConfig } from '@agent-host/core';
 import type { RunningHost } from '@agent-host/host';
 import t from 'tap';
 import { SelectedObjectStore } from '../../core/src/services/object-store-selection.js';
-import { NO_PUBLIC_ENDPOINT_WARNING } from '../../plugins/object-store-s3/src/lib/s3-object-store.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, uploadOk } from '../helpers/knowledge.js';
 import { S3_ACCESS_KEY, startS3Server, type S3Server } from '../helpers/s3-server.js';
@@ -158,7 +157,7 @@ t.test('s3 backend without a public endpoint: objects live in the bucket and dow
   t.equal(await stored.Body!.transformToString(), 'a,b\n1,2\n', 'coreServices.objectStore wrote to the bucket');
 
   const download = await host.app.objectStore.describeDownload('exports/run 7.csv');
-  t.same(download, { download_url: '/object-store/objects/exports/run%207.csv', download_mode: 'object_store_proxy', download_warning: NO_PUBLIC_ENDPOINT_WARNING });
+  t.same(download, { download_url: '/object-store/objects/exports/run%207.csv', download_mode: 'object_store_proxy', download_warning: 'OBJECT_STORE_PUBLIC_ENDPOINT is not set; the file is served through the host' });
   const admin = await loggedIn(t, host);
   const response = await rawGet(host, admin, download.download_url!);
   t.equal(response.status, 200);

@@ -37,8 +37,8 @@ function violationsOf(paths: string[], config: string): Violation[] {
 
 const described = (v: Violation) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`;
 
-t.test('imports keep the rules of .dependency-cruiser.cjs: no cycles, plugins -> sdk <- core <- host, host through core\'s entry', async (t) => {
-  t.same(violationsOf(['sdk/src', 'core/src', 'host/src', 'plugins'], '.dependency-cruiser.cjs').map(described), []);
+t.test('imports keep the rules of .dependency-cruiser.cjs: no cycles, plugins -> sdk <- core <- host, host through core\'s entry, plugins through their package entries', async (t) => {
+  t.same(violationsOf(['sdk/src', 'core/src', 'host/src', 'plugins', 'test', 'bench'], '.dependency-cruiser.cjs').map(described), []);
 });
 
 t.test('a cycle breaks the rule', async (t) => {

@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG_DIR, loadConfig } from '../../core/src/index.js';
 import { COMPLEX_MESSAGE_CHARACTERS, finalModelSlot } from '../../core/src/chat/final-model-rule.js';
 import { TurnModelRouter, type ModelOverride } from '../../core/src/chat/model-router.js';
 import { KeyedRegistry } from '@agent-host/sdk/kernel';
-import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
+import { providersFromPlugin } from '../helpers/model-provider.js';
 
 const config = loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} });
 // Only catalog models run; these are the ones the tests route to.
@@ -15,7 +15,7 @@ for (const model_name of ['primary-model', 'tools-model', 'general-model', 'comp
   config.models.catalog.push({ model_name, model_provider: 'offline', display_name: '', description: 'a routing test model', category: 'test', options: {} });
 }
 const providers = new KeyedRegistry<ModelProvider>('model providers');
-providers.forPlugin('test', () => {}).register('offline', new OfflineModelProvider());
+providers.forPlugin('test', () => {}).register('offline', (await providersFromPlugin({})).get('offline')!);
 
 const slot = (model_name: string, model_temperature?: number) => ({ model_provider: 'offline', model_name, ...(model_temperature !== undefined && { model_temperature }) });
 const ALL_SLOTS = {

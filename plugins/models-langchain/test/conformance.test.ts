@@ -3,10 +3,10 @@
 // it is. Providers come from the plugin's real register/init.
 import { modelProviderConformance } from '@agent-host/sdk/testing';
 import t from 'tap';
-import { startAnthropicFixture } from '../fixtures/anthropic-server.js';
-import { startOllamaFixture } from '../fixtures/ollama-server.js';
-import { startOpenAiFixture } from '../fixtures/openai-server.js';
-import { providersFromPlugin, setEnvFor, specFor, startedFixture } from '../helpers/model-provider.js';
+import { startAnthropicFixture } from '../../../test/fixtures/anthropic-server.js';
+import { startOllamaFixture } from '../../../test/fixtures/ollama-server.js';
+import { startOpenAiFixture } from '../../../test/fixtures/openai-server.js';
+import { providersFromPlugin, setEnvFor, specFor, startedFixture } from '../../../test/helpers/model-provider.js';
 
 t.test('every provider of models-langchain keeps every rule', async (t) => {
   const answer = () => ({ content: 'Parcels ship within two days.' });

@@ -4,9 +4,9 @@
 // request's headers, so credential placeholders are checked where they land.
 import t from 'tap';
 import { BadRequestError, UpstreamError, UpstreamTimeoutError } from '@agent-host/sdk';
-import { startMcpHttpFixture, type McpHttpFixture } from '../fixtures/mcp/http-server.js';
-import { trackingResult } from '../fixtures/mcp/tracking-server.js';
-import { backendFor, capturingLogger, server } from '../fixtures/mcp/clients.js';
+import { startMcpHttpFixture, type McpHttpFixture } from '../../../test/fixtures/mcp/http-server.js';
+import { trackingResult } from '../../../test/fixtures/mcp/tracking-server.js';
+import { backendFor, capturingLogger, server } from '../../../test/fixtures/mcp/clients.js';
 
 const opts = { timeoutMs: 10_000 };
 const SECRET = { ACCESS_TOKEN: 'http-secret-7' };
@@ -33,7 +33,7 @@ for (const [wire, path] of [
 ] as const) {
   t.test(`${wire}: tools/list, tools/call and health/check on one reused session`, async (t) => {
     const f = await fixture(t);
-    const backend = backendFor(t, 'http_sse');
+    const backend = await backendFor(t, 'http_sse');
     const target = server('http_sse', { url: `${f.url}${path}` });
     t.match(await backend.healthCheck(target, opts), { ok: true, message: `tracking-fixture 1.0.0 answered over ${wire}` }, `detected as ${wire}`);
     const tools = await backend.listTools(target, opts);
@@ -45,7 +45,7 @@ for (const [wire, path] of [
 
   t.test(`${wire}: a call past its timeout is a timeout outcome; the server is told to cancel and the session stays`, async (t) => {
     const f = await fixture(t);
-    const backend = backendFor(t, 'http_sse');
+    const backend = await backendFor(t, 'http_sse');
     const target = server('http_sse', { url: `${f.url}${path}` });
     await backend.healthCheck(target, opts);
     const started = Date.now();
@@ -58,7 +58,7 @@ for (const [wire, path] of [
 
   t.test(`${wire}: header placeholders are replaced before any request leaves`, async (t) => {
     const f = await fixture(t);
-    const backend = backendFor(t, 'http_sse');
+    const backend = await backendFor(t, 'http_sse');
     const headers = { Authorization: 'Bearer <ACCESS_TOKEN>', 'X-Tenant': 'acme' };
     await backend.callTool(server('http_sse', { url: `${f.url}${path}`, headers }, SECRET), 'whoami', {}, opts);
     t.ok(f.requests.length >= 2, 'requests were sent');
@@ -69,7 +69,7 @@ for (const [wire, path] of [
 
 t.test('a call its caller aborts is an error outcome, and the connection stays in use', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   const target = server('http_sse', { url: `${f.url}/mcp` });
   await backend.healthCheck(target, opts);
   const controller = new AbortController();
@@ -85,7 +85,7 @@ t.test('a call its caller aborts is an error outcome, and the connection stays i
 
 t.test('auto detection: Streamable HTTP first, the SSE transport after a 4xx, as MCP prescribes', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   await backend.listTools(server('http_sse', { url: `${f.url}/mcp` }, null, 'new'), opts);
   t.notOk(seen(f).some((r) => r.includes('/sse')), 'a Streamable HTTP server is never tried over SSE');
   f.requests.length = 0;
@@ -95,7 +95,7 @@ t.test('auto detection: Streamable HTTP first, the SSE transport after a 4xx, as
 
 t.test('http_transport chooses the wire instead of detecting it', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   t.match(await backend.healthCheck(server('http_sse', { url: `${f.url}/sse`, http_transport: 'sse' }), opts), { ok: true, message: /over sse$/ }, 'the SSE transport is used without detection');
   t.same(seen(f)[0], 'GET /sse', 'sse goes straight to the SSE stream, no probe');
   f.requests.length = 0;
@@ -106,7 +106,7 @@ t.test('http_transport chooses the wire instead of detecting it', async (t) => {
 
 t.test('a placeholder the credential lacks fails before any request', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   const target = server('http_sse', { url: `${f.url}/mcp`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } });
   t.same(await backend.callTool(target, 'whoami', {}, opts), {
     status: 'error',
@@ -120,7 +120,7 @@ t.test('a placeholder the credential lacks fails before any request', async (t) 
 t.test('credentials a server echoes back in an error are masked', async (t) => {
   const f = await fixture(t);
   const log = capturingLogger();
-  const backend = backendFor(t, 'http_sse', { log });
+  const backend = await backendFor(t, 'http_sse', { log });
   const target = server('http_sse', { url: `${f.url}/reject`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }, SECRET);
   const outcome = await backend.callTool(target, 'whoami', {}, opts);
   t.equal(outcome.status, 'error', 'a 401 is an error outcome');
@@ -138,7 +138,7 @@ for (const [wire, path] of [
   t.test(`${wire}: a server that floods past [http] max_response_bytes fails the call at once, naming the limit; the next call works`, async (t) => {
     const f = await fixture(t);
     // backendFor's HTTP client reads at most 1 MB of an answer.
-    const backend = backendFor(t, 'http_sse');
+    const backend = await backendFor(t, 'http_sse');
     const target = server('http_sse', { url: `${f.url}${path}` });
     const started = Date.now();
     const over = await backend.callTool(target, 'flood', { bytes: 32 * 1024 * 1024 }, opts);
@@ -151,7 +151,7 @@ for (const [wire, path] of [
 
 t.test('an unreachable server is an error, and tools/list maps a timeout to 504', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   t.match(await backend.healthCheck(server('http_sse', { url: 'http://127.0.0.1:1/mcp' }), opts), { ok: false, message: /^health\/check failed: fetch failed \(.+\)$/ }, 'the reason fetch gives is named');
   t.match(await backend.callTool(server('http_sse', { url: 'http://127.0.0.1:1/track', import_mode: 'url' }), 'imported_http_tool', {}, opts), { status: 'error', error: /fetch failed \(.+\)/ }, 'an unreachable plain URL is an error outcome naming why');
   const slowList = await backend.listTools(server('http_sse', { url: `${f.url}/slow`, import_mode: 'mcp' }, null, 'slow'), { timeoutMs: 300 }).catch((e: Error) => e);
@@ -161,7 +161,7 @@ t.test('an unreachable server is an error, and tools/list maps a timeout to 504'
 
 t.test('import_mode=url: one tool, named imported_http_tool unless tool_name says otherwise', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   const tools = await backend.listTools(server('http_sse', { url: `${f.url}/track?key=abc`, import_mode: 'url' }), opts);
   t.same(tools, [
     {
@@ -177,7 +177,7 @@ t.test('import_mode=url: one tool, named imported_http_tool unless tool_name say
 
 t.test('import_mode=url with GET: arguments go in the query, headers carry the credential', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   const target = server('http_sse', { url: `${f.url}/track?source=host`, import_mode: 'url', headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }, SECRET);
   const outcome = await backend.callTool(target, 'imported_http_tool', { selectNo: 'MSKU1', round: 2, filter: { mode: 'latest' } }, opts);
   t.same(outcome, { status: 'success', result: trackingResult('MSKU1') }, 'the JSON answer is the result');
@@ -187,7 +187,7 @@ t.test('import_mode=url with GET: arguments go in the query, headers carry the c
 
 t.test('import_mode=url with POST: arguments are the JSON body', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   const target = server('http_sse', { url: `${f.url}/track`, import_mode: 'url', http_method: 'POST', tool_name: 'query_tracking' });
   const args = { selectNo: 'BKG-42', query: 'track BKG-42', round: 1 };
   t.same(await backend.callTool(target, 'query_tracking', args, opts), { status: 'success', result: trackingResult('BKG-42') }, 'the JSON answer is the result');
@@ -198,7 +198,7 @@ t.test('import_mode=url with POST: arguments are the JSON body', async (t) => {
 
 t.test('import_mode=url: an HTTP error is an error outcome with the body, a slow endpoint a timeout', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   const failing = server('http_sse', { url: `${f.url}/track-error`, import_mode: 'url' });
   t.same(await backend.callTool(failing, 'imported_http_tool', {}, opts), { status: 'error', result: { error: 'tracking backend unavailable' }, error: 'HTTP 503' }, 'a non-2xx answer is an error outcome carrying the body');
   const slow = server('http_sse', { url: `${f.url}/slow`, import_mode: 'url' });
@@ -207,7 +207,7 @@ t.test('import_mode=url: an HTTP error is an error outcome with the body, a slow
 
 t.test('import_mode=url: health/check is a HEAD request', async (t) => {
   const f = await fixture(t);
-  const backend = backendFor(t, 'http_sse');
+  const backend = await backendFor(t, 'http_sse');
   t.same(await backend.healthCheck(server('http_sse', { url: `${f.url}/track?key=abc`, import_mode: 'url' }), opts), { ok: true, message: `HEAD ${f.url}/track answered HTTP 200` }, 'a 2xx answer to HEAD is healthy, and the message names the endpoint without its query');
   t.match(await backend.healthCheck(server('http_sse', { url: `${f.url}/track-error`, import_mode: 'url' }), opts), { ok: false, message: /HTTP 503/ }, 'a 5xx is unhealthy');
   t.same(seen(f), ['HEAD /track', 'HEAD /track-error'], 'no GET or POST with side effects');

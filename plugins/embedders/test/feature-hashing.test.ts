@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { extensionPoints, PluginRefusedError, type Embedder } from '@agent-host/sdk';
 import t from 'tap';
-import { contributesOf, loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+import { contributesOf, loadFirstPartyPlugin } from '../../../test/helpers/first-party-plugin.js';
 
 async function embedders(config: Record<string, unknown> = {}) {
   const kernel = await loadFirstPartyPlugin('embedders', config);

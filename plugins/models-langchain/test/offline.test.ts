@@ -1,9 +1,9 @@
 // The `offline` model provider of plugins/models-langchain: deterministic,
 // answers from its context, calls no model.
 import t from 'tap';
-import type { ChatMessage, ChatModel, ChatModelSpec, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
-import modelsPlugin from '../../plugins/models-langchain/src/index.js';
-import { OfflineModelProvider, offlineAnswer } from '../../plugins/models-langchain/src/lib/offline-provider.js';
+import type { ChatMessage, ChatModel, ChatModelSpec, ChatStreamChunk } from '@agent-host/sdk';
+import { OfflineModelProvider, offlineAnswer } from '../src/lib/offline-provider.js';
+import { providersFromPlugin } from '../../../test/helpers/model-provider.js';
 
 const spec = (model_name = 'offline-default'): ChatModelSpec => ({ model_name, temperature: null, timeoutMs: 1_000, options: {} });
 const model = (name?: string): ChatModel => new OfflineModelProvider().createChatModel(spec(name));
@@ -30,12 +30,7 @@ t.test('the offline provider reports offline = true and its identity', async (tt
   tt.equal(m.provider, 'offline', 'its models report provider offline');
   tt.equal(m.modelName, 'offline-small', 'its models keep the catalog model name');
 
-  const registered = new Map<string, ModelProvider>();
-  const inits: { init(deps: any, config: any): void | Promise<void> }[] = [];
-  modelsPlugin.register({ registerInit: (init) => void inits.push(init as never) });
-  const noop = () => {};
-  const log = { debug: noop, info: noop, warn: noop, error: noop, child: () => log };
-  await inits[0]!.init({ providers: { register: (k: string, p: ModelProvider) => registered.set(k, p) }, log }, modelsPlugin.config.parse({}));
+  const registered = await providersFromPlugin({});
   tt.equal(registered.get('offline')?.offline, true, 'the plugin registers model_provider "offline" as an offline provider');
   tt.equal(registered.get('openai')?.offline, false, 'the openai provider is not offline');
 });

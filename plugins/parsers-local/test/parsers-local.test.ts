@@ -5,7 +5,7 @@ import { BadRequestError, extensionPoints, PluginRefusedError, type DocumentPars
 import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import PDFDocument from 'pdfkit';
 import t from 'tap';
-import { contributesOf, loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+import { contributesOf, loadFirstPartyPlugin } from '../../../test/helpers/first-party-plugin.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const kernel = await loadFirstPartyPlugin('parsers-local');

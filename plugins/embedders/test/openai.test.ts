@@ -4,10 +4,10 @@
 import { extensionPoints, UpstreamError, UpstreamTimeoutError, type Embedder } from '@agent-host/sdk';
 import t from 'tap';
 import { embedderConformance } from '@agent-host/sdk/testing';
-import { fixtureVector, startOpenAiEmbeddingsFixture, type EmbeddingsFixture, type EmbeddingsReply } from '../fixtures/openai-embeddings-server.js';
-import type { Respond } from '../fixtures/fixture-server.js';
-import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
-import { recordingHttp } from '../helpers/http-client.js';
+import { fixtureVector, startOpenAiEmbeddingsFixture, type EmbeddingsFixture, type EmbeddingsReply } from '../../../test/fixtures/openai-embeddings-server.js';
+import type { Respond } from '../../../test/fixtures/fixture-server.js';
+import { loadFirstPartyPlugin } from '../../../test/helpers/first-party-plugin.js';
+import { recordingHttp } from '../../../test/helpers/http-client.js';
 
 const KEY_ENV = 'TEST_EMBEDDINGS_API_KEY';
 

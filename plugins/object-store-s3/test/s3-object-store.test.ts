@@ -3,12 +3,12 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { BadRequestError, NotFoundError } from '@agent-host/sdk';
 import t from 'tap';
-import { createS3Clients, credentialsFromEnv, type S3ConnectionOptions } from '../../plugins/object-store-s3/src/lib/s3-clients.js';
-import { createS3ObjectStore, NO_PUBLIC_ENDPOINT_WARNING, PRESIGN_FAILED_WARNING } from '../../plugins/object-store-s3/src/lib/s3-object-store.js';
+import { createS3Clients, credentialsFromEnv, type S3ConnectionOptions } from '../src/lib/s3-clients.js';
+import { createS3ObjectStore, NO_PUBLIC_ENDPOINT_WARNING, PRESIGN_FAILED_WARNING } from '../src/lib/s3-object-store.js';
 import { objectStoreConformance } from '@agent-host/sdk/testing';
-import { recordingHttp } from '../helpers/http-client.js';
-import { recordingLogger } from '../helpers/model-provider.js';
-import { S3_ACCESS_KEY, startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { recordingHttp } from '../../../test/helpers/http-client.js';
+import { recordingLogger } from '../../../test/helpers/model-provider.js';
+import { S3_ACCESS_KEY, startS3Server, type S3Server } from '../../../test/helpers/s3-server.js';
 
 const KEY_ENV = { TEST_S3_KEY_ID: S3_ACCESS_KEY.accessKeyId, TEST_S3_SECRET: S3_ACCESS_KEY.secretAccessKey };
 

@@ -1,292 +1,13 @@
-// The chat runtimes core_chat_v1 (CoreChatOrchestrator) and react_agent_v1
-// (ReactAgentOrchestrator, with its LangChain adapter SdkChatModel), run with a
-// TurnContext built here: real model providers (offline, or openai against the
-// fixture server) or scripted ones, a retrieval handle with fixed chunks, real
-// in-test tools, and a trace that records spans.
+// react_agent_v1 (ReactAgentOrchestrator, with its LangChain adapter SdkChatModel) run with a turn context built by
+// test/helpers/turn-harness.ts: real model providers or scripted ones, real in-test tools and skills.
 import t from 'tap';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { tool } from 'langchain';
-import { fakeAgentSnapshot, runTurn } from '@agent-host/sdk/testing';
-import type {
-  AgentSnapshot,
-  ChatCallOptions,
-  ChatMessage,
-  ChatModel,
-  ChatModelSpec,
-  ChatStreamChunk,
-  JsonSchema,
-  Logger,
-  ModelProvider,
-  ModelStage,
-  RetrievedChunk,
-  ToolCallOutcome,
-  TurnContext,
-  TurnEvent,
-  TurnResult,
-  TurnToolHandle,
-} from '@agent-host/sdk';
-import { OfflineModelProvider } from '../../plugins/models-langchain/src/lib/offline-provider.js';
-import { OpenAiCompatibleProvider } from '../../plugins/models-langchain/src/lib/openai-provider.js';
-import { CoreChatOrchestrator } from '../../plugins/orchestrator-core-chat/src/lib/core-chat.js';
-import { ReactAgentOrchestrator } from '../../plugins/orchestrator-react-agent/src/lib/react-agent.js';
-import { SdkChatModel, toLangChainMessages, toSdkMessages } from '../../plugins/orchestrator-react-agent/src/lib/sdk-chat-model.js';
-import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
-import { recordingHttp } from '../helpers/http-client.js';
-
-/** What the fixture helper needs of a tap test. */
-interface Test {
-  teardown(fn: () => Promise<void> | void): void;
-}
-
-// ---------------------------------------------------------------------------
-// The turn context helper
-
-interface InTestTool {
-  description: string;
-  input_schema: JsonSchema;
-  run(args: Record<string, unknown>): unknown;
-}
-
-interface ModelCall {
-  stage: ModelStage;
-  messages: ChatMessage[];
-  toolNames: string[] | undefined;
-}
-
-interface TurnHarness {
-  context: TurnContext;
-  /** Span names in the order they started, with the attributes the run set. */
-  spans: { name: string; attributes: Record<string, unknown> }[];
-  /** Every chat-model call (stage, a copy of its messages, offered tool names). */
-  modelCalls: ModelCall[];
-  /** Queries the retrieval handle received. */
-  searches: string[];
-  /** Calls the tool handle received. */
-  toolCalls: { name: string; args: Record<string, unknown> }[];
-  /** Calls the skill handle received. */
-  skillCalls: { name: string; args: Record<string, unknown> }[];
-}
-
-const noop = () => {};
-const quietLog: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => quietLog };
-
-function agentSnapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
-  return fakeAgentSnapshot({ agent_id: 'agent-1', name: 'Help desk', orchestrator_key: 'core_chat_v1', system_prompt: null, model_name: 'gpt-4o-mini', model_provider: 'openai', ...overrides });
-}
-
-function chunk(content: string, document_filename: string | null, score = 0.9): RetrievedChunk {
-  return { content, score, source_id: 'source-1', source_name: 'Handbook', document_id: document_filename && `doc-${document_filename}`, document_filename, metadata: {} };
-}
-
-function buildTurnContext(options: {
-  provider: ModelProvider;
-  message: string;
-  agent?: Partial<AgentSnapshot>;
-  history?: ChatMessage[];
-  recentUserMessages?: string[];
-  chunks?: RetrievedChunk[];
-  tools?: Record<string, InTestTool>;
-  skills?: Record<string, InTestTool>;
-  modelSpec?: Partial<ChatModelSpec>;
-}): TurnHarness {
-  const agent = agentSnapshot(options.agent);
-  const spans: TurnHarness['spans'] = [];
-  const modelCalls: ModelCall[] = [];
-  const searches: string[] = [];
-  const toolCalls: TurnHarness['toolCalls'] = [];
-  const skillCalls: TurnHarness['skillCalls'] = [];
-  const tools = options.tools ?? {};
-
-  const recording = (inner: ChatModel, stage: ModelStage): ChatModel => ({
-    provider: inner.provider,
-    modelName: inner.modelName,
-    stream(messages, callOptions) {
-      modelCalls.push({ stage, messages: structuredClone(messages), toolNames: callOptions?.tools?.map((x) => x.name) });
-      return inner.stream(messages, callOptions);
-    },
-    invoke(messages, callOptions) {
-      modelCalls.push({ stage, messages: structuredClone(messages), toolNames: callOptions?.tools?.map((x) => x.name) });
-      return inner.invoke(messages, callOptions);
-    },
-  });
-
-  const toolHandle: TurnToolHandle = {
-    // Core's MCP pipeline has its own tests (test/integration/mcp-pipeline.test.ts); here it finds no tool to call.
-    runPipeline: async () => ({ action: 'continue', tool_results: [], guidance: null, observation: {} }),
-    list: async () => Object.entries(tools).map(([name, tool]) => ({ name, description: tool.description, input_schema: tool.input_schema })),
-    async call(name, args): Promise<ToolCallOutcome> {
-      toolCalls.push({ name, args });
-      const tool = tools[name];
-      if (!tool) return { status: 'error', result: null, error: `tool ${name} is not allowed` };
-      try {
-        return { status: 'success', result: await tool.run(args) };
-      } catch (error) {
-        return { status: 'error', result: null, error: (error as Error).message };
-      }
-    },
-  };
-
-  const context: TurnContext = {
-    agent,
-    session_id: 'session-1',
-    turn_id: 'turn-1',
-    message: options.message,
-    message_type: 'user_chat',
-    history: options.history ?? [],
-    recent_user_messages: options.recentUserMessages ?? [],
-    models: {
-      choose: (stage) => ({ model_name: agent.model_name ?? 'default', model_provider: options.provider.offline ? 'offline' : 'openai', model_temperature: null, role: `${stage}_model` }),
-      chatModel: (stage) =>
-        recording(
-          options.provider.createChatModel({ model_name: agent.model_name ?? 'default', temperature: null, timeoutMs: 5_000, options: {}, ...options.modelSpec }),
-          stage,
-        ),
-    },
-    retrieval: {
-      async search(query) {
-        searches.push(query);
-        return options.chunks ?? [];
-      },
-    },
-    tools: toolHandle,
-    skills: {
-      list: async () => Object.entries(options.skills ?? {}).map(([name, t]) => ({ name, description: t.description, input_schema: t.input_schema })),
-      async call(name, args) {
-        const skill = options.skills?.[name];
-        if (!skill) return { status: 'error', result: null, error: `no skill ${name}` };
-        skillCalls.push({ name, args });
-        return { status: 'success', result: await skill.run(args) };
-      },
-    },
-    trace: {
-      traceId: 'trace-1',
-      async span(name, run) {
-        const attributes: Record<string, unknown> = {};
-        spans.push({ name, attributes });
-        return run(attributes);
-      },
-    },
-    log: quietLog,
-    signal: new AbortController().signal,
-  };
-  return { context, spans, modelCalls, searches, toolCalls, skillCalls };
-}
-
-
-const tokenText = (events: TurnEvent[]) => events.filter((e) => e.type === 'token').map((e) => e.content);
-
-async function fixture(tt: Test, respond: OpenAiFixtureOptions['respond']): Promise<OpenAiFixture> {
-  const server = await startOpenAiFixture({ respond });
-  tt.teardown(() => server.close());
-  return server;
-}
-
-const openaiAt = (server: OpenAiFixture) => new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', http: recordingHttp(), log: quietLog });
-
-const REFUNDS = 'Refunds are issued within 30 days of purchase.';
-const SHIPPING = 'Shipping takes five business days.';
-const CHUNKS = [chunk(REFUNDS, 'refund-policy.pdf'), chunk(SHIPPING, 'shipping-guide.md')];
-
-// ---------------------------------------------------------------------------
-// core_chat_v1
-
-t.test('core_chat_v1 streams tokens whose concatenation equals the reply', async (tt) => {
-  const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', chunks: CHUNKS });
-  const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
-  const tokens = tokenText(events);
-  tt.ok(tokens.length > 1, 'the reply is streamed as several token events');
-  tt.ok(events.every((e) => e.type === 'token'), 'a successful turn streams only token events');
-  tt.equal(tokens.join(''), result.reply, 'the streamed tokens join to exactly the returned reply');
-  tt.match(result.reply, REFUNDS, 'the (offline) model answers from the retrieved passage');
-  tt.notMatch(result.reply, SHIPPING, 'the non-matching passage is not in the answer');
-  tt.equal(result.response_source, 'llm_generated', 'the reply is marked as coming from the model');
-  tt.equal(result.observation.rag_chunk_count, 2, 'the observation counts the retrieved chunks');
-  tt.same(harness.modelCalls.map((c) => c.stage), ['final'], 'core chat makes one model call, on the final stage core routes');
-});
-
-t.test('core_chat_v1 puts the system prompt and the retrieved passages into the system message', async (tt) => {
-  const history: ChatMessage[] = [
-    { role: 'user', content: 'Hi there' },
-    { role: 'assistant', content: 'Hello! How can I help?' },
-  ];
-  const harness = buildTurnContext({
-    provider: new OfflineModelProvider(),
-    message: 'When are refunds issued?',
-    agent: { system_prompt: 'You are the Acme help desk.' },
-    history,
-    chunks: CHUNKS,
-  });
-  await runTurn(new CoreChatOrchestrator().run(harness.context));
-
-  tt.same(harness.searches, ['When are refunds issued?'], "retrieval searches the agent's sources with the user's message");
-  const rag = harness.spans.find((s) => s.name === 'rag-retrieval');
-  tt.ok(rag, 'retrieval runs inside a rag-retrieval span');
-  tt.equal(rag?.attributes.chunk_count, 2, 'the span records how many chunks were retrieved');
-
-  const messages = harness.modelCalls[0]?.messages ?? [];
-  const [system] = messages;
-  tt.equal(system?.role, 'system', 'the first message is the system message');
-  tt.match(system?.content, 'You are the Acme help desk.', "the system message carries the agent's system prompt");
-  tt.match(system?.content, REFUNDS, 'the system message carries the first retrieved passage');
-  tt.match(system?.content, SHIPPING, 'the system message carries the second retrieved passage');
-  tt.ok((system?.content.indexOf('Acme') ?? -1) < (system?.content.indexOf(REFUNDS) ?? -1), 'the system prompt comes before the passages');
-  tt.match(system?.content, '[refund-policy.pdf]', 'with hide_rag_source_filename false, passages are labelled with their filename');
-  tt.same(messages.slice(1, 3), history, 'the history follows the system message, oldest first');
-  tt.same(messages.at(-1), { role: 'user', content: 'When are refunds issued?' }, "the user's message comes last");
-  tt.equal(messages.length, 4, 'nothing else is sent');
-});
-
-t.test('core_chat_v1 labels published corrections and tells the model they take precedence', async (tt) => {
-  const correction: RetrievedChunk = { ...chunk('Refunds are issued within 3 days.', 'correction-t1-r2.txt'), metadata: { document_origin: 'managed_correction' } };
-  for (const hide of [false, true]) {
-    const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', agent: { hide_rag_source_filename: hide }, chunks: [correction, ...CHUNKS] });
-    await runTurn(new CoreChatOrchestrator().run(harness.context));
-    const system = harness.modelCalls[0]?.messages[0]?.content ?? '';
-    tt.match(system, '[verified correction] Refunds are issued within 3 days.', `hide_rag_source_filename ${hide}: the correction is labelled as one`);
-    tt.match(system, /marked \[?verified correction\]? are operators' corrections of earlier answers and take precedence/, 'and the model is told what the label means');
-    tt.notMatch(system, 'correction-t1-r2.txt', 'its internal filename is never shown');
-  }
-  const plain = buildTurnContext({ provider: new OfflineModelProvider(), message: 'When are refunds issued?', chunks: CHUNKS });
-  await runTurn(new CoreChatOrchestrator().run(plain.context));
-  tt.notMatch(plain.modelCalls[0]?.messages[0]?.content, 'verified correction', 'without a correction there is no such instruction');
-});
-
-t.test('core_chat_v1 hides filenames when hide_rag_source_filename is true', async (tt) => {
-  const harness = buildTurnContext({
-    provider: new OfflineModelProvider(),
-    message: 'When are refunds issued?',
-    agent: { hide_rag_source_filename: true, system_prompt: 'Be brief.' },
-    chunks: [...CHUNKS, chunk('Orders ship from Lyon.', null)],
-  });
-  const { result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
-  const system = harness.modelCalls[0]?.messages[0];
-  tt.match(system?.content, REFUNDS, 'the passages are still in the system message');
-  tt.match(system?.content, 'Orders ship from Lyon.', 'a passage without a filename is included too');
-  tt.notMatch(system?.content, 'refund-policy.pdf', 'the first filename is hidden from the model');
-  tt.notMatch(system?.content, 'shipping-guide.md', 'the second filename is hidden from the model');
-  tt.notMatch(result.reply, /\.pdf|\.md/, 'no filename reaches the reply');
-});
-
-t.test('core_chat_v1 sends no system message when there is no prompt and nothing was retrieved', async (tt) => {
-  const harness = buildTurnContext({ provider: new OfflineModelProvider(), message: 'Which planet has rings?' });
-  const { result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
-  tt.same(harness.modelCalls[0]?.messages, [{ role: 'user', content: 'Which planet has rings?' }], 'only the user message is sent');
-  tt.match(result.reply, /no language model is configured/i, 'the offline model says plainly that it has no model');
-  tt.equal(result.observation.rag_chunk_count, 0, 'zero chunks are recorded');
-});
-
-t.test('core_chat_v1 streams an OpenAI-compatible model token by token', async (tt) => {
-  const server = await fixture(tt, () => ({ chunks: ['Refunds ', 'take ', 'up to ', '30 days.'], usage: { prompt_tokens: 40, completion_tokens: 6 } }));
-  const harness = buildTurnContext({ provider: openaiAt(server), message: 'When are refunds issued?', agent: { system_prompt: 'Be brief.' }, chunks: CHUNKS });
-  const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
-  tt.same(tokenText(events), ['Refunds ', 'take ', 'up to ', '30 days.'], 'each streamed delta becomes one token event, in order');
-  tt.equal(result.reply, 'Refunds take up to 30 days.', 'the reply is the joined tokens (usage chunks are not text)');
-  const system = server.bodies[0]?.messages?.[0];
-  tt.equal(system?.role, 'system', 'the system message goes out first on the wire');
-  tt.match(system?.content, REFUNDS, 'the retrieved passages go out in the system message');
-  tt.equal(server.bodies[0]?.stream, true, 'the final model call is streamed');
-  tt.equal(server.bodies[0]?.tools, undefined, 'core chat offers no tools on the final call');
-});
+import { runTurn } from '@agent-host/sdk/testing';
+import type { ChatCallOptions, ChatMessage, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
+import { ReactAgentOrchestrator } from '../src/lib/react-agent.js';
+import { SdkChatModel, toLangChainMessages, toSdkMessages } from '../src/lib/sdk-chat-model.js';
+import { buildTurnContext, CHUNKS, fixture, offline, openaiAt, REFUNDS, SHIPPING, tokenText, type InTestTool } from '../../../test/helpers/turn-harness.js';
 
 // ---------------------------------------------------------------------------
 // react_agent_v1
@@ -312,7 +33,7 @@ t.test('react_agent_v1 calls the tool the model asks for and feeds the result ba
       : { tool_calls: [{ id: 'call_lookup_1', name: 'lookup_order', arguments: { order_id: 'A-17' } }] },
   );
   const harness = buildTurnContext({
-    provider: openaiAt(server),
+    provider: await openaiAt(server),
     message: 'Where is order A-17?',
     agent: { system_prompt: 'You track orders.', orchestrator_key: 'react_agent_v1' },
     tools: { lookup_order: lookupOrder },
@@ -355,7 +76,7 @@ t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls 
   );
   const skill: InTestTool = { description: 'Order lookup skill', input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] }, run: () => ({ from: 'skill' }) };
   const harness = buildTurnContext({
-    provider: openaiAt(server),
+    provider: await openaiAt(server),
     message: 'Where is order A-17?',
     agent: { orchestrator_key: 'react_agent_v1' },
     tools: { lookup_order: lookupOrder, other_tool: lookupOrder },
@@ -374,7 +95,7 @@ t.test('react_agent_v1 feeds a failing tool back as an error result', async (tt)
   const server = await fixture(tt, (body) =>
     hasToolResult(body) ? { content: 'I could not find that order.' } : { tool_calls: [{ id: 'call_x', name: 'lookup_order', arguments: { order_id: 'Z-99' } }] },
   );
-  const harness = buildTurnContext({ provider: openaiAt(server), message: 'Where is order Z-99?', tools: { lookup_order: lookupOrder } });
+  const harness = buildTurnContext({ provider: await openaiAt(server), message: 'Where is order Z-99?', tools: { lookup_order: lookupOrder } });
   const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
   tt.same(JSON.parse(toolMessage?.content ?? 'null'), { status: 'error', error: 'no order Z-99' }, "a failed tool call is fed back as {status, error}");
@@ -386,7 +107,7 @@ t.test('react_agent_v1 stops after max_steps', async (tt) => {
   const server = await fixture(tt, (body) =>
     body.tools ? { tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A-17' } }] } : { content: 'Order A-17 has shipped.' },
   );
-  const harness = buildTurnContext({ provider: openaiAt(server), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
+  const harness = buildTurnContext({ provider: await openaiAt(server), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
   const { result } = await runTurn(new ReactAgentOrchestrator(3).run(harness.context));
   tt.equal(server.bodies.length, 3, 'the model is called exactly max_steps times');
   tt.same(
@@ -400,7 +121,7 @@ t.test('react_agent_v1 stops after max_steps', async (tt) => {
 
   // A model that asks for tools even when none are offered.
   const stubborn = await fixture(tt, () => ({ content: 'Let me check again.', tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A-17' } }] }));
-  const second = buildTurnContext({ provider: openaiAt(stubborn), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
+  const second = buildTurnContext({ provider: await openaiAt(stubborn), message: 'Where is A-17?', tools: { lookup_order: lookupOrder } });
   const { result: stopped } = await runTurn(new ReactAgentOrchestrator(2).run(second.context));
   tt.equal(stubborn.bodies.length, 2, 'a model that never stops asking for tools is still called only max_steps times');
   tt.equal(second.toolCalls.length, 1, 'a tool call made on the last step, where no tools were offered, is not run');
@@ -414,7 +135,7 @@ t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
       ? { content: 'Refunds are issued within 30 days.' }
       : { tool_calls: [{ id: 'call_search_1', name: 'search_knowledge', arguments: { query: 'refund window' } }] },
   );
-  const harness = buildTurnContext({ provider: openaiAt(server), message: 'How long do refunds take?', chunks: CHUNKS, tools: { lookup_order: lookupOrder } });
+  const harness = buildTurnContext({ provider: await openaiAt(server), message: 'How long do refunds take?', chunks: CHUNKS, tools: { lookup_order: lookupOrder } });
   const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.same(harness.searches, ['refund window'], 'search_knowledge runs a retrieval with the query the model chose');
   tt.same(harness.toolCalls, [], 'search_knowledge is answered by the retrieval handle, not the tool handle');
@@ -428,7 +149,7 @@ t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
   const empty = await fixture(tt, (body) =>
     hasToolResult(body) ? { content: 'Nothing found.' } : { tool_calls: [{ name: 'search_knowledge', arguments: { query: 'warranty' } }] },
   );
-  const none = buildTurnContext({ provider: openaiAt(empty), message: 'Warranty?', chunks: [] });
+  const none = buildTurnContext({ provider: await openaiAt(empty), message: 'Warranty?', chunks: [] });
   await runTurn(new ReactAgentOrchestrator(5).run(none.context));
   const emptyResult = (empty.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
   tt.equal(emptyResult?.content, 'no matching passages', 'an empty retrieval is reported to the model as no matching passages');
@@ -436,7 +157,7 @@ t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
 
 t.test('react_agent_v1 answers in one step when the model calls no tool', async (tt) => {
   const harness = buildTurnContext({
-    provider: new OfflineModelProvider(),
+    provider: offline,
     message: 'When are refunds issued?',
     agent: { system_prompt: REFUNDS },
   });
@@ -645,6 +366,7 @@ t.test('react_agent_v1 holds the largest max_steps: tools on every step but the 
 });
 
 // ---------------------------------------------------------------------------
+
 // SdkChatModel: an SDK ChatModel as a LangChain chat model
 
 t.test('SdkChatModel maps messages both ways and turns bound LangChain tools into SDK tool specs', async (tt) => {

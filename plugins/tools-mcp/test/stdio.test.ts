@@ -3,14 +3,13 @@
 // Every child is checked to be gone (exited and reaped) when its use ends.
 import t from 'tap';
 import { ValidationError } from '@agent-host/sdk';
-import { StdioPolicy } from '../../plugins/tools-mcp/src/lib/stdio-policy.js';
-import { trackingResult } from '../fixtures/mcp/tracking-server.js';
-import { backendFor, capturingLogger, everythingStdio, goneWithin, processExists, server, trackingStdio, whoami } from '../fixtures/mcp/clients.js';
+import { trackingResult } from '../../../test/fixtures/mcp/tracking-server.js';
+import { backendFor, capturingLogger, everythingStdio, goneWithin, processExists, server, trackingStdio, whoami } from '../../../test/fixtures/mcp/clients.js';
 
 const opts = { timeoutMs: 15_000 };
 
 t.test('server-everything over stdio: tools/list and tools/call', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const everything = server('stdio', everythingStdio());
   const health = await backend.healthCheck(everything, opts);
   t.match(health, { ok: true, message: /answered over stdio/ }, 'health/check initialises and pings the server');
@@ -29,14 +28,14 @@ t.test('server-everything over stdio: tools/list and tools/call', async (t) => {
 });
 
 t.test('args given as one string start the same server', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const { command, args } = everythingStdio();
   const outcome = await backend.callTool(server('stdio', { command, args: args.map((a) => JSON.stringify(a)).join(' ') }), 'echo', { message: 'x' }, opts);
   t.same(outcome, { status: 'success', result: 'Echo: x' }, 'the string was split into the same argv');
 });
 
 t.test('env placeholders take credential values, and the host environment stays out of the child', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   process.env.AGENT_HOST_TEST_HOST_ONLY = 'host-only-value';
   t.teardown(() => void delete process.env.AGENT_HOST_TEST_HOST_ONLY);
   const target = server('stdio', { ...everythingStdio(), env: { API_TOKEN: 'Bearer <ACCESS_TOKEN>', REGION: 'eu' } }, { ACCESS_TOKEN: 'stdio-secret-1' });
@@ -50,7 +49,7 @@ t.test('env placeholders take credential values, and the host environment stays 
 });
 
 t.test('the tracking tool answers with the spec 4.13 result shape', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const tracking = server('stdio', trackingStdio());
   const tools = await backend.listTools(tracking, opts);
   t.match(tools.find((tool) => tool.name === 'query_tracking'), { input_schema: { required: ['selectNo'], properties: { selectNo: { type: 'string' }, round: { type: 'integer' } } } }, 'input_schema keeps the required field and the types');
@@ -61,7 +60,7 @@ t.test('the tracking tool answers with the spec 4.13 result shape', async (t) =>
 });
 
 t.test('calls reuse one child process; concurrent first calls share it', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const tracking = server('stdio', trackingStdio());
   const first = await Promise.all([whoami(backend, tracking), whoami(backend, tracking), whoami(backend, tracking)]);
   t.equal(new Set(first.map((w) => w.pid)).size, 1, 'one child for three concurrent calls');
@@ -72,7 +71,7 @@ t.test('calls reuse one child process; concurrent first calls share it', async (
 });
 
 t.test('an idle child is closed after the idle timeout and the next call starts a new one', async (t) => {
-  const backend = backendFor(t, 'stdio', { idleTimeoutMs: 200 });
+  const backend = await backendFor(t, 'stdio', { config: { idle_timeout_ms: 200 } });
   const tracking = server('stdio', trackingStdio());
   const { pid } = await whoami(backend, tracking);
   t.ok(await goneWithin(pid, 5_000), 'the idle child exited and was reaped');
@@ -80,7 +79,7 @@ t.test('an idle child is closed after the idle timeout and the next call starts 
 });
 
 t.test('a call past its timeout is a timeout outcome, and its child is ended', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const tracking = server('stdio', trackingStdio());
   const { pid } = await whoami(backend, tracking);
   const started = Date.now();
@@ -92,7 +91,7 @@ t.test('a call past its timeout is a timeout outcome, and its child is ended', a
 });
 
 t.test('timeouts hold with server-everything too, and a timeout covers starting the server', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const everything = server('stdio', everythingStdio());
   const slow = await backend.callTool(everything, 'trigger-long-running-operation', { duration: 10, steps: 2 }, { timeoutMs: 1_500 });
   t.equal(slow.status, 'timeout', 'a long-running operation past the timeout is a timeout outcome');
@@ -101,7 +100,7 @@ t.test('timeouts hold with server-everything too, and a timeout covers starting 
 });
 
 t.test('a child that crashes mid-call is an error outcome naming the exit, and is replaced', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const tracking = server('stdio', trackingStdio());
   const { pid } = await whoami(backend, tracking);
   const outcome = await backend.callTool(tracking, 'crash', {}, opts);
@@ -113,7 +112,7 @@ t.test('a child that crashes mid-call is an error outcome naming the exit, and i
 });
 
 t.test('a server that floods past max_message_bytes is an error outcome naming the limit; it is ended and replaced', async (t) => {
-  const backend = backendFor(t, 'stdio', { maxMessageBytes: 1024 * 1024 });
+  const backend = await backendFor(t, 'stdio', { config: { max_message_bytes: 1024 * 1024 } });
   const tracking = server('stdio', trackingStdio());
   const { pid } = await whoami(backend, tracking);
   const under = await backend.callTool(tracking, 'flood', { bytes: 512 * 1024 }, opts);
@@ -127,7 +126,7 @@ t.test('a server that floods past max_message_bytes is an error outcome naming t
 });
 
 t.test('close() returns only once every child has exited and been reaped', async (t) => {
-  const backend = backendFor(t, 'stdio');
+  const backend = await backendFor(t, 'stdio');
   const pids = [
     (await whoami(backend, server('stdio', trackingStdio(), null, 'a'))).pid,
     (await whoami(backend, server('stdio', trackingStdio(), null, 'b'))).pid,
@@ -139,7 +138,7 @@ t.test('close() returns only once every child has exited and been reaped', async
 
 t.test('a server behind a shell wrapper that ignores stdin EOF and SIGTERM is ended with its whole process group', async (t) => {
   // An operator who allows sh (and so anything): the policy is theirs to widen.
-  const backend = backendFor(t, 'stdio', { shutdownGraceMs: 200, stdioPolicy: StdioPolicy.from(['sh'], { appEnv: 'test', loopback: true }) });
+  const backend = await backendFor(t, 'stdio', { config: { shutdown_grace_ms: 200 }, stdioAllowedCommands: ['sh'] });
   const { command, args } = trackingStdio('--stubborn');
   const script = `${[command, ...args].map((a) => `'${a}'`).join(' ')}; exit $?`;
   const wrapped = server('stdio', { command: 'sh', args: ['-c', script] });
@@ -152,7 +151,7 @@ t.test('a server behind a shell wrapper that ignores stdin EOF and SIGTERM is en
 
 t.test('a server that cannot start is an error naming why; its stderr goes to the log only', async (t) => {
   const log = capturingLogger();
-  const backend = backendFor(t, 'stdio', { log });
+  const backend = await backendFor(t, 'stdio', { log });
   const missing = server('stdio', { command: '/nonexistent/mcp-server' });
   t.match(await backend.callTool(missing, 'x', {}, opts), { status: 'error', error: /command "\/nonexistent\/mcp-server" is not allowed/ }, 'a command the policy does not list is an error outcome naming the policy');
   t.match(await backend.healthCheck(missing, opts), { ok: false, message: /stdio_allowed_commands/ }, 'health/check reports it as unhealthy');
@@ -170,7 +169,7 @@ t.test('a server that cannot start is an error naming why; its stderr goes to th
 
 t.test('credential values never reach logs or error messages', async (t) => {
   const log = capturingLogger();
-  const backend = backendFor(t, 'stdio', { log });
+  const backend = await backendFor(t, 'stdio', { log });
   const secret = { ACCESS_TOKEN: 'leaky-secret-42' };
   // A server that prints its token to stderr and dies: the worst case for leaks.
   const leaky = server('stdio', { command: process.execPath, args: ['-e', 'console.error("token=" + process.env.TOKEN); process.exit(1)'], env: { TOKEN: '<ACCESS_TOKEN>' } }, secret);

@@ -4,12 +4,12 @@
 // takes over from the local parsers, and its failures.
 import { BadRequestError, extensionPoints, UpstreamError, UpstreamTimeoutError, type DocumentParser } from '@agent-host/sdk';
 import t from 'tap';
-import { elementsOf, startUnstructuredFixture, type Respond, type UnstructuredFixture } from '../fixtures/unstructured-server.js';
-import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
-import { recordingHttp } from '../helpers/http-client.js';
-import { AdminClient, startTestHost } from '../helpers/host.js';
-import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
-import { query } from '../helpers/services.js';
+import { elementsOf, startUnstructuredFixture, type Respond, type UnstructuredFixture } from '../../../../test/fixtures/unstructured-server.js';
+import { loadFirstPartyPlugin } from '../../../../test/helpers/first-party-plugin.js';
+import { recordingHttp } from '../../../../test/helpers/http-client.js';
+import { AdminClient, startTestHost } from '../../../../test/helpers/host.js';
+import { createSource, ingest, uploadOk } from '../../../../test/helpers/knowledge.js';
+import { query } from '../../../../test/helpers/services.js';
 
 const KEY_ENV = 'TEST_UNSTRUCTURED_API_KEY';
 

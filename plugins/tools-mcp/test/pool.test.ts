@@ -1,7 +1,7 @@
 // tools-mcp: the connection pool — reuse, idle close, retirement, the
 // connection cap and shutdown — on stand-in connections that count opens and closes.
 import t from 'tap';
-import { ConnectionPool } from '../../plugins/tools-mcp/src/lib/pool.js';
+import { ConnectionPool } from '../src/lib/pool.js';
 
 class Conn {
   closed = 0;

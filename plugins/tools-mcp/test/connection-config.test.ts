@@ -1,12 +1,12 @@
 // tools-mcp: connection_config validation (spec 2.7), the `args` string
 // form, and credential placeholders in headers and env.
 import t from 'tap';
-import { splitArgs } from '../../plugins/tools-mcp/src/lib/connection-config.js';
-import { MissingSecretError, redactSecrets, substituteSecrets } from '../../plugins/tools-mcp/src/lib/placeholders.js';
-import { backendFor } from '../fixtures/mcp/clients.js';
+import { splitArgs } from '../src/lib/connection-config.js';
+import { MissingSecretError, redactSecrets, substituteSecrets } from '../src/lib/placeholders.js';
+import { backendFor } from '../../../test/fixtures/mcp/clients.js';
 
 t.test('stdio connection_config: command is required, args is a string or an array of strings', async (t) => {
-  const stdio = backendFor(t, 'stdio');
+  const stdio = await backendFor(t, 'stdio');
   t.same(stdio.validateConfig({ command: 'node', args: ['server.js', '--port', '0'] }), [], 'args as an array is accepted');
   t.same(stdio.validateConfig({ command: 'node', args: 'server.js --port 0' }), [], 'args as a string is accepted');
   t.same(stdio.validateConfig({ command: 'node' }), [], 'args is optional');
@@ -25,7 +25,7 @@ t.test('stdio connection_config: command is required, args is a string or an arr
 });
 
 t.test('http_sse connection_config: url is required and must start with http:// or https://', async (t) => {
-  const http = backendFor(t, 'http_sse');
+  const http = await backendFor(t, 'http_sse');
   t.same(http.validateConfig({ url: 'https://tools.example.com/mcp', headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }), [], 'a url with headers holding placeholders is accepted');
   t.same(http.validateConfig({ url: 'http://127.0.0.1:9/sse', http_transport: 'sse' }), [], 'the SSE transport may be chosen by config');
   t.same(http.validateConfig({ url: 'https://api.example.com/track', import_mode: 'url', http_method: 'POST', tool_name: 'query_tracking' }), [], 'import_mode=url takes http_method and tool_name');
@@ -46,7 +46,7 @@ t.test('http_sse connection_config: url is required and must start with http:// 
 });
 
 t.test('an invalid stored config fails calls with its issues instead of reaching a server', async (t) => {
-  const stdio = backendFor(t, 'stdio');
+  const stdio = await backendFor(t, 'stdio');
   const target = { server_id: 's', transport_type: 'stdio', connection_config: { args: ['x'] }, secret: null };
   const outcome = await stdio.callTool(target, 'anything', {}, { timeoutMs: 1_000 });
   t.equal(outcome.status, 'error', 'tools/call is an error outcome');

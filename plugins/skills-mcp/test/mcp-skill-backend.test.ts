@@ -3,9 +3,9 @@
 // the tools handle core would hand it.
 import { extensionPoints, type SkillBackend, type ToolHandle } from '@agent-host/sdk';
 import t from 'tap';
-import { toolArguments } from '../../plugins/skills-mcp/src/lib/mcp-skill-backend.js';
-import { backendFor, everythingStdio, server } from '../fixtures/mcp/clients.js';
-import { contributesOf, loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
+import { toolArguments } from '../src/lib/mcp-skill-backend.js';
+import { backendFor, everythingStdio, server } from '../../../test/fixtures/mcp/clients.js';
+import { contributesOf, loadFirstPartyPlugin } from '../../../test/helpers/first-party-plugin.js';
 
 async function mcpBackend(): Promise<SkillBackend> {
   const kernel = await loadFirstPartyPlugin('skills-mcp');
@@ -39,7 +39,7 @@ t.test('the tool arguments: fixed ones, with the query under query_argument', as
 
 t.test('an invocation calls tool_name through the tools handle; without one it is an error', async (t) => {
   const backend = await mcpBackend();
-  const tools = backendFor(t, 'stdio');
+  const tools = await backendFor(t, 'stdio');
   const everything = server('stdio', everythingStdio());
   const handle: ToolHandle = {
     list: () => tools.listTools(everything, { timeoutMs: 15_000 }),

@@ -1,7 +1,7 @@
 // The stdio command policy's defaults (issue 16 item 1): outside development on loopback nothing may run until an
 // operator lists it.
 import t from 'tap';
-import { StdioPolicy } from '../../plugins/tools-mcp/src/lib/stdio-policy.js';
+import { StdioPolicy } from '../src/lib/stdio-policy.js';
 
 const node = { command: process.execPath, args: ['server.js'], env: {} };
 

@@ -3,10 +3,10 @@
 // protocol (POST /api/chat, NDJSON streams).
 import t from 'tap';
 import { type ChatModel, type ChatModelSpec, type HttpClient, type Logger } from '@agent-host/sdk';
-import modelsPlugin from '../../plugins/models-langchain/src/index.js';
-import { OllamaProvider } from '../../plugins/models-langchain/src/lib/ollama-provider.js';
-import { recordingHttp } from '../helpers/http-client.js';
-import { startOllamaFixture, type OllamaFixture, type OllamaFixtureOptions } from '../fixtures/ollama-server.js';
+import modelsPlugin from '@agent-host/plugin-models-langchain';
+import { OllamaProvider } from '../src/lib/ollama-provider.js';
+import { recordingHttp } from '../../../test/helpers/http-client.js';
+import { startOllamaFixture, type OllamaFixture, type OllamaFixtureOptions } from '../../../test/fixtures/ollama-server.js';
 import {
   chatModel,
   collect,
@@ -18,7 +18,7 @@ import {
   tokensOf,
   user,
   type Test,
-} from '../helpers/model-provider.js';
+} from '../../../test/helpers/model-provider.js';
 
 const fixture = (tt: Test, respond?: OllamaFixtureOptions['respond']): Promise<OllamaFixture> => startedFixture(tt, startOllamaFixture, respond);
 const spec = specFor('llama3.2');

@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { type ChatModel, type ChatModelSpec, type HttpClient, type Logger } from '@agent-host/sdk';
-import { createSecrets } from '../../core/src/services/secrets.js';
-import modelsPlugin from '../../plugins/models-langchain/src/index.js';
-import { AnthropicProvider } from '../../plugins/models-langchain/src/lib/anthropic-provider.js';
-import { recordingHttp } from '../helpers/http-client.js';
-import { startAnthropicFixture, type AnthropicFixture, type AnthropicFixtureOptions } from '../fixtures/anthropic-server.js';
+import { createSecrets } from '../../../core/src/services/secrets.js';
+import modelsPlugin from '@agent-host/plugin-models-langchain';
+import { AnthropicProvider } from '../src/lib/anthropic-provider.js';
+import { recordingHttp } from '../../../test/helpers/http-client.js';
+import { startAnthropicFixture, type AnthropicFixture, type AnthropicFixtureOptions } from '../../../test/fixtures/anthropic-server.js';
 import {
   chatModel,
   collect,
@@ -22,7 +22,7 @@ import {
   tokensOf,
   user,
   type Test,
-} from '../helpers/model-provider.js';
+} from '../../../test/helpers/model-provider.js';
 
 const fixture = (tt: Test, respond?: AnthropicFixtureOptions['respond']): Promise<AnthropicFixture> => startedFixture(tt, startAnthropicFixture, respond);
 const spec = specFor('claude-sonnet-4-5');

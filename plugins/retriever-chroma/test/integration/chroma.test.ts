@@ -7,8 +7,8 @@ import { BadRequestError, ConflictError, extensionPoints, UpstreamError, type Re
 import { ChromaClient } from 'chromadb';
 import t from 'tap';
 import { retrieverConformance } from '@agent-host/sdk/testing';
-import { loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
-import { chromaUrl } from '../helpers/services.js';
+import { loadFirstPartyPlugin } from '../../../../test/helpers/first-party-plugin.js';
+import { chromaUrl } from '../../../../test/helpers/services.js';
 
 const url = new URL(chromaUrl());
 const chroma = new ChromaClient({ host: url.hostname, port: Number(url.port) });
