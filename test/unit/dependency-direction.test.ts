@@ -1,7 +1,7 @@
 // Guards ARCHITECTURE.md section 1: the import rules of .dependency-cruiser.cjs (plugins -> sdk <- core <- host,
 // no cycles), and neither core nor host naming a plugin or an orchestrator key in code.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '@agent-host/core';
@@ -39,6 +39,16 @@ const described = (v: Violation) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cyc
 
 t.test('imports keep the rules of .dependency-cruiser.cjs: no cycles, plugins -> sdk <- core <- host, host through core\'s entry, plugins through their package entries', async (t) => {
   t.same(violationsOf(['sdk/src', 'core/src', 'host/src', 'plugins', 'test', 'bench'], '.dependency-cruiser.cjs').map(described), []);
+});
+
+t.test("a test that imports a plugin's sources breaks the rule; its package entry does not", async (t) => {
+  const dir = mkdtempSync(path.join(root, 'test', '.plugin-imports-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, 'inside.ts'), "import { ConnectionPool } from '../../plugins/tools-mcp/src/lib/pool.js';\nexport const pool = ConnectionPool;\n");
+  writeFileSync(path.join(dir, 'entry.ts'), "import toolsMcp from '@agent-host/plugin-tools-mcp';\nexport const plugin = toolsMcp;\n");
+  const found = violationsOf([path.relative(root, dir)], '.dependency-cruiser.cjs').map(described);
+  t.match(found, [/^only-a-plugin-imports-its-sources: test\/\.plugin-imports-\w+\/inside\.ts -> plugins\/tools-mcp\/src\/lib\/pool\.ts$/]);
+  t.equal(found.length, 1, 'the package entry is allowed');
 });
 
 t.test('a cycle breaks the rule', async (t) => {
