@@ -39,15 +39,21 @@ if (dependenciesStale()) {
 }
 // tap compiles its plugin set into node_modules; .taprc swaps its TypeScript plugin for tsx.
 const tapMarker = path.join(root, 'node_modules', '.agent-host-tap-built');
-if (command === 'test' && (!existsSync(tapMarker) || statSync(tapMarker).mtimeMs < statSync(path.join(root, '.taprc')).mtimeMs
-  || statSync(tapMarker).mtimeMs < statSync(path.join(root, 'node_modules', '.package-lock.json')).mtimeMs)) {
+if (
+  command === 'test' &&
+  (!existsSync(tapMarker) ||
+    statSync(tapMarker).mtimeMs < statSync(path.join(root, '.taprc')).mtimeMs ||
+    statSync(tapMarker).mtimeMs < statSync(path.join(root, 'node_modules', '.package-lock.json')).mtimeMs)
+) {
   step('configure tap', process.execPath, [path.join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), 'build']);
   writeFileSync(tapMarker, new Date().toISOString() + '\n');
 }
 step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
-// The whole suite starts with the linter (eslint.config.js); a run of chosen test files does not.
+// The whole suite starts with the linter (eslint.config.js) and the format check (.prettierrc.json); a run of chosen
+// test files does not.
 if (command === 'test' && process.argv.length === 3) {
   step('lint', process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), ...LINTED]);
+  step('format check', process.execPath, [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']);
 }
 
 const entry =
