@@ -30,9 +30,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   });
   await qi.addIndex('session_takeover_events', ['session_id', 'created_at']);
 
-  await qi.sequelize.query(
-    'CREATE TABLE IF NOT EXISTS socket_io_attachments (id bigserial UNIQUE, created_at timestamptz DEFAULT now(), payload bytea)',
-  );
+  await qi.sequelize.query('CREATE TABLE IF NOT EXISTS socket_io_attachments (id bigserial UNIQUE, created_at timestamptz DEFAULT now(), payload bytea)');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -140,7 +140,16 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
-  for (const table of ['knowledge_inspect_results', 'knowledge_inspect_runs', 'ingestion_jobs', 'knowledge_chunks', 'knowledge_parse_snapshots', 'knowledge_documents', 'knowledge_mounts', 'knowledge_sources']) {
+  for (const table of [
+    'knowledge_inspect_results',
+    'knowledge_inspect_runs',
+    'ingestion_jobs',
+    'knowledge_chunks',
+    'knowledge_parse_snapshots',
+    'knowledge_documents',
+    'knowledge_mounts',
+    'knowledge_sources',
+  ]) {
     await qi.dropTable(table);
   }
   await qi.removeColumn('agents', 'retrieval_config');

@@ -18,7 +18,15 @@ async function boot(label, env) {
   const child = spawn(process.execPath, ['--no-deprecation', path.join(root, 'host/dist/cli.js'), 'start'], {
     cwd: root,
     // A signing key of its own, as in bench/lib/host.mjs: without one the host is healthy but warns, and this waits for no warning.
-    env: { ...process.env, LOG_LEVEL: 'warn', PORT: '0', DATABASE_URL: '', CHROMA_URL: '', ADMIN_ACCESS_TOKEN_SECRET_KEY: 'bench-boot-signing-key-0123456789abcdef', ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      DATABASE_URL: '',
+      CHROMA_URL: '',
+      ADMIN_ACCESS_TOKEN_SECRET_KEY: 'bench-boot-signing-key-0123456789abcdef',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -29,7 +37,9 @@ async function boot(label, env) {
     await new Promise((r) => setTimeout(r, 20));
   }
   for (;;) {
-    const health = await fetch(`${url}/healthz`).then((r) => r.json()).catch(() => undefined);
+    const health = await fetch(`${url}/healthz`)
+      .then((r) => r.json())
+      .catch(() => undefined);
     if (health?.guard_state === 'ok') break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -55,7 +65,10 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
-const warm = results.filter((r) => r.label === 'warm').map((r) => r.ms).sort((a, b) => a - b);
+const warm = results
+  .filter((r) => r.label === 'warm')
+  .map((r) => r.ms)
+  .sort((a, b) => a - b);
 const summary = {
   date: new Date().toISOString(),
   cold_ms: results[0].ms,

@@ -30,8 +30,17 @@ const formats = String(arg('--formats', Object.keys(FORMATS).join(','))).split('
 const sources = Number(arg('--sources', 1));
 const uploadConcurrency = Number(arg('--upload-concurrency', 4));
 const seed = Number(arg('--seed', 1));
-if (!(mb > 0) || !(docKb > 0) || formats.some((f) => !FORMATS[f]) || ![sources, uploadConcurrency, seed].every(Number.isInteger) || sources < 1 || uploadConcurrency < 1) {
-  console.error(`usage: node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats ${Object.keys(FORMATS).join(',')}] [--sources 1] [--upload-concurrency 4] [--seed 1]`);
+if (
+  !(mb > 0) ||
+  !(docKb > 0) ||
+  formats.some((f) => !FORMATS[f]) ||
+  ![sources, uploadConcurrency, seed].every(Number.isInteger) ||
+  sources < 1 ||
+  uploadConcurrency < 1
+) {
+  console.error(
+    `usage: node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats ${Object.keys(FORMATS).join(',')}] [--sources 1] [--upload-concurrency 4] [--seed 1]`,
+  );
   process.exit(2);
 }
 const ADMIN = { username: 'bench-admin', password: 'bench-ingest-password-0123456789' };
@@ -64,12 +73,18 @@ function sampleRss(pids) {
     stop() {
       clearInterval(timer);
       take();
-      return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, { peak_mib: peaks[name] / 1024, last_mib: ((pid && rssKiB(pid)) ?? 0) / 1024 }]));
+      return Object.fromEntries(
+        Object.entries(pids).map(([name, pid]) => [name, { peak_mib: peaks[name] / 1024, last_mib: ((pid && rssKiB(pid)) ?? 0) / 1024 }]),
+      );
     },
   };
 }
 
-const summary = { date: new Date().toISOString(), machine: machine(), settings: { mb, doc_kb: docKb, formats, sources, upload_concurrency: uploadConcurrency, seed } };
+const summary = {
+  date: new Date().toISOString(),
+  machine: machine(),
+  settings: { mb, doc_kb: docKb, formats, sources, upload_concurrency: uploadConcurrency, seed },
+};
 
 async function main() {
   const t0 = performance.now();
@@ -80,8 +95,18 @@ async function main() {
     byFormat[d.format].documents++;
     byFormat[d.format].bytes += d.data.byteLength;
   }
-  summary.corpus = { documents: corpus.documents.length, bytes: corpus.bytes, mib: corpus.bytes / MiB, generate_seconds: (performance.now() - t0) / 1000, by_format: byFormat };
-  console.log(`corpus: ${corpus.documents.length} documents, ${fmt(corpus.bytes / MiB, 2)} MiB (${Object.entries(byFormat).map(([f, s]) => `${f} ${s.documents}`).join(', ')}), generated in ${fmt(summary.corpus.generate_seconds)} s`);
+  summary.corpus = {
+    documents: corpus.documents.length,
+    bytes: corpus.bytes,
+    mib: corpus.bytes / MiB,
+    generate_seconds: (performance.now() - t0) / 1000,
+    by_format: byFormat,
+  };
+  console.log(
+    `corpus: ${corpus.documents.length} documents, ${fmt(corpus.bytes / MiB, 2)} MiB (${Object.entries(byFormat)
+      .map(([f, s]) => `${f} ${s.documents}`)
+      .join(', ')}), generated in ${fmt(summary.corpus.generate_seconds)} s`,
+  );
 
   console.log('starting the host on a fresh data dir ...');
   const host = await startHost({ name: 'ingest', env: adminEnv(ADMIN) });
@@ -95,8 +120,10 @@ async function main() {
   const rss = sampleRss({ host: host.pid, chroma });
   const rssBefore = { host_mib: rssKiB(host.pid) / 1024, chroma_mib: chroma ? rssKiB(chroma) / 1024 : null };
   const uploadStart = performance.now();
-  await eachLimited(corpus.documents.map((d, i) => ({ ...d, sourceId: sourceIds[i % sources] })), uploadConcurrency, (d) =>
-    admin.upload(`/knowledge-sources/${d.sourceId}/documents`, d),
+  await eachLimited(
+    corpus.documents.map((d, i) => ({ ...d, sourceId: sourceIds[i % sources] })),
+    uploadConcurrency,
+    (d) => admin.upload(`/knowledge-sources/${d.sourceId}/documents`, d),
   );
   const uploadSeconds = (performance.now() - uploadStart) / 1000;
   console.log(`uploaded in ${fmt(uploadSeconds, 2)} s; ingesting ...`);
@@ -106,7 +133,10 @@ async function main() {
   const ingestSeconds = (performance.now() - ingestStart) / 1000;
   const rssDuring = rss.stop();
   const failedJobs = jobs.filter((j) => j.status !== 'succeeded');
-  if (failedJobs.length) throw new Error(`ingestion jobs did not succeed: ${JSON.stringify(failedJobs.map((j) => ({ status: j.status, error: j.error_message, failed: j.document_results.filter((r) => r.status !== 'indexed').slice(0, 3) })))}`);
+  if (failedJobs.length)
+    throw new Error(
+      `ingestion jobs did not succeed: ${JSON.stringify(failedJobs.map((j) => ({ status: j.status, error: j.error_message, failed: j.document_results.filter((r) => r.status !== 'indexed').slice(0, 3) })))}`,
+    );
 
   let documents = 0;
   let chunks = 0;
@@ -125,7 +155,9 @@ async function main() {
     await db.end();
   }
   if (documents !== corpus.documents.length || chunkRows !== chunks) {
-    throw new Error(`verification: ${documents} documents indexed of ${corpus.documents.length} uploaded; ${chunkRows} chunk rows in Postgres for ${chunks} verified points`);
+    throw new Error(
+      `verification: ${documents} documents indexed of ${corpus.documents.length} uploaded; ${chunkRows} chunk rows in Postgres for ${chunks} verified points`,
+    );
   }
   const serverSeconds = (Math.max(...jobs.map((j) => Date.parse(j.completed_at))) - Math.min(...jobs.map((j) => Date.parse(j.started_at)))) / 1000;
   summary.result = {
@@ -166,7 +198,9 @@ function report() {
   summary.table = table;
   console.log(`\n${table}\n`);
   console.log(`verified: every document indexed, actual_point_count = expected_point_count; ${r.chunk_rows_in_postgres} chunk rows in Postgres`);
-  console.log(`RSS MiB: host node ${fmt(r.rss_before.host_mib)} before, peak ${fmt(r.rss.host.peak_mib)}, after ${fmt(r.rss.host.last_mib)}; Chroma ${fmt(r.rss_before.chroma_mib)} before, peak ${fmt(r.rss.chroma.peak_mib)}`);
+  console.log(
+    `RSS MiB: host node ${fmt(r.rss_before.host_mib)} before, peak ${fmt(r.rss.host.peak_mib)}, after ${fmt(r.rss.host.last_mib)}; Chroma ${fmt(r.rss_before.chroma_mib)} before, peak ${fmt(r.rss.chroma.peak_mib)}`,
+  );
   console.log(`server-side job time ${fmt(r.ingest_job_seconds, 2)} s; host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms`);
 }
 

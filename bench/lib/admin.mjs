@@ -10,7 +10,10 @@ export const adminEnv = ({ username, password }) => ({ ADMIN_BOOTSTRAP_USERNAME:
 export async function adminClient(url, credentials) {
   const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const { admin_user_id: id } = await login.json();
   const send = async (method, route, headers, body) => {
     const res = await fetch(`${url}${route}`, { method, headers: { cookie, ...headers }, body });
@@ -31,7 +34,11 @@ export async function adminClient(url, credentials) {
 /** Runs `task` over `items`, `concurrency` at a time. */
 export async function eachLimited(items, concurrency, task) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => { while (next < items.length) await task(items[next++]); }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await task(items[next++]);
+    }),
+  );
 }
 
 const ENDED = ['succeeded', 'partially_failed', 'failed'];
@@ -69,7 +76,14 @@ export async function verifiedCounts(admin, sourceId) {
   const documents = await listDocuments(admin, sourceId);
   const bad = documents.filter((d) => d.status !== 'indexed' || d.vector_status !== 'indexed' || d.actual_point_count !== d.expected_point_count);
   if (bad.length) {
-    const sample = bad.slice(0, 3).map((d) => ({ filename: d.filename, status: d.status, vector_status: d.vector_status, expected: d.expected_point_count, actual: d.actual_point_count, error: d.error_message }));
+    const sample = bad.slice(0, 3).map((d) => ({
+      filename: d.filename,
+      status: d.status,
+      vector_status: d.vector_status,
+      expected: d.expected_point_count,
+      actual: d.actual_point_count,
+      error: d.error_message,
+    }));
     throw new Error(`${bad.length} of ${documents.length} documents are not indexed with verified point counts: ${JSON.stringify(sample)}`);
   }
   return { documents: documents.length, chunks: documents.reduce((n, d) => n + d.expected_point_count, 0) };

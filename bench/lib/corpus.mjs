@@ -51,7 +51,7 @@ export function textGenerator(seed, vocabulary = 5000) {
         sentenceLength = 6 + Math.floor(random() * 13);
         text += (text ? ' ' : '') + capital(w);
       } else text += ` ${w}`;
-      if (++inSentence === sentenceLength) (text += '.'), (inSentence = 0);
+      if (++inSentence === sentenceLength) ((text += '.'), (inSentence = 0));
     }
     return inSentence ? `${text}.` : text;
   };
@@ -62,7 +62,7 @@ export function textGenerator(seed, vocabulary = 5000) {
 /** Paragraphs of 200 to 900 characters adding up to about `chars`. */
 function paragraphsOf(text, chars) {
   const out = [];
-  for (let n = 0; n < chars; ) {
+  for (let n = 0; n < chars;) {
     const p = text.paragraph(200, 900);
     out.push(p);
     n += p.length + 2;
@@ -113,7 +113,15 @@ export const FORMATS = {
     write: async (text, chars) => {
       const lines = [`# ${text.title()}`];
       for (const { heading, paragraphs } of sectionsOf(text, chars)) {
-        lines.push(`## ${heading}`, ...paragraphs.slice(0, -1), paragraphs.at(-1).split('. ').map((s) => `- ${s}`).join('\n'));
+        lines.push(
+          `## ${heading}`,
+          ...paragraphs.slice(0, -1),
+          paragraphs
+            .at(-1)
+            .split('. ')
+            .map((s) => `- ${s}`)
+            .join('\n'),
+        );
       }
       return encode(lines.join('\n\n'));
     },
@@ -122,8 +130,12 @@ export const FORMATS = {
     contentType: 'text/html',
     write: async (text, chars) => {
       const title = escapeHtml(text.title());
-      const body = sectionsOf(text, chars).map(({ heading, paragraphs }) => `<h2>${escapeHtml(heading)}</h2>\n${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}`);
-      return encode(`<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1>\n${body.join('\n')}\n</body></html>\n`);
+      const body = sectionsOf(text, chars).map(
+        ({ heading, paragraphs }) => `<h2>${escapeHtml(heading)}</h2>\n${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}`,
+      );
+      return encode(
+        `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1>\n${body.join('\n')}\n</body></html>\n`,
+      );
     },
   },
   csv: {
@@ -139,5 +151,8 @@ export const FORMATS = {
     },
   },
   pdf: { contentType: 'application/pdf', write: (text, chars) => pdfBytes(text.title(), sectionsOf(text, chars)) },
-  docx: { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', write: (text, chars) => docxBytes(text.title(), sectionsOf(text, chars)) },
+  docx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    write: (text, chars) => docxBytes(text.title(), sectionsOf(text, chars)),
+  },
 };

@@ -99,7 +99,9 @@ const isAlive = (pid) => {
 };
 /** Live descendants of `rootPid` (embedded Postgres, Chroma, ...). */
 export function descendantsOf(rootPid) {
-  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  const all = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
   const found = [];
   let frontier = [rootPid];
   for (let depth = 0; frontier.length && depth < 10; depth++) {
@@ -170,7 +172,11 @@ export async function startHost({ name, env: extraEnv = {}, nodeArgs = [] }) {
   delete env.APP_ENV; // the default configuration (development), as a user would start it
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const started = Date.now();
-  const child = spawn(process.execPath, ['--no-deprecation', ...nodeArgs, path.join(root, 'host/dist/cli.js'), 'start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--no-deprecation', ...nodeArgs, path.join(root, 'host/dist/cli.js'), 'start'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -184,7 +190,9 @@ export async function startHost({ name, env: extraEnv = {}, nodeArgs = [] }) {
     await sleep(50);
   }
   for (;;) {
-    const health = await fetch(`${url}/healthz`).then((r) => r.json()).catch(() => undefined);
+    const health = await fetch(`${url}/healthz`)
+      .then((r) => r.json())
+      .catch(() => undefined);
     if (health?.guard_state === 'ok') break;
     if (exited()) throw new Error(`host exited before it was healthy:\n${out}`);
     if (Date.now() - started > HOST_BOOT_TIMEOUT_MS) throw new Error(`host not healthy in ${HOST_BOOT_TIMEOUT_MS} ms: ${JSON.stringify(health)}\n${out}`);

@@ -29,7 +29,8 @@ export function latencySummary(values) {
 export const ratio = (a, b) => (a === null || a === undefined || b === null || b === undefined || b === 0 ? null : a / b);
 
 /** A number with thousands separators and `digits` decimals; `-` when missing. */
-export const fmt = (n, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+export const fmt = (n, digits = 1) =>
+  n === null || n === undefined || Number.isNaN(n) ? '-' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** A Markdown table: a caption line, then the header and the rows (arrays of cells). */
 export const markdownTable = (caption, header, rows) =>

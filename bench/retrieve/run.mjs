@@ -35,8 +35,19 @@ const docChunks = Number(arg('--doc-chunks', 2000));
 const uploadConcurrency = Number(arg('--upload-concurrency', 2));
 const seed = Number(arg('--seed', 1));
 const ints = [queries, topK, chunkSize, docChunks, uploadConcurrency, seed, ...scales];
-if (!ints.every(Number.isInteger) || scales.some((s, i) => s < 1 || (i && s <= scales[i - 1])) || queries < 1 || warmup < 0 || topK < 1 || topK > 50 || chunkSize < 300 || docChunks < 1) {
-  console.error('usage: node bench/retrieve/run.mjs [--scales 10000,100000 (ascending)] [--queries 200] [--warmup 20] [--top-k 5 (1-50)] [--chunk-size 400 (>= 300)] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1]');
+if (
+  !ints.every(Number.isInteger) ||
+  scales.some((s, i) => s < 1 || (i && s <= scales[i - 1])) ||
+  queries < 1 ||
+  warmup < 0 ||
+  topK < 1 ||
+  topK > 50 ||
+  chunkSize < 300 ||
+  docChunks < 1
+) {
+  console.error(
+    'usage: node bench/retrieve/run.mjs [--scales 10000,100000 (ascending)] [--queries 200] [--warmup 20] [--top-k 5 (1-50)] [--chunk-size 400 (>= 300)] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1]',
+  );
   process.exit(2);
 }
 const ADMIN = { username: 'bench-admin', password: 'bench-retrieve-password-0123456789' };
@@ -75,13 +86,26 @@ function queryFrom(paragraph) {
   const words = [...new Set(paragraph.toLowerCase().match(/[a-z]+/g))];
   const picked = new Set();
   while (picked.size < Math.min(QUERY_WORDS, words.length)) picked.add(Math.floor(pickRandom() * words.length));
-  return [...picked].sort((a, b) => a - b).map((i) => words[i]).join(' ');
+  return [...picked]
+    .sort((a, b) => a - b)
+    .map((i) => words[i])
+    .join(' ');
 }
 
 const summary = {
   date: new Date().toISOString(),
   machine: machine(),
-  settings: { scales, queries, warmup, top_k: topK, chunk_size: chunkSize, doc_chunks: docChunks, upload_concurrency: uploadConcurrency, seed, query_words: QUERY_WORDS },
+  settings: {
+    scales,
+    queries,
+    warmup,
+    top_k: topK,
+    chunk_size: chunkSize,
+    doc_chunks: docChunks,
+    upload_concurrency: uploadConcurrency,
+    seed,
+    query_words: QUERY_WORDS,
+  },
   loads: [],
   points: [],
 };
@@ -98,10 +122,19 @@ async function main() {
     chunking_strategy: 'recursive_character',
     chunking_params: { chunk_size: chunkSize, chunk_overlap: 0 },
   });
-  const agent = await admin.request('POST', '/agents', { name: 'bench-retrieve', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: topK } });
+  const agent = await admin.request('POST', '/agents', {
+    name: 'bench-retrieve',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    retrieval_config: { top_k: topK },
+  });
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: sourceId });
   const thread = `bench-retrieve-${Date.now()}`;
-  const turnReply = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: admin.cookie }, body: JSON.stringify({ thread_id: thread, agent_id: agent.agent_id, message: 'hello' }) });
+  const turnReply = await fetch(`${host.url}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: admin.cookie },
+    body: JSON.stringify({ thread_id: thread, agent_id: agent.agent_id, message: 'hello' }),
+  });
   await turnReply.text();
   const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).items;
   const debugRoute = `/sessions/${thread}/turns/${turn.turn_id}/rag-debug`;
@@ -117,7 +150,10 @@ async function main() {
     const t1 = performance.now();
     const job = await ingestAndWait(admin, sourceId);
     const ingestSeconds = (performance.now() - t1) / 1000;
-    if (job.status !== 'succeeded') throw new Error(`ingestion ${job.status}: ${job.error_message ?? JSON.stringify(job.document_results.filter((r) => r.status !== 'indexed').slice(0, 3))}`);
+    if (job.status !== 'succeeded')
+      throw new Error(
+        `ingestion ${job.status}: ${job.error_message ?? JSON.stringify(job.document_results.filter((r) => r.status !== 'indexed').slice(0, 3))}`,
+      );
     const counts = await verifiedCounts(admin, sourceId);
     const added = counts.chunks - loaded;
     loaded = counts.chunks;
@@ -134,7 +170,9 @@ async function main() {
       chroma_rss_mib: chroma ? rssKiB(chroma) / 1024 : null,
     };
     summary.loads.push(load);
-    console.log(`${counts.chunks} chunks in ${counts.documents} documents: +${added} loaded in ${fmt(load.load_seconds)} s (upload ${fmt(uploadSeconds)} s, ingestion ${fmt(ingestSeconds)} s, ${fmt(load.chunks_per_s)} chunks/s)`);
+    console.log(
+      `${counts.chunks} chunks in ${counts.documents} documents: +${added} loaded in ${fmt(load.load_seconds)} s (upload ${fmt(uploadSeconds)} s, ingestion ${fmt(ingestSeconds)} s, ${fmt(load.chunks_per_s)} chunks/s)`,
+    );
 
     const picked = reservoir.map((paragraph) => ({ paragraph, query: queryFrom(paragraph) }));
     for (const [mode, threshold] of Object.entries(MODES)) {
@@ -152,7 +190,9 @@ async function main() {
       }
       const point = { chunks: counts.chunks, mode, ...latencySummary(latencies), found_in_top_k: found / latencies.length };
       summary.points.push(point);
-      console.log(`  ${mode.padEnd(16)} p50 ${fmt(point.p50_ms, 2).padStart(8)} ms  p99 ${fmt(point.p99_ms, 2).padStart(8)} ms  mean ${fmt(point.mean_ms, 2).padStart(8)} ms  source paragraph in top ${topK}: ${fmt(point.found_in_top_k * 100, 0)} %`);
+      console.log(
+        `  ${mode.padEnd(16)} p50 ${fmt(point.p50_ms, 2).padStart(8)} ms  p99 ${fmt(point.p99_ms, 2).padStart(8)} ms  mean ${fmt(point.mean_ms, 2).padStart(8)} ms  source paragraph in top ${topK}: ${fmt(point.found_in_top_k * 100, 0)} %`,
+      );
     }
   }
   summary.host_stop = await stopHost(host);
@@ -162,12 +202,29 @@ function report() {
   const loads = markdownTable(
     `Loading (upload + ingestion job, verified point counts), ${summary.settings.chunk_size}-character chunks (${os.cpus().length} CPUs)`,
     ['chunks', 'added', 'upload s', 'ingestion s', 'total s', 'chunks/s', 'host RSS MiB', 'Chroma RSS MiB'],
-    summary.loads.map((l) => [l.chunks, l.added_chunks, fmt(l.upload_seconds), fmt(l.ingest_seconds), fmt(l.load_seconds), fmt(l.chunks_per_s), fmt(l.host_rss_mib), fmt(l.chroma_rss_mib)]),
+    summary.loads.map((l) => [
+      l.chunks,
+      l.added_chunks,
+      fmt(l.upload_seconds),
+      fmt(l.ingest_seconds),
+      fmt(l.load_seconds),
+      fmt(l.chunks_per_s),
+      fmt(l.host_rss_mib),
+      fmt(l.chroma_rss_mib),
+    ]),
   );
   const latency = markdownTable(
     `Retrieval through POST .../rag-debug, one client, top_k ${summary.settings.top_k}, ${summary.settings.queries} queries of ${QUERY_WORDS} words per point`,
     ['chunks', 'mode', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', `paragraph in top ${summary.settings.top_k}`],
-    summary.points.map((p) => [p.chunks, p.mode, fmt(p.p50_ms, 2), fmt(p.p99_ms, 2), fmt(p.mean_ms, 2), fmt(p.max_ms, 2), `${fmt(p.found_in_top_k * 100, 0)} %`]),
+    summary.points.map((p) => [
+      p.chunks,
+      p.mode,
+      fmt(p.p50_ms, 2),
+      fmt(p.p99_ms, 2),
+      fmt(p.mean_ms, 2),
+      fmt(p.max_ms, 2),
+      `${fmt(p.found_in_top_k * 100, 0)} %`,
+    ]),
   );
   summary.tables = { loads, latency };
   console.log(`\n${loads}\n\n${latency}\n`);

@@ -66,7 +66,7 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 
 if (process.send) {
-  server.listen(0, '127.0.0.1', () => process.send({ type: "listening", port: server.address().port, expected: TOKENS.join("") }));
+  server.listen(0, '127.0.0.1', () => process.send({ type: 'listening', port: server.address().port, expected: TOKENS.join('') }));
   process.on('message', (message) => {
     if (message?.type === 'count') process.send({ type: 'count', served });
   });

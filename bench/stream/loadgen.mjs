@@ -27,7 +27,14 @@ function request(agent, url, label, { fields, headers = {}, issued = false }) {
       resolve(out);
     };
     const req = http.request(
-      { host: url.hostname, port: url.port, path: '/stream', method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/stream',
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         out.status = res.statusCode;
         res.setEncoding('utf8');

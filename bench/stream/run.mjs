@@ -99,7 +99,10 @@ async function main() {
 
   // Both sides must answer the fake model's 20 tokens, then `done`, before anything is measured.
   const verified = {};
-  for (const [side, url] of [['baseline', baselineUrl], ['host', hostUrl]]) {
+  for (const [side, url] of [
+    ['baseline', baselineUrl],
+    ['host', hostUrl],
+  ]) {
     const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}`, ...clients[side] }, 'verified', 60_000);
     verified[side] = { tokens: result.tokens, text_matches: result.text === model.expected, done: result.done, error: result.error, status: result.status };
     if (result.tokens !== 20 || result.text !== model.expected || !result.done || result.error !== null) {
@@ -113,12 +116,20 @@ async function main() {
   let hostOk = 1; // the verification request
   for (const concurrency of concurrencies) {
     const point = { concurrency };
-    for (const [side, url] of [['baseline', baselineUrl], ['host', hostUrl]]) {
+    for (const [side, url] of [
+      ['baseline', baselineUrl],
+      ['host', hostUrl],
+    ]) {
       const before = await modelCount();
-      const reply = await ask(loadgen, { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] }, 'result', (seconds + warmupSeconds) * 1000 + 120_000);
+      const reply = await ask(
+        loadgen,
+        { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] },
+        'result',
+        (seconds + warmupSeconds) * 1000 + 120_000,
+      );
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
-      point[side].model_calls_per_request = (await modelCount() - before) / requests;
+      point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
       if (side === 'host') {
         hostSent += requests;
         hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);
@@ -146,7 +157,9 @@ async function main() {
     const sessions = (await db.query('SELECT count(*)::int AS n FROM chat_sessions')).rows[0].n;
     const messages = (await db.query('SELECT count(*)::int AS n FROM chat_messages')).rows[0].n;
     const snapshots = (await db.query('SELECT count(*)::int AS n FROM turn_context_snapshots')).rows[0].n;
-    const settings = (await db.query("SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'wal_level')")).rows;
+    const settings = (
+      await db.query("SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'wal_level')")
+    ).rows;
     summary.persistence = {
       host_requests_sent: hostSent,
       host_replies_completed: hostOk,
@@ -167,9 +180,29 @@ async function main() {
 function report() {
   const table = markdownTable(
     `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
-    ['concurrency', 'baseline turns/s', 'host turns/s', 'host/baseline', 'baseline p50 TTFT ms', 'host p50 TTFT ms', 'host/baseline', 'baseline p99 TTFT ms', 'host p99 TTFT ms', 'host/baseline'],
+    [
+      'concurrency',
+      'baseline turns/s',
+      'host turns/s',
+      'host/baseline',
+      'baseline p50 TTFT ms',
+      'host p50 TTFT ms',
+      'host/baseline',
+      'baseline p99 TTFT ms',
+      'host p99 TTFT ms',
+      'host/baseline',
+    ],
     summary.points.map(({ concurrency, baseline: b, host: h, ratios: r }) => [
-      concurrency, fmt(b.turns_per_s), fmt(h.turns_per_s), fmt(r.turns_per_s, 2), fmt(b.ttft_p50_ms), fmt(h.ttft_p50_ms), fmt(r.ttft_p50, 2), fmt(b.ttft_p99_ms), fmt(h.ttft_p99_ms), fmt(r.ttft_p99, 2),
+      concurrency,
+      fmt(b.turns_per_s),
+      fmt(h.turns_per_s),
+      fmt(r.turns_per_s, 2),
+      fmt(b.ttft_p50_ms),
+      fmt(h.ttft_p50_ms),
+      fmt(r.ttft_p50, 2),
+      fmt(b.ttft_p99_ms),
+      fmt(h.ttft_p99_ms),
+      fmt(r.ttft_p99, 2),
     ]),
   );
   summary.table = table;
@@ -181,7 +214,9 @@ function report() {
       `${p.chat_sessions} sessions, ${p.chat_messages} messages, ${p.turn_context_snapshots} context snapshots`,
   );
   console.log(`model calls per host request: ${summary.points.map((q) => fmt(q.host.model_calls_per_request, 2)).join(', ')}`);
-  console.log(`host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms; leftover processes killed: ${summary.host_stop?.leftovers.length ?? 0}`);
+  console.log(
+    `host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms; leftover processes killed: ${summary.host_stop?.leftovers.length ?? 0}`,
+  );
 }
 
 await runBench(withAgent ? 'stream-agent' : 'stream', { summary, main, report });

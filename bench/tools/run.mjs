@@ -69,8 +69,16 @@ async function closedLoop(call, total) {
 async function measure(label, call) {
   if (warmup) await closedLoop(call, warmup);
   const run = await closedLoop(call, calls);
-  const summary = { ...latencySummary(run.latencies), calls_per_s: run.latencies.length / run.seconds, failed: calls - run.latencies.length, failures: run.failures, seconds: run.seconds };
-  console.log(`${label.padEnd(10)} p50 ${fmt(summary.p50_ms, 2).padStart(8)} ms  p99 ${fmt(summary.p99_ms, 2).padStart(8)} ms  ${fmt(summary.calls_per_s).padStart(8)} calls/s  failed ${summary.failed}`);
+  const summary = {
+    ...latencySummary(run.latencies),
+    calls_per_s: run.latencies.length / run.seconds,
+    failed: calls - run.latencies.length,
+    failures: run.failures,
+    seconds: run.seconds,
+  };
+  console.log(
+    `${label.padEnd(10)} p50 ${fmt(summary.p50_ms, 2).padStart(8)} ms  p99 ${fmt(summary.p99_ms, 2).padStart(8)} ms  ${fmt(summary.calls_per_s).padStart(8)} calls/s  failed ${summary.failed}`,
+  );
   return summary;
 }
 
@@ -121,7 +129,11 @@ async function main() {
   await admin.request('POST', `/agents/${agent.agent_id}/mcp-mounts`, { mcp_server_id: server.mcp_server_id, allowed_tools: ['echo'] });
 
   summary.host_test_call = await measure('test-call', async () => {
-    const answer = await admin.request('POST', `/mcp-servers/${server.mcp_server_id}/test-call`, { action: 'tools/call', tool_name: 'echo', arguments: { message: TEXT } });
+    const answer = await admin.request('POST', `/mcp-servers/${server.mcp_server_id}/test-call`, {
+      action: 'tools/call',
+      tool_name: 'echo',
+      arguments: { message: TEXT },
+    });
     return answer.status === 'success' && answer.result === EXPECTED ? null : `unexpected answer: ${JSON.stringify(answer).slice(0, 200)}`;
   });
 
@@ -166,10 +178,16 @@ function report() {
       markdownTable(
         `tools/call echo (server-everything, stdio): ${calls} calls after ${warmup} warm-up, ${concurrency} client(s); ratios host/direct`,
         ['way', 'p50 ms', 'p99 ms', 'calls/s', 'p50 ratio', 'p99 ratio', 'calls/s ratio', 'failed'],
-        [row('direct MCP SDK client', summary.direct), row('host test-call', summary.host_test_call, summary.direct), row('host /stream quick match', summary.host_stream, summary.direct)],
+        [
+          row('direct MCP SDK client', summary.direct),
+          row('host test-call', summary.host_test_call, summary.direct),
+          row('host /stream quick match', summary.host_stream, summary.direct),
+        ],
       ),
   );
-  console.log(`\nhost overhead per call at p50: test-call ${fmt(summary.host_test_call.overhead_p50_ms, 2)} ms, /stream quick match ${fmt(summary.host_stream.overhead_p50_ms, 2)} ms`);
+  console.log(
+    `\nhost overhead per call at p50: test-call ${fmt(summary.host_test_call.overhead_p50_ms, 2)} ms, /stream quick match ${fmt(summary.host_stream.overhead_p50_ms, 2)} ms`,
+  );
 }
 
 await runBench('tools', { summary, main, report });

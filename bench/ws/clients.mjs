@@ -167,7 +167,12 @@ const commands = {
   connect: async (m) => ({ type: 'connected', ...(await connectAll(m)) }),
   'await-status': async (m) => ({ type: 'status', ...(await awaitStatus(m)) }),
   run: async (m) => ({ type: 'result', ...(await sendAll(m)) }),
-  counters: async () => ({ type: 'counters', ...counters, error_details: Object.fromEntries(errorDetails), open: entries.filter((e) => e.socket.connected).length }),
+  counters: async () => ({
+    type: 'counters',
+    ...counters,
+    error_details: Object.fromEntries(errorDetails),
+    open: entries.filter((e) => e.socket.connected).length,
+  }),
 };
 process.on('message', async (message) => {
   try {

@@ -29,7 +29,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminClient, adminEnv, eachLimited } from '../lib/admin.mjs';
-import { arg, ask, cpuSeconds, descendantsOf, hostDatabase, machine, root, rssKiB, runBench, sleep, startHelper, startHost, stopHelper, stopHost } from '../lib/host.mjs';
+import {
+  arg,
+  ask,
+  cpuSeconds,
+  descendantsOf,
+  hostDatabase,
+  machine,
+  root,
+  rssKiB,
+  runBench,
+  sleep,
+  startHelper,
+  startHost,
+  stopHelper,
+  stopHost,
+} from '../lib/host.mjs';
 import { fmt, latencySummary, markdownTable, median, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,7 +59,11 @@ const operatorSessions = Number(arg('--operator-sessions', 10));
 const operatorMessages = Number(arg('--operator-messages', 500));
 const positiveInts = [sockets, sessions, messages, connectConcurrency, operatorMessages];
 if (
-  positiveInts.some((n) => !(Number.isInteger(n) && n > 0)) || sessions > sockets || !(rate > 0) || !(settleSeconds >= 0) || !Number.isInteger(seed) ||
+  positiveInts.some((n) => !(Number.isInteger(n) && n > 0)) ||
+  sessions > sockets ||
+  !(rate > 0) ||
+  !(settleSeconds >= 0) ||
+  !Number.isInteger(seed) ||
   !(Number.isInteger(operatorSessions) && operatorSessions >= 0)
 ) {
   console.error(
@@ -86,7 +105,8 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
     const room = roomIds[i % rooms];
     return { room, role: 'customer', path: `/public/ws/${encodeURIComponent(room)}`, query: agentId ? { agent_id: agentId } : {} };
   });
-  if (operator) for (const room of roomIds) specs.push({ room, role: 'operator', path: `/ws/${encodeURIComponent(room)}`, query: operator.query, cookie: operator.cookie });
+  if (operator)
+    for (const room of roomIds) specs.push({ room, role: 'operator', path: `/ws/${encodeURIComponent(room)}`, query: operator.query, cookie: operator.cookie });
   const sockets = specs.length;
   const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
   const point = { rooms, customer_sockets: customers, operator_sockets: sockets - customers, rss_before_mib: await settledRssMiB(pid) };
@@ -99,8 +119,11 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
     sockets_per_s: connected.connected / (connected.elapsed_ms / 1000),
     handshake: latencySummary(connected.handshake_ms),
   };
-  if (connected.connected !== sockets) throw new Error(`${label}: ${connected.connected} of ${sockets} sockets connected; refused: ${JSON.stringify(connected.refused)}`);
-  console.log(`${label.padEnd(17)} ${sockets} sockets in ${rooms} rooms connected in ${fmt(point.connect.seconds)} s (handshake to session event p50 ${fmt(point.connect.handshake.p50_ms)} ms, p99 ${fmt(point.connect.handshake.p99_ms)} ms)`);
+  if (connected.connected !== sockets)
+    throw new Error(`${label}: ${connected.connected} of ${sockets} sockets connected; refused: ${JSON.stringify(connected.refused)}`);
+  console.log(
+    `${label.padEnd(17)} ${sockets} sockets in ${rooms} rooms connected in ${fmt(point.connect.seconds)} s (handshake to session event p50 ${fmt(point.connect.handshake.p50_ms)} ms, p99 ${fmt(point.connect.handshake.p99_ms)} ms)`,
+  );
   point.rss_connected_mib = await settledRssMiB(pid);
   point.rss_per_socket_kib = ((point.rss_connected_mib - point.rss_before_mib) * 1024) / sockets;
 
@@ -200,10 +223,17 @@ async function main() {
 
   console.log('starting the host on a fresh data dir ...');
   const host = await startHost({ name: 'ws', env: adminEnv(ADMIN) });
-  console.log(`host ${host.url} healthy in ${(host.bootMs / 1000).toFixed(1)} s (pid ${host.pid}; host, Postgres, Chroma: ${host.descendants.size + 1} processes)`);
+  console.log(
+    `host ${host.url} healthy in ${(host.bootMs / 1000).toFixed(1)} s (pid ${host.pid}; host, Postgres, Chroma: ${host.descendants.size + 1} processes)`,
+  );
   summary.host_boot_ms = host.bootMs;
   const admin = await adminClient(host.url, ADMIN);
-  const agent = await admin.request('POST', '/agents', { name: 'bench-ws', agent_type: 'chat', public_access_mode: 'public_anonymous', human_takeover_enabled: true });
+  const agent = await admin.request('POST', '/agents', {
+    name: 'bench-ws',
+    agent_type: 'chat',
+    public_access_mode: 'public_anonymous',
+    human_takeover_enabled: true,
+  });
   // Over REST the administrator takes each session over; an operator socket naming the same id owns it too.
   const takeover = async (roomIds, loadgen) => {
     const t0 = performance.now();
@@ -255,24 +285,31 @@ function pointTable(caption, { baseline: b, host: h }, { memory = true } = {}) {
     row('server RSS connected MiB', (s) => s.rss_connected_mib),
     row('RSS per socket KiB', (s) => s.rss_per_socket_kib),
   ];
-  return markdownTable(caption, ['', 'baseline', 'host', 'host/baseline'], [
-    row('broadcast latency p50 ms', (s) => s.broadcast.p50_ms),
-    row('broadcast latency p99 ms', (s) => s.broadcast.p99_ms),
-    row('broadcast latency max ms', (s) => s.broadcast.max_ms),
-    row('sender ack p50 ms', (s) => s.ack.p50_ms),
-    row('messages/s sent', (s) => s.messages_per_s),
-    ['deliveries received/expected', `${b.deliveries_received}/${b.deliveries_expected}`, `${h.deliveries_received}/${h.deliveries_expected}`, ''],
-    row('server CPU % during messages', (s) => s.cpu.server_percent, 0),
-    row('  with its Postgres and Chroma', (s) => s.cpu.server_percent + s.cpu.server_descendants_percent, 0),
-    ...(memory ? memoryRows : []),
-    row('connect sockets/s', (s) => s.connect.sockets_per_s),
-  ]);
+  return markdownTable(
+    caption,
+    ['', 'baseline', 'host', 'host/baseline'],
+    [
+      row('broadcast latency p50 ms', (s) => s.broadcast.p50_ms),
+      row('broadcast latency p99 ms', (s) => s.broadcast.p99_ms),
+      row('broadcast latency max ms', (s) => s.broadcast.max_ms),
+      row('sender ack p50 ms', (s) => s.ack.p50_ms),
+      row('messages/s sent', (s) => s.messages_per_s),
+      ['deliveries received/expected', `${b.deliveries_received}/${b.deliveries_expected}`, `${h.deliveries_received}/${h.deliveries_expected}`, ''],
+      row('server CPU % during messages', (s) => s.cpu.server_percent, 0),
+      row('  with its Postgres and Chroma', (s) => s.cpu.server_percent + s.cpu.server_descendants_percent, 0),
+      ...(memory ? memoryRows : []),
+      row('connect sockets/s', (s) => s.connect.sockets_per_s),
+    ],
+  );
 }
 
 function report() {
   const cpus = os.cpus().length;
   const tables = [
-    pointTable(`socket.io, ${sockets} customer sockets in ${sessions} rooms, ${messages} messages at ${rate}/s from random sockets (${cpus} CPUs, load generator on the same machine)`, summary.customers),
+    pointTable(
+      `socket.io, ${sockets} customer sockets in ${sessions} rooms, ${messages} messages at ${rate}/s from random sockets (${cpus} CPUs, load generator on the same machine)`,
+      summary.customers,
+    ),
   ];
   if (summary.operators) {
     const o = summary.operators.host;
@@ -289,7 +326,10 @@ function report() {
   const p = summary.persistence;
   for (const [name, point] of Object.entries({ customers: summary.customers, operators: summary.operators })) {
     if (!point) continue;
-    for (const [side, s] of [['baseline', point.baseline], ['host', point.host]]) {
+    for (const [side, s] of [
+      ['baseline', point.baseline],
+      ['host', point.host],
+    ]) {
       const c = s.client_counters;
       console.log(
         `${name} ${side}: sent ${JSON.stringify(s.sent_by_role)}, lost ${s.deliveries_lost}, duplicates ${s.duplicates}, refused ${JSON.stringify(s.refused)}, unexpected message events ${c.unexpected_messages}, ` +
@@ -302,7 +342,9 @@ function report() {
     `persisted: ${JSON.stringify(p.chat_messages_by_role)} messages in the bench sessions, ${p.conversation_turns} conversation_turns; ` +
       `${p.sent_by_customers} sent by customers and ${p.sent_by_operators} by operators: ${p.stored_match_sent ? 'match' : 'MISMATCH'}`,
   );
-  console.log(`host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms; leftover processes killed: ${summary.host_stop?.leftovers.length ?? 0}`);
+  console.log(
+    `host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms; leftover processes killed: ${summary.host_stop?.leftovers.length ?? 0}`,
+  );
 }
 
 await runBench('ws', { summary, main, report });

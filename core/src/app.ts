@@ -264,7 +264,8 @@ export class AgentHostApp {
       warnings.push('ADMIN_ACCESS_TOKEN_SECRET_KEY is not set; administrator tokens are signed with a key generated into the data directory');
     }
     const defaultKey = this.config.agent.default_orchestrator_key;
-    if (this.kernel.registry(extensionPoints.orchestrators).get(defaultKey)?.experimental) warnings.push(`default orchestrator "${defaultKey}" is experimental`);
+    if (this.kernel.registry(extensionPoints.orchestrators).get(defaultKey)?.experimental)
+      warnings.push(`default orchestrator "${defaultKey}" is experimental`);
     return [...warnings, ...this.configurationProblems];
   }
 
@@ -344,10 +345,9 @@ export class AgentHostApp {
       const applied = await migrate(sequelize, MIGRATIONS_DIR, this.logger);
       if (applied.length) this.logger.info({ count: applied.length, from: applied[0], to: applied.at(-1) }, 'migrations applied');
     }
-    await sequelize.query(
-      'INSERT INTO host_instances (id, hostname, pid, app_env, started_at) VALUES ($1, $2, $3, $4, now())',
-      { bind: [this.instanceId, os.hostname(), process.pid, this.config.app.env] },
-    );
+    await sequelize.query('INSERT INTO host_instances (id, hostname, pid, app_env, started_at) VALUES ($1, $2, $3, $4, now())', {
+      bind: [this.instanceId, os.hostname(), process.pid, this.config.app.env],
+    });
     this.cleanups.push(async () => {
       await sequelize.query('UPDATE host_instances SET stopped_at = now() WHERE id = $1', { bind: [this.instanceId] });
     });
@@ -397,7 +397,8 @@ export class AgentHostApp {
       return created;
     };
     // The Postgres backend creates its table as it connects, which instances starting together must not do at once.
-    const { agenda, backend, closePool } = this.config.jobs.backend === 'postgres' ? await withAdvisoryLock(this.requireDatabase(), STARTUP_LOCK, connect) : await connect();
+    const { agenda, backend, closePool } =
+      this.config.jobs.backend === 'postgres' ? await withAdvisoryLock(this.requireDatabase(), STARTUP_LOCK, connect) : await connect();
     this.agenda = agenda;
     this.jobs = new AgendaJobs(agenda, this.logger);
     const drainMs = (this.config.server.shutdown_timeout_seconds * 1000) / 2;
@@ -406,7 +407,8 @@ export class AgentHostApp {
       // Agenda only disconnects what start() connected; a refused start never got there.
       if (!this.jobsStarted) return backend.disconnect();
       const result = await agenda.drain({ timeout: drainMs });
-      if (result.timedOut) this.logger.warn({ running: result.running }, 'jobs still running at shutdown; another instance retakes them when their locks expire');
+      if (result.timedOut)
+        this.logger.warn({ running: result.running }, 'jobs still running at shutdown; another instance retakes them when their locks expire');
       await agenda.stop();
     });
   }
@@ -428,11 +430,21 @@ export class AgentHostApp {
       [coreServices.secrets.id, this.secrets()],
       [coreServices.objectStore.id, this.objectStore],
       [coreServices.clock.id, { now: () => new Date() }],
-      [coreServices.http.id, createHttpClient(config.timeouts.http_request_seconds * 1000, { allowedPrivateHosts: config.http.allowed_private_hosts, maxResponseBytes: config.http.max_response_bytes, maxRedirects: config.http.max_redirects })],
+      [
+        coreServices.http.id,
+        createHttpClient(config.timeouts.http_request_seconds * 1000, {
+          allowedPrivateHosts: config.http.allowed_private_hosts,
+          maxResponseBytes: config.http.max_response_bytes,
+          maxRedirects: config.http.max_redirects,
+        }),
+      ],
     ];
     for (const [token, value] of values) this.container.register(token, { useValue: value });
     // Registered like a plugin's backend, so no plugin can claim the name `local`.
-    this.kernel.registry(extensionPoints.objectStores).forPlugin('core', () => undefined).register('local', createLocalObjectStore(path.resolve(objectsDir)));
+    this.kernel
+      .registry(extensionPoints.objectStores)
+      .forPlugin('core', () => undefined)
+      .register('local', createLocalObjectStore(path.resolve(objectsDir)));
   }
 
   private selectObjectStore(): void {
@@ -440,7 +452,10 @@ export class AgentHostApp {
     const name = this.config.object_store.backend;
     const backend = registry.get(name);
     if (!backend) {
-      const known = registry.list().map((entry) => `"${entry.key}"`).join(', ');
+      const known = registry
+        .list()
+        .map((entry) => `"${entry.key}"`)
+        .join(', ');
       throw new StartupError(`[object_store] backend "${name}" is not registered: enable the plugin that provides it, or choose one of ${known}`);
     }
     this.objectStore.use(backend);
@@ -471,7 +486,10 @@ export class AgentHostApp {
       async () => {
         if (await chromaHeartbeat(this.chromaUrl)) return { state: 'ok' };
         const restarts = this.embeddedChroma?.restarts;
-        return { state: 'failed', message: `no heartbeat from ${this.chromaUrl}${restarts ? `; the embedded server exited and is being restarted (attempt ${restarts})` : ''}` };
+        return {
+          state: 'failed',
+          message: `no heartbeat from ${this.chromaUrl}${restarts ? `; the embedded server exited and is being restarted (attempt ${restarts})` : ''}`,
+        };
       },
       { required: true },
     );

@@ -90,7 +90,12 @@ export function createDomains(deps: DomainDeps): Domains {
     logger: logger.child({ component: 'knowledge' }),
   });
   const mcp = new Mcp({ db, config: config.mcp, secrets: deps.secrets, backends: kernel.registry(extensionPoints.toolBackends), events: sessionEvents });
-  const skills = new Skills({ db, backends: kernel.registry(extensionPoints.skillBackends), servers: skillMcpServers(mcp.servers), logger: logger.child({ component: 'skills' }) });
+  const skills = new Skills({
+    db,
+    backends: kernel.registry(extensionPoints.skillBackends),
+    servers: skillMcpServers(mcp.servers),
+    logger: logger.child({ component: 'skills' }),
+  });
   const sessionTurns = new SessionTurns(db, deps.instanceId);
   const chat = new ChatService({
     config,

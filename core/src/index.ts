@@ -32,7 +32,15 @@ export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type
 export { createSuperAdmin, type CreatedSuperAdmin } from './admin/create-super-admin.js';
 export { agentCreateSchema, agentUpdateSchema, agentViewSchema, type AgentCreateInput, type AgentUpdateInput } from './agents/agent-schema.js';
 export { Agents, judgePromptVersion, type AgentTypeChangeCheck } from './agents/agents.js';
-export { rollupUsage, summarizeTurnUsage, type ModelCall, type TokenCounts, type TokenEstimator, type TokenUsageRollup, type TokenUsageSummary } from './usage/token-usage.js';
+export {
+  rollupUsage,
+  summarizeTurnUsage,
+  type ModelCall,
+  type TokenCounts,
+  type TokenEstimator,
+  type TokenUsageRollup,
+  type TokenUsageSummary,
+} from './usage/token-usage.js';
 export { estimateCost, pricingFromConfig, pricingKey, type CostEntry, type EstimatedCostSummary, type ModelPrices, type PricingTable } from './usage/cost.js';
 export { groupCallsByScope, readUsageCalls, type StoredModelCall } from './usage/usage-events.js';
 export { chatRequestSchema, ChatService, issueSessionId, type ChatRequest, type StreamEvent } from './chat/chat-service.js';

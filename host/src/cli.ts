@@ -35,7 +35,12 @@ program
         `agent-host is serving on ${host.url}`,
         `  health:    ${host.url}/healthz`,
         `  data dir:  ${app.dataDir}${app.config.database.url ? '' : ' (embedded Postgres and Chroma live here)'}`,
-        `  plugins:   ${app.kernel.plugins().map((p) => p.id).join(', ') || '(none)'}`,
+        `  plugins:   ${
+          app.kernel
+            .plugins()
+            .map((p) => p.id)
+            .join(', ') || '(none)'
+        }`,
         ...loginLines(app),
         ...app.configurationProblems.map((problem, i) => `${i ? ' '.repeat(13) : '  warning:   '}${problem}`),
         `  stop:      Ctrl+C (or SIGTERM)`,
@@ -117,14 +122,25 @@ plugins
     const sdk = options.sdk && /[\\/]|\.tgz$/.test(options.sdk) ? `file:${path.resolve(cwd, options.sdk)}` : options.sdk;
     const files = await scaffoldPlugin({ id, kind: options.kind, directory, sdk }).catch(fail);
     process.stdout.write(
-      [`wrote ${files.length} files to ${directory}:`, ...files.map((f) => `  ${f}`), '', 'next:', `  cd ${directory}`, '  npm install && npm test', `  AGENT_HOST_PLUGINS_EXTRA=${directory} npm start   # from the host's checkout, once npm test (or npm run build) here has compiled dist/`, ''].join('\n'),
+      [
+        `wrote ${files.length} files to ${directory}:`,
+        ...files.map((f) => `  ${f}`),
+        '',
+        'next:',
+        `  cd ${directory}`,
+        '  npm install && npm test',
+        `  AGENT_HOST_PLUGINS_EXTRA=${directory} npm start   # from the host's checkout, once npm test (or npm run build) here has compiled dist/`,
+        '',
+      ].join('\n'),
     );
     process.exit(0);
   });
 
 plugins
   .command('list')
-  .description('check the enabled plugins (manifest, SDK range, config) and print where each came from, its version and what it registers; starts no database or server')
+  .description(
+    'check the enabled plugins (manifest, SDK range, config) and print where each came from, its version and what it registers; starts no database or server',
+  )
   .option('--json', 'print JSON')
   .action(async (options: { json?: boolean }) => {
     const plugins = await AgentHostApp.create().kernel.inspect().catch(fail);
@@ -134,7 +150,9 @@ plugins
 
 program
   .command('openapi')
-  .description("print the OpenAPI 3.1 document of the HTTP API (with --asyncapi, the AsyncAPI 3.0 document of the WebSocket interface), what GET /openapi.json serves; starts no database or server")
+  .description(
+    'print the OpenAPI 3.1 document of the HTTP API (with --asyncapi, the AsyncAPI 3.0 document of the WebSocket interface), what GET /openapi.json serves; starts no database or server',
+  )
   .option('--asyncapi', 'the WebSocket interface instead')
   .action((options: { asyncapi?: boolean }) => {
     let document: unknown;
@@ -240,7 +258,9 @@ const secrets = program.command('secrets').description('secrets commands');
 
 secrets
   .command('encrypt')
-  .description("encrypt one line of stdin (hidden prompt on a terminal) with the host's secrets key and print the ciphertext, e.g. for a catalog entry's options.api_key_encrypted")
+  .description(
+    "encrypt one line of stdin (hidden prompt on a terminal) with the host's secrets key and print the ciphertext, e.g. for a catalog entry's options.api_key_encrypted",
+  )
   .action(async () => {
     const plaintext = await (process.stdin.isTTY ? promptHidden('secret to encrypt: ') : firstLine()).catch(fail);
     let ciphertext: string;
@@ -255,7 +275,9 @@ secrets
 
 secrets
   .command('reencrypt')
-  .description('rewrite every encrypted value in the database under the active key (AGENT_HOST_SECRETS_KEY), bound to its row; previous keys come from AGENT_HOST_SECRETS_PREVIOUS_KEYS')
+  .description(
+    'rewrite every encrypted value in the database under the active key (AGENT_HOST_SECRETS_KEY), bound to its row; previous keys come from AGENT_HOST_SECRETS_PREVIOUS_KEYS',
+  )
   .action(async () => {
     const app = AgentHostApp.create();
     let report: Awaited<ReturnType<typeof reencryptAll>>;
@@ -266,7 +288,8 @@ secrets
       fail(error);
     }
     await app.stop();
-    for (const { table, column, rewritten, current } of report) process.stdout.write(`${table}.${column}: ${rewritten} rewritten, ${current} already current\n`);
+    for (const { table, column, rewritten, current } of report)
+      process.stdout.write(`${table}.${column}: ${rewritten} rewritten, ${current} already current\n`);
     process.exit(0);
   });
 

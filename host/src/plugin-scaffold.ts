@@ -36,7 +36,8 @@ export const PLUGIN_KINDS = {
     suiteName: 'tool backend',
     key: snake,
     summary: 'a tool transport whose tools run in the plugin.',
-    use: (key) => `Create a tool server with \`"transport_type": "${key}"\` and \`"connection_config": {"greeting": "Hello"}\` (\`POST /mcp-servers\`; \`POST /mcp-servers/{mcp_server_id}/test-call\` calls a tool), mount it on an agent, and its \`echo\` tool is called by the same pipeline, policy and audits as any MCP tool.`,
+    use: (key) =>
+      `Create a tool server with \`"transport_type": "${key}"\` and \`"connection_config": {"greeting": "Hello"}\` (\`POST /mcp-servers\`; \`POST /mcp-servers/{mcp_server_id}/test-call\` calls a tool), mount it on an agent, and its \`echo\` tool is called by the same pipeline, policy and audits as any MCP tool.`,
   },
   'skill-backend': {
     point: nameOf(extensionPoints.skillBackends),
@@ -60,7 +61,8 @@ export const PLUGIN_KINDS = {
     suiteName: 'embedder',
     key: snake,
     summary: 'an embedder that hashes words into vectors, offline.',
-    use: (key) => `Select it with \`[knowledge] embedder = "${key}"\` (\`AGENT_HOST__KNOWLEDGE__EMBEDDER=${key}\`); documents are embedded again after a change.`,
+    use: (key) =>
+      `Select it with \`[knowledge] embedder = "${key}"\` (\`AGENT_HOST__KNOWLEDGE__EMBEDDER=${key}\`); documents are embedded again after a change.`,
   },
   parser: {
     point: nameOf(extensionPoints.documentParsers),
@@ -68,7 +70,8 @@ export const PLUGIN_KINDS = {
     suiteName: 'document parser',
     key: (id) => `application/x-${id}`,
     summary: 'a document parser for its own content type.',
-    use: (key) => `Documents uploaded as \`${key}\` are parsed by it; change \`CONTENT_TYPE\` in \`src/index.ts\` (and \`contributes\` in \`package.json\`) to your format's type.`,
+    use: (key) =>
+      `Documents uploaded as \`${key}\` are parsed by it; change \`CONTENT_TYPE\` in \`src/index.ts\` (and \`contributes\` in \`package.json\`) to your format's type.`,
   },
   'model-provider': {
     point: nameOf(extensionPoints.modelProviders),
@@ -113,7 +116,10 @@ export async function scaffoldPlugin(options: ScaffoldOptions): Promise<string[]
   const sdkRange = `^${major}.${minor}.0`;
   const packageName = `agent-host-plugin-${options.id}`;
   const key = kind.key(options.id);
-  const title = options.id.split('-').map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' ');
+  const title = options.id
+    .split('-')
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join(' ');
   const values: Record<string, string> = {
     PLUGIN_ID: options.id,
     PACKAGE_NAME: packageName,

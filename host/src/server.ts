@@ -67,7 +67,13 @@ export function createServer(app: AgentHostApp) {
   server.use(restify.plugins.queryParser({ mapParams: false }));
   // Multipart uploads are streamed by their routes under their own size limit, never buffered here.
   const bodyParsers = restify.plugins.bodyParser({ mapParams: false, maxBodySize: 1024 * 1024, rejectUnknown: false }) as unknown as restify.RequestHandler[];
-  server.use(bodyParsers.map((parse): restify.RequestHandler => (req, res, next) => (req.getContentType() === 'multipart/form-data' ? next() : parse(req, res, next))));
+  server.use(
+    bodyParsers.map(
+      (parse): restify.RequestHandler =>
+        (req, res, next) =>
+          req.getContentType() === 'multipart/form-data' ? next() : parse(req, res, next),
+    ),
+  );
 
   for (const route of routes) {
     // Everything the route does runs in the request's scope: its log lines and audit rows name the request. Set

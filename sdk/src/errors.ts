@@ -70,7 +70,8 @@ export class AgentHostError extends Error {
     this.detail = detail;
     this.code = options.code ?? defaultErrorCode(status);
     const kinds: string[] = [];
-    for (let proto: unknown = new.target; typeof proto === 'function' && proto !== Error; proto = Object.getPrototypeOf(proto)) kinds.push((proto as { name: string }).name);
+    for (let proto: unknown = new.target; typeof proto === 'function' && proto !== Error; proto = Object.getPrototypeOf(proto))
+      kinds.push((proto as { name: string }).name);
     Object.defineProperty(this, ERROR_KINDS, { value: kinds });
   }
 
@@ -173,13 +174,7 @@ export class UpstreamError extends AgentHostError {
  * Why the kernel refused to start a plugin.
  * @public
  */
-export type PluginRefusalReason =
-  | 'sdk_range_mismatch'
-  | 'invalid_config'
-  | 'duplicate_key'
-  | 'missing_dependency'
-  | 'init_failed'
-  | 'invalid_plugin';
+export type PluginRefusalReason = 'sdk_range_mismatch' | 'invalid_config' | 'duplicate_key' | 'missing_dependency' | 'init_failed' | 'invalid_plugin';
 
 /**
  * Start-up refusal: names the plugin and the reason in one message.

@@ -51,9 +51,7 @@ const PLUGIN_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
  * named in its manifest.
  * @public
  */
-export function definePlugin<S extends z.ZodType = z.ZodObject<Record<string, never>>>(
-  options: PluginOptions<S>,
-): AgentHostPlugin<z.output<S>> {
+export function definePlugin<S extends z.ZodType = z.ZodObject<Record<string, never>>>(options: PluginOptions<S>): AgentHostPlugin<z.output<S>> {
   if (!PLUGIN_ID.test(options.id)) {
     throw new TypeError(`plugin id "${options.id}" must be kebab-case`);
   }

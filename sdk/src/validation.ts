@@ -44,7 +44,9 @@ function issueMessage(issue: z.core.$ZodRawIssue): string {
     case 'too_small':
       return bound(issue, issue.minimum, false);
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${JSON.stringify(issue.values[0])}` : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_format':
       return issue.format === 'regex' && 'pattern' in issue ? `must match the pattern ${issue.pattern}` : `must be a valid ${issue.format}`;
     case 'not_multiple_of':
@@ -77,7 +79,11 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
  * host's own `msg` ("is required", "must be one of a, b"; a message the schema sets itself wins).
  * @public
  */
-export function safeValidate<S extends z.ZodType>(schema: S, value: unknown, loc: readonly (string | number)[] = []): { success: true; data: z.output<S> } | { success: false; issues: ValidationIssue[] } {
+export function safeValidate<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  loc: readonly (string | number)[] = [],
+): { success: true; data: z.output<S> } | { success: false; issues: ValidationIssue[] } {
   const parsed = schema.safeParse(value, { error: issueMessage });
   if (parsed.success) return { success: true, data: parsed.data };
   return {
@@ -100,4 +106,3 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, loc: re
   if (result.success) return result.data;
   throw new ValidationError(result.issues);
 }
-

@@ -19,7 +19,8 @@ t.test('agent-host admin create-super-admin on the embedded default', async (t) 
   const password = 'ops-chosen-password-4711';
   const pipedPassword = 'piped-password-0815 with spaces';
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, LOG_LEVEL: 'error' });
-  const create = (username: string, extra: Record<string, string> = {}) => runCli(['admin', 'create-super-admin', '--username', username], { ...env, ...extra });
+  const create = (username: string, extra: Record<string, string> = {}) =>
+    runCli(['admin', 'create-super-admin', '--username', username], { ...env, ...extra });
 
   const first = create('ops-admin', { ADMIN_PASSWORD: password });
   t.equal((await first.exit).code, 0, `ADMIN_PASSWORD: exits 0\n${first.output()}`);
@@ -48,7 +49,11 @@ t.test('agent-host admin create-super-admin on the embedded default', async (t) 
   const url = await servingUrl(run);
   t.notMatch(run.output(), /first super admin created/, 'no bootstrap admin once an administrator exists');
 
-  for (const [username, secret] of [['ops-admin', password], ['gen-admin', oneTime!], ['piped-admin', pipedPassword]] as const) {
+  for (const [username, secret] of [
+    ['ops-admin', password],
+    ['gen-admin', oneTime!],
+    ['piped-admin', pipedPassword],
+  ] as const) {
     const client = new AdminClient(url);
     const login = await client.login(username, secret);
     t.equal(login.status, 200, `${username} logs in over HTTP`);
@@ -58,9 +63,23 @@ t.test('agent-host admin create-super-admin on the embedded default', async (t) 
 
   const databaseUrl = await embeddedDatabaseUrl(dataDir);
   const users = await query(databaseUrl, 'SELECT id, username, role_code, password_hash FROM admin_users ORDER BY created_at');
-  t.same(users.map((u) => [u.username, u.role_code]), [['ops-admin', 'super_admin'], ['gen-admin', 'super_admin'], ['piped-admin', 'super_admin']], 'exactly the created users');
-  t.ok(users.every((u) => u.password_hash.startsWith('$argon2id$')), 'passwords are stored as argon2id hashes');
-  const audits = await query(databaseUrl, "SELECT outcome, actor_id, target_type, target_id, payload FROM admin_action_audits WHERE action = 'admin_user.create' ORDER BY id");
+  t.same(
+    users.map((u) => [u.username, u.role_code]),
+    [
+      ['ops-admin', 'super_admin'],
+      ['gen-admin', 'super_admin'],
+      ['piped-admin', 'super_admin'],
+    ],
+    'exactly the created users',
+  );
+  t.ok(
+    users.every((u) => u.password_hash.startsWith('$argon2id$')),
+    'passwords are stored as argon2id hashes',
+  );
+  const audits = await query(
+    databaseUrl,
+    "SELECT outcome, actor_id, target_type, target_id, payload FROM admin_action_audits WHERE action = 'admin_user.create' ORDER BY id",
+  );
   t.same(
     audits.map((a) => [a.outcome, a.actor_id, a.target_type, a.target_id, a.payload.username]),
     users.map((u) => ['success', 'cli', 'admin_user', u.id, u.username]),

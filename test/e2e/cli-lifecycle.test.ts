@@ -73,17 +73,34 @@ t.test('agent-host start on the embedded default: serves, survives a restart, st
     instances.push(health.app_instance);
 
     const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BOOTSTRAP) });
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const orchestrators = await (await fetch(`${url}/chat-orchestrators`, { headers: { cookie } })).json();
-    t.same(orchestrators.items.map((o: { key: string }) => o.key), ['core_chat_v1', 'react_agent_v1'], `round ${round}: orchestrators listed`);
+    t.same(
+      orchestrators.items.map((o: { key: string }) => o.key),
+      ['core_chat_v1', 'react_agent_v1'],
+      `round ${round}: orchestrators listed`,
+    );
 
     const rows = await query(await embeddedDatabaseUrl(dataDir), 'SELECT id, stopped_at FROM host_instances ORDER BY started_at');
-    t.same(rows.map((r) => r.id), instances, `round ${round}: every instance recorded so far is still in the database`);
+    t.same(
+      rows.map((r) => r.id),
+      instances,
+      `round ${round}: every instance recorded so far is still in the database`,
+    );
     if (round === 2) t.ok(rows[0]!.stopped_at, 'the first run recorded its clean stop');
 
     const children = descendants(run.child.pid!);
-    t.ok(children.some((pid) => /postgres/.test(commandOf(pid))), 'embedded Postgres runs as a child of the host');
-    t.ok(children.some((pid) => /chroma/.test(commandOf(pid))), 'embedded Chroma runs as a child of the host');
+    t.ok(
+      children.some((pid) => /postgres/.test(commandOf(pid))),
+      'embedded Postgres runs as a child of the host',
+    );
+    t.ok(
+      children.some((pid) => /chroma/.test(commandOf(pid))),
+      'embedded Chroma runs as a child of the host',
+    );
 
     const stopped = Date.now();
     run.child.kill('SIGTERM');
@@ -100,12 +117,21 @@ t.test('start-up refusals print one clear message, exit 1 and leave nothing runn
   await chmod(dataDir, 0o755);
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
 
-  const production = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, APP_ENV: 'production', ADMIN_ACCESS_COOKIE_SECURE: 'false', ADMIN_ACCESS_TOKEN_SECRET_KEY: '' }));
+  const production = runCli(
+    ['start'],
+    embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, APP_ENV: 'production', ADMIN_ACCESS_COOKIE_SECURE: 'false', ADMIN_ACCESS_TOKEN_SECRET_KEY: '' }),
+  );
   const prodExit = await production.exit;
   t.equal(prodExit.code, 1, 'production without its guards exits 1');
-  t.match(production.output(), /production guard refused start-up: ADMIN_ACCESS_TOKEN_SECRET_KEY must be set when APP_ENV=production; ADMIN_ACCESS_COOKIE_SECURE must be true/);
+  t.match(
+    production.output(),
+    /production guard refused start-up: ADMIN_ACCESS_TOKEN_SECRET_KEY must be set when APP_ENV=production; ADMIN_ACCESS_COOKIE_SECURE must be true/,
+  );
 
-  const badPlugin = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST__PLUGINS__ENABLED: '["./test/fixtures/plugins/kernel/init-throws"]' }));
+  const badPlugin = runCli(
+    ['start'],
+    embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir, AGENT_HOST__PLUGINS__ENABLED: '["./test/fixtures/plugins/kernel/init-throws"]' }),
+  );
   const pids = new Set<number>();
   const watcher = setInterval(() => descendants(badPlugin.child.pid!).forEach((pid) => pids.add(pid)), 50);
   const pluginExit = await badPlugin.exit;
@@ -123,7 +149,10 @@ async function refusedStart(t: { teardown(fn: () => unknown): void }, env: Recor
   const watcher = setInterval(() => descendants(run.child.pid!).forEach((pid) => pids.add(pid)), 50);
   const { code } = await run.exit;
   clearInterval(watcher);
-  const refusals = run.output().split('\n').filter((line) => line.startsWith('agent-host: '));
+  const refusals = run
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('agent-host: '));
   return { code, refusals, output: run.output(), leftover: [...pids].filter(alive).map(commandOf), dataDir };
 }
 
@@ -135,7 +164,12 @@ t.test('embedded servers that cannot start say so in one line with what to do, e
   const busy = await refusedStart(t, { AGENT_HOST__DATABASE__EMBEDDED_PORT: String(port) });
   t.equal(busy.code, 1, 'a taken Postgres port exits 1');
   t.equal(busy.refusals.length, 1, 'with one line');
-  t.match(busy.refusals[0], new RegExp(`^agent-host: embedded Postgres failed to start in \\S+: Postgres stopped before accepting connections: could not create any TCP/IP sockets; port ${port} is in use: stop what listens there, or set \\[database\\] embedded_port \\(AGENT_HOST__DATABASE__EMBEDDED_PORT\\) to another port, or to 0 for any free one \\(its output: \\S+postgres-start\\.log\\)$`));
+  t.match(
+    busy.refusals[0],
+    new RegExp(
+      `^agent-host: embedded Postgres failed to start in \\S+: Postgres stopped before accepting connections: could not create any TCP/IP sockets; port ${port} is in use: stop what listens there, or set \\[database\\] embedded_port \\(AGENT_HOST__DATABASE__EMBEDDED_PORT\\) to another port, or to 0 for any free one \\(its output: \\S+postgres-start\\.log\\)$`,
+    ),
+  );
   t.match(await readFile(path.join(busy.dataDir, 'postgres-start.log'), 'utf8'), /Address already in use/, 'the whole output is in the log it names');
   t.notMatch(busy.output, /^\s+at /m, 'no stack trace');
   t.same(busy.leftover, [], 'nothing left running');
@@ -151,21 +185,32 @@ t.test('embedded servers that cannot start say so in one line with what to do, e
   const impatient = await refusedStart(t, { AGENT_HOST__CHROMA__STARTUP_TIMEOUT_SECONDS: '0.05' });
   t.equal(impatient.code, 1, 'a Chroma slower than its start-up timeout exits 1');
   t.equal(impatient.refusals.length, 1, 'with one line');
-  t.match(impatient.refusals[0], /^agent-host: the Chroma server gave no heartbeat within 0\.05 s; a first start on a slow disk can take longer: raise \[chroma\] startup_timeout_seconds \(AGENT_HOST__CHROMA__STARTUP_TIMEOUT_SECONDS\), or set CHROMA_URL to a Chroma server \(its output: \S+chroma-start\.log\)$/);
+  t.match(
+    impatient.refusals[0],
+    /^agent-host: the Chroma server gave no heartbeat within 0\.05 s; a first start on a slow disk can take longer: raise \[chroma\] startup_timeout_seconds \(AGENT_HOST__CHROMA__STARTUP_TIMEOUT_SECONDS\), or set CHROMA_URL to a Chroma server \(its output: \S+chroma-start\.log\)$/,
+  );
   t.same(impatient.leftover, [], 'nothing left running');
 });
 
-t.test('as root, a data directory the postgres user cannot reach is refused with the fix, not a crash', { skip: process.getuid?.() !== 0 && 'only a root host runs Postgres as another user' }, async (t) => {
-  const locked = await mkdtemp(path.join(os.tmpdir(), 'agent-host-locked-'));
-  await chmod(locked, 0o700);
-  t.teardown(() => rm(locked, { recursive: true, force: true }));
-  const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: path.join(locked, 'data'), AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma' }));
-  t.equal((await run.exit).code, 1, 'exits 1');
-  t.match(run.output(), `agent-host: embedded Postgres runs as the postgres user (this host runs as root), which cannot enter ${locked} (mode 700)`, 'naming the directory and the fix');
-  t.notMatch(run.output(), /EACCES|at .*\.js:\d+/, 'no stack trace');
-});
+t.test(
+  'as root, a data directory the postgres user cannot reach is refused with the fix, not a crash',
+  { skip: process.getuid?.() !== 0 && 'only a root host runs Postgres as another user' },
+  async (t) => {
+    const locked = await mkdtemp(path.join(os.tmpdir(), 'agent-host-locked-'));
+    await chmod(locked, 0o700);
+    t.teardown(() => rm(locked, { recursive: true, force: true }));
+    const run = runCli(['start'], embeddedEnv({ AGENT_HOST_DATA_DIR: path.join(locked, 'data'), AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma' }));
+    t.equal((await run.exit).code, 1, 'exits 1');
+    t.match(
+      run.output(),
+      `agent-host: embedded Postgres runs as the postgres user (this host runs as root), which cannot enter ${locked} (mode 700)`,
+      'naming the directory and the fix',
+    );
+    t.notMatch(run.output(), /EACCES|at .*\.js:\d+/, 'no stack trace');
+  },
+);
 
-t.test('a second start on a running host\'s data directory refuses and leaves that host\'s Chroma and health alone', async (t) => {
+t.test("a second start on a running host's data directory refuses and leaves that host's Chroma and health alone", async (t) => {
   const { dataDir, run: first, url } = await startEmbedded(t);
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
   const chromaPid = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
@@ -182,8 +227,12 @@ t.test('a second start on a running host\'s data directory refuses and leaves th
   t.equal((await dryRun.exit).code, 0, "migrate --dry-run reads the running host's database");
   t.match(dryRun.output(), /database is up to date/);
   const admin = runCli(['admin', 'create-super-admin', '--username', 'second-operator'], { ...env, ADMIN_PASSWORD: 'a-long-enough-password-1' });
-  t.equal((await admin.exit).code, 0, "admin create-super-admin works next to the running host, on its database");
-  const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'second-operator', password: 'a-long-enough-password-1' }) });
+  t.equal((await admin.exit).code, 0, 'admin create-super-admin works next to the running host, on its database');
+  const login = await fetch(`${url}/admin/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'second-operator', password: 'a-long-enough-password-1' }),
+  });
   t.equal(login.status, 200, 'the running host knows the new administrator');
   t.ok(alive(chromaPid), 'and nothing the commands did stopped its Chroma');
   const version = runCli(['version'], env);
@@ -202,7 +251,10 @@ t.test('a killed embedded Chroma makes /readyz 503 until the supervisor has rest
   process.kill(chromaPid, 'SIGKILL');
   const down = await readinessBecomes(url, 503, 2000);
   t.equal(down.status, 503, 'not ready while Chroma is down');
-  t.same((await down.json()).failing.map((f: { name: string }) => f.name), ['chroma']);
+  t.same(
+    (await down.json()).failing.map((f: { name: string }) => f.name),
+    ['chroma'],
+  );
   t.equal((await readinessBecomes(url, 200, 60_000)).status, 200, 'ready again once the supervisor restarted it');
   const restarted = Number(await readFile(path.join(dataDir, 'chroma.pid'), 'utf8'));
   t.not(restarted, chromaPid, 'a new Chroma process');
@@ -225,12 +277,19 @@ t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has re
     throw new Error(`${error.message}; the host's last output:\n${run.output().slice(-4000)}`);
   });
   t.equal(down.status, 503, 'not ready while Postgres is down');
-  t.ok((await down.json()).failing.some((f: { name: string }) => f.name === 'postgres'), 'naming postgres');
+  t.ok(
+    (await down.json()).failing.some((f: { name: string }) => f.name === 'postgres'),
+    'naming postgres',
+  );
   t.equal((await readinessBecomes(url, 200, 90_000)).status, 200, 'ready again once the supervisor restarted it');
   const restarted = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
   t.not(restarted, postmaster, 'a new postmaster');
   t.notMatch(await readFile(`/proc/${restarted}/environ`, 'utf8'), 'ADMIN_ACCESS_TOKEN_SECRET_KEY', 'and so does the restarted one');
-  const login = await fetch(`${url}/admin/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'wrong-password-123' }) });
+  const login = await fetch(`${url}/admin/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'nobody', password: 'wrong-password-123' }),
+  });
   t.equal(login.status, 401, 'requests that need the database are served again');
   run.child.kill('SIGTERM');
   t.equal((await run.exit).code, 0, 'the host still stops cleanly');
@@ -239,8 +298,17 @@ t.test('a killed embedded Postgres makes /readyz 503 until the supervisor has re
 
 t.test('with retriever-chroma disabled the host starts no Chroma (and needs no Python) and is ready without one', async (t) => {
   const { dataDir, run, url } = await startEmbedded(t, { AGENT_HOST_PLUGINS_DISABLED: 'retriever-chroma' });
-  t.notOk((await readdir(dataDir)).some((name) => name.startsWith('chroma')), 'no Chroma directory or pid file under the data directory');
-  t.same(descendants(run.child.pid!).map(commandOf).filter((c) => /chroma/.test(c ?? '')), [], 'no Chroma process');
+  t.notOk(
+    (await readdir(dataDir)).some((name) => name.startsWith('chroma')),
+    'no Chroma directory or pid file under the data directory',
+  );
+  t.same(
+    descendants(run.child.pid!)
+      .map(commandOf)
+      .filter((c) => /chroma/.test(c ?? '')),
+    [],
+    'no Chroma process',
+  );
   const ready = await (await fetch(`${url}/readyz`)).json();
   t.same(ready, { status: 'ready', failing: [] }, 'ready without a vector store nobody uses');
   run.child.kill('SIGTERM');
@@ -282,7 +350,10 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
       ['skills-mcp', 'first-party', { skillBackends: ['mcp'] }],
     ],
   );
-  t.ok(plugins.every((p: any) => /^\d+\.\d+\.\d+/.test(p.version) && p.location && p.sdk), 'each has a version, location and SDK range');
+  t.ok(
+    plugins.every((p: any) => /^\d+\.\d+\.\d+/.test(p.version) && p.location && p.sdk),
+    'each has a version, location and SDK range',
+  );
   t.same(await readdir(dataDir), [], 'it started no database or server: the data directory stays empty');
 });
 
@@ -293,7 +364,10 @@ t.test('agent-host migrate applies pending migrations once and then reports the 
   const env = embeddedEnv({ AGENT_HOST_DATA_DIR: dataDir });
   const first = runCli(['migrate'], env);
   t.equal((await first.exit).code, 0);
-  t.match(first.output(), /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js, 0004-admin-access\.js, 0005-system-settings\.js, 0006-agents\.js/);
+  t.match(
+    first.output(),
+    /applied: 0001-host-instances\.js, 0002-audit-events\.js, 0003-model-usage-events\.js, 0004-admin-access\.js, 0005-system-settings\.js, 0006-agents\.js/,
+  );
   const second = runCli(['migrate'], env);
   t.equal((await second.exit).code, 0);
   t.match(second.output(), /database is up to date/);

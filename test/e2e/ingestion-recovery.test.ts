@@ -57,10 +57,19 @@ t.test('a job killed mid-way with its worker is finished by another host process
     documents.push(await uploadOk(admin, source.source_id, { filename: `doc-${i}.txt`, contentType: 'text/plain', data: text }));
   }
   const job = (await admin.request('POST', `/knowledge-sources/${source.source_id}/ingest`)).body;
-  await waitFor('process A to index two documents', async () => (await admin.request('GET', `/ingestion-jobs/${job.job_id}`)).body, (j) => j.documents_done >= 2, 60_000);
+  await waitFor(
+    'process A to index two documents',
+    async () => (await admin.request('GET', `/ingestion-jobs/${job.job_id}`)).body,
+    (j) => j.documents_done >= 2,
+    60_000,
+  );
   a.run.child.kill('SIGKILL');
   await a.run.exit;
-  const [stranded] = await query<{ status: string; lease_owner: string; documents_done: number }>(databaseUrl, 'SELECT status, lease_owner, documents_done FROM ingestion_jobs WHERE id = $1', [job.job_id]);
+  const [stranded] = await query<{ status: string; lease_owner: string; documents_done: number }>(
+    databaseUrl,
+    'SELECT status, lease_owner, documents_done FROM ingestion_jobs WHERE id = $1',
+    [job.job_id],
+  );
   t.match(stranded, { status: 'running', lease_owner: /^worker-a-/ }, 'process A died holding the job');
   t.ok(stranded!.documents_done < documents.length, 'with documents left to do');
 
@@ -72,12 +81,19 @@ t.test('a job killed mid-way with its worker is finished by another host process
   t.ok(finished.attempt_count >= 2, 'the job was claimed again');
   t.same(new Set(finished.document_results.map((r: { document_id: string }) => r.document_id)).size, documents.length, 'each document has one result');
   const health = (await adminB.request('POST', `/knowledge-sources/${source.source_id}/inspect-runs`, { inspection_mode: 'vector_health' })).body;
-  t.match(health.summary, { documents_inspected: documents.length, healthy: documents.length }, 'every document has exactly its expected points: none missing, none duplicated');
+  t.match(
+    health.summary,
+    { documents_inspected: documents.length, healthy: documents.length },
+    'every document has exactly its expected points: none missing, none duplicated',
+  );
   const chunks = await query<{ document_id: string; n: string; expected: number }>(
     databaseUrl,
     'SELECT d.id AS document_id, count(c.id) AS n, d.expected_point_count AS expected FROM knowledge_documents d LEFT JOIN knowledge_chunks c ON c.document_id = d.id GROUP BY d.id',
   );
-  t.ok(chunks.every((c) => Number(c.n) === c.expected), 'and exactly its chunks in Postgres');
+  t.ok(
+    chunks.every((c) => Number(c.n) === c.expected),
+    'and exactly its chunks in Postgres',
+  );
 });
 
 t.test('a document being parsed when its host was killed twice fails on the next recovery, instead of being parsed into another crash', async (t) => {
@@ -93,7 +109,9 @@ t.test('a document being parsed when its host was killed twice fails on the next
   const source = await createSource(admin);
   const slow = await uploadOk(admin, source.source_id, { filename: 'slow.pdf', contentType: 'application/pdf', data: manyPagePdf(300_000) });
   const job = (await admin.request('POST', `/knowledge-sources/${source.source_id}/ingest`)).body;
-  const unfinished = async () => (await query<{ unfinished_parses: number }>(databaseUrl, 'SELECT unfinished_parses FROM knowledge_documents WHERE id = $1', [slow.document_id]))[0]!.unfinished_parses;
+  const unfinished = async () =>
+    (await query<{ unfinished_parses: number }>(databaseUrl, 'SELECT unfinished_parses FROM knowledge_documents WHERE id = $1', [slow.document_id]))[0]!
+      .unfinished_parses;
   await waitFor('process A to start parsing slow.pdf', unfinished, (n) => n === 1, 60_000);
   a.run.child.kill('SIGKILL');
   await a.run.exit;

@@ -17,16 +17,30 @@ t.test('a job whose host is killed mid-run is run by another instance once its l
   // The run takes 3 s; the lock lasts 6 s, so no live run loses its lock, and a dead one's lapses soon.
   const common = { ledger_file: ledger, run: 'crash', delay_ms: 3_000, lock_lifetime_ms: 6_000 };
   const doomed = await startHostProcess(t, databaseUrl, jobCounterEnv({ ...common, worker: 'doomed', queue_count: 1 }), 'doomed');
-  await waitFor('the doomed host to start the job', () => readLedger(ledger), (e) => e.some((x) => x.event === 'start'), 20_000);
+  await waitFor(
+    'the doomed host to start the job',
+    () => readLedger(ledger),
+    (e) => e.some((x) => x.event === 'start'),
+    20_000,
+  );
   doomed.run.child.kill('SIGKILL');
   await doomed.run.exit;
   const [locked] = await query<{ locked_at: Date | null }>(databaseUrl, `SELECT locked_at FROM agenda_jobs WHERE name = 'job-counter:count'`);
   t.ok(locked?.locked_at, 'the dead host left the job locked');
-  t.same((await readLedger(ledger)).filter((e) => e.event === 'run'), [], 'and unfinished');
+  t.same(
+    (await readLedger(ledger)).filter((e) => e.event === 'run'),
+    [],
+    'and unfinished',
+  );
 
   const killedAt = Date.now();
   await startHostProcess(t, databaseUrl, jobCounterEnv({ ...common, worker: 'survivor' }), 'survivor');
-  const entries = await waitFor('the survivor to run the job', () => readLedger(ledger), (e) => e.some((x) => x.event === 'run'), 30_000);
+  const entries = await waitFor(
+    'the survivor to run the job',
+    () => readLedger(ledger),
+    (e) => e.some((x) => x.event === 'run'),
+    30_000,
+  );
   const [run] = entries.filter((e) => e.event === 'run');
   t.equal(run!.worker, 'survivor', 'the other instance ran it');
   t.ok(run!.at - killedAt < 20_000, `once the lock lapsed (${((run!.at - killedAt) / 1000).toFixed(1)} s after the kill)`);
@@ -37,6 +51,9 @@ t.test('a job whose host is killed mid-run is run by another instance once its l
   );
   await new Promise((resolve) => setTimeout(resolve, common.lock_lifetime_ms));
   t.same(runCountsBySeq(await readLedger(ledger), 'crash', 1), [1], 'and completed exactly once, still so a lock lifetime later');
-  const [row] = await query<{ locked_at: Date | null; last_finished_at: Date | null }>(databaseUrl, `SELECT locked_at, last_finished_at FROM agenda_jobs WHERE name = 'job-counter:count'`);
+  const [row] = await query<{ locked_at: Date | null; last_finished_at: Date | null }>(
+    databaseUrl,
+    `SELECT locked_at, last_finished_at FROM agenda_jobs WHERE name = 'job-counter:count'`,
+  );
   t.match(row, { locked_at: null, last_finished_at: Date }, 'the job store records it finished and unlocked');
 });

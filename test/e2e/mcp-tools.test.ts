@@ -34,7 +34,17 @@ t.test('everything server: register, list, mount, answer; the secret stays secre
   });
   t.teardown(() => model.close());
   const configFile = path.join(os.tmpdir(), `agent-host-mcp-e2e-${process.pid}.toml`);
-  await writeFile(configFile, ['[[models.catalog]]', 'model_name = "fixture-model"', 'model_provider = "openai"', 'description = "scripted"', 'category = "chat"', `options = { base_url = ${JSON.stringify(model.url)} }`].join('\n'));
+  await writeFile(
+    configFile,
+    [
+      '[[models.catalog]]',
+      'model_name = "fixture-model"',
+      'model_provider = "openai"',
+      'description = "scripted"',
+      'category = "chat"',
+      `options = { base_url = ${JSON.stringify(model.url)} }`,
+    ].join('\n'),
+  );
   t.teardown(() => rm(configFile, { force: true }));
   const databaseUrl = await createTestDatabase(t);
   const { url, run } = await startHostProcess(t, databaseUrl, { LOG_LEVEL: 'debug', AGENT_HOST_CONFIG: configFile }, 'mcp');
@@ -59,7 +69,13 @@ t.test('everything server: register, list, mount, answer; the secret stays secre
     const listed = await req('POST', `/mcp-servers/${server.body.mcp_server_id}/test-call`, { action: 'tools/list' });
     const names = listed.body.tools.map((tool: { name: string }) => tool.name);
     t.ok(names.includes('echo') && names.includes('get-sum'), `test-call lists its tools (${names.length})`);
-    const agent = await req('POST', '/agents', { name: 'Echo desk', agent_type: 'chat', public_access_mode: 'public_anonymous', model_provider: 'openai', model_name: 'fixture-model' });
+    const agent = await req('POST', '/agents', {
+      name: 'Echo desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'fixture-model',
+    });
     const mount = await req('POST', `/agents/${agent.body.agent_id}/mcp-mounts`, { mcp_server_id: server.body.mcp_server_id, allowed_tools: ['echo'] });
     t.equal(mount.status, 201, 'mounted');
     selection = { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'the user wants an echo' };
@@ -71,17 +87,28 @@ t.test('everything server: register, list, mount, answer; the secret stays secre
       name: 'Offline echo',
       agent_type: 'chat',
       public_access_mode: 'public_anonymous',
-      mcp_response_config: { quick_match_rules: [{ prefix: '/echo', mcp_server_id: server.body.mcp_server_id, tool_name: 'echo', suffix_parameter_name: 'message' }] },
+      mcp_response_config: {
+        quick_match_rules: [{ prefix: '/echo', mcp_server_id: server.body.mcp_server_id, tool_name: 'echo', suffix_parameter_name: 'message' }],
+      },
     });
     await req('POST', `/agents/${offline.body.agent_id}/mcp-mounts`, { mcp_server_id: server.body.mcp_server_id, allowed_tools: ['echo'] });
-    t.equal(await chat({ thread_id: 'e2e-offline', agent_id: offline.body.agent_id, message: '/echo hi there' }), '"Echo: hi there"', 'on the offline default a quick-match command answers from the tool');
+    t.equal(
+      await chat({ thread_id: 'e2e-offline', agent_id: offline.body.agent_id, message: '/echo hi there' }),
+      '"Echo: hi there"',
+      'on the offline default a quick-match command answers from the tool',
+    );
   });
 
   await t.test('a secret_payload value never appears in a response, audit row, stored turn or log line', async (t) => {
     const credential = await req('POST', '/mcp-credentials', { name: 'Demo key', secret_payload: { api_key: SECRET } });
     t.equal(credential.status, 201);
     const config = { ...everythingStdio(), env: { DEMO_API_KEY: '<API_KEY>' } };
-    const server = await req('POST', '/mcp-servers', { name: 'Everything with a key', transport_type: 'stdio', connection_config: config, credential_id: credential.body.credential_id });
+    const server = await req('POST', '/mcp-servers', {
+      name: 'Everything with a key',
+      transport_type: 'stdio',
+      connection_config: config,
+      credential_id: credential.body.credential_id,
+    });
     const id = server.body.mcp_server_id;
     await req('POST', `/mcp-servers/${id}/health-check`);
     const env = await req('POST', `/mcp-servers/${id}/test-call`, { action: 'tools/call', tool_name: 'get-env' });
@@ -110,15 +137,27 @@ t.test('everything server: register, list, mount, answer; the secret stays secre
     await req('POST', `/mcp-credentials/${credential.body.credential_id}/rotate`, { secret_payload: { api_key: `${SECRET}-rotated` } });
     await req('GET', `/mcp-credentials/${credential.body.credential_id}`);
 
-    t.ok(model.bodies.some((b) => JSON.stringify(b).includes('DEMO_API_KEY')), 'the model saw the tool result');
-    t.notOk(model.bodies.some((b) => JSON.stringify(b).includes(SECRET)), 'but never the secret');
-    t.notOk(responses.some((text) => text.includes(SECRET)), 'no response carries the secret');
+    t.ok(
+      model.bodies.some((b) => JSON.stringify(b).includes('DEMO_API_KEY')),
+      'the model saw the tool result',
+    );
+    t.notOk(
+      model.bodies.some((b) => JSON.stringify(b).includes(SECRET)),
+      'but never the secret',
+    );
+    t.notOk(
+      responses.some((text) => text.includes(SECRET)),
+      'no response carries the secret',
+    );
     const tables = ['admin_action_audits', 'mcp_call_audits', 'turn_context_snapshots', 'chat_messages', 'mcp_servers', 'mcp_credentials'];
     for (const table of tables) {
       const [row] = await query<{ n: number }>(databaseUrl, `SELECT count(*)::int AS n FROM ${table} t WHERE t::text LIKE $1`, [`%${SECRET}%`]);
       t.equal(row?.n, 0, `no ${table} row holds the secret`);
     }
-    const [calls] = await query<{ n: number }>(databaseUrl, "SELECT count(*)::int AS n FROM mcp_call_audits WHERE tool_name = 'get-env' AND status = 'success'");
+    const [calls] = await query<{ n: number }>(
+      databaseUrl,
+      "SELECT count(*)::int AS n FROM mcp_call_audits WHERE tool_name = 'get-env' AND status = 'success'",
+    );
     t.ok((calls?.n ?? 0) >= 3, 'the calls were audited');
     run.child.kill('SIGTERM');
     t.equal((await run.exit).code, 0, 'the host stops cleanly');

@@ -42,7 +42,11 @@ t.test('with LOG_LEVEL=debug, no password, cookie or token reaches stdout or std
   };
 
   t.equal((await new AdminClient(url).login(ADMIN.username, WRONG_PASSWORD)).status, 401, 'a failed login');
-  t.equal((await new AdminClient(url).request('POST', '/admin/auth/login', { username: ADMIN.username, password: INVALID_BODY_PASSWORD, extra: true })).status, 422, 'a refused login body');
+  t.equal(
+    (await new AdminClient(url).request('POST', '/admin/auth/login', { username: ADMIN.username, password: INVALID_BODY_PASSWORD, extra: true })).status,
+    422,
+    'a refused login body',
+  );
   t.equal((await admin.login(ADMIN.username, ADMIN.password)).status, 200, 'login');
   keep();
   t.equal((await admin.request('GET', '/admin/auth/me')).status, 200, 'an authenticated request');
@@ -51,14 +55,30 @@ t.test('with LOG_LEVEL=debug, no password, cookie or token reaches stdout or std
   const challenge = await admin.request('POST', '/admin/auth/challenges');
   t.equal(challenge.status, 200, 'challenge created');
   const wrongChallenge = await admin.request('POST', '/admin/auth/challenges');
-  t.equal((await admin.request('POST', `/admin/auth/challenges/${wrongChallenge.body.challenge_id}/verify`, { nonce: wrongChallenge.body.nonce, password: WRONG_PASSWORD })).status, 403, 'a failed challenge verify');
-  const verified = await admin.request('POST', `/admin/auth/challenges/${challenge.body.challenge_id}/verify`, { nonce: challenge.body.nonce, password: ADMIN.password });
+  t.equal(
+    (
+      await admin.request('POST', `/admin/auth/challenges/${wrongChallenge.body.challenge_id}/verify`, {
+        nonce: wrongChallenge.body.nonce,
+        password: WRONG_PASSWORD,
+      })
+    ).status,
+    403,
+    'a failed challenge verify',
+  );
+  const verified = await admin.request('POST', `/admin/auth/challenges/${challenge.body.challenge_id}/verify`, {
+    nonce: challenge.body.nonce,
+    password: ADMIN.password,
+  });
   t.equal(verified.status, 200, 'challenge verified');
   t.ok(verified.body.challenge_token, 'a challenge token was issued');
   tokens.add(verified.body.challenge_token);
   const access = admin.cookies.get('agent_host_access')!.value;
   t.equal((await admin.request('POST', '/admin/auth/logout')).status, 200, 'logout');
-  t.equal((await admin.request('GET', '/admin/auth/me', undefined, { cookie: `agent_host_access=${access}` })).status, 401, 'a revoked access token is refused');
+  t.equal(
+    (await admin.request('GET', '/admin/auth/me', undefined, { cookie: `agent_host_access=${access}` })).status,
+    401,
+    'a revoked access token is refused',
+  );
 
   run.child.kill('SIGTERM');
   t.equal((await run.exit).code, 0, 'the host stops cleanly');
@@ -100,6 +120,12 @@ t.test('with LOG_LEVEL=debug, no password, cookie or token reaches stdout or std
   ]) {
     t.ok(requests.includes(expected), `a request line is logged for ${expected}`);
   }
-  t.ok(requests.some((r) => /^POST \/admin\/auth\/challenges\/[\w-]+\/verify 403$/.test(r)), 'a request line is logged for the failed verify');
-  t.ok(requests.some((r) => /^POST \/admin\/auth\/challenges\/[\w-]+\/verify 200$/.test(r)), 'a request line is logged for the verify');
+  t.ok(
+    requests.some((r) => /^POST \/admin\/auth\/challenges\/[\w-]+\/verify 403$/.test(r)),
+    'a request line is logged for the failed verify',
+  );
+  t.ok(
+    requests.some((r) => /^POST \/admin\/auth\/challenges\/[\w-]+\/verify 200$/.test(r)),
+    'a request line is logged for the verify',
+  );
 });

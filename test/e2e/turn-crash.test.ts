@@ -18,7 +18,15 @@ t.test('a host killed mid-turn saves nothing of that turn, and the session is an
   const [doomed, survivor] = await Promise.all([startHostProcess(t, databaseUrl, env, 'doomed'), startHostProcess(t, databaseUrl, env, 'survivor')]);
   const admin = new AdminClient(survivor.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', { name: 'Crash desk', agent_type: 'chat', public_access_mode: 'public_anonymous', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Crash desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'gpt-4o-mini',
+    })
+  ).body;
   const session = (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body.session_id as string;
 
   // The first turn streams slowly from the doomed instance; it is killed once a token has arrived.
@@ -36,7 +44,9 @@ t.test('a host killed mid-turn saves nothing of that turn, and the session is an
   await doomed.run.exit;
   abort.abort();
   t.pass('killed with SIGKILL while its turn streamed');
-  const [queued] = await query<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM session_turn_queue WHERE session_id = $1 AND expires_at > now()', [session]);
+  const [queued] = await query<{ n: number }>(databaseUrl, 'SELECT count(*)::int AS n FROM session_turn_queue WHERE session_id = $1 AND expires_at > now()', [
+    session,
+  ]);
   t.equal(queued!.n, 1, "the dead turn's place in the session's line is still held, until its lease lapses");
 
   chunkDelayMs = 0;
@@ -47,9 +57,25 @@ t.test('a host killed mid-turn saves nothing of that turn, and the session is an
   t.ok(waitedMs < 45_000, `once the dead turn's lease lapsed (${Math.round(waitedMs / 1000)} s, the lease is 30 s)`);
 
   const turns = await query<{ status: string }>(databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', [session]);
-  t.same(turns.map((turn) => turn.status), ['completed'], 'one turn stored: the one that finished, once');
-  const messages = await query<{ role: string; content: string }>(databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [session]);
-  t.same(messages.map((m) => `${m.role}: ${m.content}`), ['user: are you there? ', 'assistant: re: are you there? '], 'nothing of the killed turn was half-saved');
+  t.same(
+    turns.map((turn) => turn.status),
+    ['completed'],
+    'one turn stored: the one that finished, once',
+  );
+  const messages = await query<{ role: string; content: string }>(
+    databaseUrl,
+    'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id',
+    [session],
+  );
+  t.same(
+    messages.map((m) => `${m.role}: ${m.content}`),
+    ['user: are you there? ', 'assistant: re: are you there? '],
+    'nothing of the killed turn was half-saved',
+  );
   const overview = (await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`)).body;
-  t.match(overview, { total_request_count: 1, active_request_count: 0, conversation_usage_rollup: { provider_reported_count: 1 } }, 'usage counts the finished turn only, and no lease is left active');
+  t.match(
+    overview,
+    { total_request_count: 1, active_request_count: 0, conversation_usage_rollup: { provider_reported_count: 1 } },
+    'usage counts the finished turn only, and no lease is left active',
+  );
 });

@@ -21,7 +21,11 @@ const exec = promisify(execFile);
 /** Runs npm in `cwd`; resolves with its output and exit code instead of throwing. */
 async function npm(cwd: string, ...args: string[]): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await exec('npm', args, { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+    const { stdout, stderr } = await exec('npm', args, {
+      cwd,
+      maxBuffer: 32 * 1024 * 1024,
+      env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -60,7 +64,9 @@ t.test('a vendor scaffolds and tests a plugin of every kind, and ships an orches
       const dir = folders[kind]!;
       const outcome = (async () => {
         const installed = await npm(dir, 'install');
-        const sdk = installed.code ? '' : (JSON.parse(await readFile(path.join(dir, 'node_modules', '@agent-host', 'sdk', 'package.json'), 'utf8')) as { version: string }).version;
+        const sdk = installed.code
+          ? ''
+          : (JSON.parse(await readFile(path.join(dir, 'node_modules', '@agent-host', 'sdk', 'package.json'), 'utf8')) as { version: string }).version;
         return { installed, sdk, tested: installed.code ? installed : await npm(dir, 'test') };
       })();
       outcomes.set(kind, outcome);
@@ -96,41 +102,67 @@ t.test('a vendor scaffolds and tests a plugin of every kind, and ships an orches
 
     const databaseUrl = await createTestDatabase(t);
     const configFile = path.join(vendor, 'host.toml');
-    await writeFile(configFile, ['[plugins]', `extra = ${JSON.stringify([chat, tools])}`, '', '[plugins.acme-orchestrator]', 'preamble = "Answer as Acme."'].join('\n'));
+    await writeFile(
+      configFile,
+      ['[plugins]', `extra = ${JSON.stringify([chat, tools])}`, '', '[plugins.acme-orchestrator]', 'preamble = "Answer as Acme."'].join('\n'),
+    );
     const { url } = await startHostProcess(t, databaseUrl, { AGENT_HOST_CONFIG: configFile }, 'vendor');
     const admin = new AdminClient(url);
     await admin.login();
 
-    const agent = await admin.request('POST', '/agents', { name: 'Acme desk', agent_type: 'chat', public_access_mode: 'public_anonymous', orchestrator_key: 'acme_orchestrator_v1' });
+    const agent = await admin.request('POST', '/agents', {
+      name: 'Acme desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      orchestrator_key: 'acme_orchestrator_v1',
+    });
     t.equal(agent.status, 201, 'an agent on the vendor runtime is created');
     const turn = await admin.stream({ agent_id: agent.body.agent_id, message: 'When do parcels ship?' });
     t.equal(turn.status, 200);
-    t.notOk(turn.events.some((e) => e.type === 'error'), `no error event: ${JSON.stringify(turn.events.filter((e) => e.type === 'error'))}`);
+    t.notOk(
+      turn.events.some((e) => e.type === 'error'),
+      `no error event: ${JSON.stringify(turn.events.filter((e) => e.type === 'error'))}`,
+    );
     t.ok(tokensOf(turn.events).length > 0, 'the reply streamed as tokens');
     const done = turn.events.at(-1) as { type: string; turn_id?: string };
     t.equal(done.type, 'done');
     const [stored] = await query(databaseUrl, 'SELECT response_source FROM conversation_turns WHERE id = $1', [done.turn_id]);
     t.equal(stored?.response_source, 'acme_orchestrator_v1', "the vendor's runtime answered the turn");
 
-    const server = await admin.request('POST', '/mcp-servers', { name: 'Acme tools', transport_type: 'acme_tool_backend', connection_config: { greeting: 'Hello' } });
+    const server = await admin.request('POST', '/mcp-servers', {
+      name: 'Acme tools',
+      transport_type: 'acme_tool_backend',
+      connection_config: { greeting: 'Hello' },
+    });
     t.equal(server.status, 201, 'a tool server of the vendor transport is created');
-    const refused = await admin.request('POST', '/mcp-servers', { name: 'Acme tools, broken', transport_type: 'acme_tool_backend', connection_config: { greeting: 42 } });
+    const refused = await admin.request('POST', '/mcp-servers', {
+      name: 'Acme tools, broken',
+      transport_type: 'acme_tool_backend',
+      connection_config: { greeting: 42 },
+    });
     t.equal(refused.status, 422, "the backend's own validateConfig refuses a broken config");
-    const call = await admin.request('POST', `/mcp-servers/${server.body.mcp_server_id}/test-call`, { action: 'tools/call', tool_name: 'echo', arguments: { text: 'world' } });
+    const call = await admin.request('POST', `/mcp-servers/${server.body.mcp_server_id}/test-call`, {
+      action: 'tools/call',
+      tool_name: 'echo',
+      arguments: { text: 'world' },
+    });
     t.equal(call.status, 200, 'test-call answers');
     t.match(call.body, { status: 'success', result: { text: 'Hello world' } }, "the vendor's tool answered");
   });
 
-  await t.test("a scaffolded runtime that buffers its reply fails its own test, naming the rule", async (t) => {
+  await t.test('a scaffolded runtime that buffers its reply fails its own test, naming the rule', async (t) => {
     const source = path.join(chat, 'src', 'index.ts');
     const original = await readFile(source, 'utf8');
     const buffering = original
       .replace("yield { type: 'token', content: chunk.content };", '')
-      .replace("return { reply, response_source:", "yield { type: 'token', content: reply };\n    return { reply, response_source:");
+      .replace('return { reply, response_source:', "yield { type: 'token', content: reply };\n    return { reply, response_source:");
     t.not(buffering, original, 'the runtime was changed');
     await writeFile(source, buffering);
     const tested = await npm(chat, 'test');
     t.not(tested.code, 0, 'npm test fails');
-    t.match(tested.output, /orchestrator conformance, rule "the model's tokens are streamed as they arrive, not after the whole answer": no token reached the client/);
+    t.match(
+      tested.output,
+      /orchestrator conformance, rule "the model's tokens are streamed as they arrive, not after the whole answer": no token reached the client/,
+    );
   });
 });

@@ -12,23 +12,32 @@ t.test('an operator on instance A and a customer on instance B see each other', 
   const login = await admin.login();
   t.equal(login.status, 200);
   const adminId: string = login.body.admin_user_id;
-  const agent = (await admin.request('POST', '/agents', {
-    name: 'Two rooms, one session',
-    agent_type: 'chat',
-    public_access_mode: 'public_anonymous',
-    human_takeover_enabled: true,
-    system_prompt: 'Returns are free within 30 days.',
-  })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Two rooms, one session',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      human_takeover_enabled: true,
+      system_prompt: 'Returns are free within 30 days.',
+    })
+  ).body;
   // The customer's session is issued by instance B; its id is the customer's key to it.
   const session = (await (await fetch(`${b}/public/agents/${agent.agent_id}/sessions`, { method: 'POST' })).json()).session_id as string;
   const customer = await WsClient.connect(b, `/public/ws/${session}`);
-  const operator = await WsClient.connect(a, `/ws/${session}`, { cookie: admin.cookieHeader(), query: { role: 'operator', operator_id: adminId, operator_name: 'Alice' } });
+  const operator = await WsClient.connect(a, `/ws/${session}`, {
+    cookie: admin.cookieHeader(),
+    query: { role: 'operator', operator_id: adminId, operator_name: 'Alice' },
+  });
   t.teardown(() => (customer.close(), operator.close()));
   await customer.waitFor('session');
   await operator.waitFor('session');
 
   t.same(await customer.send('user_message', { content: 'Are returns free?' }), { ok: true });
-  t.equal((await operator.waitFor('message', (m) => m.message.role === 'assistant')).message.content, 'Returns are free within 30 days.', 'an AI reply made on B reaches A');
+  t.equal(
+    (await operator.waitFor('message', (m) => m.message.role === 'assistant')).message.content,
+    'Returns are free within 30 days.',
+    'an AI reply made on B reaches A',
+  );
 
   t.same(await operator.send('agent_takeover'), { ok: true }, 'the operator on A takes over');
   t.match(await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE'), { takeover_owner_id: adminId }, 'the customer on B receives session');
@@ -38,7 +47,11 @@ t.test('an operator on instance A and a customer on instance B see each other', 
   t.same(await customer.send('user_message', { content: 'Hello, human?' }), { ok: true });
   await operator.waitFor('message', (m) => m.message.content === 'Hello, human?');
   t.pass("the customer's message on B reaches the operator on A");
-  const viaA = await fetch(`${a}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: session, agent_id: agent.agent_id, message: 'Sent to A' }) });
+  const viaA = await fetch(`${a}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ thread_id: session, agent_id: agent.agent_id, message: 'Sent to A' }),
+  });
   t.equal(await viaA.text(), 'data: {"type":"done"}\n\n', 'instance A does not reply either');
   await customer.waitFor('message', (m) => m.message.content === 'Sent to A');
   const [{ n }] = (await query(databaseUrl, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [session])) as [{ n: number }];

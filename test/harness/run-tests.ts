@@ -6,7 +6,17 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { cacheDir, createRootLogger, EmbeddedChroma, EmbeddedPostgresServer, ensureChromaVenv, ensureFerretDb, ensurePipTool, PROJECT_ROOT, type EmbeddedServer } from '@agent-host/core';
+import {
+  cacheDir,
+  createRootLogger,
+  EmbeddedChroma,
+  EmbeddedPostgresServer,
+  ensureChromaVenv,
+  ensureFerretDb,
+  ensurePipTool,
+  PROJECT_ROOT,
+  type EmbeddedServer,
+} from '@agent-host/core';
 
 /** The OpenAPI fuzzer of test/integration/api-fuzz.test.ts (PyPI), pinned. */
 const SCHEMATHESIS = {

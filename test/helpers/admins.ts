@@ -14,7 +14,11 @@ export async function challengeHeader(client: AdminClient, password = BOOTSTRAP_
 }
 
 /** A sub_admin created through the API by `root` (the bootstrap super admin) with `permissionCodes`, logged in. */
-export async function createSubAdmin(root: AdminClient, username: string, permissionCodes: string[]): Promise<{ client: AdminClient; id: string; username: string }> {
+export async function createSubAdmin(
+  root: AdminClient,
+  username: string,
+  permissionCodes: string[],
+): Promise<{ client: AdminClient; id: string; username: string }> {
   const password = `${username}-password-1`;
   const created = await root.request('POST', '/admin/admin-users', { username, password, permission_codes: permissionCodes }, await challengeHeader(root));
   if (created.status !== 201) throw new Error(`creating ${username}: ${created.status} ${JSON.stringify(created.body)}`);

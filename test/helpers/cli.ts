@@ -39,9 +39,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): CliRun {
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   return { child, output: () => output, exit };
 }
 
@@ -79,7 +77,12 @@ export interface TapLike {
  * with its URL and process once it serves. Stopped with SIGTERM when the
  * test ends (a test may kill it sooner).
  */
-export async function startHostProcess(t: TapLike, databaseUrl: string, env: Record<string, string> = {}, name = 'host'): Promise<{ url: string; run: CliRun }> {
+export async function startHostProcess(
+  t: TapLike,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  name = 'host',
+): Promise<{ url: string; run: CliRun }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `agent-host-${name}-`));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const run = runCli(['start'], {
@@ -109,7 +112,9 @@ export async function startHostProcesses(t: TapLike, databaseUrl: string, count:
 
 /** Every live descendant of `root`. */
 export function descendants(root: number): number[] {
-  const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  const all = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
   const found: number[] = [];
   let frontier = [root];
   while (frontier.length) {

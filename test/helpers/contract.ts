@@ -11,7 +11,13 @@ interface Contract {
   /** Every status each operation (`GET /agents/{agent_id}`) answered, for the test that calls them all. */
   answered: Map<string, Set<number>>;
   validators: Map<string, ReturnType<Ajv2020['compile']>>;
-  operations: { method: string; pattern: RegExp; params: number; template: string; operation: { responses: Record<string, { content?: Record<string, unknown> }> } }[];
+  operations: {
+    method: string;
+    pattern: RegExp;
+    params: number;
+    template: string;
+    operation: { responses: Record<string, { content?: Record<string, unknown> }> };
+  }[];
 }
 
 const contracts = new Map<string, Contract>();
@@ -28,7 +34,9 @@ export function registerContract(baseUrl: string, document: OpenApiDocument): vo
       template,
       params: (template.match(/\{/g) ?? []).length,
       // `x-rest-of-path` names a parameter that spans the rest of the path (an object key).
-      pattern: new RegExp(`^${template.replace(/\{([^}]+)\}/g, (_, name) => ((operation as { 'x-rest-of-path'?: string })['x-rest-of-path'] === name ? '.+' : '[^/]+'))}$`),
+      pattern: new RegExp(
+        `^${template.replace(/\{([^}]+)\}/g, (_, name) => ((operation as { 'x-rest-of-path'?: string })['x-rest-of-path'] === name ? '.+' : '[^/]+'))}$`,
+      ),
       operation: operation as unknown as Contract['operations'][number]['operation'],
     })),
   );
@@ -61,7 +69,14 @@ function validatorAt(contract: Contract, template: string, verb: string, key: st
 }
 
 /** Why a response breaks the contract, or `undefined` when it keeps it (or no contract is registered for the host). */
-export function contractViolation(baseUrl: string, method: string, pathname: string, status: number, contentType: string | null, body: unknown): string | undefined {
+export function contractViolation(
+  baseUrl: string,
+  method: string,
+  pathname: string,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): string | undefined {
   const contract = contracts.get(baseUrl);
   if (!contract) return undefined;
   const call = documented(contract, method, pathname, status);
@@ -87,7 +102,9 @@ export function streamViolation(baseUrl: string, method: string, pathname: strin
   }
   const validate = validatorAt(contract, found.template, verb, key, 'text/event-stream', 'x-item-schema');
   const bad = events.find((event) => !validate(event));
-  return bad === undefined ? undefined : `${method} ${found.template} sent an event that breaks /openapi.json: ${JSON.stringify(bad)}: ${contract.ajv.errorsText(validate.errors)}`;
+  return bad === undefined
+    ? undefined
+    : `${method} ${found.template} sent an event that breaks /openapi.json: ${JSON.stringify(bad)}: ${contract.ajv.errorsText(validate.errors)}`;
 }
 
 /** The statuses each operation of the host answered so far, by `METHOD /template`. */

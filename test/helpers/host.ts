@@ -48,7 +48,9 @@ const tomlValue = (value: unknown): string =>
   Array.isArray(value)
     ? `[${value.map(tomlValue).join(', ')}]`
     : typeof value === 'object' && value !== null
-      ? `{ ${Object.entries(value).map(([k, v]) => `${k} = ${tomlValue(v)}`).join(', ')} }`
+      ? `{ ${Object.entries(value)
+          .map(([k, v]) => `${k} = ${tomlValue(v)}`)
+          .join(', ')} }`
       : JSON.stringify(value);
 
 /**
@@ -57,7 +59,14 @@ const tomlValue = (value: unknown): string =>
  */
 export function offlineModelsEnv(...names: string[]): Record<string, string> {
   const { catalog } = loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} }).models;
-  const added = names.map((model_name) => ({ model_name, model_provider: 'offline', display_name: '', description: 'a test model', category: 'test', options: {} }));
+  const added = names.map((model_name) => ({
+    model_name,
+    model_provider: 'offline',
+    display_name: '',
+    description: 'a test model',
+    category: 'test',
+    options: {},
+  }));
   return { AGENT_HOST__MODELS__CATALOG: tomlValue([...catalog, ...added]) };
 }
 

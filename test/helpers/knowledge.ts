@@ -29,7 +29,12 @@ const ENDED = ['succeeded', 'partially_failed', 'failed'];
 
 /** Polls `GET /ingestion-jobs/{job_id}` until the job ends. */
 export async function waitForJob(admin: AdminClient, jobId: string, timeoutMs = 60_000) {
-  const job = await waitFor(`ingestion job ${jobId}`, async () => (await admin.request('GET', `/ingestion-jobs/${jobId}`)).body, (body) => ENDED.includes(body?.status), timeoutMs);
+  const job = await waitFor(
+    `ingestion job ${jobId}`,
+    async () => (await admin.request('GET', `/ingestion-jobs/${jobId}`)).body,
+    (body) => ENDED.includes(body?.status),
+    timeoutMs,
+  );
   return job as Record<string, any>;
 }
 

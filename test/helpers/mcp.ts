@@ -56,7 +56,15 @@ export async function startToolHost(t: Test, options: { mcpToml?: string; env?: 
   const configFile = path.join(os.tmpdir(), `agent-host-mcp-${randomBytes(4).toString('hex')}.toml`);
   await writeFile(
     configFile,
-    [`[[models.catalog]]`, 'model_name = "fixture-model"', 'model_provider = "openai"', 'description = "scripted"', 'category = "chat"', `options = { base_url = ${JSON.stringify(model.url)} }`, options.mcpToml ?? ''].join('\n'),
+    [
+      `[[models.catalog]]`,
+      'model_name = "fixture-model"',
+      'model_provider = "openai"',
+      'description = "scripted"',
+      'category = "chat"',
+      `options = { base_url = ${JSON.stringify(model.url)} }`,
+      options.mcpToml ?? '',
+    ].join('\n'),
   );
   t.teardown(() => rm(configFile, { force: true }));
   const host = await startTestHost(t, { env: { AGENT_HOST_CONFIG: configFile, ...(await pluginsEnv(options.plugins ?? [])), ...options.env } });
@@ -75,9 +83,16 @@ export async function startToolHost(t: Test, options: { mcpToml?: string; env?: 
     },
     /** Seeds a session's history (oldest first) as if earlier turns had stored it. */
     async seedHistory(threadId: string, agentId: string, messages: ['user' | 'assistant', string][]) {
-      await query(host.databaseUrl, "INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())", [threadId, agentId]);
+      await query(host.databaseUrl, "INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())", [
+        threadId,
+        agentId,
+      ]);
       for (const [i, [role, content]] of messages.entries()) {
-        await query(host.databaseUrl, "INSERT INTO chat_messages (id, session_id, role, content, created_at) VALUES (gen_random_uuid(), $1, $2, $3, now() - make_interval(secs => $4))", [threadId, role, content, 100 - i]);
+        await query(
+          host.databaseUrl,
+          'INSERT INTO chat_messages (id, session_id, role, content, created_at) VALUES (gen_random_uuid(), $1, $2, $3, now() - make_interval(secs => $4))',
+          [threadId, role, content, 100 - i],
+        );
       }
     },
   };
@@ -93,7 +108,8 @@ export async function turnContext(admin: AdminClient, threadId: string) {
 }
 
 /** The attributes of the named span of a turn context, or undefined. */
-export const spanOf = (context: any, name: string): Record<string, any> | undefined => context.context_payload.trace_spans.find((s: { name: string }) => s.name === name)?.attributes;
+export const spanOf = (context: any, name: string): Record<string, any> | undefined =>
+  context.context_payload.trace_spans.find((s: { name: string }) => s.name === name)?.attributes;
 
 export const spanNames = (context: any): string[] => context.context_payload.trace_spans.map((s: { name: string }) => s.name);
 

@@ -110,7 +110,8 @@ export async function streamTokens(model: ChatModel, messages: ChatMessage[], in
 }
 
 /** `streamTokens`, resolving to the failure, if any. */
-export const streamTokensInto = (model: ChatModel, messages: ChatMessage[], into: string[], options?: ChatCallOptions) => failureOf(streamTokens(model, messages, into, options));
+export const streamTokensInto = (model: ChatModel, messages: ChatMessage[], into: string[], options?: ChatCallOptions) =>
+  failureOf(streamTokens(model, messages, into, options));
 
 /** The outcome of request `index` once it is settled (or after 2 s). */
 export async function outcomeOf(server: Pick<FixtureServer<unknown>, 'requests'>, index: number) {
@@ -175,16 +176,20 @@ export function providerContract<Reply extends ScriptedReply, Server extends Fix
     let releaseLast!: () => void;
     const firstTokenObserved = new Promise<void>((resolve) => (releaseLast = resolve));
     let firstTokenSeenBeforeLastSent: boolean | undefined;
-    const server = await h.fixture(tt, () => ({
-      chunks: pieces,
-      beforeChunk: async (index: number, total: number) => {
-        if (index !== total - 1) return;
-        // Hold the last frame back until the client has seen a token (or 2 s pass,
-        // so a buffering client still finishes and the assertion below fails).
-        await Promise.race([firstTokenObserved, new Promise((r) => setTimeout(r, 2_000))]);
-        firstTokenSeenBeforeLastSent = firstTokenSeen;
-      },
-    }) as Reply);
+    const server = await h.fixture(
+      tt,
+      () =>
+        ({
+          chunks: pieces,
+          beforeChunk: async (index: number, total: number) => {
+            if (index !== total - 1) return;
+            // Hold the last frame back until the client has seen a token (or 2 s pass,
+            // so a buffering client still finishes and the assertion below fails).
+            await Promise.race([firstTokenObserved, new Promise((r) => setTimeout(r, 2_000))]);
+            firstTokenSeenBeforeLastSent = firstTokenSeen;
+          },
+        }) as Reply,
+    );
     const tokens: string[] = [];
     const http = recordingHttp();
     for await (const chunk of h.modelAt(server, {}, recordingLogger(), http).stream(user('say something'))) {
@@ -197,7 +202,10 @@ export function providerContract<Reply extends ScriptedReply, Server extends Fix
     }
     tt.same(tokens, pieces, 'each streamed content delta becomes one token chunk, in the order the server sent them');
     tt.equal(firstTokenSeenBeforeLastSent, true, 'the first token reaches the caller before the server has sent the end of the stream');
-    tt.ok(http.fetched.length > 0 && http.fetched.every((url) => url.startsWith(server.url)), "the request went through the host's HTTP client (coreServices.http)");
+    tt.ok(
+      http.fetched.length > 0 && http.fetched.every((url) => url.startsWith(server.url)),
+      "the request went through the host's HTTP client (coreServices.http)",
+    );
     h.checkStreamRequest(tt, server);
   });
 

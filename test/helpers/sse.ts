@@ -14,7 +14,11 @@ export async function readEvents(response: Response): Promise<{ type: string; co
 
 /** POSTs to /stream and returns the status, content type and events, each checked against the host's /openapi.json. */
 export async function stream(baseUrl: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${baseUrl}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const contentType = response.headers.get('content-type') ?? '';
   if (!contentType.startsWith('text/event-stream')) {
     const error = await response.json();
@@ -28,4 +32,8 @@ export async function stream(baseUrl: string, body: unknown, headers: Record<str
   return { status: response.status, contentType, events, body: undefined };
 }
 
-export const tokensOf = (events: { type: string; content?: string }[]) => events.filter((e) => e.type === 'token').map((e) => e.content).join('');
+export const tokensOf = (events: { type: string; content?: string }[]) =>
+  events
+    .filter((e) => e.type === 'token')
+    .map((e) => e.content)
+    .join('');

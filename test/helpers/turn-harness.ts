@@ -56,11 +56,27 @@ const noop = () => {};
 export const quietLog: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => quietLog };
 
 export function agentSnapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
-  return fakeAgentSnapshot({ agent_id: 'agent-1', name: 'Help desk', orchestrator_key: 'core_chat_v1', system_prompt: null, model_name: 'gpt-4o-mini', model_provider: 'openai', ...overrides });
+  return fakeAgentSnapshot({
+    agent_id: 'agent-1',
+    name: 'Help desk',
+    orchestrator_key: 'core_chat_v1',
+    system_prompt: null,
+    model_name: 'gpt-4o-mini',
+    model_provider: 'openai',
+    ...overrides,
+  });
 }
 
 export function chunk(content: string, document_filename: string | null, score = 0.9): RetrievedChunk {
-  return { content, score, source_id: 'source-1', source_name: 'Handbook', document_id: document_filename && `doc-${document_filename}`, document_filename, metadata: {} };
+  return {
+    content,
+    score,
+    source_id: 'source-1',
+    source_name: 'Handbook',
+    document_id: document_filename && `doc-${document_filename}`,
+    document_filename,
+    metadata: {},
+  };
 }
 
 export function buildTurnContext(options: {
@@ -120,10 +136,21 @@ export function buildTurnContext(options: {
     history: options.history ?? [],
     recent_user_messages: options.recentUserMessages ?? [],
     models: {
-      choose: (stage) => ({ model_name: agent.model_name ?? 'default', model_provider: options.provider.offline ? 'offline' : 'openai', model_temperature: null, role: `${stage}_model` }),
+      choose: (stage) => ({
+        model_name: agent.model_name ?? 'default',
+        model_provider: options.provider.offline ? 'offline' : 'openai',
+        model_temperature: null,
+        role: `${stage}_model`,
+      }),
       chatModel: (stage) =>
         recording(
-          options.provider.createChatModel({ model_name: agent.model_name ?? 'default', temperature: null, timeoutMs: 5_000, options: {}, ...options.modelSpec }),
+          options.provider.createChatModel({
+            model_name: agent.model_name ?? 'default',
+            temperature: null,
+            timeoutMs: 5_000,
+            options: {},
+            ...options.modelSpec,
+          }),
           stage,
         ),
     },
@@ -156,7 +183,6 @@ export function buildTurnContext(options: {
   };
   return { context, spans, modelCalls, searches, toolCalls, skillCalls };
 }
-
 
 export const tokenText = (events: TurnEvent[]) => events.filter((e) => e.type === 'token').map((e) => e.content);
 

@@ -12,7 +12,11 @@ t.test('administrator API tokens', async (t) => {
   const [root] = await query(host.databaseUrl, 'SELECT id FROM admin_users WHERE username = $1', [BOOTSTRAP_ADMIN.username]);
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const call = (method: string, path: string, token: string, body?: unknown) =>
-    fetch(host.url + path, { method, headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    fetch(host.url + path, {
+      method,
+      headers: { ...bearer(token), ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
   const make = async (body: Record<string, unknown>) => admin.request('POST', '/admin/api-tokens', body, await challengeHeader(admin));
 
   t.test('making one is a sensitive operation; the token is shown once and only its hash is kept', async (t) => {
@@ -28,7 +32,10 @@ t.test('administrator API tokens', async (t) => {
     const days = (new Date(stored!.expires_at).getTime() - Date.now()) / 86_400_000;
     t.ok(days > 29.9 && days <= 30, 'it expires in 30 days');
     const listed = await admin.request('GET', '/admin/api-tokens');
-    t.same(listed.body.items.map((i: { token_id: string }) => i.token_id), [made.body.token_id]);
+    t.same(
+      listed.body.items.map((i: { token_id: string }) => i.token_id),
+      [made.body.token_id],
+    );
     t.notOk('token' in listed.body.items[0], 'the list never shows the token');
   });
 
@@ -39,7 +46,9 @@ t.test('administrator API tokens', async (t) => {
     const created = await call('POST', '/agents', body.token, { name: 'Made by CI', agent_type: 'chat' });
     t.equal(created.status, 201, 'a write with the administrator permissions');
     const agent = (await created.json()) as { agent_id: string };
-    const [audit] = await query(host.databaseUrl, "SELECT actor_id, request_id FROM admin_action_audits WHERE action = 'agent.create' AND target_id = $1", [agent.agent_id]);
+    const [audit] = await query(host.databaseUrl, "SELECT actor_id, request_id FROM admin_action_audits WHERE action = 'agent.create' AND target_id = $1", [
+      agent.agent_id,
+    ]);
     t.same(audit, { actor_id: root!.id, request_id: created.headers.get('x-request-id') }, 'audited as the administrator, with the request id');
     const [used] = await query(host.databaseUrl, 'SELECT last_used_at FROM admin_api_tokens WHERE id = $1', [body.token_id]);
     t.ok(used!.last_used_at, 'last use is recorded');
@@ -66,7 +75,10 @@ t.test('administrator API tokens', async (t) => {
     await query(host.databaseUrl, "UPDATE admin_api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [expired.token_id]);
     t.equal((await call('GET', '/agents', expired.token)).status, 401, 'an expired token is refused');
     t.equal((await call('GET', '/agents', 'ahp_not-a-token')).status, 401, 'an unknown token is refused');
-    const denials = await query(host.databaseUrl, "SELECT count(*)::int AS n FROM admin_action_audits WHERE action = 'access.denied' AND payload->>'reason' = 'api_token_invalid'");
+    const denials = await query(
+      host.databaseUrl,
+      "SELECT count(*)::int AS n FROM admin_action_audits WHERE action = 'access.denied' AND payload->>'reason' = 'api_token_invalid'",
+    );
     t.equal(denials[0]!.n, 3, 'each refusal is audited');
     t.match(await admin.request('DELETE', '/admin/api-tokens/00000000-0000-0000-0000-000000000000'), { status: 404, body: { code: 'API_TOKEN_NOT_FOUND' } });
   });

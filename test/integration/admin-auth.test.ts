@@ -8,8 +8,13 @@ const CATALOG_SIZE = 25;
 
 async function createSubAdmin(databaseUrl: string, username: string, password: string, grants: string[]): Promise<string> {
   const id = randomUUID();
-  await query(databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code, status) VALUES ($1, $2, $3, 'sub_admin', 'active')", [id, username, await hash(password)]);
-  for (const code of grants) await query(databaseUrl, 'INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, $3)', [randomUUID(), id, code]);
+  await query(databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code, status) VALUES ($1, $2, $3, 'sub_admin', 'active')", [
+    id,
+    username,
+    await hash(password),
+  ]);
+  for (const code of grants)
+    await query(databaseUrl, 'INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, $3)', [randomUUID(), id, code]);
   return id;
 }
 
@@ -62,7 +67,9 @@ t.test('login, session cookies, me, refresh, logout', async (t) => {
   t.test('of concurrent duplicate refreshes exactly one succeeds', async (t) => {
     const token = admin.cookies.get('agent_host_refresh')!.value;
     const statuses = await Promise.all(
-      Array.from({ length: 12 }, () => fetch(host.url + '/admin/auth/refresh', { method: 'POST', headers: { cookie: `agent_host_refresh=${token}` } }).then((r) => r.status)),
+      Array.from({ length: 12 }, () =>
+        fetch(host.url + '/admin/auth/refresh', { method: 'POST', headers: { cookie: `agent_host_refresh=${token}` } }).then((r) => r.status),
+      ),
     );
     t.equal(statuses.filter((s) => s === 200).length, 1, 'one refresh wins');
     t.equal(statuses.filter((s) => s === 401).length, 11, 'the others are refused');
@@ -109,8 +116,16 @@ t.test('brute-force guard: failures lock the username on that address, and are a
   t.match(locked.body.detail, /too many failed logins; try again in \d+ s/);
   const otherUser = await new AdminClient(host.url).login(BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
   t.equal(otherUser.status, 200, 'another username from the same address is not locked by three failures (the address has 20 times as many)');
-  const rows = await query(host.databaseUrl, "SELECT outcome, payload FROM admin_action_audits WHERE action = 'auth.login' AND payload->>'username' = $1 ORDER BY id", [victim]);
-  t.same(rows.map((r) => r.outcome), ['failure', 'failure', 'failure', 'denied'], 'each failure and the lockout are audited');
+  const rows = await query(
+    host.databaseUrl,
+    "SELECT outcome, payload FROM admin_action_audits WHERE action = 'auth.login' AND payload->>'username' = $1 ORDER BY id",
+    [victim],
+  );
+  t.same(
+    rows.map((r) => r.outcome),
+    ['failure', 'failure', 'failure', 'denied'],
+    'each failure and the lockout are audited',
+  );
   await query(host.databaseUrl, "UPDATE rate_limit_buckets SET expire = 1 WHERE key LIKE 'login-user-address:%'");
   t.equal((await new AdminClient(host.url).login(victim, 'right-password')).status, 200, 'after the lockout the right password works again');
 });
@@ -126,16 +141,51 @@ t.test('permissions: 401 without login, 403 without the permission, both audited
   const denied = await viewer.request('GET', '/release-metadata');
   t.equal(denied.status, 403);
   t.match(denied.body, { detail: 'missing permission dashboard.read', code: 'PERMISSION_MISSING', request_id: String });
-  await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'dashboard.read')", [randomUUID(), subId]);
+  await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'dashboard.read')", [
+    randomUUID(),
+    subId,
+  ]);
   t.equal((await viewer.request('GET', '/release-metadata')).status, 200, 'a new grant applies to the live session');
-  await query(host.databaseUrl, "UPDATE admin_permission_grants SET status = 'revoked' WHERE admin_user_id = $1 AND permission_code = 'dashboard.read'", [subId]);
+  await query(host.databaseUrl, "UPDATE admin_permission_grants SET status = 'revoked' WHERE admin_user_id = $1 AND permission_code = 'dashboard.read'", [
+    subId,
+  ]);
   t.equal((await viewer.request('GET', '/release-metadata')).status, 403, 'a revoked grant no longer counts');
   const rows = await query(host.databaseUrl, "SELECT actor_id, payload FROM admin_action_audits WHERE action = 'access.denied' ORDER BY id");
-  t.same(rows.map((r) => [r.actor_id, r.payload.reason]), [[null, 'login_required'], [subId, 'missing_permission'], [subId, 'missing_permission']]);
+  t.same(
+    rows.map((r) => [r.actor_id, r.payload.reason]),
+    [
+      [null, 'login_required'],
+      [subId, 'missing_permission'],
+      [subId, 'missing_permission'],
+    ],
+  );
   const catalog = await viewer.request('GET', '/admin/permission-catalog');
   t.equal(catalog.body.items.length, CATALOG_SIZE);
-  for (const code of ['dashboard.read', 'admin_permissions.write', 'conversations.read', 'conversations.write', 'knowledge.read', 'knowledge.write', 'mcp.read', 'mcp.write', 'skills.read', 'agents.read', 'agents.write', 'agents.delete', 'scheduled_tasks.read', 'scheduled_tasks.write', 'evaluation.read', 'evaluation.write', 'jobs.read', 'jobs.write', 'document_recognition.write']) {
-    t.ok(catalog.body.items.some((p: { code: string }) => p.code === code), `the catalog has ${code} (spec 5.3)`);
+  for (const code of [
+    'dashboard.read',
+    'admin_permissions.write',
+    'conversations.read',
+    'conversations.write',
+    'knowledge.read',
+    'knowledge.write',
+    'mcp.read',
+    'mcp.write',
+    'skills.read',
+    'agents.read',
+    'agents.write',
+    'agents.delete',
+    'scheduled_tasks.read',
+    'scheduled_tasks.write',
+    'evaluation.read',
+    'evaluation.write',
+    'jobs.read',
+    'jobs.write',
+    'document_recognition.write',
+  ]) {
+    t.ok(
+      catalog.body.items.some((p: { code: string }) => p.code === code),
+      `the catalog has ${code} (spec 5.3)`,
+    );
   }
 });
 
@@ -165,7 +215,10 @@ t.test('a malformed login body is a 422 listing each problem', async (t) => {
     [['body', 'username'], ['body', 'password'], ['body']],
     'each issue names where it is',
   );
-  t.ok(body.detail.every((d: { msg: string; type: string }) => d.msg && d.type), 'each issue has msg and type');
+  t.ok(
+    body.detail.every((d: { msg: string; type: string }) => d.msg && d.type),
+    'each issue has msg and type',
+  );
 });
 
 t.test('currentPrincipal (for the WebSocket gateway) survives a refresh and follows logout, expiry and account changes', async (t) => {
@@ -176,7 +229,11 @@ t.test('currentPrincipal (for the WebSocket gateway) survives a refresh and foll
   const principal = (await auth.authenticate(client.cookies.get('agent_host_access')!.value))!;
   t.match(await auth.currentPrincipal(principal), { session_id: principal.session_id, access_version: 1 }, 'a fresh session is live');
   t.equal((await client.request('POST', '/admin/auth/refresh')).status, 200);
-  t.match(await auth.currentPrincipal(principal), { session_id: principal.session_id, access_version: 2 }, 'a refresh keeps the session live, at its new access version');
+  t.match(
+    await auth.currentPrincipal(principal),
+    { session_id: principal.session_id, access_version: 2 },
+    'a refresh keeps the session live, at its new access version',
+  );
   await query(host.databaseUrl, "UPDATE admin_users SET status = 'disabled' WHERE id = $1", [principal.admin_user_id]);
   t.equal(await auth.currentPrincipal(principal), undefined, 'a disabled account is not live');
   await query(host.databaseUrl, "UPDATE admin_users SET status = 'active' WHERE id = $1", [principal.admin_user_id]);

@@ -17,22 +17,37 @@ t.test('escalation by grant and by reset is refused', async (t) => {
   const granter = await createSubAdmin(root, 'granter', ['admin_users.read', 'admin_users.write', 'admin_permissions.write', 'agents.read']);
   const strong = await createSubAdmin(root, 'strong', ['agents.read', 'mcp.write']);
   const weak = await createSubAdmin(root, 'weak', ['agents.read']);
-  const asGranter = async (method: string, path: string, body?: unknown) => granter.client.request(method, path, body, await challengeHeader(granter.client, passwordOf('granter')));
+  const asGranter = async (method: string, path: string, body?: unknown) =>
+    granter.client.request(method, path, body, await challengeHeader(granter.client, passwordOf('granter')));
 
-  const everything = await asGranter('POST', '/admin/admin-users', { username: 'puppet', password: 'puppet-password-1', permission_codes: ['agents.read', 'system_settings.write'] });
+  const everything = await asGranter('POST', '/admin/admin-users', {
+    username: 'puppet',
+    password: 'puppet-password-1',
+    permission_codes: ['agents.read', 'system_settings.write'],
+  });
   t.equal(everything.status, 403, 'creating a user with a permission the granter lacks is refused');
   t.match(everything.body.detail, /you do not hold system_settings.write/);
   const fine = await asGranter('POST', '/admin/admin-users', { username: 'helper', password: 'helper-password-1', permission_codes: ['agents.read'] });
   t.equal(fine.status, 201, 'granting what it holds works');
-  t.equal((await asGranter('POST', `/admin/admin-users/${weak.id}/permissions`, { permission_codes: ['mcp.write'] })).status, 403, 'and so does a grant on an existing user');
+  t.equal(
+    (await asGranter('POST', `/admin/admin-users/${weak.id}/permissions`, { permission_codes: ['mcp.write'] })).status,
+    403,
+    'and so does a grant on an existing user',
+  );
 
   const reset = await asGranter('POST', `/admin/admin-users/${strong.id}/password-reset`, { new_password: 'taken-over-password-1' });
-  t.equal(reset.status, 403, "resetting the password of an administrator holding more (mcp.write) is refused");
+  t.equal(reset.status, 403, 'resetting the password of an administrator holding more (mcp.write) is refused');
   t.match(reset.body.detail, /holds permissions you do not \(mcp.write\)/);
   t.equal((await new AdminClient(host.url).login('strong', passwordOf('strong'))).status, 200, 'whose password still works');
   t.equal((await asGranter('DELETE', `/admin/admin-users/${strong.id}`)).status, 403, 'deleting one is refused too');
-  t.equal((await asGranter('POST', `/admin/admin-users/${weak.id}/password-reset`, { new_password: 'a-new-weak-password-1' })).status, 200, 'a target with a subset of the permissions may be reset');
-  const audits = await query(host.databaseUrl, "SELECT payload->>'reason' AS reason FROM admin_action_audits WHERE outcome = 'failure' AND actor_id = $1", [granter.id]);
+  t.equal(
+    (await asGranter('POST', `/admin/admin-users/${weak.id}/password-reset`, { new_password: 'a-new-weak-password-1' })).status,
+    200,
+    'a target with a subset of the permissions may be reset',
+  );
+  const audits = await query(host.databaseUrl, "SELECT payload->>'reason' AS reason FROM admin_action_audits WHERE outcome = 'failure' AND actor_id = $1", [
+    granter.id,
+  ]);
   t.ok(audits.some((a) => a.reason === 'grant_beyond_own_permissions') && audits.some((a) => a.reason === 'target_holds_more'), 'the refusals are audited');
 });
 
@@ -41,7 +56,12 @@ t.test('by default only super admins manage permissions and stdio servers; mount
   const root = new AdminClient(host.url);
   await root.login();
   const granter = await createSubAdmin(root, 'granter', ['admin_users.write', 'admin_permissions.write', 'agents.read']);
-  const created = await granter.client.request('POST', '/admin/admin-users', { username: 'x', password: 'x-password-1234', permission_codes: ['agents.read'] }, await challengeHeader(granter.client, passwordOf('granter')));
+  const created = await granter.client.request(
+    'POST',
+    '/admin/admin-users',
+    { username: 'x', password: 'x-password-1234', permission_codes: ['agents.read'] },
+    await challengeHeader(granter.client, passwordOf('granter')),
+  );
   t.equal(created.status, 403, 'a sub admin with admin_permissions.write still cannot grant');
   t.match(created.body.detail, /\[admin\] sub_admins_manage_permissions/);
 
@@ -66,14 +86,28 @@ t.test('password guesses: reserved before they are checked, keyed on username an
   await root.login();
   await createSubAdmin(root, 'victim', ['agents.read']);
   const from = (address: string) => ({ 'x-forwarded-for': address });
-  const guesses = await Promise.all(Array.from({ length: 60 }, () => new AdminClient(host.url).request('POST', '/admin/auth/login', { username: 'victim', password: 'wrong' }, from('198.51.100.7'))));
+  const guesses = await Promise.all(
+    Array.from({ length: 60 }, () =>
+      new AdminClient(host.url).request('POST', '/admin/auth/login', { username: 'victim', password: 'wrong' }, from('198.51.100.7')),
+    ),
+  );
   const checked = guesses.filter((g) => g.status === 401).length;
   t.ok(checked <= 5, `60 parallel guesses: at most 5 passwords checked (${checked})`);
   t.equal(guesses.filter((g) => g.status === 429).length, 60 - checked, 'the rest refused before any check');
-  const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM admin_action_audits WHERE action = 'auth.login' AND outcome = 'failure'")) as [{ n: number }];
+  const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM admin_action_audits WHERE action = 'auth.login' AND outcome = 'failure'")) as [
+    { n: number },
+  ];
   t.equal(n, checked, 'and only those were verified');
-  t.equal((await new AdminClient(host.url).request('POST', '/admin/auth/login', { username: 'victim', password: passwordOf('victim') }, from('198.51.100.7'))).status, 429, 'the guessing address is locked out, even with the right password');
-  t.equal((await new AdminClient(host.url).request('POST', '/admin/auth/login', { username: 'victim', password: passwordOf('victim') }, from('203.0.113.20'))).status, 200, 'the real user elsewhere is not');
+  t.equal(
+    (await new AdminClient(host.url).request('POST', '/admin/auth/login', { username: 'victim', password: passwordOf('victim') }, from('198.51.100.7'))).status,
+    429,
+    'the guessing address is locked out, even with the right password',
+  );
+  t.equal(
+    (await new AdminClient(host.url).request('POST', '/admin/auth/login', { username: 'victim', password: passwordOf('victim') }, from('203.0.113.20'))).status,
+    200,
+    'the real user elsewhere is not',
+  );
 
   const stolen = new AdminClient(host.url);
   await stolen.login('victim', passwordOf('victim'));
@@ -92,21 +126,44 @@ t.test('browser-facing defaults', async (t) => {
   const root = new AdminClient(host.url);
   await root.login();
   const cookie = root.cookieHeader('/');
-  const post = (path: string, body: string, headers: Record<string, string>) => fetch(`${host.url}${path}`, { method: 'POST', headers: { cookie, ...headers }, body });
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    fetch(`${host.url}${path}`, { method: 'POST', headers: { cookie, ...headers }, body });
 
   const form = await post('/knowledge-sources', 'name=planted', { 'content-type': 'application/x-www-form-urlencoded' });
   t.equal(form.status, 415, 'a form-encoded POST (what a plain HTML form sends) is refused');
   t.same(await query(host.databaseUrl, "SELECT id FROM knowledge_sources WHERE name = 'planted'"), [], 'and creates nothing');
-  const foreign = await post('/agents', JSON.stringify({ name: 'planted', agent_type: 'chat' }), { 'content-type': 'application/json', origin: 'https://evil.example' });
+  const foreign = await post('/agents', JSON.stringify({ name: 'planted', agent_type: 'chat' }), {
+    'content-type': 'application/json',
+    origin: 'https://evil.example',
+  });
   t.equal(foreign.status, 403, 'a JSON POST from a foreign Origin with the cookie is refused');
   t.match(await foreign.json(), { detail: /https:\/\/evil.example may not use this host's administrator session/ });
-  const crossSite = await post('/agents', JSON.stringify({ name: 'planted', agent_type: 'chat' }), { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' });
+  const crossSite = await post('/agents', JSON.stringify({ name: 'planted', agent_type: 'chat' }), {
+    'content-type': 'application/json',
+    'sec-fetch-site': 'cross-site',
+  });
   t.equal(crossSite.status, 403, 'so is one marked cross-site by Sec-Fetch-Site');
-  t.equal((await post('/agents', JSON.stringify({ name: 'own', agent_type: 'chat' }), { 'content-type': 'application/json', origin: host.url })).status, 201, 'the host\'s own pages are served');
-  t.equal((await post('/agents', JSON.stringify({ name: 'console', agent_type: 'chat' }), { 'content-type': 'application/json', origin: 'https://console.example' })).status, 201, 'and so is a listed origin');
+  t.equal(
+    (await post('/agents', JSON.stringify({ name: 'own', agent_type: 'chat' }), { 'content-type': 'application/json', origin: host.url })).status,
+    201,
+    "the host's own pages are served",
+  );
+  t.equal(
+    (await post('/agents', JSON.stringify({ name: 'console', agent_type: 'chat' }), { 'content-type': 'application/json', origin: 'https://console.example' }))
+      .status,
+    201,
+    'and so is a listed origin',
+  );
 
   const session = (await root.request('POST', '/agents', { name: 'x', agent_type: 'chat' })).body;
-  const socket = await WsClient.connect(host.url, `/ws/any-${session.agent_id}`, { cookie, query: { agent_id: session.agent_id }, origin: 'https://evil.example' }).then(() => 'connected', (e: Error) => e.message);
+  const socket = await WsClient.connect(host.url, `/ws/any-${session.agent_id}`, {
+    cookie,
+    query: { agent_id: session.agent_id },
+    origin: 'https://evil.example',
+  }).then(
+    () => 'connected',
+    (e: Error) => e.message,
+  );
   t.not(socket, 'connected', 'a socket handshake with the cookie from a foreign page is refused');
 
   const health = await fetch(`${host.url}/healthz`);
@@ -118,10 +175,17 @@ t.test('browser-facing defaults', async (t) => {
   const listed = await fetch(`${host.url}/healthz`, { headers: { origin: 'https://console.example' } });
   t.equal(listed.headers.get('access-control-allow-origin'), 'https://console.example', 'CORS for a listed origin');
   const docs = await fetch(`${host.url}/docs`, { headers: { cookie } });
-  t.match(docs.headers.get('content-security-policy'), /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'.*frame-ancestors 'none'/, '/docs has a CSP allowing its inline bootstrap by hash');
+  t.match(
+    docs.headers.get('content-security-policy'),
+    /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'.*frame-ancestors 'none'/,
+    '/docs has a CSP allowing its inline bootstrap by hash',
+  );
 });
 
 t.test('the bootstrap password needs 12 characters', async (t) => {
-  t.throws(() => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: { ADMIN_BOOTSTRAP_PASSWORD: 'short-pass' } }), /admin.bootstrap_password.*at least 12 characters/);
+  t.throws(
+    () => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: { ADMIN_BOOTSTRAP_PASSWORD: 'short-pass' } }),
+    /admin.bootstrap_password.*at least 12 characters/,
+  );
   t.doesNotThrow(() => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: { ADMIN_BOOTSTRAP_PASSWORD: 'twelve-chars' } }));
 });

@@ -20,7 +20,10 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     t.equal(status, 200);
     t.same(Object.keys(body).sort(), ['challenge_id', 'expires_at', 'nonce']);
     t.ok(Date.parse(body.expires_at) > Date.now());
-    const verified = await admin.request('POST', `/admin/auth/challenges/${body.challenge_id}/verify`, { nonce: body.nonce, password: BOOTSTRAP_ADMIN.password });
+    const verified = await admin.request('POST', `/admin/auth/challenges/${body.challenge_id}/verify`, {
+      nonce: body.nonce,
+      password: BOOTSTRAP_ADMIN.password,
+    });
     t.equal(verified.status, 200);
     t.type(verified.body.challenge_token, 'string');
     const again = await admin.request('POST', `/admin/auth/challenges/${body.challenge_id}/verify`, { nonce: body.nonce, password: BOOTSTRAP_ADMIN.password });
@@ -30,10 +33,17 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
   t.test('a failed verify burns the challenge: the right password afterwards is refused', async (t) => {
     for (const wrong of [{ password: 'wrong' }, { nonce: 'wrong-nonce' }]) {
       const { body: challenge } = await admin.request('POST', '/admin/auth/challenges');
-      const failed = await admin.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, { nonce: challenge.nonce, password: BOOTSTRAP_ADMIN.password, ...wrong });
+      const failed = await admin.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, {
+        nonce: challenge.nonce,
+        password: BOOTSTRAP_ADMIN.password,
+        ...wrong,
+      });
       t.equal(failed.status, 403);
       t.match(failed.body.detail, /burned, request a new one/);
-      const retry = await admin.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, { nonce: challenge.nonce, password: BOOTSTRAP_ADMIN.password });
+      const retry = await admin.request('POST', `/admin/auth/challenges/${challenge.challenge_id}/verify`, {
+        nonce: challenge.nonce,
+        password: BOOTSTRAP_ADMIN.password,
+      });
       t.equal(retry.status, 403);
       t.match(retry.body, { detail: 'challenge is burned; request a new one', code: 'CHALLENGE_REFUSED', request_id: String });
     }
@@ -42,7 +52,11 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
   t.test('the write needs a challenge token, and a token works once', async (t) => {
     const missing = await patch(admin, 1234);
     t.equal(missing.status, 403);
-    t.match(missing.body, { detail: 'challenge required: send x-admin-challenge-token from a verified challenge', code: 'CHALLENGE_REQUIRED', request_id: String });
+    t.match(missing.body, {
+      detail: 'challenge required: send x-admin-challenge-token from a verified challenge',
+      code: 'CHALLENGE_REQUIRED',
+      request_id: String,
+    });
     const token = await challengeToken(admin);
     const ok = await patch(admin, 1234, token);
     t.equal(ok.status, 200);
@@ -55,7 +69,10 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
 
   t.test('a refusal for the challenge leaves a failure audit row with the reason, though the change rolled back', async (t) => {
     const refusals = () =>
-      query<{ reason: string }>(host.databaseUrl, "SELECT payload->>'reason' AS reason FROM admin_action_audits WHERE action = 'auth.challenge.consume' AND outcome = 'failure' ORDER BY created_at, id");
+      query<{ reason: string }>(
+        host.databaseUrl,
+        "SELECT payload->>'reason' AS reason FROM admin_action_audits WHERE action = 'auth.challenge.consume' AND outcome = 'failure' ORDER BY created_at, id",
+      );
     const before = (await refusals()).length;
     await patch(admin, 77);
     const token = await challengeToken(admin);
@@ -64,7 +81,11 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     const stale = await challengeToken(admin);
     await query(host.databaseUrl, "UPDATE admin_challenges SET token_expires_at = now() - interval '1 second' WHERE status = 'verified'");
     await patch(admin, 80, stale);
-    t.same((await refusals()).slice(before).map((r) => r.reason), ['challenge_missing', 'challenge_used', 'challenge_stale'], 'missing, burnt (used) and stale tokens are audited, each with its reason');
+    t.same(
+      (await refusals()).slice(before).map((r) => r.reason),
+      ['challenge_missing', 'challenge_used', 'challenge_stale'],
+      'missing, burnt (used) and stale tokens are audited, each with its reason',
+    );
   });
 
   t.test('a stale token is refused', async (t) => {
@@ -77,8 +98,14 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
 
   t.test("another administrator's token is refused", async (t) => {
     const id = randomUUID();
-    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'settings-admin', $2, 'sub_admin')", [id, await hash('sa-password')]);
-    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'system_settings.write')", [randomUUID(), id]);
+    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'settings-admin', $2, 'sub_admin')", [
+      id,
+      await hash('sa-password'),
+    ]);
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'system_settings.write')", [
+      randomUUID(),
+      id,
+    ]);
     const other = new AdminClient(host.url);
     await other.login('settings-admin', 'sa-password');
     const foreign = await patch(other, 6, await challengeToken(admin));
@@ -104,20 +131,38 @@ t.test('challenges and the sensitive system-settings write', async (t) => {
     const invalid = await patch(admin, -3, await challengeToken(admin));
     t.equal(invalid.status, 400);
     t.match(invalid.body.detail, /invalid value for agent\.system_prompt_max_length/);
-    const rows = await query(host.databaseUrl, "SELECT target_id, payload->>'reason' AS reason FROM admin_action_audits WHERE action = 'system_setting.update' AND outcome = 'failure' ORDER BY id");
-    t.same(rows.map((r) => [r.target_id, r.reason]), [['agent.no_such_setting', 'unknown_key'], [KEY, 'invalid_value']]);
+    const rows = await query(
+      host.databaseUrl,
+      "SELECT target_id, payload->>'reason' AS reason FROM admin_action_audits WHERE action = 'system_setting.update' AND outcome = 'failure' ORDER BY id",
+    );
+    t.same(
+      rows.map((r) => [r.target_id, r.reason]),
+      [
+        ['agent.no_such_setting', 'unknown_key'],
+        [KEY, 'invalid_value'],
+      ],
+    );
   });
 
   t.test('the change and its audit record commit together: a failing audit write rolls the change back', async (t) => {
-    await query(host.databaseUrl, `CREATE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$ LANGUAGE plpgsql`);
-    await query(host.databaseUrl, "CREATE TRIGGER refuse_audit BEFORE INSERT ON admin_action_audits FOR EACH ROW WHEN (NEW.action = 'system_setting.update' AND NEW.outcome = 'success') EXECUTE FUNCTION refuse_audit()");
+    await query(
+      host.databaseUrl,
+      `CREATE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'audit store unavailable'; END $$ LANGUAGE plpgsql`,
+    );
+    await query(
+      host.databaseUrl,
+      "CREATE TRIGGER refuse_audit BEFORE INSERT ON admin_action_audits FOR EACH ROW WHEN (NEW.action = 'system_setting.update' AND NEW.outcome = 'success') EXECUTE FUNCTION refuse_audit()",
+    );
     const before = await host.app.domains.systemSettings.value(KEY);
     const token = await challengeToken(admin);
     const failed = await patch(admin, 4321, token);
     t.equal(failed.status, 500);
     t.match(failed.body, { detail: 'internal server error', code: 'INTERNAL_ERROR', request_id: String }, 'the cause is not shown to the caller');
     t.equal(await host.app.domains.systemSettings.value(KEY), before, 'the setting is unchanged');
-    const [challenge] = await query(host.databaseUrl, "SELECT status FROM admin_challenges WHERE status IN ('verified', 'used') ORDER BY created_at DESC LIMIT 1");
+    const [challenge] = await query(
+      host.databaseUrl,
+      "SELECT status FROM admin_challenges WHERE status IN ('verified', 'used') ORDER BY created_at DESC LIMIT 1",
+    );
     t.equal(challenge!.status, 'verified', 'the challenge was not spent either');
     await query(host.databaseUrl, 'DROP TRIGGER refuse_audit ON admin_action_audits');
     t.equal((await patch(admin, 4321, token)).status, 200, 'with the audit store back, the same token succeeds');

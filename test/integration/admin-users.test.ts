@@ -14,11 +14,18 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
   const manager = await root.request(
     'POST',
     '/admin/admin-users',
-    { username: 'manager', password: 'manager-password-1', permission_codes: ['admin_users.read', 'admin_users.write', 'admin_permissions.write', 'dashboard.read', 'agents.read'] },
+    {
+      username: 'manager',
+      password: 'manager-password-1',
+      permission_codes: ['admin_users.read', 'admin_users.write', 'admin_permissions.write', 'dashboard.read', 'agents.read'],
+    },
     await rootChallenge(),
   );
   t.equal(manager.status, 201, 'a super admin creates a sub_admin with initial grants through a challenge');
-  t.same(manager.body.grants.map((g: { permission_code: string }) => g.permission_code), ['admin_permissions.write', 'admin_users.read', 'admin_users.write', 'agents.read', 'dashboard.read']);
+  t.same(
+    manager.body.grants.map((g: { permission_code: string }) => g.permission_code),
+    ['admin_permissions.write', 'admin_users.read', 'admin_users.write', 'agents.read', 'dashboard.read'],
+  );
   const mgr = new AdminClient(host.url);
   await mgr.login('manager', 'manager-password-1');
   const mgrChallenge = () => challengeHeader(mgr, 'manager-password-1');
@@ -28,21 +35,40 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     t.equal(plain.status, 201);
     t.equal(plain.body.role_code, 'sub_admin');
     t.same(plain.body.effective_permissions, []);
-    t.equal((await mgr.request('POST', '/admin/admin-users', { username: 'PLAIN', password: 'plain-password-1' })).status, 409, 'usernames are unique, case-insensitively');
+    t.equal(
+      (await mgr.request('POST', '/admin/admin-users', { username: 'PLAIN', password: 'plain-password-1' })).status,
+      409,
+      'usernames are unique, case-insensitively',
+    );
     const noChallenge = await root.request('POST', '/admin/admin-users', { username: 'g1', password: 'g1-password-123', permission_codes: ['agents.read'] });
     t.equal(noChallenge.status, 403, 'initial grants without a challenge are refused');
     t.match(noChallenge.body.detail, /challenge required/);
-    const unknown = await root.request('POST', '/admin/admin-users', { username: 'g2', password: 'g2-password-123', permission_codes: ['root.everything'] }, await rootChallenge());
+    const unknown = await root.request(
+      'POST',
+      '/admin/admin-users',
+      { username: 'g2', password: 'g2-password-123', permission_codes: ['root.everything'] },
+      await rootChallenge(),
+    );
     t.equal(unknown.status, 422, 'an unknown permission code is refused');
     t.equal((await mgr.request('POST', '/admin/admin-users', { username: 'short', password: 'short' })).status, 422, 'a short password is refused');
   });
 
   t.test('creation with grants by someone without admin_permissions.write is refused', async (t) => {
-    const limited = await root.request('POST', '/admin/admin-users', { username: 'limited', password: 'limited-password-1', permission_codes: ['admin_users.write'] }, await rootChallenge());
+    const limited = await root.request(
+      'POST',
+      '/admin/admin-users',
+      { username: 'limited', password: 'limited-password-1', permission_codes: ['admin_users.write'] },
+      await rootChallenge(),
+    );
     t.equal(limited.status, 201);
     const client = new AdminClient(host.url);
     await client.login('limited', 'limited-password-1');
-    const refused = await client.request('POST', '/admin/admin-users', { username: 'x1', password: 'x1-password-123', permission_codes: ['agents.read'] }, await challengeHeader(client, 'limited-password-1'));
+    const refused = await client.request(
+      'POST',
+      '/admin/admin-users',
+      { username: 'x1', password: 'x1-password-123', permission_codes: ['agents.read'] },
+      await challengeHeader(client, 'limited-password-1'),
+    );
     t.equal(refused.status, 403);
     t.match(refused.body, { detail: 'initial permissions need admin_permissions.write', code: 'PERMISSION_NOT_HELD', request_id: String });
   });
@@ -69,7 +95,10 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     const update = await mgr.request('PATCH', `/admin/admin-users/${rootId}`, { display_name: 'pwned' });
     t.equal(update.status, 403);
     t.match(update.body, { detail: 'only a super_admin can change, delete or reset a super_admin', code: 'SUPER_ADMIN_REQUIRED', request_id: String });
-    t.equal((await mgr.request('POST', `/admin/admin-users/${rootId}/password-reset`, { new_password: 'another-password-1' }, await mgrChallenge())).status, 403);
+    t.equal(
+      (await mgr.request('POST', `/admin/admin-users/${rootId}/password-reset`, { new_password: 'another-password-1' }, await mgrChallenge())).status,
+      403,
+    );
     t.equal((await mgr.request('DELETE', `/admin/admin-users/${rootId}`, undefined, await mgrChallenge())).status, 403);
   });
 
@@ -78,10 +107,18 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     const self = await mgr.request('POST', `/admin/admin-users/${managerId}/permissions`, { permission_codes: ['dashboard.read'] }, await mgrChallenge());
     t.equal(self.status, 403);
     t.match(self.body, { detail: 'you cannot grant permissions to yourself', code: 'SELF_CHANGE_REFUSED', request_id: String });
-    const [row] = await query(host.databaseUrl, "SELECT outcome, payload FROM admin_action_audits WHERE action = 'admin_permission.grant' ORDER BY id DESC LIMIT 1");
+    const [row] = await query(
+      host.databaseUrl,
+      "SELECT outcome, payload FROM admin_action_audits WHERE action = 'admin_permission.grant' ORDER BY id DESC LIMIT 1",
+    );
     t.same([row!.outcome, row!.payload.reason], ['failure', 'self_grant']);
     const other = (await mgr.request('POST', '/admin/admin-users', { username: 'grantee', password: 'grantee-password-1' })).body.admin_user_id;
-    const granted = await mgr.request('POST', `/admin/admin-users/${other}/permissions`, { permission_codes: ['dashboard.read', 'agents.read'] }, await mgrChallenge());
+    const granted = await mgr.request(
+      'POST',
+      `/admin/admin-users/${other}/permissions`,
+      { permission_codes: ['dashboard.read', 'agents.read'] },
+      await mgrChallenge(),
+    );
     t.equal(granted.status, 200);
     t.same(granted.body.effective_permissions, ['agents.read', 'dashboard.read']);
     const grant = granted.body.grants.find((g: { permission_code: string }) => g.permission_code === 'dashboard.read');
@@ -97,7 +134,11 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     const victim = new AdminClient(host.url);
     await victim.login('resettee', 'resettee-password-1');
     t.equal((await victim.request('GET', '/admin/auth/me')).status, 200);
-    t.equal((await mgr.request('POST', `/admin/admin-users/${id}/password-reset`, { new_password: 'fresh-password-12' })).status, 403, 'no challenge, no reset');
+    t.equal(
+      (await mgr.request('POST', `/admin/admin-users/${id}/password-reset`, { new_password: 'fresh-password-12' })).status,
+      403,
+      'no challenge, no reset',
+    );
     const reset = await mgr.request('POST', `/admin/admin-users/${id}/password-reset`, { new_password: 'fresh-password-12' }, await mgrChallenge());
     t.equal(reset.status, 200);
     t.equal((await victim.request('GET', '/admin/auth/me')).status, 401, 'the old session is revoked at once');
@@ -123,9 +164,17 @@ t.test('administrator users and every guard of spec 5.5', async (t) => {
     t.equal(noReason.status, 422, 'a reason is required');
     const noChallenge = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, { reason: 'the original owner left the company' });
     t.equal(noChallenge.status, 403, 'a challenge is required');
-    const ok = await other.request('POST', `/admin/admin-users/${rootId}/break-glass-delete`, { reason: 'the original owner left the company' }, await challengeHeader(other, 'second-root-pass'));
+    const ok = await other.request(
+      'POST',
+      `/admin/admin-users/${rootId}/break-glass-delete`,
+      { reason: 'the original owner left the company' },
+      await challengeHeader(other, 'second-root-pass'),
+    );
     t.equal(ok.status, 200);
-    const [row] = await query(host.databaseUrl, "SELECT payload FROM admin_action_audits WHERE action = 'admin_user.break_glass_delete' AND outcome = 'success'");
+    const [row] = await query(
+      host.databaseUrl,
+      "SELECT payload FROM admin_action_audits WHERE action = 'admin_user.break_glass_delete' AND outcome = 'success'",
+    );
     t.equal(row!.payload.reason, 'the original owner left the company', 'the reason is audited');
   });
 

@@ -24,7 +24,12 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
   });
 
   t.test('non-chat agents refuse chat-only fields with 422', async (t) => {
-    for (const [field, value] of [['orchestrator_key', 'core_chat_v1'], ['human_takeover_enabled', true], ['hide_rag_source_filename', true], ['model_routing_config', { enabled: true }]] as const) {
+    for (const [field, value] of [
+      ['orchestrator_key', 'core_chat_v1'],
+      ['human_takeover_enabled', true],
+      ['hide_rag_source_filename', true],
+      ['model_routing_config', { enabled: true }],
+    ] as const) {
       const { status, body } = await create({ name: 'ETL', agent_type: 'etl', [field]: value });
       t.equal(status, 422, `${field} on an etl agent is refused`);
       t.same(locs(body), [`body.${field}`]);
@@ -62,26 +67,45 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
   });
 
   t.test('usage limits are for chat agents only', async (t) => {
-    for (const [field, value] of [['max_total_requests', 5], ['max_concurrent_requests', 1], ['max_cost_usd_monthly', 2.5], ['max_tool_calls_total_per_request', 3]] as const) {
+    for (const [field, value] of [
+      ['max_total_requests', 5],
+      ['max_concurrent_requests', 1],
+      ['max_cost_usd_monthly', 2.5],
+      ['max_tool_calls_total_per_request', 3],
+    ] as const) {
       const { status, body } = await create({ name: 'fusion', agent_type: 'fusion', [field]: value });
       t.equal(status, 422, `${field} on a fusion agent is refused`);
       t.same(locs(body), [`body.${field}`]);
     }
     const { body: chat } = await create({ name: 'limited', agent_type: 'chat', max_total_requests: 5, max_cost_usd_daily: 1 });
     const changed = await admin.request('PATCH', `/agents/${chat.agent_id}`, { agent_type: 'etl' });
-    t.same([changed.status, changed.body.max_total_requests, changed.body.max_cost_usd_daily], [200, null, null], 'a chat agent that changes type loses its limits');
+    t.same(
+      [changed.status, changed.body.max_total_requests, changed.body.max_cost_usd_daily],
+      [200, null, null],
+      'a chat agent that changes type loses its limits',
+    );
   });
 
   t.test('message_type_response_config follows 4.2 rule 4', async (t) => {
     const config = (other: unknown) => ({ name: 'fixed', agent_type: 'chat', message_type_response_config: { other } });
-    const dup = await create(config({ enabled: false, message_key_responses: [{ message_key: 'Hours', response_text: 'a' }, { message_key: '  hours ', response_text: 'b' }] }));
+    const dup = await create(
+      config({
+        enabled: false,
+        message_key_responses: [
+          { message_key: 'Hours', response_text: 'a' },
+          { message_key: '  hours ', response_text: 'b' },
+        ],
+      }),
+    );
     t.equal(dup.status, 422, 'keys are unique after trim and case folding');
     t.same(locs(dup.body), ['body.message_type_response_config.other.message_key_responses.1.message_key']);
     const noText = await create(config({ enabled: true, response_text: '  ' }));
     t.equal(noText.status, 422, 'an enabled default needs text');
     const emptyKey = await create(config({ message_key_responses: [{ message_key: ' ', response_text: 'a' }] }));
     t.equal(emptyKey.status, 422, 'keys must be non-empty');
-    const ok = await create(config({ enabled: true, response_text: 'We will get back to you.', message_key_responses: [{ message_key: 'hours', response_text: '9 to 5' }] }));
+    const ok = await create(
+      config({ enabled: true, response_text: 'We will get back to you.', message_key_responses: [{ message_key: 'hours', response_text: '9 to 5' }] }),
+    );
     t.equal(ok.status, 201);
   });
 
@@ -97,7 +121,14 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     const v1 = await admin.request('POST', `/agents/${agent.agent_id}/versions`, { note: 'baseline' });
     t.equal(v1.status, 201);
     t.equal(v1.body.version_number, 1);
-    for (const field of ['orchestrator_key', 'model_routing_config', 'message_type_response_config', 'mcp_response_config', 'response_grounding_config', 'judge_prompt']) {
+    for (const field of [
+      'orchestrator_key',
+      'model_routing_config',
+      'message_type_response_config',
+      'mcp_response_config',
+      'response_grounding_config',
+      'judge_prompt',
+    ]) {
       t.ok(field in v1.body.snapshot, `the snapshot holds ${field}`);
     }
     await admin.request('PATCH', `/agents/${agent.agent_id}`, { system_prompt: 'second' });
@@ -105,7 +136,13 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     t.equal(rolled.status, 200);
     t.equal(rolled.body.system_prompt, 'first', 'the snapshot is restored');
     const versions = (await admin.request('GET', `/agents/${agent.agent_id}/versions`)).body.items;
-    t.same(versions.map((v: { version_number: number; reason: string }) => [v.version_number, v.reason]), [[2, 'rollback_backup'], [1, 'manual']]);
+    t.same(
+      versions.map((v: { version_number: number; reason: string }) => [v.version_number, v.reason]),
+      [
+        [2, 'rollback_backup'],
+        [1, 'manual'],
+      ],
+    );
     t.equal(versions[0].snapshot.system_prompt, 'second', 'the configuration before the rollback was kept');
     await query(host.databaseUrl, "UPDATE agent_versions SET snapshot = snapshot - 'orchestrator_key' WHERE id = $1", [v1.body.version_id]);
     await admin.request('PATCH', `/agents/${agent.agent_id}`, { orchestrator_key: 'react_agent_v1' });
@@ -123,7 +160,9 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
 
   t.test('rollback passes the checks of a PATCH: field rules and agent_type change checks', async (t) => {
     let running = false;
-    host.app.domains.agents.addTypeChangeCheck(async (_id, from, to) => (running ? `a test job of this ${from} agent runs and cannot run on a ${to} agent` : undefined));
+    host.app.domains.agents.addTypeChangeCheck(async (_id, from, to) =>
+      running ? `a test job of this ${from} agent runs and cannot run on a ${to} agent` : undefined,
+    );
     const { body: agent } = await create({ name: 'typed', agent_type: 'chat', system_prompt: 'p'.repeat(45) });
     const chatVersion = (await admin.request('POST', `/agents/${agent.agent_id}/versions`, {})).body;
     running = true;
@@ -139,13 +178,20 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     running = false;
     t.equal((await admin.request('GET', `/agents/${agent.agent_id}`)).body.agent_type, 'etl', 'the refused rollback changed nothing');
     t.equal((await admin.request('GET', `/agents/${agent.agent_id}/versions`)).body.items.length, 1, 'and stored no backup snapshot');
-    await query(host.databaseUrl, "INSERT INTO system_settings (config_key, value) VALUES ('agent.system_prompt_max_length', '40') ON CONFLICT (config_key) DO UPDATE SET value = EXCLUDED.value");
+    await query(
+      host.databaseUrl,
+      "INSERT INTO system_settings (config_key, value) VALUES ('agent.system_prompt_max_length', '40') ON CONFLICT (config_key) DO UPDATE SET value = EXCLUDED.value",
+    );
     const tooLong = await admin.request('POST', `/agents/${agent.agent_id}/versions/${chatVersion.version_id}/rollback`);
     t.equal(tooLong.status, 422, 'a snapshot over the current system_prompt limit is refused like a PATCH');
     t.same(locs(tooLong.body), ['body.system_prompt']);
     await query(host.databaseUrl, "UPDATE system_settings SET value = '100' WHERE config_key = 'agent.system_prompt_max_length'");
     const restored = await admin.request('POST', `/agents/${agent.agent_id}/versions/${chatVersion.version_id}/rollback`);
-    t.same([restored.status, restored.body.agent_type, restored.body.orchestrator_key], [200, 'chat', 'core_chat_v1'], 'with the job done and the limit raised the rollback goes through');
+    t.same(
+      [restored.status, restored.body.agent_type, restored.body.orchestrator_key],
+      [200, 'chat', 'core_chat_v1'],
+      'with the job done and the limit raised the rollback goes through',
+    );
   });
 
   t.test('/public/agents lists only active public_anonymous agents, without prompts', async (t) => {
@@ -154,7 +200,10 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     const response = await fetch(host.url + '/public/agents');
     t.equal(response.status, 200, 'no login needed');
     const body = await response.json();
-    t.same(body.items.map((a: { name: string }) => a.name), ['Public helper']);
+    t.same(
+      body.items.map((a: { name: string }) => a.name),
+      ['Public helper'],
+    );
     t.same(Object.keys(body.items[0]).sort(), ['agent_id', 'agent_type', 'description', 'name']);
     t.notMatch(JSON.stringify(body), 'secret sauce');
   });

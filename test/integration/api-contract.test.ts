@@ -22,7 +22,12 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   const document: OpenApiDocument = buildOpenApiDocument(createServer(host.app).routes);
 
   /** Calls an operation as `admin` (or `as`) and expects its documented success status. */
-  const call = async (operation: string, params: Record<string, string> = {}, body?: unknown, options: { headers?: Record<string, string>; as?: AdminClient } = {}) => {
+  const call = async (
+    operation: string,
+    params: Record<string, string> = {},
+    body?: unknown,
+    options: { headers?: Record<string, string>; as?: AdminClient } = {},
+  ) => {
     const [method, template] = operation.split(' ') as [string, string];
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
       if (params[name] === undefined) throw new Error(`${operation}: no ${name}`);
@@ -50,7 +55,11 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /release-metadata');
   await call('GET /plugins');
   const challenge = await call('POST /admin/auth/challenges');
-  await call('POST /admin/auth/challenges/{challenge_id}/verify', { challenge_id: challenge.challenge_id }, { nonce: challenge.nonce, password: BOOTSTRAP_ADMIN.password });
+  await call(
+    'POST /admin/auth/challenges/{challenge_id}/verify',
+    { challenge_id: challenge.challenge_id },
+    { nonce: challenge.nonce, password: BOOTSTRAP_ADMIN.password },
+  );
   await call('GET /admin/system-settings');
   await call('PATCH /admin/system-settings/{config_key}', { config_key: 'agent.system_prompt_max_length' }, { value: 20_000 }, await challenged());
 
@@ -66,7 +75,12 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /admin/admin-users/{admin_user_id}', userId);
   await call('PATCH /admin/admin-users/{admin_user_id}', userId, { display_name: 'Contract user' }, await challenged());
   const granted = await call('POST /admin/admin-users/{admin_user_id}/permissions', userId, { permission_codes: ['agents.read'] }, await challenged());
-  await call('DELETE /admin/admin-users/{admin_user_id}/permissions/{grant_id}', { ...userId, grant_id: granted.grants[0].grant_id }, undefined, await challenged());
+  await call(
+    'DELETE /admin/admin-users/{admin_user_id}/permissions/{grant_id}',
+    { ...userId, grant_id: granted.grants[0].grant_id },
+    undefined,
+    await challenged(),
+  );
   await call('POST /admin/admin-users/{admin_user_id}/password-reset', userId, { new_password: 'contract-password-2' }, await challenged());
   await call('DELETE /admin/admin-users/{admin_user_id}', userId, undefined, await challenged());
 
@@ -90,7 +104,11 @@ t.test('every operation of /openapi.json answers its documented success, with a 
 
   // Agents.
   const chatModel = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
-  const agent = await call('POST /agents', {}, { name: 'Contract desk', agent_type: 'chat', public_access_mode: 'public_anonymous', human_takeover_enabled: true, ...chatModel });
+  const agent = await call(
+    'POST /agents',
+    {},
+    { name: 'Contract desk', agent_type: 'chat', public_access_mode: 'public_anonymous', human_takeover_enabled: true, ...chatModel },
+  );
   const agentId = { agent_id: agent.agent_id };
   await call('GET /agents');
   await call('GET /agents/{agent_id}', agentId);
@@ -107,10 +125,18 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('DELETE /agents/{agent_id}', { agent_id: fusion.agent_id });
 
   // MCP mounts, held tool calls and their decisions.
-  const mcpMount = await call('POST /agents/{agent_id}/mcp-mounts', agentId, { mcp_server_id: server.mcp_server_id, allowed_tools: ['echo'], approval: 'operator' });
+  const mcpMount = await call('POST /agents/{agent_id}/mcp-mounts', agentId, {
+    mcp_server_id: server.mcp_server_id,
+    allowed_tools: ['echo'],
+    approval: 'operator',
+  });
   await call('GET /agents/{agent_id}/mcp-mounts', agentId);
   await call('PATCH /agents/{agent_id}/mcp-mounts/{mount_id}', { ...agentId, mount_id: mcpMount.mount_id }, { priority: 5 });
-  await call('POST /agents/{agent_id}/mcp-response-preview', agentId, { mcp_server_id: server.mcp_server_id, tool_name: 'echo', arguments: { message: 'preview' } });
+  await call('POST /agents/{agent_id}/mcp-response-preview', agentId, {
+    mcp_server_id: server.mcp_server_id,
+    tool_name: 'echo',
+    arguments: { message: 'preview' },
+  });
 
   // A public session, chat turns over the stream.
   const session = await call('POST /public/agents/{agent_id}/sessions', agentId);
@@ -134,7 +160,12 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   // Cancelling a running turn.
   slow = true;
   const running = chat('please write a long essay about parcels and their journeys ');
-  await waitFor('a running turn to cancel', () => admin.request('POST', `/sessions/${encodeURIComponent(session.session_id)}/cancel`), (r) => r.status === 202, 10_000);
+  await waitFor(
+    'a running turn to cancel',
+    () => admin.request('POST', `/sessions/${encodeURIComponent(session.session_id)}/cancel`),
+    (r) => r.status === 202,
+    10_000,
+  );
   await running;
   slow = false;
 
@@ -151,7 +182,11 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /knowledge-sources/{source_id}', sourceId);
   await call('PATCH /knowledge-sources/{source_id}', sourceId, { description: 'for the contract test' });
   await call('POST /embedding-model/check-readiness');
-  const doc = await uploadOk(admin, source.source_id, { filename: 'parcels.txt', contentType: 'text/plain', data: 'Parcels leave the depot every morning at seven.\n' });
+  const doc = await uploadOk(admin, source.source_id, {
+    filename: 'parcels.txt',
+    contentType: 'text/plain',
+    data: 'Parcels leave the depot every morning at seven.\n',
+  });
   const documentId = { ...sourceId, document_id: doc.document_id };
   await ingest(admin, source.source_id);
   const rebuild = await call('POST /knowledge-sources/{source_id}/documents/{document_id}/rebuild-from-snapshot', documentId, {});
@@ -171,7 +206,10 @@ t.test('every operation of /openapi.json answers its documented success, with a 
 
   // A correction of the answered turn, published into the agent's managed source.
   await call('GET /sessions/{session_id}/turns/{turn_id}/correction', answered);
-  await call('PATCH /sessions/{session_id}/turns/{turn_id}/correction', answered, { corrected_question: 'When do parcels leave?', corrected_answer: 'Every morning at seven.' });
+  await call('PATCH /sessions/{session_id}/turns/{turn_id}/correction', answered, {
+    corrected_question: 'When do parcels leave?',
+    corrected_answer: 'Every morning at seven.',
+  });
   const published = await call('POST /sessions/{session_id}/turns/{turn_id}/correction/publish', answered);
   await call('GET /knowledge-sources/{source_id}/corrections', { source_id: published.source_id });
   await call('DELETE /agents/{agent_id}/mounts/{mount_id}', { ...agentId, mount_id: mount.mount_id });
@@ -183,7 +221,11 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /skills');
   await call('GET /skills/{skill_id}', skillId);
   await call('PATCH /skills/{skill_id}', skillId, { description: 'Says it back, word for word' });
-  const draft = await call('POST /skills/{skill_id}/versions', skillId, { backend_type: 'mcp', backend_ref_id: server.mcp_server_id, config: { tool_name: 'echo' } });
+  const draft = await call('POST /skills/{skill_id}/versions', skillId, {
+    backend_type: 'mcp',
+    backend_ref_id: server.mcp_server_id,
+    config: { tool_name: 'echo' },
+  });
   const versionId = { ...skillId, version_id: draft.version_id };
   await call('GET /skills/{skill_id}/versions', skillId);
   await call('GET /skills/{skill_id}/versions/{version_id}', versionId);
@@ -204,7 +246,12 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   const other = new AdminClient(host.url);
   await other.login('second-root', 'second-root-pass');
   const me = await call('GET /admin/auth/me', {}, undefined, { as: admin });
-  await call('POST /admin/admin-users/{admin_user_id}/break-glass-delete', { admin_user_id: me.admin_user_id }, { reason: 'the contract test removes its first owner' }, await challenged(other, 'second-root-pass'));
+  await call(
+    'POST /admin/admin-users/{admin_user_id}/break-glass-delete',
+    { admin_user_id: me.admin_user_id },
+    { reason: 'the contract test removes its first owner' },
+    await challenged(other, 'second-root-pass'),
+  );
   await call('POST /admin/auth/logout', {}, undefined, { as: other });
 
   const seen = answeredOperations(host.url);

@@ -25,7 +25,10 @@ const ASSET_DIRS: Record<string, string> = {
 /** A GET that keeps the body raw (AdminClient.request parses JSON); sends the client's cookies when given one. */
 async function rawGet(baseUrl: string, pathname: string, client?: AdminClient) {
   const cookie = client
-    ? [...client.cookies].filter(([, c]) => pathname.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`).join('; ')
+    ? [...client.cookies]
+        .filter(([, c]) => pathname.startsWith(c.path))
+        .map(([name, c]) => `${name}=${c.value}`)
+        .join('; ')
     : '';
   const response = await fetch(baseUrl + pathname, { headers: cookie ? { cookie } : {} });
   const body = Buffer.from(await response.arrayBuffer());
@@ -71,7 +74,14 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
     t.test('every registered route is documented, and nothing else', async (t) => {
       t.ok(routes.length >= 14, 'the app routes and the doc routes are enumerated');
       const operationRoutes = routes.filter((route) => !route.meta);
-      t.same(routes.filter((route) => route.meta).map((route) => route.path).sort(), ['/asyncapi.json', '/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'], 'the documentation routes are not operations');
+      t.same(
+        routes
+          .filter((route) => route.meta)
+          .map((route) => route.path)
+          .sort(),
+        ['/asyncapi.json', '/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'],
+        'the documentation routes are not operations',
+      );
       let operations = 0;
       for (const path of Object.values(doc.paths) as Record<string, unknown>[]) operations += Object.keys(path).length;
       t.equal(operations, operationRoutes.length, 'one operation per route');
@@ -104,21 +114,31 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
           const envelope = route.refusals?.[422] ? 'HTTPError' : 'ValidationError';
           t.equal(op.responses['422']?.content['application/json'].schema.$ref, `#/components/schemas/${envelope}`, `${name} documents 422`);
         } else if (route.multipart) {
-          t.equal(op.requestBody?.content['multipart/form-data'].schema.properties[route.multipart.field]?.format, 'binary', `${name} documents its upload field`);
+          t.equal(
+            op.requestBody?.content['multipart/form-data'].schema.properties[route.multipart.field]?.format,
+            'binary',
+            `${name} documents its upload field`,
+          );
         } else {
           t.notOk(op.requestBody, `${name} takes no body`);
         }
         if (route.query) {
           t.ok(op.responses['422'], `${name} documents 422 for its query`);
           for (const field of Object.keys((route.query as any).shape)) {
-            t.ok(op.parameters?.some((p: any) => p.in === 'query' && p.name === field), `${name} declares the query parameter ${field}`);
+            t.ok(
+              op.parameters?.some((p: any) => p.in === 'query' && p.name === field),
+              `${name} declares the query parameter ${field}`,
+            );
           }
         }
         const success = op.responses[String(route.success?.status ?? 200)];
         t.ok(success, `${name} documents its success status`);
         if (route.success?.status !== 204) t.ok(success?.content, `${name} describes its answer`);
         if (success?.content?.['application/json']) t.ok(success.content['application/json'].schema, `${name} declares the schema of its answer`);
-        t.notOk(Object.keys(op.responses).some((status) => status.startsWith('4') && !op.responses[status].description), `${name} says when each refusal happens`);
+        t.notOk(
+          Object.keys(op.responses).some((status) => status.startsWith('4') && !op.responses[status].description),
+          `${name} says when each refusal happens`,
+        );
         for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
           t.ok(response.headers?.['X-Request-Id'], `${name} ${status} names its X-Request-Id`);
         }
@@ -137,12 +157,24 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       const start = doc.paths['/public/agents/{agent_id}/sessions'].post;
       t.same(Object.keys(start.responses).sort(), ['201', '400', '404', '413', '415', '429', 'default']);
       t.same([...start.responses['201'].content['application/json'].schema.required].sort(), [
-        'agent_id', 'human_takeover_enabled', 'session_id', 'status', 'takeover_owner_id', 'takeover_owner_name', 'takeover_released_at', 'takeover_started_at', 'updated_at',
+        'agent_id',
+        'human_takeover_enabled',
+        'session_id',
+        'status',
+        'takeover_owner_id',
+        'takeover_owner_name',
+        'takeover_released_at',
+        'takeover_started_at',
+        'updated_at',
       ]);
       const stream = doc.paths['/stream'].post;
       t.ok(stream.responses['200'].content['text/event-stream'], 'the stream is an event stream');
       t.ok(stream.responses['429'], 'refused by rate limits with 429');
-      t.same(stream.responses['200'].content['text/event-stream']['x-item-schema'], { $ref: '#/components/schemas/StreamEvent' }, 'each event is a StreamEvent');
+      t.same(
+        stream.responses['200'].content['text/event-stream']['x-item-schema'],
+        { $ref: '#/components/schemas/StreamEvent' },
+        'each event is a StreamEvent',
+      );
       t.same(
         doc.components.schemas.StreamEvent.oneOf.map((event: any) => event.properties.type.const),
         ['token', 'error', 'done'],
@@ -154,7 +186,9 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       const ajv = new Ajv2020({ strict: false, formats: { uuid: true, 'date-time': true, uri: true, email: true } });
       ajv.addSchema({ ...doc, $id: 'openapi' });
       const examples = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
-        Object.entries(methods).flatMap(([method, op]) => (op.requestBody?.content['application/json']?.example ? [{ path, method, example: op.requestBody.content['application/json'].example }] : [])),
+        Object.entries(methods).flatMap(([method, op]) =>
+          op.requestBody?.content['application/json']?.example ? [{ path, method, example: op.requestBody.content['application/json'].example }] : [],
+        ),
       );
       t.ok(examples.length >= 5, `${examples.length} request bodies have an example`);
       for (const { path, method, example } of examples) {
@@ -208,12 +242,24 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
     t.equal(doc.asyncapi, '3.0.0');
     t.equal((await fetch(`${host.url}/asyncapi.json`)).status, 401, 'it needs a login, like /openapi.json');
     const { diagnostics, document } = await new Parser().parse(JSON.stringify(doc));
-    t.same(diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`), [], 'the AsyncAPI parser finds no error or warning');
+    t.same(
+      diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`),
+      [],
+      'the AsyncAPI parser finds no error or warning',
+    );
     t.ok(document, 'and parses it');
-    t.same(Object.keys(doc.channels).map((c) => doc.channels[c].address).sort(), ['/public/ws/{session_id}', '/ws/{session_id}']);
+    t.same(
+      Object.keys(doc.channels)
+        .map((c) => doc.channels[c].address)
+        .sort(),
+      ['/public/ws/{session_id}', '/ws/{session_id}'],
+    );
     const outbound = ['error', 'history', 'message', 'session', 'system', 'takeover_event', 'tool_approval'];
     t.same(doc.operations.wsReceive.messages.map((m: { $ref: string }) => m.$ref.split('/').at(-1)).sort(), outbound, 'every event the server sends');
-    t.notOk(doc.operations.publicWsReceive.messages.some((m: { $ref: string }) => m.$ref.endsWith('/tool_approval')), 'tool approvals go to administrators only');
+    t.notOk(
+      doc.operations.publicWsReceive.messages.some((m: { $ref: string }) => m.$ref.endsWith('/tool_approval')),
+      'tool approvals go to administrators only',
+    );
     t.same(doc.components.messages.error.payload.properties.code.enum, Object.keys(ERROR_CODES), 'error events carry catalog codes');
   });
 
@@ -229,10 +275,21 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       t.match(text, title);
       t.match(text, /["']\/openapi\.json["']/, 'loads the document from the host');
       const refs = references(text);
-      t.same(refs.filter((r) => /^[a-z]+:|^\/\//i.test(r)), [], 'nothing from another origin (the host may be offline)');
+      t.same(
+        refs.filter((r) => /^[a-z]+:|^\/\//i.test(r)),
+        [],
+        'nothing from another origin (the host may be offline)',
+      );
       const assets = refs.filter((r) => r.startsWith(prefix));
-      t.ok(assets.some((a) => a.endsWith('.js')), 'loads a script from the host');
-      if (page === '/docs') t.ok(assets.some((a) => a.endsWith('.css')), 'loads the stylesheet from the host');
+      t.ok(
+        assets.some((a) => a.endsWith('.js')),
+        'loads a script from the host',
+      );
+      if (page === '/docs')
+        t.ok(
+          assets.some((a) => a.endsWith('.css')),
+          'loads the stylesheet from the host',
+        );
       for (const asset of assets) {
         const served = await rawGet(host.url, asset, admin);
         t.equal(served.status, 200, `${asset} is served`);

@@ -28,11 +28,22 @@ interface FuzzRun {
 async function fuzz(schemaFile: string, baseUrl: string, headers: string[]): Promise<FuzzRun> {
   // Schemathesis keeps its cache in its working directory: the run's temporary one, not the clone.
   const args = [
-    'run', schemaFile, '--url', baseUrl, '--checks', CHECKS.join(','), '--max-examples', String(EXAMPLES), '--workers', '1',
+    'run',
+    schemaFile,
+    '--url',
+    baseUrl,
+    '--checks',
+    CHECKS.join(','),
+    '--max-examples',
+    String(EXAMPLES),
+    '--workers',
+    '1',
     '--no-color',
     // Logging out, or revoking the token it found in GET /admin/api-tokens, would make every later request a 401.
-    '--exclude-operation-id', 'post_admin_auth_logout',
-    '--exclude-operation-id', 'delete_admin_api_tokens_by_token_id',
+    '--exclude-operation-id',
+    'post_admin_auth_logout',
+    '--exclude-operation-id',
+    'delete_admin_api_tokens_by_token_id',
     ...(SEEDED ? ['--seed', '15'] : []),
     ...headers.flatMap((header) => ['--header', header]),
   ];
@@ -58,9 +69,17 @@ t.test('what fuzzing found stays fixed', async (t) => {
   const rollback = await admin.request('POST', '/agents/null,null/versions/edca46dd-0acf-42d3-b3f2-5ba5bd5db3cf/rollback');
   t.match(rollback, { status: 404, body: { code: 'AGENT_NOT_FOUND', detail: 'no agent null,null: it is not a UUID' } }, 'so is an agent id');
   const credential = await admin.request('POST', '/mcp-credentials', { name: 'Fuzz desk', allowed_destinations: ['a\u0000b'], secret_payload: { KEY: 'v' } });
-  t.match(credential, { status: 422, body: { errors: [{ loc: ['body', 'allowed_destinations', 0], type: 'nul_character' }] } }, 'a NUL character in a body is a 422 where it is');
+  t.match(
+    credential,
+    { status: 422, body: { errors: [{ loc: ['body', 'allowed_destinations', 0], type: 'nul_character' }] } },
+    'a NUL character in a body is a 422 where it is',
+  );
   const costly = await admin.request('POST', '/agents', { name: 'Costly', agent_type: 'chat', max_cost_usd_monthly: 1.92e16 });
-  t.match(costly, { status: 422, body: { errors: [{ loc: ['body', 'max_cost_usd_monthly'], type: 'too_big' }] } }, 'a cost limit beyond its column is a 422, not a numeric overflow');
+  t.match(
+    costly,
+    { status: 422, body: { errors: [{ loc: ['body', 'max_cost_usd_monthly'], type: 'too_big' }] } },
+    'a cost limit beyond its column is a 422, not a numeric overflow',
+  );
   const session = await admin.request('GET', '/sessions/a%00b/messages');
   t.match(session, { status: 404, body: { code: 'SESSION_NOT_FOUND' } }, 'and in a session id a 404');
 });
@@ -87,6 +106,10 @@ t.test('a fuzz run over /openapi.json finds no 5xx, no answer off its schema, no
     const run = await fuzz(schemaFile, host.url, [...headers]);
     t.comment(`${who}: ${run.requests} requests over ${run.operations} operations, ${EXAMPLES} examples each${SEEDED ? ' (seeded)' : ''}`);
     t.ok(run.operations >= 100, `as ${who}, Schemathesis tested ${run.operations} operations`);
-    t.equal(run.code, 0, `as ${who}, no check failed${run.code === 0 ? '' : `:\n${run.output.slice(Math.max(0, run.output.indexOf('FAILURES')), run.output.indexOf('WARNINGS'))}`}`);
+    t.equal(
+      run.code,
+      0,
+      `as ${who}, no check failed${run.code === 0 ? '' : `:\n${run.output.slice(Math.max(0, run.output.indexOf('FAILURES')), run.output.indexOf('WARNINGS'))}`}`,
+    );
   }
 });

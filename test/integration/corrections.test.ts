@@ -35,7 +35,11 @@ t.test('a published correction answers the next question; the managed source sta
   await admin.login();
   const agent = await chatAgent(admin);
   const handbook = await createSource(admin, { name: 'Travel handbook' });
-  await uploadOk(admin, handbook.source_id, { filename: 'travel.txt', contentType: 'text/plain', data: 'The hotel limit is 120 euros per night in every city.' });
+  await uploadOk(admin, handbook.source_id, {
+    filename: 'travel.txt',
+    contentType: 'text/plain',
+    data: 'The hotel limit is 120 euros per night in every city.',
+  });
   await ingest(admin, handbook.source_id);
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: handbook.source_id });
 
@@ -46,7 +50,13 @@ t.test('a published correction answers the next question; the managed source sta
 
   const empty = await admin.request('GET', path);
   t.equal(empty.status, 200);
-  t.match(empty.body, { status: 'none', revision_number: 0, original_user_message: 'What is the hotel limit per night?', original_ai_answer: before.reply, corrected_answer: null });
+  t.match(empty.body, {
+    status: 'none',
+    revision_number: 0,
+    original_user_message: 'What is the hotel limit per night?',
+    original_ai_answer: before.reply,
+    corrected_answer: null,
+  });
 
   t.test('drafts: validation and revisions', async (t) => {
     const missing = await admin.request('PATCH', path, { corrected_question: 'What is the hotel limit?' });
@@ -59,9 +69,20 @@ t.test('a published correction answers the next question; the managed source sta
     t.equal((await admin.request('POST', `${path}/publish`)).status, 409, 'nothing to publish before a draft is saved');
     t.equal((await admin.request('GET', `/sessions/trip-1/turns/${randomUUID()}/correction`)).status, 404);
 
-    const first = await admin.request('PATCH', path, { corrected_question: 'What is the hotel limit per night?', corrected_answer: 'The hotel limit is 150 euros per night.', correction_note: 'raised in March' });
+    const first = await admin.request('PATCH', path, {
+      corrected_question: 'What is the hotel limit per night?',
+      corrected_answer: 'The hotel limit is 150 euros per night.',
+      correction_note: 'raised in March',
+    });
     t.equal(first.status, 200);
-    t.match(first.body, { status: 'draft', revision_number: 1, correction_note: 'raised in March', source_id: null, document_id: null, original_ai_answer: before.reply });
+    t.match(first.body, {
+      status: 'draft',
+      revision_number: 1,
+      correction_note: 'raised in March',
+      source_id: null,
+      document_id: null,
+      original_ai_answer: before.reply,
+    });
     const second = await admin.request('PATCH', path, {
       corrected_question: 'What is the hotel limit per night?',
       corrected_answer: 'Since March the hotel limit is 150 euros per night, breakfast included.',
@@ -83,7 +104,14 @@ t.test('a published correction answers the next question; the managed source sta
     t.equal((await admin.request('POST', `${path}/publish`)).status, 409, 'a revision already publishing is not published twice');
 
     const done = await correctionWhen(admin, path, (c) => c.status !== 'publishing');
-    t.match(done, { status: 'published', revision_number: 2, published_revision_number: 2, source_name: 'Corrections: Travel desk', ingestion_job_status: 'succeeded', last_error_message: null });
+    t.match(done, {
+      status: 'published',
+      revision_number: 2,
+      published_revision_number: 2,
+      source_name: 'Corrections: Travel desk',
+      ingestion_job_status: 'succeeded',
+      last_error_message: null,
+    });
     t.ok(done.published_at && done.document_id);
     const job = (await admin.request('GET', `/ingestion-jobs/${done.ingestion_job_id}`)).body;
     t.match(job, { job_kind: 'publish_correction', documents_total: 1, document_ids: [done.document_id] }, 'only the candidate document is ingested');
@@ -91,14 +119,30 @@ t.test('a published correction answers the next question; the managed source sta
     t.match(document, { status: 'indexed', vector_status: 'indexed', content_type: 'text/plain; charset=utf-8' });
     t.same(
       { ...document.metadata_json, revision_number: undefined },
-      { knowledge_correction_id: done.correction_id, source_turn_id: before.turn.turn_id, source_session_id: 'trip-1', document_origin: 'managed_correction', revision_number: undefined },
+      {
+        knowledge_correction_id: done.correction_id,
+        source_turn_id: before.turn.turn_id,
+        source_session_id: 'trip-1',
+        document_origin: 'managed_correction',
+        revision_number: undefined,
+      },
       'the document carries the metadata_json fields of spec 2.6',
     );
     t.equal((await admin.request('POST', `${path}/publish`)).status, 409, 'a published revision is not published again');
 
     const ledger = (await admin.request('GET', `/knowledge-sources/${done.source_id}/corrections`)).body;
     t.match(ledger, { limit: 50, next_cursor: null });
-    t.match(ledger.items, [{ correction_id: done.correction_id, turn_id: before.turn.turn_id, sequence: 1, revision_number: 2, status: 'published', document_id: done.document_id, ingestion_job_status: 'succeeded' }]);
+    t.match(ledger.items, [
+      {
+        correction_id: done.correction_id,
+        turn_id: before.turn.turn_id,
+        sequence: 1,
+        revision_number: 2,
+        status: 'published',
+        document_id: done.document_id,
+        ingestion_job_status: 'succeeded',
+      },
+    ]);
   });
 
   t.test('the next answer retrieves the correction, with its source fields in rag_context', async (t) => {
@@ -107,7 +151,13 @@ t.test('a published correction answers the next question; the managed source sta
     const context = (await admin.request('GET', `/sessions/trip-2/turns/${after.turn.turn_id}/context`)).body;
     const hit = context.rag_context.find((c: { source_kind: string }) => c.source_kind === 'managed_correction');
     const correction = (await admin.request('GET', path)).body;
-    t.match(hit, { source_name: 'Corrections: Travel desk', source_kind: 'managed_correction', source_priority: 1000, document_id: correction.document_id, document_origin: 'managed_correction' });
+    t.match(hit, {
+      source_name: 'Corrections: Travel desk',
+      source_kind: 'managed_correction',
+      source_priority: 1000,
+      document_id: correction.document_id,
+      document_origin: 'managed_correction',
+    });
     t.equal(context.rag_context[0].source_kind, 'managed_correction', 'the correction ranks first');
   });
 
@@ -126,10 +176,19 @@ t.test('a published correction answers the next question; the managed source sta
   t.test('turn summaries show the publication fields only to knowledge readers', async (t) => {
     const [summary] = (await admin.request('GET', '/sessions/trip-1/turns')).body.items;
     t.match(summary.correction, { status: 'published', revision_number: 2, source_name: 'Corrections: Travel desk', ingestion_job_status: 'succeeded' });
-    t.ok(summary.correction.source_id && summary.correction.document_id && 'last_error_message' in summary.correction, 'a super admin sees the publication fields');
+    t.ok(
+      summary.correction.source_id && summary.correction.document_id && 'last_error_message' in summary.correction,
+      'a super admin sees the publication fields',
+    );
     const id = randomUUID();
-    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'viewer', $2, 'sub_admin')", [id, await hash('viewer-password')]);
-    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [randomUUID(), id]);
+    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'viewer', $2, 'sub_admin')", [
+      id,
+      await hash('viewer-password'),
+    ]);
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [
+      randomUUID(),
+      id,
+    ]);
     const viewer = new AdminClient(host.url);
     await viewer.login('viewer', 'viewer-password');
     const [hidden] = (await viewer.request('GET', '/sessions/trip-1/turns')).body.items;
@@ -150,7 +209,11 @@ t.test('a published correction answers the next question; the managed source sta
       corrected_answer: 'The hotel limit is 160 euros per night from June.',
       manual_reply_message_id: manual.body.message_id,
     });
-    t.match(saved.body, { status: 'draft', revision_number: 3, manual_reply_message_id: manual.body.message_id, document_id: old.document_id }, 'the published document keeps serving the draft');
+    t.match(
+      saved.body,
+      { status: 'draft', revision_number: 3, manual_reply_message_id: manual.body.message_id, document_id: old.document_id },
+      'the published document keeps serving the draft',
+    );
     await admin.request('POST', `${path}/publish`);
     const done = await correctionWhen(admin, path, (c) => c.status !== 'publishing');
     t.match(done, { status: 'published', published_revision_number: 3 });
@@ -191,9 +254,9 @@ t.test('a publish that finishes after a newer one is discarded as stale; a faile
   const host = await startTestHost(t, {
     env: {
       AGENT_HOST__KNOWLEDGE__EMBEDDER: '"openai"',
-      'AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BASE_URL': `"${embeddings.url}"`,
-      'AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_DIM': '8',
-      'AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_MAX_RETRIES': '0',
+      AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BASE_URL: `"${embeddings.url}"`,
+      AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_DIM: '8',
+      AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_MAX_RETRIES: '0',
       OPENAI_API_KEY: 'test-key',
     },
   });
@@ -218,7 +281,12 @@ t.test('a publish that finishes after a newer one is discarded as stale; a faile
   t.equal(afterNewer.revision_number, 2);
   holds.get('older-revision')!.release();
   const ledgerPath = `/knowledge-sources/${afterNewer.source_id}/corrections`;
-  const ledger = await waitFor('both publishes settled', async () => (await admin.request('GET', ledgerPath)).body.items, (items: any[]) => items.every((p) => p.status !== 'publishing'), 60_000);
+  const ledger = await waitFor(
+    'both publishes settled',
+    async () => (await admin.request('GET', ledgerPath)).body.items,
+    (items: any[]) => items.every((p) => p.status !== 'publishing'),
+    60_000,
+  );
   t.same(
     ledger.map((p: { sequence: number; revision_number: number; status: string }) => [p.sequence, p.revision_number, p.status]),
     [
@@ -228,11 +296,24 @@ t.test('a publish that finishes after a newer one is discarded as stale; a faile
     'the older publish, finishing last, is discarded as stale',
   );
   const settled = (await admin.request('GET', path)).body;
-  t.match(settled, { status: 'published', published_revision_number: 2, document_id: afterNewer.document_id }, 'the correction is unchanged by the stale result');
+  t.match(
+    settled,
+    { status: 'published', published_revision_number: 2, document_id: afterNewer.document_id },
+    'the correction is unchanged by the stale result',
+  );
   const stale = ledger.find((p: { status: string }) => p.status === 'stale');
-  await waitFor('the stale document removed', async () => (await admin.request('GET', `/knowledge-sources/${afterNewer.source_id}/documents/${stale.document_id}`)).status, (s) => s === 404, 30_000);
+  await waitFor(
+    'the stale document removed',
+    async () => (await admin.request('GET', `/knowledge-sources/${afterNewer.source_id}/documents/${stale.document_id}`)).status,
+    (s) => s === 404,
+    30_000,
+  );
   const documents = (await admin.request('GET', `/knowledge-sources/${afterNewer.source_id}/documents`)).body.items;
-  t.same(documents.map((d: { document_id: string }) => d.document_id), [afterNewer.document_id], 'the managed source holds only the served document');
+  t.same(
+    documents.map((d: { document_id: string }) => d.document_id),
+    [afterNewer.document_id],
+    'the managed source holds only the served document',
+  );
 
   await save('This answer is unembeddable.');
   await admin.request('POST', `${path}/publish`);
@@ -242,7 +323,11 @@ t.test('a publish that finishes after a newer one is discarded as stale; a faile
   const [failedSummary] = (await admin.request('GET', '/sessions/stale-1/turns')).body.items;
   t.match(failedSummary.correction, { status: 'failed', last_error_message: /input rejected/ });
   const servedDocs = (await admin.request('GET', `/knowledge-sources/${afterNewer.source_id}/documents`)).body.items;
-  t.same(servedDocs.map((d: { document_id: string }) => d.document_id), [afterNewer.document_id], 'the last published document keeps serving; the failed candidate is removed');
+  t.same(
+    servedDocs.map((d: { document_id: string }) => d.document_id),
+    [afterNewer.document_id],
+    'the last published document keeps serving; the failed candidate is removed',
+  );
   const retry = await save('Dogs are welcome every day, on a leash.');
   t.equal(retry.body.status, 'draft', 'a failed correction can be edited and published again');
 });

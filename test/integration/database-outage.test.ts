@@ -21,8 +21,16 @@ t.test('a database that goes away mid-service: 503 with Retry-After while away, 
   t.equal(before, 201, 'the host serves through the relay');
 
   relay.cut();
-  const readiness = await waitFor('readiness to notice', () => fetch(`${host.url}/readyz`), (r) => r.status === 503, 15_000);
-  t.ok(((await readiness.json()) as { failing: { name: string }[] }).failing.some((f) => f.name === 'postgres'), 'readiness names postgres');
+  const readiness = await waitFor(
+    'readiness to notice',
+    () => fetch(`${host.url}/readyz`),
+    (r) => r.status === 503,
+    15_000,
+  );
+  t.ok(
+    ((await readiness.json()) as { failing: { name: string }[] }).failing.some((f) => f.name === 'postgres'),
+    'readiness names postgres',
+  );
   for (const [method, path, body] of [
     ['POST', '/agents', { name: 'During the outage', agent_type: 'chat' }],
     ['GET', '/agents', undefined],
@@ -38,7 +46,12 @@ t.test('a database that goes away mid-service: 503 with Retry-After while away, 
   t.equal((await fetch(`${host.url}/healthz`)).status, 200, 'liveness still answers');
 
   relay.restore();
-  await waitFor('readiness to return', () => fetch(`${host.url}/readyz`), (r) => r.status === 200, 30_000);
+  await waitFor(
+    'readiness to return',
+    () => fetch(`${host.url}/readyz`),
+    (r) => r.status === 200,
+    30_000,
+  );
   const after = await admin.request('POST', '/agents', { name: 'After the outage', agent_type: 'chat' });
   t.equal(after.status, 201, 'the same session writes again, without a restart');
   const names = (await admin.request('GET', '/agents')).body.items.map((a: { name: string }) => a.name).sort();

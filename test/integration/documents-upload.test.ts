@@ -37,7 +37,10 @@ t.test('documents of a knowledge source', async (t) => {
     t.equal(download.headers.get('content-type'), 'text/plain', 'with the original content type');
     t.match(download.headers.get('content-disposition'), /filename\*=UTF-8''Caf%C3%A9%20menu%20%28v2%29\.txt/, 'with the original filename');
     const list = await admin.request('GET', base);
-    t.same(list.body.items.map((d: { filename: string }) => d.filename), ['Café menu (v2).txt']);
+    t.same(
+      list.body.items.map((d: { filename: string }) => d.filename),
+      ['Café menu (v2).txt'],
+    );
     t.equal((await admin.request('GET', `${base}?status=indexed`)).body.items.length, 0, 'the list filters by status');
   });
 
@@ -52,14 +55,22 @@ t.test('documents of a knowledge source', async (t) => {
     t.match(image.body.detail, /no document parser handles content type "image\/gif"; supported: .*text\/plain/);
     const json = await admin.request('POST', base, { file: 'not multipart' });
     t.equal(json.status, 415, 'a JSON body is not an upload');
-    t.equal((await upload(admin, source.source_id, { filename: 'a.txt', contentType: 'text/plain', data: 'hi' }, 'attachment')).status, 400, 'the file must be in the field "file"');
+    t.equal(
+      (await upload(admin, source.source_id, { filename: 'a.txt', contentType: 'text/plain', data: 'hi' }, 'attachment')).status,
+      400,
+      'the file must be in the field "file"',
+    );
     const stored = await query(host.databaseUrl, "SELECT filename FROM knowledge_documents WHERE filename IN ('big.txt', 'huge.txt', 'photo.gif', 'a.txt')");
     t.same(stored, [], 'a refused upload stores nothing');
     t.equal((await admin.request('GET', `/knowledge-sources/${randomUUID()}/documents`)).status, 404);
   });
 
   t.test('an upload sent as application/octet-stream is typed by its bytes or name, and a type its bytes contradict is refused', async (t) => {
-    const notes = await upload(admin, source.source_id, { filename: 'notes.md', contentType: 'application/octet-stream', data: '# Notes\n\nThe octet-stream upload is typed by its name.' });
+    const notes = await upload(admin, source.source_id, {
+      filename: 'notes.md',
+      contentType: 'application/octet-stream',
+      data: '# Notes\n\nThe octet-stream upload is typed by its name.',
+    });
     t.equal(notes.status, 201, 'curl -F file=@notes.md (octet-stream) is accepted');
     t.equal(notes.body.content_type, 'text/markdown', 'as Markdown, from its extension');
     const job = await ingest(admin, source.source_id, { document_ids: [notes.body.document_id] });
@@ -76,10 +87,16 @@ t.test('documents of a knowledge source', async (t) => {
   });
 
   t.test('deleting a document removes its chunks, its vectors and its file', async (t) => {
-    const document = await uploadOk(admin, source.source_id, { filename: 'gone.md', contentType: 'text/markdown', data: '# Gone\n\nThis document will be deleted after it is indexed.' });
+    const document = await uploadOk(admin, source.source_id, {
+      filename: 'gone.md',
+      contentType: 'text/markdown',
+      data: '# Gone\n\nThis document will be deleted after it is indexed.',
+    });
     const job = await ingest(admin, source.source_id, { document_ids: [document.document_id] });
     t.equal(job.status, 'succeeded');
-    const [row] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [document.document_id]);
+    const [row] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [
+      document.document_id,
+    ]);
     const retriever = host.app.kernel.registry(extensionPoints.retrievers).get(host.app.config.knowledge.retriever) as Retriever;
     const points = () => retriever.count(row!.vector_collection, { document_id: document.document_id });
     t.ok((await points()) > 0, 'the document has points');
@@ -89,7 +106,12 @@ t.test('documents of a knowledge source', async (t) => {
     t.same(await query(host.databaseUrl, 'SELECT id FROM knowledge_chunks WHERE document_id = $1', [document.document_id]), [], 'its chunks are gone');
     t.equal((await admin.request('GET', `${base}/${document.document_id}`)).status, 404);
     t.equal((await fetch(`${host.url}${base}/${document.document_id}/download`, { headers: { cookie: admin.cookieHeader('/') } })).status, 404);
-    const actions = await query<{ action: string }>(host.databaseUrl, "SELECT action FROM admin_action_audits WHERE target_id = $1 ORDER BY id", [document.document_id]);
-    t.same(actions.map((a) => a.action), ['knowledge_document.upload', 'knowledge_document.delete']);
+    const actions = await query<{ action: string }>(host.databaseUrl, 'SELECT action FROM admin_action_audits WHERE target_id = $1 ORDER BY id', [
+      document.document_id,
+    ]);
+    t.same(
+      actions.map((a) => a.action),
+      ['knowledge_document.upload', 'knowledge_document.delete'],
+    );
   });
 });

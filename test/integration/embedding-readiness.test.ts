@@ -21,7 +21,12 @@ t.test('the offline default is ready', async (t) => {
 t.test('an OpenAI-compatible embedder reports its model, and its failure as error info', async (t) => {
   const fixture = await startOpenAiEmbeddingsFixture({ respond: () => ({ dim: 8 }) });
   t.teardown(() => fixture.close());
-  const env = { AGENT_HOST__KNOWLEDGE__EMBEDDER: '"openai"', AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BASE_URL: `"${fixture.url}"`, AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_DIM: '8', AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_MAX_RETRIES: '0' };
+  const env = {
+    AGENT_HOST__KNOWLEDGE__EMBEDDER: '"openai"',
+    AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_BASE_URL: `"${fixture.url}"`,
+    AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_DIM: '8',
+    AGENT_HOST__PLUGINS__EMBEDDERS__OPENAI_MAX_RETRIES: '0',
+  };
   const ready = await check(env, t);
   t.match(ready.body, { ready: true, backend_type: 'openai', provider: 'openai', model: 'text-embedding-3-small', dim: 8, error: null });
   fixture.setRespond(() => ({ status: 503 }));
@@ -31,5 +36,12 @@ t.test('an OpenAI-compatible embedder reports its model, and its failure as erro
 
 t.test('an embedder no plugin registers', async (t) => {
   const { body } = await check({ AGENT_HOST__KNOWLEDGE__EMBEDDER: '"missing-embedder"' }, t);
-  t.match(body, { ready: false, backend_type: 'missing-embedder', provider: null, model: null, dim: null, error: { code: 'embedder_not_registered', message: /missing-embedder/ } });
+  t.match(body, {
+    ready: false,
+    backend_type: 'missing-embedder',
+    provider: null,
+    model: null,
+    dim: null,
+    error: { code: 'embedder_not_registered', message: /missing-embedder/ },
+  });
 });

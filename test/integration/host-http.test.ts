@@ -35,7 +35,10 @@ t.test('default host', async (t) => {
   t.test('app_instance is the row this process wrote to host_instances', async (t) => {
     const { body } = await getJson(host, '/healthz');
     const rows = await query(host.databaseUrl, 'SELECT id, stopped_at FROM host_instances');
-    t.same(rows.map((r) => r.id), [body.app_instance]);
+    t.same(
+      rows.map((r) => r.id),
+      [body.app_instance],
+    );
     t.equal(rows[0]!.stopped_at, null);
   });
 
@@ -110,14 +113,18 @@ t.test('default host', async (t) => {
     t.match(body, { detail: 'administrator login required', code: 'LOGIN_REQUIRED', request_id: String });
   });
 
-  t.test('every response carries X-Request-Id: the caller\'s valid one is kept, else the host makes one', async (t) => {
+  t.test("every response carries X-Request-Id: the caller's valid one is kept, else the host makes one", async (t) => {
     const made = await fetch(host.url + '/healthz');
     t.match(made.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'a generated id');
     const kept = await fetch(host.url + '/healthz', { headers: { 'x-request-id': 'lb-7f3a:42' } });
     t.equal(kept.headers.get('x-request-id'), 'lb-7f3a:42', 'an incoming id is kept');
     const refused = await fetch(host.url + '/no/such/route', { headers: { 'x-request-id': 'has spaces and <tags>' } });
     t.match(refused.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'an id that is not printable and short is replaced, errors included');
-    const streamed = await fetch(host.url + '/stream', { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'sse-1' }, body: JSON.stringify({ thread_id: 'rid', message: 'hi' }) });
+    const streamed = await fetch(host.url + '/stream', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'sse-1' },
+      body: JSON.stringify({ thread_id: 'rid', message: 'hi' }),
+    });
     t.equal(streamed.headers.get('x-request-id'), 'sse-1', 'the event stream too');
     await streamed.text();
   });
@@ -142,7 +149,7 @@ t.test('an idle keep-alive connection is left open past the 5 s at which Node wo
   const ask = async () => {
     received = '';
     socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\nConnection: keep-alive\r\n\r\n`);
-    for (const until = Date.now() + 5_000; !/\r\n\r\n[\s\S]*\}$/.test(received) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    for (const until = Date.now() + 5_000; !/\r\n\r\n[\s\S]*\}$/.test(received) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
     return received.split('\r\n')[0];
   };
   t.equal(await ask(), 'HTTP/1.1 200 OK');
@@ -159,19 +166,26 @@ t.test('release metadata follows APP_ENV rules', async (t) => {
   await admin.login();
   const { status, body } = await admin.request('GET', '/release-metadata');
   t.equal(status, 200);
-  t.same(body, {
-    app_env: 'test',
-    release_identifier: 'build-42',
-    published_at: '2026-11-01T00:00:00Z',
-    commit_sha: null,
-    commit_subject: 'Fix things',
-  }, 'outside production: commit facts, OBSERVABILITY_RELEASE when the sha is unset');
+  t.same(
+    body,
+    {
+      app_env: 'test',
+      release_identifier: 'build-42',
+      published_at: '2026-11-01T00:00:00Z',
+      commit_sha: null,
+      commit_subject: 'Fix things',
+    },
+    'outside production: commit facts, OBSERVABILITY_RELEASE when the sha is unset',
+  );
 });
 
 t.test('disabling orchestrator-react-agent removes react_agent_v1', async (t) => {
   const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_DISABLED: 'orchestrator-react-agent' } });
   const { body } = await adminGet(host, '/chat-orchestrators');
-  t.same(body.items.map((o: any) => o.key), ['core_chat_v1']);
+  t.same(
+    body.items.map((o: any) => o.key),
+    ['core_chat_v1'],
+  );
 });
 
 t.test('disabling the default orchestrator is reported as a guard warning', async (t) => {

@@ -45,13 +45,36 @@ t.test('hostile documents fail with their reasons while a chat stream on the sam
   const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', { name: 'Desk', agent_type: 'chat', public_access_mode: 'public_anonymous', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'gpt-4o-mini',
+    })
+  ).body;
   const source = await createSource(admin);
   const hostile = [
-    { filename: 'bomb.docx', contentType: DOCX, data: await docxBomb(), reason: /bomb\.docx: word\/document\.xml inflates \d+ times \(limit 100\).*zip_max_ratio/ },
-    { filename: 'wide.csv', contentType: 'text/csv', data: amplifyingCsv(), reason: /wide\.csv: its rows expand to more than 20000000 characters.*max_text_chars/ },
+    {
+      filename: 'bomb.docx',
+      contentType: DOCX,
+      data: await docxBomb(),
+      reason: /bomb\.docx: word\/document\.xml inflates \d+ times \(limit 100\).*zip_max_ratio/,
+    },
+    {
+      filename: 'wide.csv',
+      contentType: 'text/csv',
+      data: amplifyingCsv(),
+      reason: /wide\.csv: its rows expand to more than 20000000 characters.*max_text_chars/,
+    },
     { filename: 'deep.html', contentType: 'text/html', data: deepHtml(), reason: /deep\.html: its elements nest \d+ deep \(limit 500\).*html_max_depth/ },
-    { filename: 'pages.pdf', contentType: 'application/pdf', data: manyPagePdf(100_000), reason: /pages\.pdf: it has 100000 pages \(limit 5000\).*pdf_max_pages/ },
+    {
+      filename: 'pages.pdf',
+      contentType: 'application/pdf',
+      data: manyPagePdf(100_000),
+      reason: /pages\.pdf: it has 100000 pages \(limit 5000\).*pdf_max_pages/,
+    },
   ];
   const ids = new Map<string, string>();
   for (const document of hostile) ids.set((await uploadOk(admin, source.source_id, document)).document_id, document.filename);

@@ -9,8 +9,17 @@ import { WsClient } from '../helpers/ws.js';
 
 t.test('hostile messages to a public agent with an MCP mount leave the host answering', async (t) => {
   const { host, admin } = await startToolHost(t);
-  const tracking = (await admin.request('POST', '/mcp-servers', { name: 'Tracking', transport_type: 'stdio', connection_config: trackingStdio() })).body.mcp_server_id as string;
-  const agent = (await admin.request('POST', '/agents', { name: 'Tracker', agent_type: 'chat', public_access_mode: 'public_anonymous', model_provider: 'openai', model_name: 'fixture-model' })).body;
+  const tracking = (await admin.request('POST', '/mcp-servers', { name: 'Tracking', transport_type: 'stdio', connection_config: trackingStdio() })).body
+    .mcp_server_id as string;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Tracker',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'fixture-model',
+    })
+  ).body;
   t.equal((await admin.request('POST', `/agents/${agent.agent_id}/mcp-mounts`, { mcp_server_id: tracking })).status, 201);
 
   // /healthz polled throughout: a stalled event loop shows as one slow answer.
@@ -27,7 +36,11 @@ t.test('hostile messages to a public agent with an MCP mount leave the host answ
 
   const sixtySeven = `bl ${'#  '.repeat(21)}!`;
   t.equal(sixtySeven.length, 67);
-  const first = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: sixtySeven }) });
+  const first = await fetch(`${host.url}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ agent_id: agent.agent_id, message: sixtySeven }),
+  });
   const session = first.headers.get('x-session-id')!;
   t.match(await first.text(), /"type":"done"/, 'the 67-character message is answered');
   const again = await stream(host.url, { thread_id: session, agent_id: agent.agent_id, message: `bl ${'#  '.repeat(30)}!` });
@@ -40,7 +53,14 @@ t.test('hostile messages to a public agent with an MCP mount leave the host answ
 
 t.test('a socket that floods events is told to wait, not queued without end', async (t) => {
   const { host, admin } = await startToolHost(t);
-  const agent = (await admin.request('POST', '/agents', { name: 'Desk', agent_type: 'chat', public_access_mode: 'public_anonymous', system_prompt: 'Parcels ship within two days.' })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      system_prompt: 'Parcels ship within two days.',
+    })
+  ).body;
   const session = (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body.session_id as string;
   const customer = await WsClient.connect(host.url, `/public/ws/${session}`);
   t.teardown(() => customer.close());

@@ -34,7 +34,16 @@ t.test('plugin-defined jobs run to completion on the MongoDB job store, none los
     env: {
       AGENT_HOST_JOBS_BACKEND: 'mongodb',
       MONGODB_URL: mongoUrl,
-      ...jobCounterEnv({ ledger_file: ledger, run, delay_ms: 25, lock_lifetime_ms: 4_000, worker: 'a', queue_count: N, queue_delay_ms: 200, queue_failing: true }),
+      ...jobCounterEnv({
+        ledger_file: ledger,
+        run,
+        delay_ms: 25,
+        lock_lifetime_ms: 4_000,
+        worker: 'a',
+        queue_count: N,
+        queue_delay_ms: 200,
+        queue_failing: true,
+      }),
     },
   });
   t.equal(host.app.config.jobs.backend, 'mongodb', 'the host uses the MongoDB job store');
@@ -50,17 +59,31 @@ t.test('plugin-defined jobs run to completion on the MongoDB job store, none los
   const counts = runCountsBySeq(entries, run, N);
   const duplicated = counts.filter((n) => n > 1).length;
   if (duplicated) t.comment(`FerretDB let ${duplicated} of ${N} jobs be locked twice (non-atomic findAndModify)`);
-  t.same(entries.filter((e) => e.event === 'queue-error'), [], 'queueing through JobScheduler.now raised no error');
+  t.same(
+    entries.filter((e) => e.event === 'queue-error'),
+    [],
+    'queueing through JobScheduler.now raised no error',
+  );
   t.equal(entries.filter((e) => e.event === 'queued' && e.name === 'count').length, N, 'the start hook queued N distinct jobs');
-  t.ok(counts.every((n) => n >= 1), 'every queued job ran (none lost)');
+  t.ok(
+    counts.every((n) => n >= 1),
+    'every queued job ran (none lost)',
+  );
 
   const client = await MongoClient.connect(mongoUrl);
   try {
     const docs = await client.db().collection('agendaJobs').find({}).toArray();
     // Core's own jobs (the knowledge supervisor) are stored beside them under their domain's prefix.
     const names = [...new Set(docs.map((d) => d.name))].sort();
-    t.same(names.filter((n) => n.startsWith('job-counter:')), ['job-counter:count', 'job-counter:fail'], 'jobs are stored under <pluginId>:<name> in agendaJobs');
-    t.ok(names.every((n) => n.includes(':')), 'every stored job name has an owner prefix');
+    t.same(
+      names.filter((n) => n.startsWith('job-counter:')),
+      ['job-counter:count', 'job-counter:fail'],
+      'jobs are stored under <pluginId>:<name> in agendaJobs',
+    );
+    t.ok(
+      names.every((n) => n.includes(':')),
+      'every stored job name has an owner prefix',
+    );
     t.equal(docs.filter((d) => d.name === 'job-counter:count' && d.lastFinishedAt).length, N, 'every count job is recorded as finished');
     const failed = docs.find((d) => d.name === 'job-counter:fail');
     t.ok(failed?.failReason && failed.failCount >= 1, 'a failing job is recorded as failed with its reason');

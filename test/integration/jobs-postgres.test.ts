@@ -42,17 +42,40 @@ t.test('a plugin-defined job runs exactly once when two hosts share one Postgres
   const queued = entries.filter((e) => e.event === 'queued' && e.name === 'count');
   const runs = entries.filter((e) => e.event === 'run' && e.run === run);
 
-  t.same(entries.filter((e) => e.event === 'queue-error'), [], 'queueing through JobScheduler.now raised no error');
+  t.same(
+    entries.filter((e) => e.event === 'queue-error'),
+    [],
+    'queueing through JobScheduler.now raised no error',
+  );
   t.equal(queued.length, N, 'the start hook of host a queued N distinct jobs');
   t.equal(new Set(queued.map((e) => e.job_id)).size, N, 'JobScheduler.now returned a distinct job id per queued job');
-  t.same(runCountsBySeq(entries, run, N), Array.from({ length: N }, () => 1), 'each queued job ran exactly once (no job ran twice, none was lost)');
+  t.same(
+    runCountsBySeq(entries, run, N),
+    Array.from({ length: N }, () => 1),
+    'each queued job ran exactly once (no job ran twice, none was lost)',
+  );
   t.equal(runs.length, N, 'both hosts together ran N jobs, no more');
   t.same(new Set(runs.map((e) => e.job_id)), new Set(queued.map((e) => e.job_id)), 'each run reports the id of a job that was queued (JobRun.id)');
-  t.ok(runs.every((e) => e.worker === 'a' || e.worker === 'b'), 'every run happened on one of the two hosts');
-  t.ok(runs.every((e) => e.name === 'count'), 'a handler sees its job name without the plugin prefix (JobRun.name)');
+  t.ok(
+    runs.every((e) => e.worker === 'a' || e.worker === 'b'),
+    'every run happened on one of the two hosts',
+  );
+  t.ok(
+    runs.every((e) => e.name === 'count'),
+    'a handler sees its job name without the plugin prefix (JobRun.name)',
+  );
   const byWorker = { a: runs.filter((e) => e.worker === 'a').length, b: runs.filter((e) => e.worker === 'b').length };
   t.comment(`runs per host: a=${byWorker.a} b=${byWorker.b}`);
-  const twice = runCountsBySeq(entries, run, N).flatMap((count, seq) => (count > 1 ? [`seq ${seq} on ${runs.filter((e) => e.seq === seq).map((e) => e.worker).join('+')}`] : []));
+  const twice = runCountsBySeq(entries, run, N).flatMap((count, seq) =>
+    count > 1
+      ? [
+          `seq ${seq} on ${runs
+            .filter((e) => e.seq === seq)
+            .map((e) => e.worker)
+            .join('+')}`,
+        ]
+      : [],
+  );
   if (twice.length) t.comment(`jobs that ran more than once: ${twice.join(', ')}`);
   t.ok(byWorker.a > 0 && byWorker.b > 0, 'both hosts ran jobs, so they really competed for them');
 
@@ -67,8 +90,15 @@ t.test('job names are namespaced <pluginId>:<name> in agenda_jobs', async (t) =>
   const rows = await query<{ name: string }>(databaseUrl, 'SELECT DISTINCT name FROM agenda_jobs ORDER BY name');
   const names = rows.map((r) => r.name);
   // Core's own jobs (the knowledge supervisor) are stored beside them under their domain's prefix.
-  t.same(names.filter((n) => n.startsWith('job-counter:')), ['job-counter:count', 'job-counter:fail'], 'the plugin jobs are stored under the plugin id prefix');
-  t.ok(names.every((n) => n.includes(':')), 'every stored job name has an owner prefix');
+  t.same(
+    names.filter((n) => n.startsWith('job-counter:')),
+    ['job-counter:count', 'job-counter:fail'],
+    'the plugin jobs are stored under the plugin id prefix',
+  );
+  t.ok(
+    names.every((n) => n.includes(':')),
+    'every stored job name has an owner prefix',
+  );
   t.notOk(names.includes('count') || names.includes('fail'), 'no job is stored under its bare, unprefixed name');
 });
 
@@ -90,7 +120,10 @@ t.test('a failing job is recorded as failed without crashing the host', async (t
   await sleep(1_000);
   const attempts = (await readLedger(ledger)).filter((e) => e.event === 'fail-attempt' && e.run === run);
   t.equal(attempts.length, 1, 'the failing job ran once (no retry is configured) on one host');
-  for (const [label, host] of [['a', hostA], ['b', hostB]] as const) {
+  for (const [label, host] of [
+    ['a', hostA],
+    ['b', hostB],
+  ] as const) {
     const health = await getJson(host, '/healthz');
     t.equal(health.status, 200, `host ${label} still serves /healthz after the job failure`);
     t.notOk(
@@ -119,10 +152,15 @@ t.test('a stopping host hands the jobs it locked but did not start to the other 
   );
   await hostA.stop();
   const afterStop = await readLedger(ledger);
-  t.same(afterStop.filter((e) => e.event === 'run').map((e) => e.worker), ['a'], 'host a finished the one job it had started before it stopped');
-  const [{ locked }] = (await query<{ locked: string }>(databaseUrl, `SELECT count(locked_at) AS locked FROM agenda_jobs WHERE name = 'job-counter:count'`)) as [
-    { locked: string },
-  ];
+  t.same(
+    afterStop.filter((e) => e.event === 'run').map((e) => e.worker),
+    ['a'],
+    'host a finished the one job it had started before it stopped',
+  );
+  const [{ locked }] = (await query<{ locked: string }>(
+    databaseUrl,
+    `SELECT count(locked_at) AS locked FROM agenda_jobs WHERE name = 'job-counter:count'`,
+  )) as [{ locked: string }];
   t.equal(Number(locked), 0, 'a stopped host leaves no job locked');
 
   await startTestHost(t, { databaseUrl, env: jobCounterEnv({ ...common, worker: 'b' }) });

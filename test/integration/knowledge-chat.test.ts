@@ -64,13 +64,30 @@ t.test('a PDF and a DOCX answer questions through /stream, with their passages i
 
   const hotel = await ask('handbook-1', 'What is the hotel limit per night?');
   const [first] = hotel.context.rag_context;
-  t.match(first, { document_id: travel.document_id, document_filename: 'travel-policy.pdf', source_id: source.source_id, source_name: 'Employee handbook', source_kind: 'standard', source_priority: 0, document_origin: 'upload', retrieval_mode: 'vector' });
+  t.match(first, {
+    document_id: travel.document_id,
+    document_filename: 'travel-policy.pdf',
+    source_id: source.source_id,
+    source_name: 'Employee handbook',
+    source_kind: 'standard',
+    source_priority: 0,
+    document_origin: 'upload',
+    retrieval_mode: 'vector',
+  });
   t.match(first.content, /hotel limit is 120 euros per night/, 'the PDF passage is in the turn context');
   t.match(hotel.reply, /hotel limit is 120 euros per night/, 'and the offline model answers with it');
-  t.match(hotel.context.context_payload.retrieval, [{ query: 'What is the hotel limit per night?', fallback_mode: null }], 'the search is recorded in the context payload');
+  t.match(
+    hotel.context.context_payload.retrieval,
+    [{ query: 'What is the hotel limit per night?', fallback_mode: null }],
+    'the search is recorded in the context payload',
+  );
 
   const printer = await ask('handbook-2', 'Where is the printer?');
-  t.match(printer.context.rag_context[0], { document_id: office.document_id, document_filename: 'office-guide.docx', content: /printer is on the third floor/ });
+  t.match(printer.context.rag_context[0], {
+    document_id: office.document_id,
+    document_filename: 'office-guide.docx',
+    content: /printer is on the third floor/,
+  });
   t.match(printer.reply, /third floor/);
   const openai = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
   const systemText = () => fixture.bodies.at(-1).messages.find((m: { role: string }) => m.role === 'system').content as string;
@@ -83,15 +100,33 @@ t.test('a PDF and a DOCX answer questions through /stream, with their passages i
   t.equal(hidden.context.rag_context[0].document_filename, 'office-guide.docx', 'while the turn context keeps it');
 
   // No vector score reaches 1, so every search of this agent answers from the keyword fallback.
-  const strict = (await admin.request('POST', '/agents', { name: 'Strict handbook', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { score_threshold: 1 } })).body;
+  const strict = (
+    await admin.request('POST', '/agents', {
+      name: 'Strict handbook',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      retrieval_config: { score_threshold: 1 },
+    })
+  ).body;
   await admin.request('POST', `/agents/${strict.agent_id}/mounts`, { source_id: source.source_id });
   const fallback = await ask('handbook-5', 'What is the hotel limit per night?', {}, strict.agent_id);
   const [search] = fallback.context.context_payload.retrieval;
-  t.match(search, { threshold: 1, fallback_mode: 'keyword_fallback', fallback_reason: /no vector hit scored at least 1/ }, 'the turn context records the keyword fallback');
+  t.match(
+    search,
+    { threshold: 1, fallback_mode: 'keyword_fallback', fallback_reason: /no vector hit scored at least 1/ },
+    'the turn context records the keyword fallback',
+  );
   t.ok(search.matched_words.includes('hotel') && search.matched_words.includes('limit'), `and the query words it matched (${search.matched_words.join(', ')})`);
   t.ok(fallback.context.rag_context.length > 0, 'the fallback found passages');
-  t.ok(fallback.context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'keyword_fallback'), 'every rag_context entry says it came from the keyword fallback');
-  t.match(fallback.context.rag_context[0], { document_id: travel.document_id, document_filename: 'travel-policy.pdf', content: /hotel limit is 120 euros per night/ });
+  t.ok(
+    fallback.context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'keyword_fallback'),
+    'every rag_context entry says it came from the keyword fallback',
+  );
+  t.match(fallback.context.rag_context[0], {
+    document_id: travel.document_id,
+    document_filename: 'travel-policy.pdf',
+    content: /hotel limit is 120 euros per night/,
+  });
   t.ok(fallback.context.rag_context[0].matched_words.includes('hotel'), 'each passage records the words it matched');
   t.match(fallback.reply, /hotel limit is 120 euros per night/, 'and the model answers from the passage the fallback found');
 });

@@ -44,7 +44,11 @@ const CASES: Case[] = [
       t.match(selection(context), { decision: 'query_tracking', source: 'deterministic' }, 'deterministic choice');
       t.match(spanOf(context, 'mcp-argument-generation'), { skipped: true }, 'generation skipped');
       t.same(stages, ['final'], 'no selector or argument model call');
-      t.match(invoked(context), [{ tool_name: 'query_tracking', status: 'success', request_payload: { selectNo: CONTAINER } }], 'the tool is called with the identifier');
+      t.match(
+        invoked(context),
+        [{ tool_name: 'query_tracking', status: 'success', request_payload: { selectNo: CONTAINER } }],
+        'the tool is called with the identifier',
+      );
     },
   },
   {
@@ -144,7 +148,10 @@ const CASES: Case[] = [
   {
     name: 'row 2: a unique identifier in history and an elliptical follow-up attempt; generation gets the history',
     agent: 'tracking',
-    history: [['user', `Track ${CONTAINER} please`], ['assistant', `It is on board (${OTHER} was mentioned by me only).`]],
+    history: [
+      ['user', `Track ${CONTAINER} please`],
+      ['assistant', `It is on board (${OTHER} was mentioned by me only).`],
+    ],
     message: 'Any update on it?',
     script: { arguments: { selectNo: CONTAINER } },
     check(t, { context, stages }) {
@@ -156,11 +163,16 @@ const CASES: Case[] = [
   {
     name: 'row 2: several competing history identifiers stop with an ambiguity clarification',
     agent: 'tracking',
-    history: [['user', `Track ${CONTAINER}`], ['user', `And what about ${OTHER}?`]],
+    history: [
+      ['user', `Track ${CONTAINER}`],
+      ['user', `And what about ${OTHER}?`],
+    ],
     message: 'Where is it now?',
     check(t, { context, calls, stages }) {
       t.match(preGate(context), { should_attempt: false, outcome: 'blocked' });
-      t.match(calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate', response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [OTHER, CONTAINER] } }]);
+      t.match(calls, [
+        { status: 'blocked', stage: 'mcp-pre-generation-gate', response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [OTHER, CONTAINER] } },
+      ]);
       t.same(stages, ['final'], 'no argument generation');
       t.match(context.context_payload.observation.mcp_guidance, { candidate_identifier_arguments: ['selectNo'] }, 'the guidance reaches the turn');
     },
@@ -170,7 +182,13 @@ const CASES: Case[] = [
     agent: 'tracking',
     message: 'Where is my container?',
     check(t, { calls, context }) {
-      t.match(calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate', response_payload: { kind: 'missing_arguments', missing_identifiers: ['selectNo'], candidate_identifier_arguments: ['selectNo'] } }]);
+      t.match(calls, [
+        {
+          status: 'blocked',
+          stage: 'mcp-pre-generation-gate',
+          response_payload: { kind: 'missing_arguments', missing_identifiers: ['selectNo'], candidate_identifier_arguments: ['selectNo'] },
+        },
+      ]);
       t.equal(invoked(context).length, 0, 'no call');
     },
   },
@@ -208,7 +226,14 @@ const CASES: Case[] = [
     agent: 'tracking',
     message: `Track ${CONTAINER} and ${OTHER}`,
     check(t, { calls, stages, context }) {
-      t.match(calls, [{ status: 'blocked', stage: 'mcp-pre-generation-gate', reason: 'several identifiers in the current message', response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [CONTAINER, OTHER] } }]);
+      t.match(calls, [
+        {
+          status: 'blocked',
+          stage: 'mcp-pre-generation-gate',
+          reason: 'several identifiers in the current message',
+          response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [CONTAINER, OTHER] },
+        },
+      ]);
       t.equal(invoked(context).length, 0, 'no call');
       t.same(stages, ['final'], 'no argument generation');
     },
@@ -219,7 +244,11 @@ const CASES: Case[] = [
     history: [['user', `Track ${CONTAINER} please`]],
     message: 'Any update on it?',
     check(t, { calls, stages }) {
-      t.match(preGateOf(calls), { status: 'blocked', reason: 'tracking intent without an identifier', response_payload: { kind: 'missing_arguments', missing_identifiers: ['selectNo'] } });
+      t.match(preGateOf(calls), {
+        status: 'blocked',
+        reason: 'tracking intent without an identifier',
+        response_payload: { kind: 'missing_arguments', missing_identifiers: ['selectNo'] },
+      });
       t.same(stages, ['final'], 'no argument generation');
     },
   },
@@ -269,9 +298,18 @@ const CASES: Case[] = [
   {
     name: 'row 3: the tool-call model gets the current message, the schema and the last 3 user messages, by structured output',
     agent: 'mixed',
-    history: [['user', 'first question'], ['user', 'second question'], ['assistant', 'assistant secret ABCD12345678'], ['user', 'third question'], ['user', 'fourth question']],
+    history: [
+      ['user', 'first question'],
+      ['user', 'second question'],
+      ['assistant', 'assistant secret ABCD12345678'],
+      ['user', 'third question'],
+      ['user', 'fourth question'],
+    ],
     message: 'Please echo hello',
-    script: { selection: { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'echo' }, arguments: { message: 'hello' } },
+    script: {
+      selection: { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'echo' },
+      arguments: { message: 'hello' },
+    },
     check(t, { context }) {
       t.match(spanOf(context, 'mcp-argument-generation'), { skipped: false, output_mode: 'structured', argument_names: ['message'] });
     },
@@ -290,7 +328,10 @@ const CASES: Case[] = [
     name: 'row 4: model arguments are canonicalised to the schema names; query and round are always added',
     agent: 'mixed',
     message: 'Add 2 and 3 for me',
-    script: { selection: { selected_tool_name: 'get-sum', should_call_now: true, missing_required_arguments: [], reason: 'sum' }, arguments: { A: 2, b: 3, colour: 'red' } },
+    script: {
+      selection: { selected_tool_name: 'get-sum', should_call_now: true, missing_required_arguments: [], reason: 'sum' },
+      arguments: { A: 2, b: 3, colour: 'red' },
+    },
     check(t, { context }) {
       const build = context.mcp_context.find((e: any) => e.stage === 'build_tool_arguments');
       t.same(build.canonicalized, [{ from: 'A', to: 'a' }]);
@@ -313,7 +354,10 @@ const CASES: Case[] = [
   {
     name: 'row 4: assistant history is never a source: an identifier only the assistant said is untraceable',
     agent: 'tracking',
-    history: [['user', 'I need to track my box'], ['assistant', `Is it ${OTHER}?`]],
+    history: [
+      ['user', 'I need to track my box'],
+      ['assistant', `Is it ${OTHER}?`],
+    ],
     message: 'Yes, that one. Where is it?',
     script: { arguments: { selectNo: OTHER } },
     check(t, { calls }) {
@@ -355,7 +399,14 @@ const CASES: Case[] = [
     script: { arguments: { selectNo: `${CONTAINER} ${OTHER}` } },
     check(t, { context, calls, stages }) {
       t.match(preGate(context), { should_attempt: true, identifier_source: 'history_follow_up' });
-      t.match(calls, [{ status: 'blocked', stage: 'mcp-tool-attempt-gate', reason: 'the identifier argument holds several identifiers', response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [CONTAINER, OTHER] } }]);
+      t.match(calls, [
+        {
+          status: 'blocked',
+          stage: 'mcp-tool-attempt-gate',
+          reason: 'the identifier argument holds several identifiers',
+          response_payload: { kind: 'ambiguous_identifier', candidate_identifiers: [CONTAINER, OTHER] },
+        },
+      ]);
       t.equal(invoked(context).length, 0, 'no call');
       t.same(stages, ['arguments', 'final']);
     },
@@ -368,7 +419,20 @@ const CASES: Case[] = [
     script: { selection: { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'echo' }, arguments: { message: 'hi' } },
     check(t, { context }) {
       t.match(spanOf(context, 'mcp-required-argument-check'), { should_attempt: true, missing_required: [] });
-      t.same(spanNames(context).filter((n) => n.startsWith('mcp-')), ['mcp-tool-selection-decision', 'mcp-pre-generation-gate', 'mcp-argument-generation', 'mcp-tool-attempt-gate', 'mcp-required-argument-check', 'mcp-pre-call-gate', 'mcp-post-call-gate', 'mcp-call'], 'the stages run in order, each in its span (the call\'s gates end within it)');
+      t.same(
+        spanNames(context).filter((n) => n.startsWith('mcp-')),
+        [
+          'mcp-tool-selection-decision',
+          'mcp-pre-generation-gate',
+          'mcp-argument-generation',
+          'mcp-tool-attempt-gate',
+          'mcp-required-argument-check',
+          'mcp-pre-call-gate',
+          'mcp-post-call-gate',
+          'mcp-call',
+        ],
+        "the stages run in order, each in its span (the call's gates end within it)",
+      );
     },
   },
   // Limits and failures
@@ -398,7 +462,9 @@ const CASES: Case[] = [
     message: `/track ${CONTAINER}`,
     check(t, { reply, calls, stages, context }) {
       t.equal(reply, '/track cannot run in this request: max_tool_calls_total_per_request (0) reached.');
-      t.match(calls, [{ tool_name: 'query_tracking', status: 'blocked', stage: 'mcp-call', origin: 'quick_match', reason: 'max_tool_calls_total_per_request (0) reached' }]);
+      t.match(calls, [
+        { tool_name: 'query_tracking', status: 'blocked', stage: 'mcp-call', origin: 'quick_match', reason: 'max_tool_calls_total_per_request (0) reached' },
+      ]);
       t.equal(context.turn.response_source, 'mcp_quick_match');
       t.equal(context.context_payload.observation.mcp_invocation_count, 0);
       t.same(stages, [], 'no model call');
@@ -410,7 +476,16 @@ const CASES: Case[] = [
     agent: 'probe',
     message: JSON.stringify({ calls: [['reboot', {}]] }),
     check(t, { reply, calls }) {
-      t.match(calls, [{ tool_name: 'reboot', status: 'blocked', stage: 'mcp-call', origin: 'tool_handle', reason: 'not a mounted, allowed tool of this agent', mount_id: null }]);
+      t.match(calls, [
+        {
+          tool_name: 'reboot',
+          status: 'blocked',
+          stage: 'mcp-call',
+          origin: 'tool_handle',
+          reason: 'not a mounted, allowed tool of this agent',
+          mount_id: null,
+        },
+      ]);
       t.match(JSON.parse(reply), [{ status: 'error', error: 'tool "reboot" is not available to this agent' }]);
     },
   },
@@ -419,7 +494,9 @@ const CASES: Case[] = [
     agent: 'probe',
     message: JSON.stringify({ calls: [['echo', {}]] }),
     check(t, { reply, calls }) {
-      t.match(calls, [{ tool_name: 'echo', status: 'blocked', stage: 'mcp-required-argument-check', origin: 'tool_handle', reason: 'missing required arguments: message' }]);
+      t.match(calls, [
+        { tool_name: 'echo', status: 'blocked', stage: 'mcp-required-argument-check', origin: 'tool_handle', reason: 'missing required arguments: message' },
+      ]);
       t.equal(calls.length, 1, 'no mcp-call record');
       t.match(JSON.parse(reply), [{ status: 'error', result: { missing_identifiers: ['message'] } }]);
     },
@@ -439,19 +516,32 @@ const CASES: Case[] = [
     message: 'Run the failing check',
     script: { selection: { selected_tool_name: 'fail', should_call_now: true, missing_required_arguments: [], reason: 'asked' }, arguments: {} },
     check(t, { calls }) {
-      t.match(calls, [{ tool_name: 'fail', status: 'error', response_payload: { server_name: 'Tracking', tool_name: 'fail', status: 'error', error_message: 'tracking backend unavailable' } }]);
+      t.match(calls, [
+        {
+          tool_name: 'fail',
+          status: 'error',
+          response_payload: { server_name: 'Tracking', tool_name: 'fail', status: 'error', error_message: 'tracking backend unavailable' },
+        },
+      ]);
     },
   },
   {
     name: 'a large tool result reaches the model cut to [mcp] result_context_chars, saying so; the audit keeps it whole',
     agent: 'mixed',
     message: 'Flood me with 50000 bytes',
-    script: { selection: { selected_tool_name: 'flood', should_call_now: true, missing_required_arguments: [], reason: 'asked' }, arguments: { bytes: 50_000 } },
+    script: {
+      selection: { selected_tool_name: 'flood', should_call_now: true, missing_required_arguments: [], reason: 'asked' },
+      arguments: { bytes: 50_000 },
+    },
     check(t, { calls, bodies }) {
       t.match(calls, [{ tool_name: 'flood', status: 'success' }]);
       t.equal(calls[0].response_payload.length, 50_000, 'the audit holds all 50,000 characters');
       const system = String(bodies.at(-1).messages[0].content);
-      t.match(system, `[flood] ${'x'.repeat(20_000)}\n[cut: the tool answered 50000 characters; the first 20000 are shown ([mcp] result_context_chars)]`, 'the model gets the first 20,000 and the note');
+      t.match(
+        system,
+        `[flood] ${'x'.repeat(20_000)}\n[cut: the tool answered 50000 characters; the first 20000 are shown ([mcp] result_context_chars)]`,
+        'the model gets the first 20,000 and the note',
+      );
       t.notMatch(system, 'x'.repeat(20_001), 'and no more');
     },
   },
@@ -462,7 +552,15 @@ const CASES: Case[] = [
     message: 'Please wait 60000 ms',
     script: { selection: { selected_tool_name: 'slow', should_call_now: true, missing_required_arguments: [], reason: 'asked' }, arguments: { ms: 60_000 } },
     check(t, { reply, calls }) {
-      t.match(calls, [{ tool_name: 'slow', status: 'timeout', stage: 'mcp-call', error_message: /timed out after 2000 ms/, response_payload: { server_name: 'Tracking', tool_name: 'slow', status: 'error' } }]);
+      t.match(calls, [
+        {
+          tool_name: 'slow',
+          status: 'timeout',
+          stage: 'mcp-call',
+          error_message: /timed out after 2000 ms/,
+          response_payload: { server_name: 'Tracking', tool_name: 'slow', status: 'error' },
+        },
+      ]);
       t.equal(reply, 'Here is what I found.', 'the final model still answers');
     },
   },
@@ -473,8 +571,16 @@ const CASES: Case[] = [
     check(t, { reply, context, calls }) {
       t.equal(reply, 'Here is what I found.', 'the reply is the final model answer');
       const mounts = discovery(context).mounts;
-      t.match(mounts.find((m: any) => m.server_name === 'Failing list'), { tools: [], error: /tools\/list failed: .*tool registry unavailable/ }, 'the JSON-RPC error of tools/list');
-      t.match(mounts.find((m: any) => m.server_name === 'Crashing'), { tools: [], error: /exited with code 3/ }, 'the crashed server, with its exit code');
+      t.match(
+        mounts.find((m: any) => m.server_name === 'Failing list'),
+        { tools: [], error: /tools\/list failed: .*tool registry unavailable/ },
+        'the JSON-RPC error of tools/list',
+      );
+      t.match(
+        mounts.find((m: any) => m.server_name === 'Crashing'),
+        { tools: [], error: /exited with code 3/ },
+        'the crashed server, with its exit code',
+      );
       t.match(calls, [{ tool_name: '_tool_selection', status: 'skipped', reason: 'no eligible tool' }]);
     },
   },
@@ -482,7 +588,10 @@ const CASES: Case[] = [
     name: 'response rules: the legacy raw passthrough answers unwrapped JSON by default',
     agent: 'raw',
     message: 'Please look up code AB12',
-    script: { selection: { selected_tool_name: 'lookup', should_call_now: true, missing_required_arguments: [], reason: 'lookup' }, arguments: { code: 'AB12' } },
+    script: {
+      selection: { selected_tool_name: 'lookup', should_call_now: true, missing_required_arguments: [], reason: 'lookup' },
+      arguments: { code: 'AB12' },
+    },
     check(t, { reply, context, stages }) {
       t.equal(reply, JSON.stringify({ code: 'AB12', found: true }, null, 2), 'raw JSON, not in a fenced block');
       t.match(context.context_payload.observation, { mcp_raw_passthrough: true, mcp_output_mode: 'raw_json', mcp_direct_response: false });
@@ -496,9 +605,29 @@ const CASES: Case[] = [
     message: `Where is ${CONTAINER}?`,
     check(t, { reply, context }) {
       const [first, second] = JSON.parse(reply);
-      t.match(first, { action: 'reply', response_source: 'mcp_direct_response', observation: { mcp_direct_response: true, mcp_invocation_count: 1, mcp_response_rule_key: 'track' } }, 'one invocation: the rule answers');
-      t.match(second, { action: 'continue', tool_results: [{ tool_name: 'query_tracking' }], observation: { mcp_direct_response: false, mcp_invocation_count: 2, mcp_response_rule_key: null } }, 'two: the results go to the final call');
-      t.match(context.context_payload.observation, { mcp_direct_response: false, mcp_output_mode: null, mcp_invocation_count: 2 }, 'the turn records no direct response');
+      t.match(
+        first,
+        {
+          action: 'reply',
+          response_source: 'mcp_direct_response',
+          observation: { mcp_direct_response: true, mcp_invocation_count: 1, mcp_response_rule_key: 'track' },
+        },
+        'one invocation: the rule answers',
+      );
+      t.match(
+        second,
+        {
+          action: 'continue',
+          tool_results: [{ tool_name: 'query_tracking' }],
+          observation: { mcp_direct_response: false, mcp_invocation_count: 2, mcp_response_rule_key: null },
+        },
+        'two: the results go to the final call',
+      );
+      t.match(
+        context.context_payload.observation,
+        { mcp_direct_response: false, mcp_output_mode: null, mcp_invocation_count: 2 },
+        'the turn records no direct response',
+      );
     },
   },
 ];
@@ -507,7 +636,8 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
   // `get-sum-raw` matches no tool (keys match exactly); `lookup` is the raw fixture's tool. No wrap setting: the default.
   const h = await startToolHost(t, { mcpToml: '[mcp]\nraw_passthrough_tool_keys = ["get-sum-raw", "lookup"]', plugins: [TOOL_RUNTIME_PLUGIN] });
   const { admin } = h;
-  const newServer = async (name: string, connection_config: Record<string, unknown>) => (await admin.request('POST', '/mcp-servers', { name, transport_type: 'stdio', connection_config })).body;
+  const newServer = async (name: string, connection_config: Record<string, unknown>) =>
+    (await admin.request('POST', '/mcp-servers', { name, transport_type: 'stdio', connection_config })).body;
   const tracking = await newServer('Tracking', trackingStdio());
   const everything = await newServer('Everything', everythingStdio());
   const raw = await newServer('Raw', rawStdio());
@@ -519,19 +649,26 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
     if (created.status !== 201) throw new Error(JSON.stringify(created.body));
     return created.body.agent_id as string;
   };
-  const mount = (agent: string, server: { mcp_server_id: string }, policy: Record<string, unknown> = {}) => admin.request('POST', `/agents/${agent}/mcp-mounts`, { mcp_server_id: server.mcp_server_id, ...policy });
+  const mount = (agent: string, server: { mcp_server_id: string }, policy: Record<string, unknown> = {}) =>
+    admin.request('POST', `/agents/${agent}/mcp-mounts`, { mcp_server_id: server.mcp_server_id, ...policy });
   agents.tracking = await newAgent('Tracking desk');
   agents.strict = await newAgent('Strict desk', {
     max_tool_calls_total_per_request: 0,
-    mcp_response_config: { quick_match_rules: [{ prefix: '/track', mcp_server_id: tracking.mcp_server_id, tool_name: 'query_tracking', suffix_parameter_name: 'selectNo' }] },
+    mcp_response_config: {
+      quick_match_rules: [{ prefix: '/track', mcp_server_id: tracking.mcp_server_id, tool_name: 'query_tracking', suffix_parameter_name: 'selectNo' }],
+    },
   });
-  agents.noFollowUp = await newAgent('No follow-up desk', { mcp_response_config: { intent_gate_rules: [{ tool_capability: 'tracking', allow_contextual_follow_up: false }] } });
+  agents.noFollowUp = await newAgent('No follow-up desk', {
+    mcp_response_config: { intent_gate_rules: [{ tool_capability: 'tracking', allow_contextual_follow_up: false }] },
+  });
   agents.mixed = await newAgent('Mixed desk');
   agents.empty = await newAgent('Empty desk');
   agents.probe = await newAgent('Probe desk', { orchestrator_key: 'tool_probe_v1' });
   agents.probeRuled = await newAgent('Probe desk with a rule', {
     orchestrator_key: 'tool_probe_v1',
-    mcp_response_config: { direct_response_rules: [{ rule_key: 'track', mcp_server_id: tracking.mcp_server_id, tool_name: 'query_tracking', output_mode: 'raw_json' }] },
+    mcp_response_config: {
+      direct_response_rules: [{ rule_key: 'track', mcp_server_id: tracking.mcp_server_id, tool_name: 'query_tracking', output_mode: 'raw_json' }],
+    },
   });
   agents.slow = await newAgent('Slow desk');
   agents.broken = await newAgent('Broken desk');
@@ -578,16 +715,26 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
     const high = (await mount(desk, second, { allowed_tools: ['query_tracking'], priority: 10 })).body;
     const first = await h.chat({ thread_id: 'priority-1', agent_id: desk, message: `Where is ${CONTAINER}?` });
     t.match(invoked(first.context), [{ mcp_server_id: second.mcp_server_id, mount_id: high.mount_id }], 'priority 10 wins over 1, though mounted later');
-    t.same(discovery(first.context).mounts.map((m: any) => m.mount_id), [high.mount_id, low.mount_id], 'mounts are discovered highest priority first');
+    t.same(
+      discovery(first.context).mounts.map((m: any) => m.mount_id),
+      [high.mount_id, low.mount_id],
+      'mounts are discovered highest priority first',
+    );
     await admin.request('PATCH', `/agents/${desk}/mcp-mounts/${low.mount_id}`, { priority: 20 });
     const after = await h.chat({ thread_id: 'priority-2', agent_id: desk, message: `Where is ${CONTAINER}?` });
     t.match(invoked(after.context), [{ mcp_server_id: tracking.mcp_server_id, mount_id: low.mount_id }], 'raised to 20, the other mount serves it');
   });
 
   await t.test('row 3: the generator sees the current message, the schema and only the last 3 user messages, never the assistant', async (t) => {
-    const body = h.model.bodies.find((b) => String(b.messages[0].content).startsWith('You prepare the arguments') && String(b.messages[1].content).includes('fourth question'));
+    const body = h.model.bodies.find(
+      (b) => String(b.messages[0].content).startsWith('You prepare the arguments') && String(b.messages[1].content).includes('fourth question'),
+    );
     const prompt = String(body.messages[1].content);
-    t.match(prompt, /second question[\s\S]*third question[\s\S]*fourth question[\s\S]*Current message:\nPlease echo hello/, 'the window of three, oldest first, then the current message');
+    t.match(
+      prompt,
+      /second question[\s\S]*third question[\s\S]*fourth question[\s\S]*Current message:\nPlease echo hello/,
+      'the window of three, oldest first, then the current message',
+    );
     t.notMatch(prompt, 'first question', 'older user messages are outside the window');
     t.notMatch(prompt, 'ABCD12345678', 'assistant messages are never given');
     t.match(String(body.messages[0].content), '"required":["message"]', 'the tool schema is in the prompt');
@@ -596,7 +743,13 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
   });
 
   await t.test('mcp_runtime_config: history_user_message_window 0 gives the current message only; prompt guidance is appended', async (t) => {
-    await admin.request('PATCH', `/agents/${agents.mixed}`, { mcp_runtime_config: { history_user_message_window: 0, tool_selection_prompt_guidance: 'Prefer echo for repeats.', tool_argument_prompt_guidance: 'Keep the text short.' } });
+    await admin.request('PATCH', `/agents/${agents.mixed}`, {
+      mcp_runtime_config: {
+        history_user_message_window: 0,
+        tool_selection_prompt_guidance: 'Prefer echo for repeats.',
+        tool_argument_prompt_guidance: 'Keep the text short.',
+      },
+    });
     t.teardown(() => admin.request('PATCH', `/agents/${agents.mixed}`, { mcp_runtime_config: null }).then(() => undefined));
     await h.seedHistory('window-0', agents.mixed, [['user', 'an earlier question']]);
     h.script({ selection: { selected_tool_name: 'echo', should_call_now: true, missing_required_arguments: [], reason: 'echo' }, arguments: { message: 'x' } });
@@ -615,17 +768,21 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
     t.equal(turn.reply, 'Your container is on board.');
     const system = String(h.model.bodies[from].messages[0].content);
     t.match(system, /\[query_tracking\] \{"selectNo":"MSCU1234567","tracking":/, 'the business payload (selectNo from the top level) is in the system message');
-    t.same(turn.context.context_payload.observation, {
-      rag_chunk_count: 0,
-      skill_result_count: 0,
-      mcp_invocation_count: 1,
-      mcp_raw_passthrough: false,
-      mcp_direct_response: false,
-      mcp_output_mode: null,
-      mcp_response_rule_key: null,
-      mcp_quick_match_prefix: null,
-      mcp_format_fallback_used: false,
-    }, 'every observation field of 4.13');
+    t.same(
+      turn.context.context_payload.observation,
+      {
+        rag_chunk_count: 0,
+        skill_result_count: 0,
+        mcp_invocation_count: 1,
+        mcp_raw_passthrough: false,
+        mcp_direct_response: false,
+        mcp_output_mode: null,
+        mcp_response_rule_key: null,
+        mcp_quick_match_prefix: null,
+        mcp_format_fallback_used: false,
+      },
+      'every observation field of 4.13',
+    );
     t.equal(turn.context.turn.response_source, 'llm_generated');
   });
 
@@ -654,7 +811,11 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
     const offered = h.model.bodies.at(-2).tools.map((x: any) => x.function.name);
     t.same(offered, ['search_knowledge', 'echo'], 'only the allowed tool is offered');
     const outcomes = turn.context.mcp_calls.map((c: any) => `${c.origin}:${c.status}:${c.reason ?? ''}`).sort();
-    t.same(outcomes, ['tool_handle:blocked:max_calls_per_turn (1) of the mount reached', 'tool_handle:success:'], 'the second call is blocked by the mount policy');
+    t.same(
+      outcomes,
+      ['tool_handle:blocked:max_calls_per_turn (1) of the mount reached', 'tool_handle:success:'],
+      'the second call is blocked by the mount policy',
+    );
     t.equal(turn.context.context_payload.observation.mcp_invocation_count, 1, 'one real invocation is recorded');
   });
 
@@ -672,4 +833,3 @@ t.test('the 4.13 tool pipeline, row by row', async (t) => {
     t.equal((await admin.request('GET', '/sessions/nope/mcp-calls')).status, 404);
   });
 });
-

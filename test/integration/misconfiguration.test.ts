@@ -11,9 +11,17 @@ t.test('a typo in AGENT_HOST_PLUGINS_DISABLED, a section of an unloaded plugin a
     },
   });
   const problems = host.app.configurationProblems;
-  t.match(problems.join('\n'), /\[plugins\] disabled names "orchestrator-react", which no enabled plugin is: it disables nothing/, 'the typo disables nothing and says so');
+  t.match(
+    problems.join('\n'),
+    /\[plugins\] disabled names "orchestrator-react", which no enabled plugin is: it disables nothing/,
+    'the typo disables nothing and says so',
+  );
   t.match(problems.join('\n'), /\[plugins\.not-loaded\] configures a plugin that is not loaded/, 'a section for a plugin that is not loaded');
-  t.match(problems.join('\n'), /\[knowledge\] embedder = "feature-hashing", but no enabled plugin registers embedders "feature-hashing"/, 'disabling embedders leaves [knowledge].embedder pointing at nothing');
+  t.match(
+    problems.join('\n'),
+    /\[knowledge\] embedder = "feature-hashing", but no enabled plugin registers embedders "feature-hashing"/,
+    'disabling embedders leaves [knowledge].embedder pointing at nothing',
+  );
   const health = await getJson(host, '/healthz');
   t.equal(health.body.guard_state, 'warning', '/healthz shows them');
   t.ok(health.body.guard_messages.some((m: string) => /disables nothing/.test(m)));

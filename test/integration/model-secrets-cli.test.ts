@@ -28,7 +28,9 @@ function catalogToml(entries: [string, Record<string, string>][]): string {
         'model_provider = "openai"',
         'description = "a test model"',
         'category = "chat"',
-        `options = { ${Object.entries(options).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ')} }`,
+        `options = { ${Object.entries(options)
+          .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+          .join(', ')} }`,
       ].join('\n'),
     )
     .join('\n\n');
@@ -54,8 +56,16 @@ t.test('agent-host secrets encrypt: the host decrypts what it prints; a bad ciph
   const configuredKey = randomBytes(32).toString('base64');
   const keyedDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-secrets-'));
   tt.teardown(() => rm(keyedDir, { recursive: true, force: true }));
-  const keyed = await runWithStdin(['secrets', 'encrypt'], embeddedEnv({ AGENT_HOST_DATA_DIR: keyedDir, AGENT_HOST_SECRETS_KEY: configuredKey }), 'sk-under-the-configured-key\n');
-  tt.equal(createSecrets(parseSecretsKey(configuredKey)).decrypt(keyed.stdout.trim()), 'sk-under-the-configured-key', 'with AGENT_HOST_SECRETS_KEY the ciphertext is made under that key');
+  const keyed = await runWithStdin(
+    ['secrets', 'encrypt'],
+    embeddedEnv({ AGENT_HOST_DATA_DIR: keyedDir, AGENT_HOST_SECRETS_KEY: configuredKey }),
+    'sk-under-the-configured-key\n',
+  );
+  tt.equal(
+    createSecrets(parseSecretsKey(configuredKey)).decrypt(keyed.stdout.trim()),
+    'sk-under-the-configured-key',
+    'with AGENT_HOST_SECRETS_KEY the ciphertext is made under that key',
+  );
   tt.notOk(existsSync(path.join(keyedDir, 'secrets.key')), 'and no data-dir key is generated');
 
   const configFile = path.join(dataDir, 'models.toml');
@@ -76,8 +86,16 @@ t.test('agent-host secrets encrypt: the host decrypts what it prints; a bad ciph
   tt.same(authorizations(server), ['Bearer sk-made-by-the-cli'], 'the key the CLI encrypted reaches the server');
 
   const bad = await turn('vault-2', 'broken-vault-model');
-  tt.same(bad.events.map((e) => e.type), ['error', 'done'], 'a ciphertext under another key gives an error event, then done');
-  tt.match(bad.events[0]?.content, /^the model failed to answer: model broken-vault-model: options\.api_key_encrypted cannot be decrypted/, 'the error event names the model and why');
+  tt.same(
+    bad.events.map((e) => e.type),
+    ['error', 'done'],
+    'a ciphertext under another key gives an error event, then done',
+  );
+  tt.match(
+    bad.events[0]?.content,
+    /^the model failed to answer: model broken-vault-model: options\.api_key_encrypted cannot be decrypted/,
+    'the error event names the model and why',
+  );
   tt.notMatch(bad.events[0]?.content, 'sk-under-the-configured-key', 'and carries no key');
   const [failed] = await query(host.databaseUrl, 'SELECT status FROM conversation_turns WHERE session_id = $1', ['vault-2']);
   tt.equal(failed?.status, 'failed', 'the turn is recorded as failed');

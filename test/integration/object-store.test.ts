@@ -20,7 +20,11 @@ type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 const SECRET = 'outside-the-store: do not serve';
 
 /** GET with the path sent exactly as written (fetch would resolve `..` first), as the logged-in admin. */
-function rawGet(host: RunningHost, admin: AdminClient | undefined, pathname: string): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+function rawGet(
+  host: RunningHost,
+  admin: AdminClient | undefined,
+  pathname: string,
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   const cookie = admin?.cookieHeader(pathname) ?? '';
   const { hostname, port } = new URL(host.url);
   return new Promise((resolve, reject) => {
@@ -82,7 +86,11 @@ t.test('local store: the proxy streams an object with its type and an attachment
   t.equal(response.body, '%PDF-1.7 local', 'the stored bytes are served');
   t.equal(response.headers['content-type'], 'application/pdf', 'with the stored content type');
   t.equal(response.headers['content-length'], '14');
-  t.equal(response.headers['content-disposition'], `attachment; filename="r_sum_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`, 'as an attachment named after the key');
+  t.equal(
+    response.headers['content-disposition'],
+    `attachment; filename="r_sum_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`,
+    'as an attachment named after the key',
+  );
   t.equal(response.headers['x-content-type-options'], 'nosniff', 'the browser may not sniff another type');
 
   const missing = await rawGet(host, admin, '/object-store/objects/docs/nothing-here.pdf');
@@ -97,15 +105,18 @@ t.test('coreServices.objectStore refuses calls until core has selected the backe
 });
 
 t.test('an unknown backend refuses start-up with one message naming it', async (t) => {
-  await t.rejects(
-    startTestHost(t, { env: { AGENT_HOST__OBJECT_STORE__BACKEND: 'ceph' } }),
-    { name: 'StartupError', message: '[object_store] backend "ceph" is not registered: enable the plugin that provides it, or choose one of "local"' },
-  );
+  await t.rejects(startTestHost(t, { env: { AGENT_HOST__OBJECT_STORE__BACKEND: 'ceph' } }), {
+    name: 'StartupError',
+    message: '[object_store] backend "ceph" is not registered: enable the plugin that provides it, or choose one of "local"',
+  });
 });
 
 t.test('a public endpoint that is not an http(s) URL is refused by the configuration', async (t) => {
   t.throws(() => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: { OBJECT_STORE_PUBLIC_ENDPOINT: 'files.example.com' } }), ConfigError);
-  t.throws(() => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: { OBJECT_STORE_PUBLIC_ENDPOINT: 'files.example.com' } }), /object_store\.public_endpoint: must be empty or an http\(s\) URL/);
+  t.throws(
+    () => loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: { OBJECT_STORE_PUBLIC_ENDPOINT: 'files.example.com' } }),
+    /object_store\.public_endpoint: must be empty or an http\(s\) URL/,
+  );
 });
 
 /** A host on the `s3` backend of the object-store-s3 plugin, keys from the environment variables its config names. */
@@ -145,11 +156,7 @@ t.test('s3 backend without a public endpoint: objects live in the bucket and dow
   const server = await startS3Server(t);
   const host = await startS3Host(t, server);
   await writeFile(path.join(host.app.dataDir, 'secret.txt'), SECRET);
-  t.same(
-    host.app.kernel.plugins().find((p) => p.id === 'object-store-s3')?.registered,
-    { objectStores: ['s3'] },
-    'the plugin registers the s3 backend',
-  );
+  t.same(host.app.kernel.plugins().find((p) => p.id === 'object-store-s3')?.registered, { objectStores: ['s3'] }, 'the plugin registers the s3 backend');
   await host.app.objectStore.put('exports/run 7.csv', new TextEncoder().encode('a,b\n1,2\n'), { contentType: 'text/csv' });
   const direct = new S3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_ACCESS_KEY });
   t.teardown(() => direct.destroy());
@@ -157,7 +164,11 @@ t.test('s3 backend without a public endpoint: objects live in the bucket and dow
   t.equal(await stored.Body!.transformToString(), 'a,b\n1,2\n', 'coreServices.objectStore wrote to the bucket');
 
   const download = await host.app.objectStore.describeDownload('exports/run 7.csv');
-  t.same(download, { download_url: '/object-store/objects/exports/run%207.csv', download_mode: 'object_store_proxy', download_warning: 'OBJECT_STORE_PUBLIC_ENDPOINT is not set; the file is served through the host' });
+  t.same(download, {
+    download_url: '/object-store/objects/exports/run%207.csv',
+    download_mode: 'object_store_proxy',
+    download_warning: 'OBJECT_STORE_PUBLIC_ENDPOINT is not set; the file is served through the host',
+  });
   const admin = await loggedIn(t, host);
   const response = await rawGet(host, admin, download.download_url!);
   t.equal(response.status, 200);
@@ -185,10 +196,18 @@ t.test('s3 backend with OBJECT_STORE_PUBLIC_ENDPOINT: downloads are presigned UR
   const page = '<html><body><script>document.title = "uploaded"</script>Opening hours</body></html>';
   const uploaded = await uploadOk(admin, source.source_id, { filename: 'opening hours.html', contentType: 'text/html', data: page });
   const document = await admin.request('GET', `/knowledge-sources/${source.source_id}/documents/${uploaded.document_id}`);
-  t.match(document.body, { filename: 'opening hours.html', download_mode: 'presigned_url', download_warning: null }, 'a document in the bucket is offered as a presigned URL');
+  t.match(
+    document.body,
+    { filename: 'opening hours.html', download_mode: 'presigned_url', download_warning: null },
+    'a document in the bucket is offered as a presigned URL',
+  );
   t.ok(document.body.download_url.startsWith(`${server.publicEndpoint}/${server.bucket}/`), 'on the public endpoint');
   const file = await fetch(document.body.download_url);
   t.equal(file.status, 200);
   t.equal(await file.text(), page, 'the URL serves the uploaded bytes');
-  t.equal(file.headers.get('content-disposition'), `attachment; filename="opening hours.html"; filename*=UTF-8''opening%20hours.html`, 'as an attachment with the original filename, not a page on the bucket origin');
+  t.equal(
+    file.headers.get('content-disposition'),
+    `attachment; filename="opening hours.html"; filename*=UTF-8''opening%20hours.html`,
+    'as an attachment with the original filename, not a page on the bucket origin',
+  );
 });

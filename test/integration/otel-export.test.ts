@@ -48,21 +48,37 @@ const attribute = (span: OtlpSpan, key: string) => {
 t.test('each turn is exported over OTLP under its own trace id, with GenAI attributes, and the turn context links to it', async (t) => {
   const collector = await otlpCollector(t);
   const host = await startTestHost(t, {
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'agent-host-test', AGENT_HOST__OBSERVABILITY__TRACE_URL_TEMPLATE: '"http://traces.example/trace/{trace_id}"' },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_SERVICE_NAME: 'agent-host-test',
+      AGENT_HOST__OBSERVABILITY__TRACE_URL_TEMPLATE: '"http://traces.example/trace/{trace_id}"',
+    },
   });
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', { name: 'Traced', agent_type: 'chat', public_access_mode: 'public_anonymous', system_prompt: 'Parcels ship within two days.' })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Traced',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      system_prompt: 'Parcels ship within two days.',
+    })
+  ).body;
   const thread = `otel-${Date.now()}`;
   await stream(host.url, { thread_id: thread, agent_id: agent.agent_id, message: 'When do parcels ship?' }, { cookie: admin.cookieHeader('/') });
   const turn = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items[0];
   const context = (await admin.request('GET', `/sessions/${thread}/turns/${turn.turn_id}/context`)).body;
   const { trace } = context.context_payload;
-  t.match(trace, { exported: true, url: `http://traces.example/trace/${trace.trace_id}` }, 'the turn context keeps its trace id and links to the exported trace');
+  t.match(
+    trace,
+    { exported: true, url: `http://traces.example/trace/${trace.trace_id}` },
+    'the turn context keeps its trace id and links to the exported trace',
+  );
   t.match(trace.trace_id, /^[0-9a-f]{32}$/);
 
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && !collector.spans.some(({ span }) => span.traceId === trace.trace_id && span.name === 'chat turn')) await new Promise((r) => setTimeout(r, 100));
+  while (Date.now() < deadline && !collector.spans.some(({ span }) => span.traceId === trace.trace_id && span.name === 'chat turn'))
+    await new Promise((r) => setTimeout(r, 100));
   const ofTurn = collector.spans.filter(({ span }) => span.traceId === trace.trace_id);
   const root = ofTurn.find(({ span }) => span.name === 'chat turn');
   t.ok(root, 'the collector received the turn under its trace id');
@@ -74,7 +90,7 @@ t.test('each turn is exported over OTLP under its own trace id, with GenAI attri
   t.equal(model?.span.parentSpanId, root?.span.spanId, 'a child of the turn');
   t.equal(attribute(model!.span, 'gen_ai.request.model'), turn.model_name, 'naming the model');
   t.equal(attribute(model!.span, 'gen_ai.provider.name'), turn.model_provider);
-  t.equal(attribute(model!.span, 'gen_ai.usage.input_tokens'), turn.generation_usage.input_tokens, 'with the turn\'s token usage');
+  t.equal(attribute(model!.span, 'gen_ai.usage.input_tokens'), turn.generation_usage.input_tokens, "with the turn's token usage");
 });
 
 t.test('without an endpoint nothing is exported and the context says so', async (t) => {

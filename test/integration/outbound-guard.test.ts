@@ -28,23 +28,43 @@ t.test('URL tools and MCP servers registered through the API cannot reach privat
     res.end();
   });
   const call = async (url: string) => {
-    const server = (await admin.request('POST', '/mcp-servers', { name: `tool ${Math.random()}`, transport_type: 'http_sse', connection_config: { url, import_mode: 'url', tool_name: 'fetch_it' } })).body;
-    const answer = await admin.request('POST', `/mcp-servers/${server.mcp_server_id}/test-call`, { action: 'tools/call', tool_name: 'fetch_it', arguments: {} });
+    const server = (
+      await admin.request('POST', '/mcp-servers', {
+        name: `tool ${Math.random()}`,
+        transport_type: 'http_sse',
+        connection_config: { url, import_mode: 'url', tool_name: 'fetch_it' },
+      })
+    ).body;
+    const answer = await admin.request('POST', `/mcp-servers/${server.mcp_server_id}/test-call`, {
+      action: 'tools/call',
+      tool_name: 'fetch_it',
+      arguments: {},
+    });
     return JSON.stringify(answer.body);
   };
 
   t.match(await call(`http://localhost:${redirector}/ok`), '"fine":true', 'an allowed host is reached');
   const viaRedirect = await call(`http://localhost:${redirector}/hop`);
-  t.match(viaRedirect, /127\.0\.0\.1, a loopback address/, "a 302 from an allowed host to the embedded Chroma is refused at the hop");
+  t.match(viaRedirect, /127\.0\.0\.1, a loopback address/, 'a 302 from an allowed host to the embedded Chroma is refused at the hop');
   t.notMatch(viaRedirect, 'nanosecond heartbeat', "and Chroma's answer does not come back");
   t.match(await call(`${host.url}/healthz`), /127\.0\.0\.1, a loopback address/, "the host's own /healthz is refused");
   t.match(await call(`http://[::ffff:127.0.0.1]:${chroma.port}/api/v2/heartbeat`), /a loopback address/, 'an IPv4-mapped IPv6 loopback is refused');
   t.match(await call(`http://0x7f000001:${chroma.port}/api/v2/heartbeat`), /a loopback address/, 'a hexadecimal loopback is refused');
   t.match(await call('http://169.254.169.254/latest/meta-data/'), /169\.254\.169\.254, a linkLocal address/, 'cloud metadata is refused');
   t.match(await call('http://10.0.0.7/'), /a private address/, 'a private range is refused');
-  t.match(await call(`http://localhost:${redirector}/big`), /passed 2000 bytes \(\[http\] max_response_bytes\)/, 'an answer over the cap is cut off with a clear error');
+  t.match(
+    await call(`http://localhost:${redirector}/big`),
+    /passed 2000 bytes \(\[http\] max_response_bytes\)/,
+    'an answer over the cap is cut off with a clear error',
+  );
 
-  const mcp = (await admin.request('POST', '/mcp-servers', { name: 'Internal MCP', transport_type: 'http_sse', connection_config: { url: `http://127.0.0.1:${chroma.port}/mcp` } })).body;
+  const mcp = (
+    await admin.request('POST', '/mcp-servers', {
+      name: 'Internal MCP',
+      transport_type: 'http_sse',
+      connection_config: { url: `http://127.0.0.1:${chroma.port}/mcp` },
+    })
+  ).body;
   const health = await admin.request('POST', `/mcp-servers/${mcp.mcp_server_id}/health-check`);
   t.match(health.body, { ok: false, message: /a loopback address/ }, 'an MCP server URL goes through the same guard');
 });
@@ -54,7 +74,13 @@ t.test('a name that resolves to loopback is refused unless listed', async (t) =>
   const admin = new AdminClient(host.url);
   await admin.login();
   const port = await serve(t, (_req, res) => res.end('internal'));
-  const server = (await admin.request('POST', '/mcp-servers', { name: 'Named', transport_type: 'http_sse', connection_config: { url: `http://localhost:${port}/`, import_mode: 'url', tool_name: 'fetch_it' } })).body;
+  const server = (
+    await admin.request('POST', '/mcp-servers', {
+      name: 'Named',
+      transport_type: 'http_sse',
+      connection_config: { url: `http://localhost:${port}/`, import_mode: 'url', tool_name: 'fetch_it' },
+    })
+  ).body;
   const answer = await admin.request('POST', `/mcp-servers/${server.mcp_server_id}/test-call`, { action: 'tools/call', tool_name: 'fetch_it', arguments: {} });
   t.match(JSON.stringify(answer.body), /localhost resolves to (127\.0\.0\.1|::1), a loopback address/, 'the address the name resolves to is what is checked');
   t.notMatch(JSON.stringify(answer.body), 'internal');

@@ -24,7 +24,8 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
   const other = await createAgent({ name: 'Other', public_access_mode: 'public_anonymous', system_prompt: 'Other answers.' });
   await stream(host.url, { thread_id: 'board-room', agent_id: secret.agent_id, message: 'When does the merger close?' }, { cookie });
   await stream(host.url, { thread_id: 'chosen-by-admin', agent_id: open.agent_id, message: 'hello' }, { cookie });
-  const messagesOf = async (sessionId: string) => (await query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at', [sessionId])).map((m) => m.content);
+  const messagesOf = async (sessionId: string) =>
+    (await query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at', [sessionId])).map((m) => m.content);
 
   t.test('an anonymous caller cannot continue an admin_only session, with or without an agent', async (t) => {
     const before = await messagesOf('board-room');
@@ -47,7 +48,11 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
   });
 
   t.test('a new anonymous session gets a server-issued id, and only through its agent is it continued', async (t) => {
-    const first = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: open.agent_id, message: 'When do parcels ship?' }) });
+    const first = await fetch(`${host.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: open.agent_id, message: 'When do parcels ship?' }),
+    });
     const issued = first.headers.get('x-session-id')!;
     t.match(issued, /^[A-Za-z0-9_-]{22}$/, 'X-Session-Id: 128 random bits, base64url');
     const text = await first.text();
@@ -75,7 +80,9 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
     t.same(await messagesOf('nobody-has-this'), [], 'and no session is created');
     const started = await admin.request('POST', `/public/agents/${open.agent_id}/sessions`);
     t.equal(started.status, 201, 'POST /public/agents/{id}/sessions starts a session');
-    const published = (await admin.request('GET', '/openapi.json')).body.paths['/public/agents/{agent_id}/sessions'].post.responses['201'].content['application/json'].schema;
+    const published = (await admin.request('GET', '/openapi.json')).body.paths['/public/agents/{agent_id}/sessions'].post.responses['201'].content[
+      'application/json'
+    ].schema;
     const matches = new Ajv2020({ strict: false, formats: { uuid: true, 'date-time': true } }).compile(published);
     t.ok(matches(started.body), `the answer is what /openapi.json publishes ${JSON.stringify(matches.errors ?? [])}`);
     const refused = await fetch(`${host.url}/public/agents/${secret.agent_id}/sessions`, { method: 'POST' });
@@ -88,13 +95,26 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
   t.test('no open model proxy', async (t) => {
     const override = await stream(host.url, { agent_id: open.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
     t.match(override, { status: 403, body: { code: 'MODEL_OVERRIDE_REFUSED' } }, 'an anonymous model override is refused before the stream opens');
-    const permissive = await createAgent({ name: 'Playground', public_access_mode: 'public_anonymous', model_routing_config: { allow_public_model_override: true } });
+    const permissive = await createAgent({
+      name: 'Playground',
+      public_access_mode: 'public_anonymous',
+      model_routing_config: { allow_public_model_override: true },
+    });
     const allowed = await stream(host.url, { agent_id: permissive.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' });
     t.equal(refusalOf(allowed.events), undefined, 'unless the agent allows it');
-    const adminOverride = await stream(host.url, { agent_id: open.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' }, { cookie });
+    const adminOverride = await stream(
+      host.url,
+      { agent_id: open.agent_id, message: 'hi', model_provider: 'offline', model_name: 'offline-extractive' },
+      { cookie },
+    );
     t.equal(refusalOf(adminOverride.events), undefined, 'administrators may override');
 
-    const outside = await admin.request('POST', '/agents', { name: 'Unpriced', agent_type: 'chat', model_provider: 'offline', model_name: 'not-in-the-catalog' });
+    const outside = await admin.request('POST', '/agents', {
+      name: 'Unpriced',
+      agent_type: 'chat',
+      model_provider: 'offline',
+      model_name: 'not-in-the-catalog',
+    });
     t.equal(outside.status, 422, 'an agent naming a model outside the catalog is refused on save');
     t.match(outside.body.detail[0], { loc: ['body', 'model_name'], msg: /not in the model catalog/ });
     const routed = await admin.request('POST', '/agents', {
@@ -108,7 +128,9 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
     const stale = await stream(host.url, { agent_id: permissive.agent_id, message: 'hi' });
     t.match(refusalOf(stale.events), { code: 'MODEL_FAILED' }, 'a model outside the catalog is refused at turn time');
     t.notMatch(refusalOf(stale.events)!.content, 'removed-model', 'in words that name nothing internal to the public');
-    const [turn] = await query(host.databaseUrl, "SELECT error_message FROM conversation_turns WHERE agent_id = $1 AND status = 'failed'", [permissive.agent_id]);
+    const [turn] = await query(host.databaseUrl, "SELECT error_message FROM conversation_turns WHERE agent_id = $1 AND status = 'failed'", [
+      permissive.agent_id,
+    ]);
     t.match(turn?.error_message, 'is not in the model catalog', 'the turn records why');
   });
 });
@@ -122,7 +144,11 @@ t.test('rate limits: per-caller buckets answer 429 with Retry-After before the s
   const ask = (headers: Record<string, string> = {}) => stream(host.url, { agent_id: agent.agent_id, message: 'hi' }, headers);
   t.equal((await ask()).status, 200);
   t.equal((await ask()).status, 200);
-  const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: 'hi' }) });
+  const response = await fetch(`${host.url}/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ agent_id: agent.agent_id, message: 'hi' }),
+  });
   t.equal(response.status, 429, 'the third message in a minute is refused');
   t.ok(Number(response.headers.get('retry-after')) >= 1, 'with Retry-After in seconds');
   t.match(await response.json(), { code: 'RATE_LIMITED', detail: /2 messages a minute from one client/ });
@@ -133,7 +159,10 @@ t.test('rate limits: per-caller buckets answer 429 with Retry-After before the s
   await WsClient.connect(host.url, `/public/ws/${a.session_id}`).then((c) => c.close());
   await WsClient.connect(host.url, `/public/ws/${b.session_id}`).then((c) => c.close());
   // Two session starts and two connections use up the four.
-  const third = await WsClient.connect(host.url, `/public/ws/${a.session_id}`).then(() => 'connected', (error: Error) => error.message);
+  const third = await WsClient.connect(host.url, `/public/ws/${a.session_id}`).then(
+    () => 'connected',
+    (error: Error) => error.message,
+  );
   t.match(third, /too many requests: the limit is 4 connections or new sessions a minute from one client/, 'socket handshakes are limited per address too');
 
   const proxied = await startTestHost(t, { env: { ...limited, AGENT_HOST_TRUSTED_PROXIES: 'loopback' } });
@@ -141,9 +170,13 @@ t.test('rate limits: per-caller buckets answer 429 with Retry-After before the s
   await proxiedAdmin.login();
   const proxiedAgent = (await proxiedAdmin.request('POST', '/agents', { name: 'Support', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
   const from = (client: string) => stream(proxied.url, { agent_id: proxiedAgent.agent_id, message: 'hi' }, { 'x-forwarded-for': client }).then((r) => r.status);
-  t.same([await from('203.0.113.1'), await from('203.0.113.1'), await from('203.0.113.1')], [200, 200, 429], 'behind a trusted proxy each client has its own bucket');
+  t.same(
+    [await from('203.0.113.1'), await from('203.0.113.1'), await from('203.0.113.1')],
+    [200, 200, 429],
+    'behind a trusted proxy each client has its own bucket',
+  );
   t.equal(await from('203.0.113.2'), 200, 'so one client does not lock out another');
-  const [turn] = await query(proxied.databaseUrl, "SELECT caller_key FROM conversation_turns ORDER BY created_at DESC LIMIT 1");
+  const [turn] = await query(proxied.databaseUrl, 'SELECT caller_key FROM conversation_turns ORDER BY created_at DESC LIMIT 1');
   t.equal(turn?.caller_key, 'ip:203.0.113.2', 'and the quota counts the forwarded client');
 });
 
@@ -152,11 +185,29 @@ t.test('a provider error reaches administrators, never anonymous clients', async
   t.teardown(() => provider.close());
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-public-'));
   const configFile = path.join(dir, 'models.toml');
-  await writeFile(configFile, ['[[models.catalog]]', 'model_name = "fixture-model"', 'model_provider = "openai"', 'description = "a test model"', 'category = "chat"', `options = { base_url = ${JSON.stringify(provider.url)} }`].join('\n'));
+  await writeFile(
+    configFile,
+    [
+      '[[models.catalog]]',
+      'model_name = "fixture-model"',
+      'model_provider = "openai"',
+      'description = "a test model"',
+      'category = "chat"',
+      `options = { base_url = ${JSON.stringify(provider.url)} }`,
+    ].join('\n'),
+  );
   const host = await startTestHost(t, { env: { AGENT_HOST_CONFIG: configFile, OPENAI_API_KEY: 'sk-test' } });
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', { name: 'Support', agent_type: 'chat', public_access_mode: 'public_anonymous', model_provider: 'openai', model_name: 'fixture-model' })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Support',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'fixture-model',
+    })
+  ).body;
   const anonymous = refusalOf((await stream(host.url, { agent_id: agent.agent_id, message: 'hi' })).events)!;
   t.equal(anonymous.code, 'MODEL_FAILED', 'a stable code');
   t.match(anonymous.content, /^the model failed to answer; please try again \(reference [0-9a-f]{32}\)$/, 'a fixed message with the trace id');

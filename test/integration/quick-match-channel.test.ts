@@ -11,17 +11,26 @@ t.test('a quick-match command calls its tool over POST /stream and reaches the o
   const host = await startTestHost(t);
   const admin = new AdminClient(host.url);
   await admin.login();
-  const server = (await admin.request('POST', '/mcp-servers', {
-    name: 'Everything',
-    transport_type: 'stdio',
-    connection_config: { command: process.execPath, args: [path.join(PROJECT_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
-  })).body;
-  const agent = (await admin.request('POST', '/agents', {
-    name: 'Echo desk',
-    agent_type: 'chat',
-    public_access_mode: 'public_anonymous',
-    mcp_response_config: { quick_match_rules: [{ prefix: '/echo', mcp_server_id: server.mcp_server_id, tool_name: 'echo', suffix_parameter_name: 'message' }] },
-  })).body;
+  const server = (
+    await admin.request('POST', '/mcp-servers', {
+      name: 'Everything',
+      transport_type: 'stdio',
+      connection_config: {
+        command: process.execPath,
+        args: [path.join(PROJECT_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+      },
+    })
+  ).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Echo desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      mcp_response_config: {
+        quick_match_rules: [{ prefix: '/echo', mcp_server_id: server.mcp_server_id, tool_name: 'echo', suffix_parameter_name: 'message' }],
+      },
+    })
+  ).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mcp-mounts`, { mcp_server_id: server.mcp_server_id, allowed_tools: ['echo'] });
 
   const http = await admin.stream({ thread_id: `qm-http-${Date.now()}`, agent_id: agent.agent_id, message: '/echo over http' });
@@ -37,5 +46,8 @@ t.test('a quick-match command calls its tool over POST /stream and reaches the o
   const turns = (await admin.request('GET', `/sessions/${thread}/turns`)).body.items;
   const context = (await admin.request('GET', `/sessions/${thread}/turns/${turns[0].turn_id}/context`)).body;
   t.equal(context.turn.response_source, 'llm_generated', 'the chat runtime answered');
-  t.notOk(context.mcp_calls.some((c: { status: string }) => c.status === 'success'), 'and the echo tool was not called by a quick match');
+  t.notOk(
+    context.mcp_calls.some((c: { status: string }) => c.status === 'success'),
+    'and the echo tool was not called by a quick match',
+  );
 });

@@ -13,10 +13,25 @@ t.test('rag-debug', async (t) => {
   const admin = new AdminClient(host.url);
   await admin.login();
   const source = await createSource(admin, { name: 'Logistics' });
-  await uploadOk(admin, source.source_id, { filename: 'shipping.md', contentType: 'text/markdown', data: '# Shipping\n\nParcels ship within two business days. Every parcel gets a tracking number.' });
-  await uploadOk(admin, source.source_id, { filename: 'returns.md', contentType: 'text/markdown', data: '# Returns\n\nItems may be returned within thirty days for a refund.' });
+  await uploadOk(admin, source.source_id, {
+    filename: 'shipping.md',
+    contentType: 'text/markdown',
+    data: '# Shipping\n\nParcels ship within two business days. Every parcel gets a tracking number.',
+  });
+  await uploadOk(admin, source.source_id, {
+    filename: 'returns.md',
+    contentType: 'text/markdown',
+    data: '# Returns\n\nItems may be returned within thirty days for a refund.',
+  });
   await ingest(admin, source.source_id);
-  const agent = (await admin.request('POST', '/agents', { name: 'Desk', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 1, score_threshold: 0 } })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      retrieval_config: { top_k: 1, score_threshold: 0 },
+    })
+  ).body;
   const bare = (await admin.request('POST', '/agents', { name: 'Bare', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
   await admin.stream({ thread_id: 'debug-1', agent_id: agent.agent_id, message: 'How fast do parcels ship?' });
@@ -28,18 +43,34 @@ t.test('rag-debug', async (t) => {
   t.test('defaults come from the turn: its agent, its retrieval_config and its text', async (t) => {
     const debug = (await admin.request('POST', debugPath)).body;
     t.match(debug, { agent_id: agent.agent_id, query: 'How fast do parcels ship?', top_k: 1, threshold: 0, conclusion: { code: 'vector_hits' } });
-    t.same(debug.mounted_sources.map((s: { name: string }) => s.name), ['Logistics']);
+    t.same(
+      debug.mounted_sources.map((s: { name: string }) => s.name),
+      ['Logistics'],
+    );
     t.equal(debug.final_chunks.length, 1, 'top_k from the agent');
-    t.match(debug.final_chunks[0], { document_filename: 'shipping.md', retrieval_mode: 'vector', source_name: 'Logistics', source_kind: 'standard', source_priority: 0, document_origin: 'upload' });
+    t.match(debug.final_chunks[0], {
+      document_filename: 'shipping.md',
+      retrieval_mode: 'vector',
+      source_name: 'Logistics',
+      source_kind: 'standard',
+      source_priority: 0,
+      document_origin: 'upload',
+    });
     t.ok(debug.vector_candidates.length >= 2, 'raw candidates are listed beyond the final chunks');
-    t.ok(debug.vector_candidates.some((c: { excluded_reason: string | null }) => c.excluded_reason === 'beyond_top_k'), 'and say why they were left out');
+    t.ok(
+      debug.vector_candidates.some((c: { excluded_reason: string | null }) => c.excluded_reason === 'beyond_top_k'),
+      'and say why they were left out',
+    );
     t.equal(debug.keyword_fallback.used, false);
   });
 
   t.test('query, threshold and top_k are overridable; a missed threshold falls back to keywords with the matched words', async (t) => {
     const debug = (await admin.request('POST', debugPath, { query: 'refund for returned items', threshold: 0.99, top_k: 2 })).body;
     t.match(debug, { query: 'refund for returned items', top_k: 2, threshold: 0.99, conclusion: { code: 'keyword_fallback_hits' } });
-    t.ok(debug.vector_candidates.every((c: { excluded_reason: string }) => c.excluded_reason === 'below_threshold'), 'every vector candidate is below the threshold');
+    t.ok(
+      debug.vector_candidates.every((c: { excluded_reason: string }) => c.excluded_reason === 'below_threshold'),
+      'every vector candidate is below the threshold',
+    );
     t.match(debug.keyword_fallback, { used: true, mode: 'keyword_fallback', reason: /no vector hit scored at least 0.99/ });
     t.ok(debug.keyword_fallback.matched_words.includes('refund'), 'the matched words are recorded');
     t.match(debug.final_chunks[0], { document_filename: 'returns.md', retrieval_mode: 'keyword_fallback' });
@@ -57,8 +88,14 @@ t.test('rag-debug', async (t) => {
 
   t.test('conversations.read is enough', async (t) => {
     const id = randomUUID();
-    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'viewer', $2, 'sub_admin')", [id, await hash('viewer-password')]);
-    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [randomUUID(), id]);
+    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'viewer', $2, 'sub_admin')", [
+      id,
+      await hash('viewer-password'),
+    ]);
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [
+      randomUUID(),
+      id,
+    ]);
     const viewer = new AdminClient(host.url);
     await viewer.login('viewer', 'viewer-password');
     t.equal((await viewer.request('POST', debugPath)).status, 200);

@@ -21,7 +21,11 @@ t.test('/readyz is 503 naming the failing dependency while /healthz stays the li
   const ready = await getJson(host, '/readyz');
   t.equal(ready.status, 503, 'a load balancer stops sending traffic here');
   t.equal(ready.body.status, 'not_ready');
-  t.same(ready.body.failing.map((f: { name: string }) => f.name), ['chroma'], 'only the vector store fails');
+  t.same(
+    ready.body.failing.map((f: { name: string }) => f.name),
+    ['chroma'],
+    'only the vector store fails',
+  );
   const live = await getJson(host, '/healthz');
   t.equal(live.status, 200, 'the process is alive');
   t.equal(live.body.guard_state, 'failed', '/healthz reports the failure in guard_state');
@@ -35,7 +39,11 @@ t.test('GET /plugins lists the loaded plugins to holders of dashboard.read', asy
   const { status, body } = await admin.request('GET', '/plugins');
   t.equal(status, 200);
   const tools = body.items.find((p: { id: string }) => p.id === 'tools-mcp');
-  t.match(tools, { origin: 'first-party', sdk: '^1.5.0', registered: { toolBackends: ['stdio', 'http_sse'] } }, 'each plugin with its origin, SDK range and registrations');
+  t.match(
+    tools,
+    { origin: 'first-party', sdk: '^1.5.0', registered: { toolBackends: ['stdio', 'http_sse'] } },
+    'each plugin with its origin, SDK range and registrations',
+  );
   t.ok(tools.version && tools.location, 'and its version and location');
   const chroma = body.items.find((p: { id: string }) => p.id === 'retriever-chroma');
   t.ok(chroma.health.length > 0 && chroma.health.every((h: { state: string }) => h.state === 'ok'), 'and the results of its own health checks');

@@ -21,72 +21,110 @@ async function pastTurn(databaseUrl: string, agentId: string, options: { daysAgo
   );
 }
 
-for (const quota of [0, 3]) t.test(quota ? 'the per-caller quota' : 'agent limits over UTC windows', async (t) => {
-  const host = await startTestHost(t, { env: { AGENT_HOST__AGENT__PER_CALLER_DAILY_REQUESTS: String(quota) } });
-  const admin = new AdminClient(host.url);
-  await admin.login();
-  const agentWith = async (limits: Record<string, number>) =>
-    (await admin.request('POST', '/agents', { name: 'limited', agent_type: 'chat', public_access_mode: 'public_anonymous', ...limits })).body.agent_id as string;
-  // Anonymous callers, each request a new session the server issues.
-  const ask = (agentId: string) => stream(host.url, { agent_id: agentId, message: 'hello' });
-  const refusedWith = async (agentId: string, pattern: RegExp) => {
-    const { events } = await ask(agentId);
-    t.same(events.map((e) => e.type), ['error', 'done']);
-    t.match(events[0]!.content, pattern);
-  };
+for (const quota of [0, 3])
+  t.test(quota ? 'the per-caller quota' : 'agent limits over UTC windows', async (t) => {
+    const host = await startTestHost(t, { env: { AGENT_HOST__AGENT__PER_CALLER_DAILY_REQUESTS: String(quota) } });
+    const admin = new AdminClient(host.url);
+    await admin.login();
+    const agentWith = async (limits: Record<string, number>) =>
+      (await admin.request('POST', '/agents', { name: 'limited', agent_type: 'chat', public_access_mode: 'public_anonymous', ...limits })).body
+        .agent_id as string;
+    // Anonymous callers, each request a new session the server issues.
+    const ask = (agentId: string) => stream(host.url, { agent_id: agentId, message: 'hello' });
+    const refusedWith = async (agentId: string, pattern: RegExp) => {
+      const { events } = await ask(agentId);
+      t.same(
+        events.map((e) => e.type),
+        ['error', 'done'],
+      );
+      t.match(events[0]!.content, pattern);
+    };
 
-  if (!quota) t.test('max_requests_per_day counts only today (UTC); max_total_requests counts every day', async (t) => {
-    const daily = await agentWith({ max_requests_per_day: 1 });
-    await pastTurn(host.databaseUrl, daily, { daysAgo: 1 });
-    t.notOk((await ask(daily)).events.some((e) => e.type === 'error'), "yesterday's turn does not count toward today");
-    await refusedWith(daily, /max_requests_per_day limit \(1\)/);
-    const total = await agentWith({ max_total_requests: 1 });
-    await pastTurn(host.databaseUrl, total, { daysAgo: 40 });
-    await refusedWith(total, /max_total_requests limit \(1\)/);
-  });
+    if (!quota)
+      t.test('max_requests_per_day counts only today (UTC); max_total_requests counts every day', async (t) => {
+        const daily = await agentWith({ max_requests_per_day: 1 });
+        await pastTurn(host.databaseUrl, daily, { daysAgo: 1 });
+        t.notOk(
+          (await ask(daily)).events.some((e) => e.type === 'error'),
+          "yesterday's turn does not count toward today",
+        );
+        await refusedWith(daily, /max_requests_per_day limit \(1\)/);
+        const total = await agentWith({ max_total_requests: 1 });
+        await pastTurn(host.databaseUrl, total, { daysAgo: 40 });
+        await refusedWith(total, /max_total_requests limit \(1\)/);
+      });
 
-  if (!quota) t.test('token and cost limits, daily and monthly', async (t) => {
-    const tokensDaily = await agentWith({ max_total_tokens_daily: 100 });
-    await pastTurn(host.databaseUrl, tokensDaily, { daysAgo: 0, tokens: 100 });
-    await refusedWith(tokensDaily, /max_total_tokens_daily limit \(100\)/);
-    const tokensMonthly = await agentWith({ max_total_tokens_monthly: 100 });
-    await pastTurn(host.databaseUrl, tokensMonthly, { daysAgo: 40, tokens: 500 });
-    t.notOk((await ask(tokensMonthly)).events.some((e) => e.type === 'error'), 'last month does not count');
-    const costDaily = await agentWith({ max_cost_usd_daily: 0.5 });
-    await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
-    t.notOk((await ask(costDaily)).events.some((e) => e.type === 'error'), 'under the cost limit');
-    await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
-    await refusedWith(costDaily, /max_cost_usd_daily limit \(0\.5\)/);
-    // The 1st of this month (UTC): in this month's window, and not today unless today is the 1st.
-    const earlierThisMonth = new Date().getUTCDate() - 1;
-    const monthlyHit = await agentWith({ max_total_tokens_monthly: 100 });
-    await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 60 });
-    t.notOk((await ask(monthlyHit)).events.some((e) => e.type === 'error'), 'under the monthly token limit');
-    await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 40 });
-    await refusedWith(monthlyHit, /max_total_tokens_monthly limit \(100\)/);
-    const costMonthly = await agentWith({ max_cost_usd_monthly: 1 });
-    await pastTurn(host.databaseUrl, costMonthly, { daysAgo: 40, cost: 5 });
-    t.notOk((await ask(costMonthly)).events.some((e) => e.type === 'error'), "last month's cost does not count");
-    await pastTurn(host.databaseUrl, costMonthly, { daysAgo: earlierThisMonth, cost: 1 });
-    await refusedWith(costMonthly, /max_cost_usd_monthly limit \(1\)/);
-    const uncounted = await agentWith({ max_total_tokens_daily: 100 });
-    await pastTurn(host.databaseUrl, uncounted, { daysAgo: 0, tokens: 1000, counts: false });
-    t.notOk((await ask(uncounted)).events.some((e) => e.type === 'error'), 'turns that do not count (fixed responses) are ignored');
-  });
+    if (!quota)
+      t.test('token and cost limits, daily and monthly', async (t) => {
+        const tokensDaily = await agentWith({ max_total_tokens_daily: 100 });
+        await pastTurn(host.databaseUrl, tokensDaily, { daysAgo: 0, tokens: 100 });
+        await refusedWith(tokensDaily, /max_total_tokens_daily limit \(100\)/);
+        const tokensMonthly = await agentWith({ max_total_tokens_monthly: 100 });
+        await pastTurn(host.databaseUrl, tokensMonthly, { daysAgo: 40, tokens: 500 });
+        t.notOk(
+          (await ask(tokensMonthly)).events.some((e) => e.type === 'error'),
+          'last month does not count',
+        );
+        const costDaily = await agentWith({ max_cost_usd_daily: 0.5 });
+        await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
+        t.notOk(
+          (await ask(costDaily)).events.some((e) => e.type === 'error'),
+          'under the cost limit',
+        );
+        await pastTurn(host.databaseUrl, costDaily, { daysAgo: 0, cost: 0.25 });
+        await refusedWith(costDaily, /max_cost_usd_daily limit \(0\.5\)/);
+        // The 1st of this month (UTC): in this month's window, and not today unless today is the 1st.
+        const earlierThisMonth = new Date().getUTCDate() - 1;
+        const monthlyHit = await agentWith({ max_total_tokens_monthly: 100 });
+        await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 60 });
+        t.notOk(
+          (await ask(monthlyHit)).events.some((e) => e.type === 'error'),
+          'under the monthly token limit',
+        );
+        await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 40 });
+        await refusedWith(monthlyHit, /max_total_tokens_monthly limit \(100\)/);
+        const costMonthly = await agentWith({ max_cost_usd_monthly: 1 });
+        await pastTurn(host.databaseUrl, costMonthly, { daysAgo: 40, cost: 5 });
+        t.notOk(
+          (await ask(costMonthly)).events.some((e) => e.type === 'error'),
+          "last month's cost does not count",
+        );
+        await pastTurn(host.databaseUrl, costMonthly, { daysAgo: earlierThisMonth, cost: 1 });
+        await refusedWith(costMonthly, /max_cost_usd_monthly limit \(1\)/);
+        const uncounted = await agentWith({ max_total_tokens_daily: 100 });
+        await pastTurn(host.databaseUrl, uncounted, { daysAgo: 0, tokens: 1000, counts: false });
+        t.notOk(
+          (await ask(uncounted)).events.some((e) => e.type === 'error'),
+          'turns that do not count (fixed responses) are ignored',
+        );
+      });
 
-  if (quota) t.test('the per-caller quota counts a caller across agents, never fixed responses', async (t) => {
-    const a = await agentWith({});
-    const b = (await admin.request('POST', '/agents', { name: 'fixed', agent_type: 'chat', public_access_mode: 'public_anonymous', message_type_response_config: { rule: { enabled: true, response_text: 'ok' } } })).body.agent_id;
-    await ask(a);
-    await ask(b);
-    for (let i = 0; i < 3; i++) t.equal(tokensOf((await stream(host.url, { agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'fixed responses are not counted');
-    await ask(a);
-    const { events } = await ask(b);
-    t.same(events.map((e) => e.type), ['error', 'done'], 'the fourth model turn of the day is refused');
-    t.match(events[0]!.content, /daily request quota \(3\)/);
-    t.equal(tokensOf((await stream(host.url, { agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'and fixed responses still answer');
+    if (quota)
+      t.test('the per-caller quota counts a caller across agents, never fixed responses', async (t) => {
+        const a = await agentWith({});
+        const b = (
+          await admin.request('POST', '/agents', {
+            name: 'fixed',
+            agent_type: 'chat',
+            public_access_mode: 'public_anonymous',
+            message_type_response_config: { rule: { enabled: true, response_text: 'ok' } },
+          })
+        ).body.agent_id;
+        await ask(a);
+        await ask(b);
+        for (let i = 0; i < 3; i++)
+          t.equal(tokensOf((await stream(host.url, { agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'fixed responses are not counted');
+        await ask(a);
+        const { events } = await ask(b);
+        t.same(
+          events.map((e) => e.type),
+          ['error', 'done'],
+          'the fourth model turn of the day is refused',
+        );
+        t.match(events[0]!.content, /daily request quota \(3\)/);
+        t.equal(tokensOf((await stream(host.url, { agent_id: b, message: 'x', message_type: 'rule' })).events), 'ok', 'and fixed responses still answer');
+      });
   });
-});
 
 t.test('max_concurrent_requests leases: counted while a turn runs, renewed however long it runs', async (t) => {
   let release!: () => void;
@@ -96,19 +134,25 @@ t.test('max_concurrent_requests leases: counted while a turn runs, renewed howev
   const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', {
-    name: 'Two at a time',
-    agent_type: 'chat',
-    public_access_mode: 'public_anonymous',
-    model_provider: 'openai',
-    model_name: 'gpt-4o-mini',
-    max_concurrent_requests: 2,
-  })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Two at a time',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'gpt-4o-mini',
+      max_concurrent_requests: 2,
+    })
+  ).body;
   const active = async () => (await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`)).body.active_request_count;
 
   t.test('cost-overview active_request_count counts a request while it is answered', async (t) => {
     t.equal(await active(), 0);
-    const response = await fetch(`${host.url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: agent.agent_id, message: 'hi' }) });
+    const response = await fetch(`${host.url}/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_id: agent.agent_id, message: 'hi' }),
+    });
     const reader = response.body!.getReader();
     t.match(new TextDecoder().decode((await reader.read()).value), /"type":"token"/, 'the reply is under way');
     t.equal(await active(), 1, 'the held request is active');

@@ -21,7 +21,9 @@ t.test('retrieval', async (t) => {
   }
   const job = await ingest(admin, source.source_id);
   t.equal(job.status, 'succeeded', 'the corpus is ingested');
-  const agent = (await admin.request('POST', '/agents', { name: 'Helpdesk', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })).body;
+  const agent = (
+    await admin.request('POST', '/agents', { name: 'Helpdesk', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })
+  ).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
 
   t.test('each question retrieves its document in the top 3, by vectors and by the keyword fallback', async (t) => {
@@ -30,23 +32,35 @@ t.test('retrieval', async (t) => {
       const [turn] = (await admin.request('GET', `/sessions/corpus-${i}/turns`)).body.items;
       const context = (await admin.request('GET', `/sessions/corpus-${i}/turns/${turn.turn_id}/context`)).body;
       const vectorDocs = context.rag_context.map((c: { document_filename: string }) => c.document_filename);
-      t.ok(context.rag_context.length <= 3 && context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'vector'), `vector hits only, at most top_k: ${question}`);
+      t.ok(
+        context.rag_context.length <= 3 && context.rag_context.every((c: { retrieval_mode: string }) => c.retrieval_mode === 'vector'),
+        `vector hits only, at most top_k: ${question}`,
+      );
       t.ok(vectorDocs.includes(document), `vectors: "${question}" finds ${document} in the top 3 (got ${vectorDocs.join(', ')})`);
 
       const debug = (await admin.request('POST', `/sessions/corpus-${i}/turns/${turn.turn_id}/rag-debug`, { threshold: 1 })).body;
       const keywordDocs = debug.final_chunks.map((c: { document_filename: string }) => c.document_filename);
       t.equal(debug.keyword_fallback.mode, 'keyword_fallback', `no vector hit reaches threshold 1, so the keyword fallback answers: ${question}`);
       t.ok(keywordDocs.includes(document), `keyword fallback: "${question}" finds ${document} in the top 3 (got ${keywordDocs.join(', ')})`);
-      t.ok(debug.final_chunks.every((c: { matched_words: string[] }) => c.matched_words.length > 0), 'each fallback chunk records the words it matched');
+      t.ok(
+        debug.final_chunks.every((c: { matched_words: string[] }) => c.matched_words.length > 0),
+        'each fallback chunk records the words it matched',
+      );
     }
   });
 
   t.test('a source the agent has not mounted is never searched, by vectors or by the keyword fallback', async (t) => {
     const vault = await createSource(admin, { name: 'Vault' });
-    await uploadOk(admin, vault.source_id, { filename: 'vault.md', contentType: 'text/markdown', data: '# Vault\n\nThe vault combination is kept by the night porter. The vault combination changes every quarter.' });
+    await uploadOk(admin, vault.source_id, {
+      filename: 'vault.md',
+      contentType: 'text/markdown',
+      data: '# Vault\n\nThe vault combination is kept by the night porter. The vault combination changes every quarter.',
+    });
     await ingest(admin, vault.source_id);
     const question = 'What is the vault combination and who keeps it?';
-    const keeper = (await admin.request('POST', '/agents', { name: 'Keeper', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })).body;
+    const keeper = (
+      await admin.request('POST', '/agents', { name: 'Keeper', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })
+    ).body;
     await admin.request('POST', `/agents/${keeper.agent_id}/mounts`, { source_id: vault.source_id });
     const searched = async (thread: string, agentId: string) => {
       await admin.stream({ thread_id: thread, agent_id: agentId, message: question });
@@ -59,14 +73,25 @@ t.test('retrieval', async (t) => {
 
     // Mounted, the vault source answers the question both ways: the question does reach it.
     const mounted = await searched('vault-mounted', keeper.agent_id);
-    t.match(mounted.vector[0], { source_id: vault.source_id, document_filename: 'vault.md', retrieval_mode: 'vector' }, 'mounted: the vector search finds the vault document');
-    t.match(mounted.fallback[0], { source_id: vault.source_id, document_filename: 'vault.md', retrieval_mode: 'keyword_fallback' }, 'mounted: so does the keyword fallback');
+    t.match(
+      mounted.vector[0],
+      { source_id: vault.source_id, document_filename: 'vault.md', retrieval_mode: 'vector' },
+      'mounted: the vector search finds the vault document',
+    );
+    t.match(
+      mounted.fallback[0],
+      { source_id: vault.source_id, document_filename: 'vault.md', retrieval_mode: 'keyword_fallback' },
+      'mounted: so does the keyword fallback',
+    );
 
     const unmounted = await searched('vault-unmounted', agent.agent_id);
     t.same(fromVault(unmounted.vector), [], 'not mounted: no vector chunk comes from the vault source');
     t.same(fromVault(unmounted.candidates), [], 'not even among the raw vector candidates');
     t.equal(unmounted.mode, 'keyword_fallback');
     t.same(fromVault(unmounted.fallback), [], 'not mounted: the keyword fallback finds nothing in it either');
-    t.ok([...unmounted.vector, ...unmounted.candidates, ...unmounted.fallback].every((c: { source_id: string }) => c.source_id === source.source_id), 'everything found comes from the mounted source');
+    t.ok(
+      [...unmounted.vector, ...unmounted.candidates, ...unmounted.fallback].every((c: { source_id: string }) => c.source_id === source.source_id),
+      'everything found comes from the mounted source',
+    );
   });
 });

@@ -16,7 +16,14 @@ const PUBLIC = [
   /^\/admin\/auth\/(login|refresh)$/,
 ];
 // Routes any logged-in administrator may use, whatever their permissions.
-const LOGIN_ONLY = [/^\/chat-orchestrators$/, /^\/admin\/auth\//, /^\/admin\/permission-catalog$/, /^\/(openapi\.json|asyncapi\.json|docs|redoc)$/, /^\/admin\/api-tokens(\/:token_id)?$/, /^\/(docs|redoc)\/assets\/:file$/];
+const LOGIN_ONLY = [
+  /^\/chat-orchestrators$/,
+  /^\/admin\/auth\//,
+  /^\/admin\/permission-catalog$/,
+  /^\/(openapi\.json|asyncapi\.json|docs|redoc)$/,
+  /^\/admin\/api-tokens(\/:token_id)?$/,
+  /^\/(docs|redoc)\/assets\/:file$/,
+];
 
 t.test('every registered route is public per spec 5.6, login-only by nature, or declares a catalog permission', async (t) => {
   const host = await startTestHost(t);
@@ -24,10 +31,19 @@ t.test('every registered route is public per spec 5.6, login-only by nature, or 
   t.ok(routes.length >= 9, 'routes are enumerated');
   for (const route of routes) {
     const name = `${route.method.toUpperCase()} ${route.path}`;
-    if ('public' in route.access) t.ok(PUBLIC.some((p) => p.test(route.path)), `${name} is public and in the public list`);
-    else if ('login' in route.access) t.ok(LOGIN_ONLY.some((p) => p.test(route.path)), `${name} needs only a login and is allowed to`);
+    if ('public' in route.access)
+      t.ok(
+        PUBLIC.some((p) => p.test(route.path)),
+        `${name} is public and in the public list`,
+      );
+    else if ('login' in route.access)
+      t.ok(
+        LOGIN_ONLY.some((p) => p.test(route.path)),
+        `${name} needs only a login and is allowed to`,
+      );
     else {
-      for (const code of [route.access.permission, ...(route.access.alsoRequires ?? [])]) t.ok(isPermissionCode(code), `${name} declares ${code}, a catalog permission`);
+      for (const code of [route.access.permission, ...(route.access.alsoRequires ?? [])])
+        t.ok(isPermissionCode(code), `${name} declares ${code}, a catalog permission`);
     }
   }
 });

@@ -13,12 +13,16 @@ t.test('reencrypt round trip: rotate the key, re-encrypt, drop the old key', asy
   await admin.login();
   const created = (await admin.request('POST', '/mcp-credentials', { name: 'Tracking API', secret_payload: { ACCESS_TOKEN: 'tok-rotate-me' } })).body;
   const other = (await admin.request('POST', '/mcp-credentials', { name: 'Other', secret_payload: { ACCESS_TOKEN: 'tok-other' } })).body;
-  const ciphertextOf = async (id: string) => (await query(before.databaseUrl, 'SELECT encrypted_secret_json AS v FROM mcp_credentials WHERE id = $1', [id]))[0]!.v as string;
+  const ciphertextOf = async (id: string) =>
+    (await query(before.databaseUrl, 'SELECT encrypted_secret_json AS v FROM mcp_credentials WHERE id = $1', [id]))[0]!.v as string;
   const original = await ciphertextOf(created.credential_id);
   t.match(original, /^v2:[0-9a-f]{12}:/, 'stored with its key id');
 
   await query(before.databaseUrl, 'UPDATE mcp_credentials SET encrypted_secret_json = $2 WHERE id = $1', [other.credential_id, original]);
-  await t.rejects(before.app.domains.mcp.credentials.secretFor(other.credential_id, { id: created.credential_id, connection_config: {} }), 'a ciphertext copied to another row does not decrypt there');
+  await t.rejects(
+    before.app.domains.mcp.credentials.secretFor(other.credential_id, { id: created.credential_id, connection_config: {} }),
+    'a ciphertext copied to another row does not decrypt there',
+  );
   await query(before.databaseUrl, 'DELETE FROM mcp_credentials WHERE id = $1', [other.credential_id]);
   await before.stop();
 
@@ -30,7 +34,11 @@ t.test('reencrypt round trip: rotate the key, re-encrypt, drop the old key', asy
   t.not(rewritten, original, 'the value was rewritten');
 
   const after = await startTestHost(t, { databaseUrl: before.databaseUrl, env: { AGENT_HOST_SECRETS_KEY: newKey } });
-  t.same(await after.app.domains.mcp.credentials.secretFor(created.credential_id, { id: created.credential_id, connection_config: {} }), { ACCESS_TOKEN: 'tok-rotate-me' }, 'a host with only the new key reads it');
+  t.same(
+    await after.app.domains.mcp.credentials.secretFor(created.credential_id, { id: created.credential_id, connection_config: {} }),
+    { ACCESS_TOKEN: 'tok-rotate-me' },
+    'a host with only the new key reads it',
+  );
   const again = runCli(['secrets', 'reencrypt'], env);
   await again.exit;
   t.match(again.output(), '0 rewritten, 1 already current', 'a second run has nothing to do');

@@ -6,7 +6,6 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
 
-
 t.test('double texting and cancellation', async (t) => {
   let chunkDelayMs = 120;
   const fixture = await startOpenAiFixture({
@@ -23,7 +22,9 @@ t.test('double texting and cancellation', async (t) => {
   const model = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
   const createAgent = async (fields: Record<string, unknown>) => (await admin.request('POST', '/agents', { agent_type: 'chat', ...model, ...fields })).body;
   const history = async (sessionId: string) =>
-    (await query(hostA.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [sessionId])).map((m) => `${m.role}: ${m.content}`);
+    (await query(hostA.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [sessionId])).map(
+      (m) => `${m.role}: ${m.content}`,
+    );
 
   t.test('enqueue (the default): three messages sent at once are answered one after another, in order, on two instances', async (t) => {
     const agent = await createAgent({ name: 'Queue' });
@@ -35,13 +36,19 @@ t.test('double texting and cancellation', async (t) => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const third = send(hostA.url, 'three ');
     const answers = await Promise.all([first, second, third]);
-    t.same(answers.map((a) => tokensOf(a.events)), ['re: one ', 're: two ', 're: three '], 'every message is answered');
+    t.same(
+      answers.map((a) => tokensOf(a.events)),
+      ['re: one ', 're: two ', 're: three '],
+      'every message is answered',
+    );
     t.same(
       await history('double-text'),
       ['user: one ', 'assistant: re: one ', 'user: two ', 'assistant: re: two ', 'user: three ', 'assistant: re: three '],
       'the history does not interleave',
     );
-    const turns = await query(hostA.databaseUrl, 'SELECT latency_ms, created_at FROM conversation_turns WHERE session_id = $1 ORDER BY created_at', ['double-text']);
+    const turns = await query(hostA.databaseUrl, 'SELECT latency_ms, created_at FROM conversation_turns WHERE session_id = $1 ORDER BY created_at', [
+      'double-text',
+    ]);
     t.equal(turns.length, 3);
     t.same(await query(hostA.databaseUrl, 'SELECT * FROM session_turn_queue'), [], 'every ticket left the line');
   });
@@ -72,9 +79,17 @@ t.test('double texting and cancellation', async (t) => {
     }
     t.match(cancelled, { status: 202, body: { session_id: 'cancel-me', status: 'cancelling' } });
     const { events } = await running;
-    t.match(events.find((e) => e.type === 'error'), { code: 'TURN_CANCELLED', content: /cancelled by/ }, 'the caller is told');
+    t.match(
+      events.find((e) => e.type === 'error'),
+      { code: 'TURN_CANCELLED', content: /cancelled by/ },
+      'the caller is told',
+    );
     t.equal(events.at(-1)!.type, 'done', 'and done is still last');
-    const [turn] = await query(hostA.databaseUrl, 'SELECT id, status, error_message, total_tokens, token_usage_source FROM conversation_turns WHERE session_id = $1', ['cancel-me']);
+    const [turn] = await query(
+      hostA.databaseUrl,
+      'SELECT id, status, error_message, total_tokens, token_usage_source FROM conversation_turns WHERE session_id = $1',
+      ['cancel-me'],
+    );
     t.match(turn, { status: 'cancelled', error_message: /^cancelled by / }, 'stored as cancelled');
     t.ok(turn!.token_usage_source, `with the usage spent so far (${turn!.token_usage_source}, ${turn!.total_tokens} tokens)`);
     t.equal(cancelled!.body.turn_id, turn!.id, 'the cancel named the turn it stopped');

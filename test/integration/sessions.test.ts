@@ -9,14 +9,16 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
   const host = await startTestHost(t);
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', {
-    name: 'Desk',
-    agent_type: 'chat',
-    public_access_mode: 'public_anonymous',
-    system_prompt: 'Parcels ship within two days.',
-    max_total_requests: 10,
-    message_type_response_config: { rule: { enabled: true, response_text: 'Rule accepted.' } },
-  })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      system_prompt: 'Parcels ship within two days.',
+      max_total_requests: 10,
+      message_type_response_config: { rule: { enabled: true, response_text: 'Rule accepted.' } },
+    })
+  ).body;
   await admin.stream({ thread_id: 'alpha', agent_id: agent.agent_id, message: 'When do parcels ship?' });
   await admin.stream({ thread_id: 'alpha', agent_id: agent.agent_id, message: 'x', message_type: 'rule' });
   await admin.stream({ thread_id: 'beta', message: 'unrelated question about weather' });
@@ -33,7 +35,11 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     const byAgent = await admin.request('GET', `/sessions?agent_id=${agent.agent_id}`);
     t.same(byAgent.body.items.map((s: { session_id: string }) => s.session_id).sort(), ['alpha', 'gamma'], 'agent_id matches binding or latest turn');
     const byText = await admin.request('GET', '/sessions?q=weather');
-    t.same(byText.body.items.map((s: { session_id: string }) => s.session_id), ['beta'], 'q matches message text');
+    t.same(
+      byText.body.items.map((s: { session_id: string }) => s.session_id),
+      ['beta'],
+      'q matches message text',
+    );
     const future = await admin.request('GET', `/sessions?date_from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
     t.same(future.body.items, []);
     const past = await admin.request('GET', `/sessions?date_to=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`);
@@ -44,13 +50,20 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     await query(host.databaseUrl, "UPDATE chat_messages SET created_at = now() - interval '2 days' WHERE session_id = 'beta'");
     const yesterday = encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString());
     const older = await admin.request('GET', `/sessions?date_to=${yesterday}`);
-    t.same(older.body.items.map((s: { session_id: string }) => s.session_id), ['beta'], 'date_to keeps only sessions active before it');
+    t.same(
+      older.body.items.map((s: { session_id: string }) => s.session_id),
+      ['beta'],
+      'date_to keeps only sessions active before it',
+    );
     const newer = await admin.request('GET', `/sessions?date_from=${yesterday}`);
     t.same(newer.body.items.map((s: { session_id: string }) => s.session_id).sort(), ['alpha', 'gamma'], 'and date_from the others');
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const pageResponse: { body: { items: { session_id: string }[]; next_cursor: string | null } } = await admin.request('GET', `/sessions?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      const pageResponse: { body: { items: { session_id: string }[]; next_cursor: string | null } } = await admin.request(
+        'GET',
+        `/sessions?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...pageResponse.body.items.map((s) => s.session_id));
       cursor = pageResponse.body.next_cursor;
     } while (cursor);
@@ -61,7 +74,10 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
 
   t.test('messages and turns of a session', async (t) => {
     const messages = await admin.request('GET', '/sessions/alpha/messages');
-    t.same(messages.body.items.map((m: { role: string }) => m.role), ['user', 'assistant', 'user', 'assistant']);
+    t.same(
+      messages.body.items.map((m: { role: string }) => m.role),
+      ['user', 'assistant', 'user', 'assistant'],
+    );
     const turns = await admin.request('GET', '/sessions/alpha/turns');
     t.equal(turns.body.items.length, 2);
     const [fixed, model] = turns.body.items;
@@ -73,7 +89,11 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.same([first.body.items.length, first.body.limit, first.body.items[0].turn_id], [1, 1, fixed.turn_id], 'a page of one, newest first');
     t.type(first.body.next_cursor, 'string');
     const second = await admin.request('GET', `/sessions/alpha/turns?limit=1&cursor=${encodeURIComponent(first.body.next_cursor)}`);
-    t.same([second.body.items.map((x: { turn_id: string }) => x.turn_id), second.body.next_cursor], [[model.turn_id], null], 'the cursor leads to the older turn, and the last page has no cursor');
+    t.same(
+      [second.body.items.map((x: { turn_id: string }) => x.turn_id), second.body.next_cursor],
+      [[model.turn_id], null],
+      'the cursor leads to the older turn, and the last page has no cursor',
+    );
     t.equal((await admin.request('GET', '/sessions/alpha/turns?cursor=garbage')).status, 400);
     t.equal((await admin.request('GET', '/sessions/nope/turns')).status, 404);
   });
@@ -85,8 +105,14 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.same(context.body.turn.generation_usage, turn.generation_usage);
     t.equal(context.body.context_payload.model_routing.route_mode, 'single');
     const id = randomUUID();
-    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'reader', $2, 'sub_admin')", [id, await hash('reader-password')]);
-    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [randomUUID(), id]);
+    await query(host.databaseUrl, "INSERT INTO admin_users (id, username, password_hash, role_code) VALUES ($1, 'reader', $2, 'sub_admin')", [
+      id,
+      await hash('reader-password'),
+    ]);
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'conversations.read')", [
+      randomUUID(),
+      id,
+    ]);
     const reader = new AdminClient(host.url);
     await reader.login('reader', 'reader-password');
     t.equal((await reader.request('GET', '/sessions/alpha/turns')).status, 200);
@@ -95,15 +121,33 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
     t.match(denied.body, { detail: 'missing permission mcp.read', code: 'PERMISSION_MISSING', request_id: String });
     await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'mcp.read')", [randomUUID(), id]);
     const withoutSkills = await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`);
-    t.match([withoutSkills.status, withoutSkills.body], [403, { detail: 'missing permission skills.read', code: 'PERMISSION_MISSING' }], 'conversations.read and mcp.read without skills.read are refused');
-    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'skills.read')", [randomUUID(), id]);
+    t.match(
+      [withoutSkills.status, withoutSkills.body],
+      [403, { detail: 'missing permission skills.read', code: 'PERMISSION_MISSING' }],
+      'conversations.read and mcp.read without skills.read are refused',
+    );
+    await query(host.databaseUrl, "INSERT INTO admin_permission_grants (id, admin_user_id, permission_code) VALUES ($1, $2, 'skills.read')", [
+      randomUUID(),
+      id,
+    ]);
     t.equal((await reader.request('GET', `/sessions/alpha/turns/${turn.turn_id}/context`)).status, 200, 'all three read permissions are enough');
   });
 
   t.test('cost overview of the agent', async (t) => {
     const { status, body } = await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`);
     t.equal(status, 200);
-    for (const field of ['conversation_usage_rollup', 'evaluation_generation_usage_rollup', 'evaluation_judge_usage_rollup', 'conversation_estimated_cost', 'evaluation_generation_estimated_cost', 'evaluation_judge_estimated_cost', 'combined_estimated_cost', 'active_request_count', 'total_request_count', 'remaining_total_requests']) {
+    for (const field of [
+      'conversation_usage_rollup',
+      'evaluation_generation_usage_rollup',
+      'evaluation_judge_usage_rollup',
+      'conversation_estimated_cost',
+      'evaluation_generation_estimated_cost',
+      'evaluation_judge_estimated_cost',
+      'combined_estimated_cost',
+      'active_request_count',
+      'total_request_count',
+      'remaining_total_requests',
+    ]) {
       t.ok(field in body, `has ${field}`);
     }
     t.same(
@@ -112,7 +156,11 @@ t.test('sessions, messages, turns, turn context and the cost overview', async (t
       'two model turns (alpha, gamma) and one fixed response',
     );
     t.same([body.total_request_count, body.remaining_total_requests, body.active_request_count], [2, 8, 0], 'fixed responses do not count');
-    t.same([body.conversation_estimated_cost.estimated_interaction_count, body.conversation_estimated_cost.total_cost_usd], [2, 0], 'the offline model is priced at 0');
+    t.same(
+      [body.conversation_estimated_cost.estimated_interaction_count, body.conversation_estimated_cost.total_cost_usd],
+      [2, 0],
+      'the offline model is priced at 0',
+    );
     t.same(body.combined_estimated_cost, body.conversation_estimated_cost);
   });
 });
@@ -138,7 +186,11 @@ t.test('GET /sessions?q= matches % and _ literally, needs 3 characters, and runs
   const desk = (await admin.request('POST', '/agents', { name: 'Desk', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
   const issued = (await fetch(`${host.url}/public/agents/${desk.agent_id}/sessions`, { method: 'POST' })).json() as Promise<{ session_id: string }>;
   const byAgent = await admin.request('GET', `/sessions?agent_id=${desk.agent_id}`);
-  t.same(byAgent.body.items.map((s: { session_id: string; agent_id: string }) => [s.session_id, s.agent_id]), [[(await issued).session_id, desk.agent_id]], 'a session started before any turn lists under its agent');
+  t.same(
+    byAgent.body.items.map((s: { session_id: string; agent_id: string }) => [s.session_id, s.agent_id]),
+    [[(await issued).session_id, desk.agent_id]],
+    'a session started before any turn lists under its agent',
+  );
   const short = await admin.request('GET', '/sessions?q=ab');
   t.equal(short.status, 422, 'shorter than 3 characters is refused');
   t.match(JSON.stringify(short.body), /at least 3 characters/);
@@ -149,7 +201,15 @@ t.test('GET /sessions?q= matches % and _ literally, needs 3 characters, and runs
   // Tiny tables are scanned whole whatever the indexes; with scans off, the plan shows which index serves the search.
   await client.query('SET enable_seqscan = off');
   const plan = async (sql: string) => (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-  t.match(await plan("SELECT session_id FROM chat_messages WHERE content ILIKE '%weather%'"), /chat_messages_content_trgm/, 'message text is searched through its trigram index');
+  t.match(
+    await plan("SELECT session_id FROM chat_messages WHERE content ILIKE '%weather%'"),
+    /chat_messages_content_trgm/,
+    'message text is searched through its trigram index',
+  );
   t.match(await plan("SELECT id FROM chat_sessions WHERE id ILIKE '%ffe%'"), /chat_sessions_id_trgm/, 'thread ids through theirs');
-  t.match(await plan(`SELECT id FROM chat_sessions WHERE effective_agent_id = '${randomUUID()}' ORDER BY updated_at DESC, id DESC LIMIT 20`), /chat_sessions_effective_agent/, 'and the agent filter through the stored effective agent');
+  t.match(
+    await plan(`SELECT id FROM chat_sessions WHERE effective_agent_id = '${randomUUID()}' ORDER BY updated_at DESC, id DESC LIMIT 20`),
+    /chat_sessions_effective_agent/,
+    'and the agent filter through the stored effective agent',
+  );
 });

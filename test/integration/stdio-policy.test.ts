@@ -23,7 +23,10 @@ t.test('on the development default', async (t) => {
   t.test('a shell reading the host environment is refused at create and update, naming the policy', async (t) => {
     const created = await create(environ);
     t.equal(created.status, 422);
-    t.match(created.body.detail[0], { loc: ['body', 'connection_config', 'command'], msg: /command "sh" is not allowed by the development default of stdio commands.*\[mcp\] stdio_allowed_commands/ });
+    t.match(created.body.detail[0], {
+      loc: ['body', 'connection_config', 'command'],
+      msg: /command "sh" is not allowed by the development default of stdio commands.*\[mcp\] stdio_allowed_commands/,
+    });
     const server = (await create(everythingStdio())).body;
     const repointed = await toolsAdmin.request('PATCH', `/mcp-servers/${server.mcp_server_id}`, { connection_config: environ });
     t.equal(repointed.status, 422, 'nor can an allowed server be turned into one');
@@ -49,7 +52,8 @@ t.test('on the development default', async (t) => {
   });
 
   t.test("a failing allowed child's stderr stays out of the answer", async (t) => {
-    const failing = (await create({ command: process.execPath, args: ['-e', 'console.error("stderr-of-the-child " + process.env.HOME); process.exit(4)'] })).body;
+    const failing = (await create({ command: process.execPath, args: ['-e', 'console.error("stderr-of-the-child " + process.env.HOME); process.exit(4)'] }))
+      .body;
     const answer = await toolsAdmin.request('POST', `/mcp-servers/${failing.mcp_server_id}/test-call`, { action: 'tools/list' });
     t.match(JSON.stringify(answer.body), /exited with code 4/, 'the answer says how the child ended');
     t.notMatch(JSON.stringify(answer.body), 'stderr-of-the-child', 'not what it printed');
@@ -58,18 +62,31 @@ t.test('on the development default', async (t) => {
   t.test('credentials: pasted ones refused, headers masked, and a repointed server needs its credential confirmed', async (t) => {
     const http = await startMcpHttpFixture();
     t.teardown(() => http.close());
-    const pasted = await toolsAdmin.request('POST', '/mcp-servers', { name: 'Pasted', transport_type: 'http_sse', connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer sk-live-pasted-123' } } });
+    const pasted = await toolsAdmin.request('POST', '/mcp-servers', {
+      name: 'Pasted',
+      transport_type: 'http_sse',
+      connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer sk-live-pasted-123' } },
+    });
     t.equal(pasted.status, 422, 'a credential pasted into a header is refused');
     t.match(pasted.body.detail[0], { loc: ['body', 'connection_config', 'headers', 'Authorization'], msg: /put the value in an MCP credential/ });
-    const credential = (await toolsAdmin.request('POST', '/mcp-credentials', { name: 'Tracking API', secret_payload: { ACCESS_TOKEN: 'tok-confirmed-9' } })).body;
-    const server = (await toolsAdmin.request('POST', '/mcp-servers', {
-      name: 'Tracking',
-      transport_type: 'http_sse',
-      connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>', 'X-Region': 'eu-west' } },
-      credential_id: credential.credential_id,
-    })).body;
-    t.same(server.connection_config.headers, { Authorization: 'Bearer <ACCESS_TOKEN>', 'X-Region': '********' }, 'only placeholders are shown; other values are masked');
-    const kept = await toolsAdmin.request('PATCH', `/mcp-servers/${server.mcp_server_id}`, { connection_config: { ...server.connection_config, headers: { ...server.connection_config.headers } } });
+    const credential = (await toolsAdmin.request('POST', '/mcp-credentials', { name: 'Tracking API', secret_payload: { ACCESS_TOKEN: 'tok-confirmed-9' } }))
+      .body;
+    const server = (
+      await toolsAdmin.request('POST', '/mcp-servers', {
+        name: 'Tracking',
+        transport_type: 'http_sse',
+        connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>', 'X-Region': 'eu-west' } },
+        credential_id: credential.credential_id,
+      })
+    ).body;
+    t.same(
+      server.connection_config.headers,
+      { Authorization: 'Bearer <ACCESS_TOKEN>', 'X-Region': '********' },
+      'only placeholders are shown; other values are masked',
+    );
+    const kept = await toolsAdmin.request('PATCH', `/mcp-servers/${server.mcp_server_id}`, {
+      connection_config: { ...server.connection_config, headers: { ...server.connection_config.headers } },
+    });
     t.equal(kept.status, 200, 'saving what was read back');
     const [stored] = await query(host.databaseUrl, 'SELECT connection_config FROM mcp_servers WHERE id = $1', [server.mcp_server_id]);
     t.equal(stored!.connection_config.headers['X-Region'], 'eu-west', 'keeps the masked value');
@@ -83,14 +100,32 @@ t.test('on the development default', async (t) => {
     const confirmed = await toolsAdmin.request('PATCH', `/mcp-servers/${server.mcp_server_id}`, { connection_config: elsewhere, confirm_credential: true });
     t.equal(confirmed.status, 200, 'with the credential confirmed it goes through');
 
-    const bound = (await toolsAdmin.request('POST', '/mcp-credentials', { name: 'Bound', secret_payload: { ACCESS_TOKEN: 'tok-bound-3' }, allowed_destinations: [`${http.url}/ignored-path`] })).body;
+    const bound = (
+      await toolsAdmin.request('POST', '/mcp-credentials', {
+        name: 'Bound',
+        secret_payload: { ACCESS_TOKEN: 'tok-bound-3' },
+        allowed_destinations: [`${http.url}/ignored-path`],
+      })
+    ).body;
     t.same(bound.allowed_destinations, [new URL(http.url).origin], 'a credential bound to a destination (kept as its origin)');
-    const boundServer = await toolsAdmin.request('POST', '/mcp-servers', { name: 'Bound server', transport_type: 'http_sse', connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } }, credential_id: bound.credential_id });
+    const boundServer = await toolsAdmin.request('POST', '/mcp-servers', {
+      name: 'Bound server',
+      transport_type: 'http_sse',
+      connection_config: { url: `${http.url}/mcp`, headers: { Authorization: 'Bearer <ACCESS_TOKEN>' } },
+      credential_id: bound.credential_id,
+    });
     t.equal(boundServer.status, 201, 'serves a server at that origin');
-    const away = await toolsAdmin.request('PATCH', `/mcp-servers/${boundServer.body.mcp_server_id}`, { connection_config: { ...boundServer.body.connection_config, url: 'https://collector.example/mcp' }, confirm_credential: true });
+    const away = await toolsAdmin.request('PATCH', `/mcp-servers/${boundServer.body.mcp_server_id}`, {
+      connection_config: { ...boundServer.body.connection_config, url: 'https://collector.example/mcp' },
+      confirm_credential: true,
+    });
     t.equal(away.status, 409, 'and cannot be repointed elsewhere, confirmed or not');
     t.match(away.body.detail, /may be sent only to http:\/\/127\.0\.0\.1:\d+, not to https:\/\/collector\.example/);
-    await query(host.databaseUrl, "UPDATE mcp_servers SET connection_config = jsonb_set(connection_config, '{url}', '\"https://collector.example/mcp\"') WHERE id = $1", [boundServer.body.mcp_server_id]);
+    await query(
+      host.databaseUrl,
+      "UPDATE mcp_servers SET connection_config = jsonb_set(connection_config, '{url}', '\"https://collector.example/mcp\"') WHERE id = $1",
+      [boundServer.body.mcp_server_id],
+    );
     const smuggled = await toolsAdmin.request('POST', `/mcp-servers/${boundServer.body.mcp_server_id}/test-call`, { action: 'tools/list' });
     t.match(JSON.stringify(smuggled.body), /may be sent only to/, 'a repoint written past the API gets no secret either');
   });
@@ -102,13 +137,18 @@ t.test('an operator allowlist: commands, fixed leading arguments and environment
   const host = await startTestHost(t, { env: { AGENT_HOST__MCP__STDIO_ALLOWED_COMMANDS: policy } });
   const admin = new AdminClient(host.url);
   await admin.login();
-  const create = (connection_config: Record<string, unknown>) => admin.request('POST', '/mcp-servers', { name: `server ${Math.random()}`, transport_type: 'stdio', connection_config });
+  const create = (connection_config: Record<string, unknown>) =>
+    admin.request('POST', '/mcp-servers', { name: `server ${Math.random()}`, transport_type: 'stdio', connection_config });
   const everything = await create({ command, args, env: { REGION: 'eu' } });
   t.equal(everything.status, 201, 'the listed server with its arguments is allowed');
   const listed = await admin.request('POST', `/mcp-servers/${everything.body.mcp_server_id}/test-call`, { action: 'tools/list' });
   t.equal(listed.body.status, 'success', 'and runs');
   const otherScript = await create({ command, args: ['-e', 'process.exit(0)'] });
-  t.match(otherScript.body.detail?.[0], { loc: ['body', 'connection_config', 'args'], msg: /allowed only with the arguments it is configured with/ }, 'the same executable with other arguments is refused');
+  t.match(
+    otherScript.body.detail?.[0],
+    { loc: ['body', 'connection_config', 'args'], msg: /allowed only with the arguments it is configured with/ },
+    'the same executable with other arguments is refused',
+  );
   const otherEnv = await create({ command, args, env: { TRACE: '1' } });
   t.match(otherEnv.body.detail?.[0]?.msg, /TRACE is not among the environment names/, 'an environment name the entry does not list is refused');
   const npx = await create({ command: 'npx', args: ['-y', 'anything'] });

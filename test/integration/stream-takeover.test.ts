@@ -20,7 +20,8 @@ async function eventually<T>(check: () => T | undefined, what: string, timeoutMs
 }
 
 /** `POST /stream` as an administrator, who names the session. */
-const post = (url: string, body: unknown, cookie: string) => fetch(`${url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown, cookie: string) =>
+  fetch(`${url}/stream`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body) });
 
 t.test('the customer message reaches operators at once; a takeover stops the AI before its next model call', async (t) => {
   const fixture = await startOpenAiFixture();
@@ -29,15 +30,17 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
   const admin = new AdminClient(host.url);
   await admin.login();
   const agentWith = async (orchestrator_key: string) =>
-    (await admin.request('POST', '/agents', {
-      name: orchestrator_key,
-      agent_type: 'chat',
-      orchestrator_key,
-      public_access_mode: 'public_anonymous',
-      human_takeover_enabled: true,
-      model_provider: 'openai',
-      model_name: 'gpt-4o-mini',
-    })).body.agent_id as string;
+    (
+      await admin.request('POST', '/agents', {
+        name: orchestrator_key,
+        agent_type: 'chat',
+        orchestrator_key,
+        public_access_mode: 'public_anonymous',
+        human_takeover_enabled: true,
+        model_provider: 'openai',
+        model_name: 'gpt-4o-mini',
+      })
+    ).body.agent_id as string;
   const broadcasts: SessionBroadcast[] = [];
   t.teardown(host.app.domains.sessionEvents.subscribe((b) => broadcasts.push(b)));
   const messagesOf = (sessionId: string) => broadcasts.flatMap((b) => (b.type === 'message' && b.session_id === sessionId ? [b.message] : []));
@@ -58,8 +61,17 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
     const reply = await eventually(() => messagesOf('live-1')[1], 'the reply broadcast');
     t.same([reply.role, reply.content], ['assistant', 'Your parcel ships today.']);
     t.equal(messagesOf('live-1').length, 2, 'the user message is not broadcast a second time');
-    const stored = await query(host.databaseUrl, 'SELECT id, role, content, created_at FROM chat_messages WHERE session_id = $1 ORDER BY created_at', ['live-1']);
-    t.same(stored.map((m) => [m.id, m.role]), [[shown!.message_id, 'user'], [reply.message_id, 'assistant']], 'the stored messages carry the broadcast ids, in order');
+    const stored = await query(host.databaseUrl, 'SELECT id, role, content, created_at FROM chat_messages WHERE session_id = $1 ORDER BY created_at', [
+      'live-1',
+    ]);
+    t.same(
+      stored.map((m) => [m.id, m.role]),
+      [
+        [shown!.message_id, 'user'],
+        [reply.message_id, 'assistant'],
+      ],
+      'the stored messages carry the broadcast ids, in order',
+    );
     t.equal(new Date(stored[0]!.created_at).toISOString(), shown!.created_at, 'and the broadcast time');
     const [turn] = await query(host.databaseUrl, 'SELECT user_message_id, status FROM conversation_turns WHERE session_id = $1', ['live-1']);
     t.same([turn!.user_message_id, turn!.status], [shown!.message_id, 'completed']);
@@ -82,12 +94,29 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
     t.same([taken.status, taken.body.status], [200, 'HUMAN_ACTIVE'], 'an operator takes over mid-turn');
     release();
     const events = await readEvents(await response);
-    t.same(events.map((e) => e.type), ['done'], 'the AI goes silent: no reply, no error, done');
+    t.same(
+      events.map((e) => e.type),
+      ['done'],
+      'the AI goes silent: no reply, no error, done',
+    );
     t.equal(fixture.bodies.length - before, 1, 'the model is not called again after the takeover');
-    const [turn] = await query(host.databaseUrl, 'SELECT status, error_message, assistant_message_id FROM conversation_turns WHERE session_id = $1', ['taken-1']);
-    t.same([turn!.status, turn!.error_message, turn!.assistant_message_id], ['aborted', 'a human operator took over the session', null], 'the turn is stored as stopped, without a reply');
+    const [turn] = await query(host.databaseUrl, 'SELECT status, error_message, assistant_message_id FROM conversation_turns WHERE session_id = $1', [
+      'taken-1',
+    ]);
+    t.same(
+      [turn!.status, turn!.error_message, turn!.assistant_message_id],
+      ['aborted', 'a human operator took over the session', null],
+      'the turn is stored as stopped, without a reply',
+    );
     const stored = await query(host.databaseUrl, 'SELECT role FROM chat_messages WHERE session_id = $1 ORDER BY created_at', ['taken-1']);
-    t.same(stored.map((m) => m.role), ['user', 'system'], "the customer's message and the takeover notice; no AI reply");
-    t.notOk(messagesOf('taken-1').some((m) => m.role === 'assistant'), 'no AI reply is broadcast');
+    t.same(
+      stored.map((m) => m.role),
+      ['user', 'system'],
+      "the customer's message and the takeover notice; no AI reply",
+    );
+    t.notOk(
+      messagesOf('taken-1').some((m) => m.role === 'assistant'),
+      'no AI reply is broadcast',
+    );
   });
 });

@@ -25,26 +25,38 @@ t.test('a routed turn is priced call by call', async (t) => {
         : { tool_calls: [{ name: 'search_knowledge', arguments: { query: 'A-17' } }], usage: { prompt_tokens: 100, completion_tokens: 10 } },
   });
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`, AGENT_HOST__MODELS__CATALOG: CATALOG } });
+  const host = await startTestHost(t, {
+    env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`, AGENT_HOST__MODELS__CATALOG: CATALOG },
+  });
   const admin = new AdminClient(host.url);
   await admin.login();
   const routedAgent = async (toolModel: string, limits: Record<string, number> = {}) =>
-    (await admin.request('POST', '/agents', {
-      name: `routed via ${toolModel}`,
-      agent_type: 'chat',
-      orchestrator_key: 'react_agent_v1',
-      public_access_mode: 'public_anonymous',
-      model_provider: 'openai',
-      model_name: 'final-model',
-      model_routing_config: { enabled: true, tool_call_model: { model_provider: 'openai', model_name: toolModel }, general_model: { model_provider: 'openai', model_name: 'final-model' } },
-      ...limits,
-    })).body.agent_id as string;
+    (
+      await admin.request('POST', '/agents', {
+        name: `routed via ${toolModel}`,
+        agent_type: 'chat',
+        orchestrator_key: 'react_agent_v1',
+        public_access_mode: 'public_anonymous',
+        model_provider: 'openai',
+        model_name: 'final-model',
+        model_routing_config: {
+          enabled: true,
+          tool_call_model: { model_provider: 'openai', model_name: toolModel },
+          general_model: { model_provider: 'openai', model_name: 'final-model' },
+        },
+        ...limits,
+      })
+    ).body.agent_id as string;
   const turnOf = async (thread: string) => (await query(host.databaseUrl, 'SELECT * FROM conversation_turns WHERE session_id = $1', [thread]))[0]!;
 
   t.test('each call at its own model, summed; the overview and the cost limit count the same', async (t) => {
     const agentId = await routedAgent('tools-model', { max_cost_usd_daily: 0.003 });
     await admin.stream({ thread_id: 'priced-1', agent_id: agentId, message: 'Where is order A-17' });
-    t.same(fixture.bodies.map((b) => b.model), ['tools-model', 'final-model'], 'step 1 on the tool_call model, the answer on the final model');
+    t.same(
+      fixture.bodies.map((b) => b.model),
+      ['tools-model', 'final-model'],
+      'step 1 on the tool_call model, the answer on the final model',
+    );
     const turn = await turnOf('priced-1');
     t.same([turn.model_name, turn.input_tokens, turn.output_tokens, turn.token_usage_source], ['final-model', 300, 30, 'provider_reported']);
     // tools-model: 100 * 1 + 10 * 2 = 120 micro-USD; final-model: 200 * 10 + 20 * 20 = 2400 (the final model alone would price the turn at 3600).
@@ -53,9 +65,18 @@ t.test('a routed turn is priced call by call', async (t) => {
       [0.00252, 0.0021, 0.00042, false],
     );
     const overview = (await admin.request('GET', `/agents/${agentId}/cost-overview`)).body;
-    t.same(overview.conversation_estimated_cost, { input_cost_usd: 0.0021, output_cost_usd: 0.00042, total_cost_usd: 0.00252, estimated_interaction_count: 1, missing_pricing_count: 0 });
+    t.same(overview.conversation_estimated_cost, {
+      input_cost_usd: 0.0021,
+      output_cost_usd: 0.00042,
+      total_cost_usd: 0.00252,
+      estimated_interaction_count: 1,
+      missing_pricing_count: 0,
+    });
     const second = await admin.stream({ thread_id: 'priced-2', agent_id: agentId, message: 'Where is order A-17' });
-    t.notOk(second.events.some((e) => e.type === 'error'), 'one turn (0.00252) is under a 0.003 daily cost limit (priced at the final model alone, 0.0036, it would not be)');
+    t.notOk(
+      second.events.some((e) => e.type === 'error'),
+      'one turn (0.00252) is under a 0.003 daily cost limit (priced at the final model alone, 0.0036, it would not be)',
+    );
     const refused = await admin.stream({ thread_id: 'priced-3', agent_id: agentId, message: 'Where is order A-17' });
     t.match(refused.events[0]?.content, /max_cost_usd_daily limit \(0\.003\)/, 'two turns reach it');
   });
@@ -64,9 +85,19 @@ t.test('a routed turn is priced call by call', async (t) => {
     const agentId = await routedAgent('unpriced-model');
     await admin.stream({ thread_id: 'unpriced-1', agent_id: agentId, message: 'Where is order A-17' });
     const turn = await turnOf('unpriced-1');
-    t.same([turn.model_name, turn.estimated_cost_usd, turn.pricing_missing], ['final-model', null, true], 'the final model is priced, the tool-call model is not');
+    t.same(
+      [turn.model_name, turn.estimated_cost_usd, turn.pricing_missing],
+      ['final-model', null, true],
+      'the final model is priced, the tool-call model is not',
+    );
     const overview = (await admin.request('GET', `/agents/${agentId}/cost-overview`)).body;
-    t.same(overview.conversation_estimated_cost, { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 1 });
+    t.same(overview.conversation_estimated_cost, {
+      input_cost_usd: 0,
+      output_cost_usd: 0,
+      total_cost_usd: 0,
+      estimated_interaction_count: 0,
+      missing_pricing_count: 1,
+    });
     t.same(overview.combined_estimated_cost, overview.conversation_estimated_cost);
   });
 });

@@ -19,7 +19,11 @@ const CHUNK = 64 * 1024;
  * A multipart body streamed from `chunks` text chunks of 64 KB, produced as the server reads them; `gate` holds the
  * last chunk back until it resolves.
  */
-function multipart(filename: string, chunks: number, gate: Promise<void> = Promise.resolve()): { body: ReadableStream<Uint8Array>; sha256: string; size: number } {
+function multipart(
+  filename: string,
+  chunks: number,
+  gate: Promise<void> = Promise.resolve(),
+): { body: ReadableStream<Uint8Array>; sha256: string; size: number } {
   const encoder = new TextEncoder();
   const chunkOf = (i: number) => encoder.encode(`${String(i).padStart(8, '0')} ${'x'.repeat(CHUNK - 10)}\n`);
   const hash = createHash('sha256');
@@ -27,7 +31,10 @@ function multipart(filename: string, chunks: number, gate: Promise<void> = Promi
   let i = -1;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (i === -1) controller.enqueue(encoder.encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n`));
+      if (i === -1)
+        controller.enqueue(
+          encoder.encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n`),
+        );
       else if (i < chunks) {
         if (i === chunks - 1) await gate;
         controller.enqueue(chunkOf(i));
@@ -86,7 +93,16 @@ t.test('a 40 MB upload is spooled to disk and hashed on the way: memory grows by
     void spools().then((now) => (spooled ||= now.length > before.length));
   }, 250);
   const pathname = `/knowledge-sources/${source.source_id}/documents`;
-  const curl = ['-s', '--limit-rate', '8M', '-H', `cookie: ${admin.cookieHeader(pathname)}`, '-F', `file=@${path.join(dir, 'big.txt')};type=text/plain`, admin.baseUrl + pathname];
+  const curl = [
+    '-s',
+    '--limit-rate',
+    '8M',
+    '-H',
+    `cookie: ${admin.cookieHeader(pathname)}`,
+    '-F',
+    `file=@${path.join(dir, 'big.txt')};type=text/plain`,
+    admin.baseUrl + pathname,
+  ];
   const output = await new Promise<string>((resolve, reject) => execFile('curl', curl, (error, stdout) => (error ? reject(error) : resolve(stdout))));
   clearInterval(sampler);
   const created = JSON.parse(output);
@@ -94,7 +110,13 @@ t.test('a 40 MB upload is spooled to disk and hashed on the way: memory grows by
   const [row] = await query<{ sha256: string }>(host.databaseUrl, 'SELECT sha256 FROM knowledge_documents WHERE id = $1', [created.document_id]);
   t.equal(row?.sha256, sha256, 'the hash taken on the way is the hash of the bytes');
   const download = await fetch(host.url + created.download_url, { headers: { cookie: admin.cookieHeader('/') } });
-  t.equal(createHash('sha256').update(Buffer.from(await download.arrayBuffer())).digest('hex'), sha256, 'and the stored object holds them');
+  t.equal(
+    createHash('sha256')
+      .update(Buffer.from(await download.arrayBuffer()))
+      .digest('hex'),
+    sha256,
+    'and the stored object holds them',
+  );
   t.ok(spooled, 'the upload went through a temporary file');
   t.same(await spools(), before, 'which is gone afterwards');
   const growthMb = (peak - baseline) / 1024 / 1024;
@@ -118,7 +140,10 @@ t.test('past upload_concurrency an upload is refused with 503 and Retry-After, a
     for (const dir of await spools()) {
       if (existing.has(dir)) continue;
       const file = path.join(os.tmpdir(), dir, 'file');
-      const size = await stat(file).then((s) => s.size, () => 0);
+      const size = await stat(file).then(
+        (s) => s.size,
+        () => 0,
+      );
       if (size >= 2 * CHUNK && (await readFile(file, { encoding: 'utf8' }).catch(() => '')).startsWith('00000000 ')) return true;
     }
     return false;

@@ -27,7 +27,13 @@ t.test('readUsageCalls reads the stored calls of a scope', async (t) => {
     await recorder.record(turn('t-1'), { ...mini, model_name: 'gpt-4o', input_tokens: 50, output_tokens: 5, source: 'provider_reported' });
     await recorder.record(turn('t-2'), { ...mini, input_tokens: 30, output_tokens: 7, source: 'provider_reported' });
     await recorder.record(turn('t-2'), { ...mini, input_tokens: 12, output_tokens: 4, source: 'tokenizer_estimated' });
-    await recorder.record(turn('t-3'), { model_provider: 'offline', model_name: 'offline-extractive', input_tokens: 0, output_tokens: 0, source: 'no_model_invocation' });
+    await recorder.record(turn('t-3'), {
+      model_provider: 'offline',
+      model_name: 'offline-extractive',
+      input_tokens: 0,
+      output_tokens: 0,
+      source: 'no_model_invocation',
+    });
     await recorder.record(turn('t-4'), { ...mini, input_tokens: 0, output_tokens: 0, source: 'unavailable' });
     await recorder.record({ scope_kind: 'evaluation_item', scope_id: 't-1' }, { ...mini, input_tokens: 999, output_tokens: 999, source: 'provider_reported' });
 
@@ -43,10 +49,14 @@ t.test('readUsageCalls reads the stored calls of a scope', async (t) => {
     t.strictSame(summarizeTurnUsage(t1, failing), { input_tokens: 150, output_tokens: 25, total_tokens: 175, token_usage_source: 'provider_reported' });
 
     const t2 = await readUsageCalls(sequelize, 'turn', ['t-2']);
-    t.strictSame(t2.map((c) => [c.provider_usage, c.local_estimate]), [
-      [{ input_tokens: 30, output_tokens: 7 }, undefined],
-      [undefined, { input_tokens: 12, output_tokens: 4 }],
-    ], 'an estimated row comes back as a local estimate');
+    t.strictSame(
+      t2.map((c) => [c.provider_usage, c.local_estimate]),
+      [
+        [{ input_tokens: 30, output_tokens: 7 }, undefined],
+        [undefined, { input_tokens: 12, output_tokens: 4 }],
+      ],
+      'an estimated row comes back as a local estimate',
+    );
     t.strictSame(
       summarizeTurnUsage(t2, failing),
       { input_tokens: 42, output_tokens: 11, total_tokens: 53, token_usage_source: 'tokenizer_estimated' },
@@ -55,7 +65,12 @@ t.test('readUsageCalls reads the stored calls of a scope', async (t) => {
 
     t.strictSame(await readUsageCalls(sequelize, 'turn', ['t-3']), [], 'a no_model_invocation row is not a model call');
     t.equal(summarizeTurnUsage(await readUsageCalls(sequelize, 'turn', ['t-3'])).token_usage_source, 'no_model_invocation');
-    t.strictSame(summarizeTurnUsage(await readUsageCalls(sequelize, 'turn', ['t-4'])), { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'unavailable' });
+    t.strictSame(summarizeTurnUsage(await readUsageCalls(sequelize, 'turn', ['t-4'])), {
+      input_tokens: 0,
+      output_tokens: 0,
+      total_tokens: 0,
+      token_usage_source: 'unavailable',
+    });
     t.strictSame(await readUsageCalls(sequelize, 'turn', []), [], 'no scope ids, no calls');
     t.strictSame(await readUsageCalls(sequelize, 'turn', ['nope']), []);
 
@@ -76,7 +91,10 @@ t.test('readUsageCalls reads the stored calls of a scope', async (t) => {
       unavailable_count: 1,
     });
     t.strictSame(
-      summarizeTurnUsage(calls.filter((c) => c.scope_id !== 't-4'), failing),
+      summarizeTurnUsage(
+        calls.filter((c) => c.scope_id !== 't-4'),
+        failing,
+      ),
       { input_tokens: 192, output_tokens: 36, total_tokens: 228, token_usage_source: 'tokenizer_estimated' },
       'the calls of several turns summarize as one record',
     );

@@ -17,11 +17,17 @@ t.test('a vector store that goes away: turns fall back to keyword search, ingest
   const relayed = new URL(chroma);
   relayed.port = String(relay.port);
   const retrySeconds = 6;
-  const host = await startTestHost(t, { env: { CHROMA_URL: relayed.toString().replace(/\/$/, ''), AGENT_HOST__KNOWLEDGE__VECTOR_RETRY_SECONDS: String(retrySeconds) } });
+  const host = await startTestHost(t, {
+    env: { CHROMA_URL: relayed.toString().replace(/\/$/, ''), AGENT_HOST__KNOWLEDGE__VECTOR_RETRY_SECONDS: String(retrySeconds) },
+  });
   const admin = new AdminClient(host.url);
   await admin.login();
   const source = await createSource(admin, { name: 'Depot handbook' });
-  await uploadOk(admin, source.source_id, { filename: 'depot.txt', contentType: 'text/plain', data: 'Parcels leave the depot every morning at seven o clock.\n' });
+  await uploadOk(admin, source.source_id, {
+    filename: 'depot.txt',
+    contentType: 'text/plain',
+    data: 'Parcels leave the depot every morning at seven o clock.\n',
+  });
   t.equal((await ingest(admin, source.source_id)).status, 'succeeded', 'indexed while the vector store answers');
   const agent = (await admin.request('POST', '/agents', { name: 'Depot desk', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
   await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
@@ -34,8 +40,16 @@ t.test('a vector store that goes away: turns fall back to keyword search, ingest
   t.match((await ask('before')).context.rag_context, [{ retrieval_mode: 'vector', content: /seven/ }], 'retrieval uses vectors while it can');
 
   relay.cut();
-  const readiness = await waitFor('readiness to notice', () => fetch(`${host.url}/readyz`), (r) => r.status === 503, 15_000);
-  t.ok(((await readiness.json()) as { failing: { name: string }[] }).failing.some((f) => f.name === 'chroma'), 'readiness names chroma');
+  const readiness = await waitFor(
+    'readiness to notice',
+    () => fetch(`${host.url}/readyz`),
+    (r) => r.status === 503,
+    15_000,
+  );
+  t.ok(
+    ((await readiness.json()) as { failing: { name: string }[] }).failing.some((f) => f.name === 'chroma'),
+    'readiness names chroma',
+  );
   const during = await ask('during');
   t.equal(during.events.at(-1)!.type, 'done', 'the turn still ends with done');
   t.equal(during.turn.status, 'completed', 'and completes');
@@ -49,7 +63,11 @@ t.test('a vector store that goes away: turns fall back to keyword search, ingest
   t.ok(waited >= retrySeconds - 1, `after trying again for the window (${waited.toFixed(1)} s of ${retrySeconds} s)`);
   const stored = await document();
   t.match(stored, { status: 'failed', vector_status: 'reindex_required' }, 'the document it could not write is not marked indexed, nor its vectors');
-  t.match(stored.error_message, /the vector store was away for the \d+ s this document waited \(\[knowledge\] vector_retry_seconds\): cannot reach Chroma/, 'and says why');
+  t.match(
+    stored.error_message,
+    /the vector store was away for the \d+ s this document waited \(\[knowledge\] vector_retry_seconds\): cannot reach Chroma/,
+    'and says why',
+  );
 
   // Away again when ingestion starts, back within the window: the retries deliver the document, nobody ingests again.
   const retried = await admin.request('POST', `/knowledge-sources/${source.source_id}/ingest`, {});
@@ -59,6 +77,11 @@ t.test('a vector store that goes away: turns fall back to keyword search, ingest
   const finished = await waitForJob(admin, retried.body.job_id);
   t.equal(finished.status, 'succeeded', 'the job that met the outage succeeds once the store is back');
   t.match(await document(), { status: 'indexed', vector_status: 'indexed', error_message: null }, 'with the document indexed and its vectors verified');
-  await waitFor('readiness to return', () => fetch(`${host.url}/readyz`), (r) => r.status === 200, 30_000);
+  await waitFor(
+    'readiness to return',
+    () => fetch(`${host.url}/readyz`),
+    (r) => r.status === 200,
+    30_000,
+  );
   t.match((await ask('after')).context.rag_context, [{ retrieval_mode: 'vector' }], 'and retrieval uses vectors again');
 });

@@ -14,7 +14,14 @@ t.test('session broadcasts reach sockets on other instances, and go through Post
   const b = await startTestHost(t, { databaseUrl: a.databaseUrl });
   const admin = new AdminClient(a.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', { name: 'Support', agent_type: 'chat', public_access_mode: 'public_anonymous', system_prompt: 'Parcels ship within two days.' })).body;
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Support',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      system_prompt: 'Parcels ship within two days.',
+    })
+  ).body;
 
   // Every relay is a NOTIFY on the adapter's channel; this listener sees them all without being an instance itself.
   const listener = new pg.Client({ connectionString: a.databaseUrl });
@@ -46,7 +53,11 @@ t.test('session broadcasts reach sockets on other instances, and go through Post
     await stream(a.url, { thread_id: session, agent_id: agent.agent_id, message: 'When do parcels ship?' });
     t.equal((await onB.waitFor('message', (m) => m.message.role === 'user')).message.content, 'When do parcels ship?');
     t.equal((await onB.waitFor('message', (m) => m.message.role === 'assistant')).message.content, 'Parcels ship within two days.');
-    t.same(relayed.map((r: any) => r.message.role), ['user', 'assistant'], 'both went through Postgres');
+    t.same(
+      relayed.map((r: any) => r.message.role),
+      ['user', 'assistant'],
+      'both went through Postgres',
+    );
   });
 
   t.test('alone, an instance delivers to its own sockets and sends nothing through Postgres', async (t) => {

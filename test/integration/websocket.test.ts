@@ -30,8 +30,11 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
   const noTakeover = await createAgent({ name: 'No takeover', public_access_mode: 'public_anonymous' });
   const internal = await createAgent({ name: 'Internal', public_access_mode: 'admin_only', human_takeover_enabled: true });
   /** A customer's session as a public client starts it: the server issues its id. */
-  const issue = async (agentId: string) => (await (await fetch(`${host.url}/public/agents/${agentId}/sessions`, { method: 'POST' })).json()).session_id as string;
-  const [wsConnect, wsChat, wsTag, wsTakeover, restTakeover, restForce, longHistory, revoke, grantsSession, pub4, pubHand] = await Promise.all(Array.from({ length: 11 }, () => issue(agent.agent_id)));
+  const issue = async (agentId: string) =>
+    (await (await fetch(`${host.url}/public/agents/${agentId}/sessions`, { method: 'POST' })).json()).session_id as string;
+  const [wsConnect, wsChat, wsTag, wsTakeover, restTakeover, restForce, longHistory, revoke, grantsSession, pub4, pubHand] = await Promise.all(
+    Array.from({ length: 11 }, () => issue(agent.agent_id)),
+  );
   const sockets: WsClient[] = [];
   t.teardown(() => sockets.forEach((s) => s.close()));
   const connect = async (namespace: string, options: Parameters<typeof WsClient.connect>[2] = {}) => {
@@ -41,18 +44,36 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
   };
   /** An operator socket of an administrator: `operator_id` is the administrator's own id. */
   const operator = (sessionId: string, who: { client: AdminClient; id: string; username: string } = root) =>
-    connect(`/ws/${sessionId}`, { cookie: who.client.cookieHeader(), query: { role: 'operator', operator_id: who.id, operator_name: `Operator ${who.username}` } });
-  const turnsOf = async (sessionId: string) => (await query(host.databaseUrl, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [sessionId]))[0]!.n;
+    connect(`/ws/${sessionId}`, {
+      cookie: who.client.cookieHeader(),
+      query: { role: 'operator', operator_id: who.id, operator_name: `Operator ${who.username}` },
+    });
+  const turnsOf = async (sessionId: string) =>
+    (await query(host.databaseUrl, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [sessionId]))[0]!.n;
 
   t.test('on connect the server sends history, then session', async (t) => {
     await stream(host.url, { thread_id: wsConnect, agent_id: agent.agent_id, message: 'When do parcels ship?' });
     const customer = await connect(`/public/ws/${wsConnect}`, { query: { agent_id: agent.agent_id } });
     const session = await customer.waitFor('session');
-    t.same(customer.received.slice(0, 2).map((r) => r.type), ['history', 'session'], 'history first, then session');
+    t.same(
+      customer.received.slice(0, 2).map((r) => r.type),
+      ['history', 'session'],
+      'history first, then session',
+    );
     const history = customer.of('history')[0];
-    t.same(history.messages.map((m: any) => m.role), ['user', 'assistant']);
+    t.same(
+      history.messages.map((m: any) => m.role),
+      ['user', 'assistant'],
+    );
     t.equal(history.messages[1].content, 'Parcels ship within two days.');
-    t.match(session, { type: 'session', session_id: wsConnect, status: 'AI_ACTIVE', agent_id: agent.agent_id, human_takeover_enabled: true, takeover_owner_id: null });
+    t.match(session, {
+      type: 'session',
+      session_id: wsConnect,
+      status: 'AI_ACTIVE',
+      agent_id: agent.agent_id,
+      human_takeover_enabled: true,
+      takeover_owner_id: null,
+    });
   });
 
   t.test('a customer message runs the /stream pipeline and both messages reach the room', async (t) => {
@@ -74,17 +95,26 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
 
   t.test('a [message_type=...] tag is parsed first; a fixed-response hit calls no model and writes no override', async (t) => {
     const customer = await connect(`/public/ws/${wsTag}`, { query: { agent_id: agent.agent_id } });
-    t.same(await customer.send('user_message', { content: '[message_type=form]\n  opening hours ', model_provider: 'offline', model_name: 'offline-extractive' }), { ok: true });
+    t.same(
+      await customer.send('user_message', { content: '[message_type=form]\n  opening hours ', model_provider: 'offline', model_name: 'offline-extractive' }),
+      { ok: true },
+    );
     const reply = await customer.waitFor('message', (m) => m.message.role === 'assistant');
     t.equal(reply.message.content, 'We are open 9 to 5.');
     const user = await customer.waitFor('message', (m) => m.message.role === 'user');
     t.equal(user.message.content, '  opening hours ', 'the body after the tag is the stored message');
-    const [turn] = await query(host.databaseUrl, 'SELECT response_source, message_type, token_usage_source FROM conversation_turns WHERE session_id = $1', [wsTag]);
+    const [turn] = await query(host.databaseUrl, 'SELECT response_source, message_type, token_usage_source FROM conversation_turns WHERE session_id = $1', [
+      wsTag,
+    ]);
     t.same(turn, { response_source: 'fixed_response', message_type: 'form', token_usage_source: 'no_model_invocation' });
     const [session] = await query(host.databaseUrl, 'SELECT model_provider FROM chat_sessions WHERE id = $1', [wsTag]);
     t.equal(session!.model_provider, null, 'no model override is written on the fixed-response path');
     t.same(await customer.send('user_message', { content: '[message_type=rule]\nreturns' }), { ok: true });
-    t.equal((await customer.waitFor('message', (m) => m.message.content === 'Returns are free.')).message.role, 'assistant', 'a rule tag matches the rule responses');
+    t.equal(
+      (await customer.waitFor('message', (m) => m.message.content === 'Returns are free.')).message.role,
+      'assistant',
+      'a rule tag matches the rule responses',
+    );
     t.same(await customer.send('user_message', { content: '[message_type=other]\r\nsomething unusual' }), { ok: true });
     await customer.waitFor('message', (m) => m.message.content === 'Something else, noted.');
     t.pass('an other tag (here with CRLF) answers with the other default response');
@@ -104,7 +134,10 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
       ],
       'each tag sets its message type and the body after it is the message; a tag without its newline is plain text',
     );
-    t.same(turns.slice(0, 3).map((turn) => turn.response_source), ['fixed_response', 'fixed_response', 'fixed_response']);
+    t.same(
+      turns.slice(0, 3).map((turn) => turn.response_source),
+      ['fixed_response', 'fixed_response', 'fixed_response'],
+    );
     t.not(turns[3]!.response_source, 'fixed_response', 'plain text is not matched against the rule responses');
   });
 
@@ -117,8 +150,14 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     const state = await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE');
     t.match(state, { takeover_owner_id: alice.id, takeover_owner_name: 'Operator alice', takeover_released_at: null });
     t.ok(state.takeover_started_at, 'takeover_started_at is set');
-    t.match(await customer.waitFor('system'), { status: 'HUMAN_ACTIVE', event_type: 'takeover', message: { role: 'system', metadata: { status: 'HUMAN_ACTIVE' } } });
-    t.match(await customer.waitFor('takeover_event'), { event: { event_type: 'takeover', operator_id: alice.id, admin_user_id: alice.id, channel: 'websocket' } });
+    t.match(await customer.waitFor('system'), {
+      status: 'HUMAN_ACTIVE',
+      event_type: 'takeover',
+      message: { role: 'system', metadata: { status: 'HUMAN_ACTIVE' } },
+    });
+    t.match(await customer.waitFor('takeover_event'), {
+      event: { event_type: 'takeover', operator_id: alice.id, admin_user_id: alice.id, channel: 'websocket' },
+    });
 
     t.same(await customer.send('user_message', { content: 'Is anyone there?' }), { ok: true });
     await aliceWs.waitFor('message', (m) => m.message.content === 'Is anyone there?');
@@ -126,7 +165,10 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.same(viaStream.events, [{ type: 'done' }], '/stream during HUMAN_ACTIVE: the message is taken, no reply');
     await aliceWs.waitFor('message', (m) => m.message.content === 'Hello from /stream');
     t.equal(await turnsOf(wsTakeover), 0, 'no conversation turn while a human answers');
-    t.notOk(customer.of('message').some((m) => m.message.role === 'assistant'), 'the AI does not reply');
+    t.notOk(
+      customer.of('message').some((m) => m.message.role === 'assistant'),
+      'the AI does not reply',
+    );
 
     t.same(await aliceWs.send('user_message', { content: 'Alice here, how can I help?' }), { ok: true }, 'the owner replies by hand over WS');
     const manual = await customer.waitFor('message', (m) => m.message.role === 'agent');
@@ -141,25 +183,43 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.match(await bobWs.send('agent_release'), { ok: false, detail: /only the owner releases it/ });
     t.match(await bobWs.send('agent_takeover'), { ok: false, detail: /already taken over by Operator alice; send force=true/ });
     t.same(await bobWs.send('agent_takeover', { force: true }), { ok: true }, 'force=true takes it from another operator');
-    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), { event: { operator_id: bob.id, previous_owner_id: alice.id } });
+    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), {
+      event: { operator_id: bob.id, previous_owner_id: alice.id },
+    });
 
     t.same(await bobWs.send('agent_release'), { ok: true }, 'HUMAN_ACTIVE -> AI_ACTIVE by the owner');
     const released = await customer.waitFor('session', (s) => s.status === 'AI_ACTIVE' && s.takeover_started_at !== null);
     t.match(released, { takeover_owner_id: null });
     t.ok(released.takeover_released_at, 'takeover_released_at is set');
     await customer.waitFor('system', (s) => s.status === 'AI_ACTIVE' && s.event_type === 'release');
-    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'release'), { event: { operator_id: bob.id, channel: 'websocket' } }, 'release broadcasts its takeover_event');
+    t.match(
+      await customer.waitFor('takeover_event', (e) => e.event.event_type === 'release'),
+      { event: { operator_id: bob.id, channel: 'websocket' } },
+      'release broadcasts its takeover_event',
+    );
 
     await customer.send('user_message', { content: 'When do parcels ship?' });
     await customer.waitFor('message', (m) => m.message.role === 'assistant' && m.message.content === 'Parcels ship within two days.');
     t.equal(await turnsOf(wsTakeover), 1, 'the AI answers again after release');
 
     const events = await admin.request('GET', `/sessions/${wsTakeover}/takeover-events`);
-    t.same(events.body.items.map((e: any) => e.event_type), ['takeover', 'manual_message', 'force_takeover', 'release'], 'the durable event stream');
+    t.same(
+      events.body.items.map((e: any) => e.event_type),
+      ['takeover', 'manual_message', 'force_takeover', 'release'],
+      'the durable event stream',
+    );
     const messages = await admin.request('GET', `/sessions/${wsTakeover}/messages?limit=200`);
-    t.same(messages.body.items.filter((m: any) => m.role === 'system').map((m: any) => m.metadata.status), ['HUMAN_ACTIVE', 'HUMAN_ACTIVE', 'AI_ACTIVE'], 'one extra system message per transition');
-    const audits = await query(host.databaseUrl, "SELECT action FROM admin_action_audits WHERE target_id = $1 ORDER BY id", [wsTakeover]);
-    t.same(audits.map((a) => a.action), ['session.takeover', 'session.manual_message', 'session.force_takeover', 'session.release'], 'each transition is audited');
+    t.same(
+      messages.body.items.filter((m: any) => m.role === 'system').map((m: any) => m.metadata.status),
+      ['HUMAN_ACTIVE', 'HUMAN_ACTIVE', 'AI_ACTIVE'],
+      'one extra system message per transition',
+    );
+    const audits = await query(host.databaseUrl, 'SELECT action FROM admin_action_audits WHERE target_id = $1 ORDER BY id', [wsTakeover]);
+    t.same(
+      audits.map((a) => a.action),
+      ['session.takeover', 'session.manual_message', 'session.force_takeover', 'session.release'],
+      'each transition is audited',
+    );
   });
 
   t.test('takeover over REST: the administrator is the operator; list items show the owner', async (t) => {
@@ -203,8 +263,14 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     const forced = await bob.client.request('POST', `/sessions/${restForce}/takeover?force=true`, {});
     t.equal(forced.status, 200);
     t.match(forced.body, { status: 'HUMAN_ACTIVE', takeover_owner_id: bob.id, takeover_owner_name: 'bob' });
-    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), { event: { operator_id: bob.id, previous_owner_id: alice.id, channel: 'rest' } });
-    t.equal((await alice.client.request('POST', `/sessions/${restForce}/manual-messages`, { content: 'still mine?' })).status, 409, 'the previous owner no longer replies by hand');
+    t.match(await customer.waitFor('takeover_event', (e) => e.event.event_type === 'force_takeover'), {
+      event: { operator_id: bob.id, previous_owner_id: alice.id, channel: 'rest' },
+    });
+    t.equal(
+      (await alice.client.request('POST', `/sessions/${restForce}/manual-messages`, { content: 'still mine?' })).status,
+      409,
+      'the previous owner no longer replies by hand',
+    );
     const notOwner = await alice.client.request('POST', `/sessions/${restForce}/release`, {});
     t.equal(notOwner.status, 409, 'only the owner releases without force');
     t.match(notOwner.body.detail, /owned by bob; only the owner releases it, or send force=true/);
@@ -215,7 +281,11 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     const events = await admin.request('GET', `/sessions/${restForce}/takeover-events`);
     t.same(
       events.body.items.map((e: any) => [e.event_type, e.operator_id, e.previous_owner_id]),
-      [['takeover', alice.id, null], ['force_takeover', bob.id, alice.id], ['release', alice.id, null]],
+      [
+        ['takeover', alice.id, null],
+        ['force_takeover', bob.id, alice.id],
+        ['release', alice.id, null],
+      ],
     );
   });
 
@@ -228,12 +298,23 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     );
     t.equal((await alice.client.request('POST', '/sessions/who/takeover', {})).status, 200, 'alice takes over over REST');
     const aliceWs = await operator('who', alice);
-    t.same(await aliceWs.send('user_message', { content: 'Alice, typing in the live console' }), { ok: true }, "alice's socket is the same owner as alice's REST takeover");
+    t.same(
+      await aliceWs.send('user_message', { content: 'Alice, typing in the live console' }),
+      { ok: true },
+      "alice's socket is the same owner as alice's REST takeover",
+    );
     const bobWs = await operator('who', bob);
     t.match(await bobWs.send('user_message', { content: 'I am alice' }), { ok: false, detail: /only the operator who took over/ });
     t.same(await aliceWs.send('agent_release'), { ok: true });
     const events = await admin.request('GET', '/sessions/who/takeover-events');
-    t.same(events.body.items.map((e: any) => [e.event_type, e.operator_id, e.channel]), [['takeover', alice.id, 'rest'], ['manual_message', alice.id, 'websocket'], ['release', alice.id, 'websocket']]);
+    t.same(
+      events.body.items.map((e: any) => [e.event_type, e.operator_id, e.channel]),
+      [
+        ['takeover', alice.id, 'rest'],
+        ['manual_message', alice.id, 'websocket'],
+        ['release', alice.id, 'websocket'],
+      ],
+    );
   });
 
   t.test('a human reply has the message length limit on every channel', async (t) => {
@@ -248,7 +329,9 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     t.match(await rootWs.send('user_message', { content: '  ' }), { ok: false, detail: 'content is empty' });
     t.equal((await admin.request('POST', '/sessions/long-reply/manual-messages', { content: '' })).status, 422);
     t.same(await rootWs.send('user_message', { content: 'x'.repeat(8000) }), { ok: true }, 'the limit itself is allowed');
-    const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM chat_messages WHERE session_id = 'long-reply' AND role = 'agent'")) as [{ n: number }];
+    const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM chat_messages WHERE session_id = 'long-reply' AND role = 'agent'")) as [
+      { n: number },
+    ];
     t.equal(n, 1, 'only the reply within the limit is stored');
   });
 
@@ -274,17 +357,36 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
       t.equal(session!.takeover_owner_id, admins[racers.indexOf(winner)]!.id, 'the winner owns the session');
       t.same(await winner.send('agent_release'), { ok: true });
     }
-    const [{ n }] = (await query(host.databaseUrl, "SELECT count(*)::int AS n FROM session_takeover_events WHERE session_id = 'race' AND event_type = 'takeover'")) as [{ n: number }];
+    const [{ n }] = (await query(
+      host.databaseUrl,
+      "SELECT count(*)::int AS n FROM session_takeover_events WHERE session_id = 'race' AND event_type = 'takeover'",
+    )) as [{ n: number }];
     t.equal(n, 5, 'one takeover event per round');
   });
 
   t.test('the public namespace: customers only, public agents only', async (t) => {
     await t.rejects(connect('/public/ws/pub-1', { query: { agent_id: agent.agent_id, role: 'operator', operator_id: 'x' } }), /serves customers only/);
-    await t.rejects(connect(`/public/ws/${pub4}`, { query: { agent_id: internal.agent_id } }), /not found; start one/, "a session is joined only with its own agent");
-    await t.rejects(connect('/public/ws/pub-3'), /session pub-3 not found; start one with POST \/public\/agents/, 'a session the server did not issue is not served');
+    await t.rejects(
+      connect(`/public/ws/${pub4}`, { query: { agent_id: internal.agent_id } }),
+      /not found; start one/,
+      'a session is joined only with its own agent',
+    );
+    await t.rejects(
+      connect('/public/ws/pub-3'),
+      /session pub-3 not found; start one with POST \/public\/agents/,
+      'a session the server did not issue is not served',
+    );
     await admin.stream({ thread_id: 'pub-internal', agent_id: internal.agent_id, message: 'hi' });
-    await t.rejects(connect('/public/ws/pub-internal', { query: { agent_id: agent.agent_id } }), /not found; start one/, 'nor is a session of a non-public agent');
-    t.equal((await fetch(`${host.url}/public/agents/${internal.agent_id}/sessions`, { method: 'POST' })).status, 404, 'which cannot be started publicly either');
+    await t.rejects(
+      connect('/public/ws/pub-internal', { query: { agent_id: agent.agent_id } }),
+      /not found; start one/,
+      'nor is a session of a non-public agent',
+    );
+    t.equal(
+      (await fetch(`${host.url}/public/agents/${internal.agent_id}/sessions`, { method: 'POST' })).status,
+      404,
+      'which cannot be started publicly either',
+    );
     const customer = await connect(`/public/ws/${pub4}`, { query: { agent_id: agent.agent_id } });
     t.match(await customer.send('agent_takeover'), { ok: false, detail: /public WebSocket cannot take over/ });
     t.match(await customer.send('agent_release'), { ok: false, detail: /public WebSocket cannot take over/ });
@@ -306,11 +408,15 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     await customer.waitFor('disconnect');
     t.pass('and the socket is closed');
     const stored = await query(host.databaseUrl, "SELECT content FROM chat_messages WHERE session_id = $1 AND role = 'user' ORDER BY created_at", [soon]);
-    t.same(stored.map((m) => m.content), ['first'], 'nothing from the refused send is stored');
+    t.same(
+      stored.map((m) => m.content),
+      ['first'],
+      'nothing from the refused send is stored',
+    );
     await t.rejects(connect(`/public/ws/${soon}`), /not found; start one/, 'nor can it reconnect');
   });
 
-  t.test('the public namespace cannot reply by hand: during HUMAN_ACTIVE its messages stay the customer\'s', async (t) => {
+  t.test("the public namespace cannot reply by hand: during HUMAN_ACTIVE its messages stay the customer's", async (t) => {
     const customer = await connect(`/public/ws/${pubHand}`, { query: { agent_id: agent.agent_id, operator_id: root.id, operator_name: 'Not an operator' } });
     t.equal((await admin.request('POST', `/sessions/${pubHand}/takeover`, {})).status, 200);
     await customer.waitFor('session', (s) => s.status === 'HUMAN_ACTIVE');
@@ -318,7 +424,11 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     const echoed = await customer.waitFor('message', (m) => m.message.content === 'Pretending to be staff');
     t.match(echoed.message, { role: 'user', sender_id_snapshot: null, sender_name_snapshot: null }, 'stored as the customer, not as a human reply');
     const events = await admin.request('GET', `/sessions/${pubHand}/takeover-events`);
-    t.same(events.body.items.map((e: any) => e.event_type), ['takeover'], 'no manual_message event');
+    t.same(
+      events.body.items.map((e: any) => e.event_type),
+      ['takeover'],
+      'no manual_message event',
+    );
   });
 
   t.test('the administrator namespace needs a live login with conversations.read; operators need operator_id', async (t) => {
@@ -368,13 +478,19 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     await customer.waitFor('message', () => customer.of('message').filter((m) => m.message.role === 'assistant').length === 2);
     t.match(await watcher.waitFor('error'), { detail: /session ended/, code: 'SESSION_REVOKED' });
     await watcher.waitFor('disconnect');
-    t.notOk(watcher.of('message').some((m) => m.message.content === 'after logout'), 'the revoked socket got no message after logout');
+    t.notOk(
+      watcher.of('message').some((m) => m.message.content === 'after logout'),
+      'the revoked socket got no message after logout',
+    );
 
     const second = new AdminClient(host.url);
     await second.login();
     const writer = await connect(`/ws/${revoke}`, { cookie: second.cookieHeader(), query: { role: 'operator', operator_id: root.id } });
     await writer.waitFor('session');
-    await query(host.databaseUrl, 'UPDATE admin_sessions SET revoked_at = now() WHERE revoked_at IS NULL AND id IN (SELECT id FROM admin_sessions ORDER BY created_at DESC LIMIT 1)');
+    await query(
+      host.databaseUrl,
+      'UPDATE admin_sessions SET revoked_at = now() WHERE revoked_at IS NULL AND id IN (SELECT id FROM admin_sessions ORDER BY created_at DESC LIMIT 1)',
+    );
     t.match(await writer.send('agent_takeover'), { ok: false, detail: /session ended/ }, 'a write after server-side revocation is refused');
     await writer.waitFor('disconnect');
     const [session] = await query(host.databaseUrl, 'SELECT status FROM chat_sessions WHERE id = $1', [revoke]);
@@ -395,7 +511,11 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     };
 
     await revoke('conversations.write');
-    t.match(await erinWs.send('agent_takeover'), { ok: false, detail: 'missing permission conversations.write' }, 'without conversations.write the socket no longer takes over');
+    t.match(
+      await erinWs.send('agent_takeover'),
+      { ok: false, detail: 'missing permission conversations.write' },
+      'without conversations.write the socket no longer takes over',
+    );
     await customer.send('user_message', { content: 'still watched' });
     await erinWs.waitFor('message', (m) => m.message.content === 'still watched');
     t.pass('with conversations.read left it still watches');
@@ -405,7 +525,10 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
     await customer.waitFor('message', (m) => m.message.content === 'no longer watched');
     t.match(await erinWs.waitFor('error', (e) => e.code === 'PERMISSION_REVOKED'), { detail: /missing permission conversations.read/ });
     await erinWs.waitFor('disconnect');
-    t.notOk(erinWs.of('message').some((m) => m.message.content === 'no longer watched'), 'without conversations.read it is closed before the next broadcast');
+    t.notOk(
+      erinWs.of('message').some((m) => m.message.content === 'no longer watched'),
+      'without conversations.read it is closed before the next broadcast',
+    );
     const [session] = await query(host.databaseUrl, 'SELECT status FROM chat_sessions WHERE id = $1', [grantsSession]);
     t.equal(session!.status, 'AI_ACTIVE');
   });

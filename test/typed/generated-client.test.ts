@@ -20,7 +20,10 @@ t.test('the generated client: agents, knowledge, MCP and sessions with an API to
   const fetched = await client.GET('/agents/{agent_id}', { params: { path: { agent_id: agent.agent_id } } });
   t.equal(fetched.data?.agent_id, agent.agent_id, 'GET /agents/{agent_id} with a typed path parameter');
   const page = await client.GET('/agents', { params: { query: { limit: 10 } } });
-  t.ok(page.data?.items.some((a) => a.agent_id === agent.agent_id), 'a typed page of agents');
+  t.ok(
+    page.data?.items.some((a) => a.agent_id === agent.agent_id),
+    'a typed page of agents',
+  );
 
   const missing = await client.GET('/agents/{agent_id}', { params: { path: { agent_id: '00000000-0000-0000-0000-000000000000' } } });
   t.equal(missing.response.status, 404);

@@ -37,7 +37,10 @@ t.test('parameters are validated with defaults filled in, each problem located',
 t.test('recursive_character splits the snapshot text within chunk_size', async (t) => {
   const chunks = await chunkDocument(handbook, parseChunking('recursive_character', { chunk_size: 200, chunk_overlap: 0 }, at));
   t.ok(chunks.length > 3);
-  t.ok(chunks.every((c) => c.content.length <= 200), 'no chunk is longer than chunk_size');
+  t.ok(
+    chunks.every((c) => c.content.length <= 200),
+    'no chunk is longer than chunk_size',
+  );
 });
 
 t.test('markdown writes titles as headings before splitting', async (t) => {
@@ -48,10 +51,21 @@ t.test('markdown writes titles as headings before splitting', async (t) => {
 
 t.test('by_title starts a chunk at each title, combines small sections and keeps headings and page numbers', async (t) => {
   const chunks = await chunkDocument(handbook, parseChunking('by_title', { max_characters: 400, combine_under_characters: 100 }, at));
-  t.match(chunks[0], { content: /^Travel\n\nBook trains[\s\S]*\n\nHotels\n\nThe hotel limit[^]*night\.$/, metadata: { headings: 'Travel', page_number: 1 } }, 'the short Travel section joins the next one');
-  t.match(chunks[1], { content: /^Receipts\n\n/, metadata: { headings: 'Travel > Receipts', page_number: 2 } }, 'a title starts the next chunk, with its heading trail');
+  t.match(
+    chunks[0],
+    { content: /^Travel\n\nBook trains[\s\S]*\n\nHotels\n\nThe hotel limit[^]*night\.$/, metadata: { headings: 'Travel', page_number: 1 } },
+    'the short Travel section joins the next one',
+  );
+  t.match(
+    chunks[1],
+    { content: /^Receipts\n\n/, metadata: { headings: 'Travel > Receipts', page_number: 2 } },
+    'a title starts the next chunk, with its heading trail',
+  );
   const receipts = chunks.filter((c) => c.metadata.headings === 'Travel > Receipts');
-  t.ok(receipts.length > 1 && receipts.every((c) => c.content.startsWith('Receipts\n\nReceipts are required')), 'a section over max_characters is split, each part under its title');
+  t.ok(
+    receipts.length > 1 && receipts.every((c) => c.content.startsWith('Receipts\n\nReceipts are required')),
+    'a section over max_characters is split, each part under its title',
+  );
   t.ok(chunks.every((c) => c.content.length <= 400));
   t.match(chunks.at(-1), { content: 'Leave\n\nEmployees get 25 days of annual leave.', metadata: { headings: 'Leave', page_number: 3 } });
 });

@@ -25,13 +25,21 @@ t.test('config check prints each effective value with its source and masks secre
   t.equal(code, 0);
   const { entries, problems } = JSON.parse(out) as { entries: { key: string; value: unknown; source: string }[]; problems: string[] };
   const entry = (key: string) => entries.find((e) => e.key === key);
-  t.same(entry('database.url'), { key: 'database.url', value: 'postgres://app:***@db:5432/agent_host', source: 'env DATABASE_URL' }, 'a URL keeps its shape, not its password');
+  t.same(
+    entry('database.url'),
+    { key: 'database.url', value: 'postgres://app:***@db:5432/agent_host', source: 'env DATABASE_URL' },
+    'a URL keeps its shape, not its password',
+  );
   t.same(entry('secrets.key'), { key: 'secrets.key', value: '***', source: 'env AGENT_HOST_SECRETS_KEY' }, 'a secret is masked');
   t.same(entry('server.port'), { key: 'server.port', value: 8080, source: 'config/default.toml' }, 'a file value names its file');
-  t.equal(entry('plugins.models-langchain.openai_base_url')?.source, 'env AGENT_HOST__PLUGINS__MODELS_LANGCHAIN__OPENAI_BASE_URL', 'the generic variable with _ for - names its plugin section');
+  t.equal(
+    entry('plugins.models-langchain.openai_base_url')?.source,
+    'env AGENT_HOST__PLUGINS__MODELS_LANGCHAIN__OPENAI_BASE_URL',
+    'the generic variable with _ for - names its plugin section',
+  );
   t.notMatch(out, /hunter2|a-secret-key-value/, 'no secret appears anywhere in the output');
   t.same(problems, []);
-  t.equal(err, '', 'no deprecation warning from restify\'s dependencies, or anything else, on stderr');
+  t.equal(err, '', "no deprecation warning from restify's dependencies, or anything else, on stderr");
 });
 
 t.test('config check refuses an invalid configuration and a production one without its guards, in one line each', async (t) => {

@@ -13,7 +13,16 @@ t.test('default.toml alone is a valid development configuration', async (t) => {
   t.equal(config.agent.system_prompt_max_length, 30000);
   t.equal(config.agent.judge_prompt_max_length, 30000);
   t.equal(config.mcp.history_user_message_window, 3);
-  t.same(config.plugins.enabled, ['models-langchain', 'orchestrator-core-chat', 'orchestrator-react-agent', 'parsers-local', 'embedders', 'retriever-chroma', 'tools-mcp', 'skills-mcp']);
+  t.same(config.plugins.enabled, [
+    'models-langchain',
+    'orchestrator-core-chat',
+    'orchestrator-react-agent',
+    'parsers-local',
+    'embedders',
+    'retriever-chroma',
+    'tools-mcp',
+    'skills-mcp',
+  ]);
   t.same(productionGuardProblems(config), []);
 });
 
@@ -84,13 +93,15 @@ t.test('[plugins] extra adds plugins after the enabled list without restating it
 t.test('[plugins] dir loads every plugin package directly inside it, after enabled and extra', async (t) => {
   const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins');
   const config = load({ AGENT_HOST_PLUGINS_DIR: fixtures, AGENT_HOST_PLUGINS_EXTRA: './my-plugin' });
-  t.same(pluginSpecifiers(config).slice(config.plugins.enabled.length), [
-    './my-plugin',
-    path.join(fixtures, 'hello-orchestrator'),
-    path.join(fixtures, 'job-counter'),
-    path.join(fixtures, 'retriever-drops-point'),
-  ], 'folders with an agentHost manifest, by name; the kernel fixtures folder has none and is skipped');
-  t.throws(() => pluginSpecifiers(load({ AGENT_HOST_PLUGINS_DIR: path.join(fixtures, 'missing') })), /\[plugins\] dir .*missing \(AGENT_HOST_PLUGINS_DIR\) does not exist/);
+  t.same(
+    pluginSpecifiers(config).slice(config.plugins.enabled.length),
+    ['./my-plugin', path.join(fixtures, 'hello-orchestrator'), path.join(fixtures, 'job-counter'), path.join(fixtures, 'retriever-drops-point')],
+    'folders with an agentHost manifest, by name; the kernel fixtures folder has none and is skipped',
+  );
+  t.throws(
+    () => pluginSpecifiers(load({ AGENT_HOST_PLUGINS_DIR: path.join(fixtures, 'missing') })),
+    /\[plugins\] dir .*missing \(AGENT_HOST_PLUGINS_DIR\) does not exist/,
+  );
 });
 
 t.test('invalid values are refused with the key and the reason', async (t) => {

@@ -2,7 +2,21 @@
 // and the local object store keep every rule of their suite (the chroma retriever, the openai embedder, the s3 store
 // and the MCP tool backends run theirs in test/integration), and a fake that breaks one rule fails that rule, named,
 // and no other.
-import { extensionPoints, type DocumentParser, type ModelProvider, type SkillBackend, type ToolBackend, type ToolHandle, type Embedder, type Orchestrator, type Retriever, type TurnEvent, type TurnResult, type VectorFilter, type VectorPoint } from '@agent-host/sdk';
+import {
+  extensionPoints,
+  type DocumentParser,
+  type ModelProvider,
+  type SkillBackend,
+  type ToolBackend,
+  type ToolHandle,
+  type Embedder,
+  type Orchestrator,
+  type Retriever,
+  type TurnEvent,
+  type TurnResult,
+  type VectorFilter,
+  type VectorPoint,
+} from '@agent-host/sdk';
 import {
   ConformanceError,
   documentParserConformance,
@@ -82,7 +96,11 @@ t.test('the parsers-local plugin: the parser of each content type it contributes
   t.teardown(() => kernel.stop());
   const parsers = kernel.registry(extensionPoints.documentParsers);
   const contentTypes = (await contributesOf('parsers-local')).documentParsers!;
-  t.same(contentTypes.filter((type) => !SAMPLES[type]), [], 'a sample for every content type');
+  t.same(
+    contentTypes.filter((type) => !SAMPLES[type]),
+    [],
+    'a sample for every content type',
+  );
   for (const contentType of contentTypes) {
     await t.test(contentType, async (t) => {
       const input = { data: await SAMPLES[contentType]!(), filename: `sample.${contentType.split('/')[1]!.slice(0, 8)}`, contentType };
@@ -136,10 +154,16 @@ function modelOrchestrator(options: { collect?: boolean; swallow?: boolean } = {
 t.test('an orchestrator that breaks a rule fails that rule, and says how', async (t) => {
   t.same(await broken(orchestratorConformance(modelOrchestrator())), [], 'a correct orchestrator breaks no rule');
   const buffering = await broken(orchestratorConformance(modelOrchestrator({ collect: true })));
-  t.same(buffering.map((f) => f.rule), ["the model's tokens are streamed as they arrive, not after the whole answer"]);
+  t.same(
+    buffering.map((f) => f.rule),
+    ["the model's tokens are streamed as they arrive, not after the whole answer"],
+  );
   t.match(buffering[0]!.message, 'the reply is buffered');
   const swallowing = await broken(orchestratorConformance(modelOrchestrator({ swallow: true })));
-  t.same(swallowing.map((f) => f.rule), ['a model that fails ends the turn with an error, not a reply']);
+  t.same(
+    swallowing.map((f) => f.rule),
+    ['a model that fails ends the turn with an error, not a reply'],
+  );
   t.match(swallowing[0]!.message, 'the turn ended with the reply "Sorry." and no error event');
 });
 
@@ -154,10 +178,20 @@ t.test('an embedder that breaks a rule fails that rule, and says how', async (t)
   t.same(await broken(embedderConformance(good)), [], 'a correct embedder breaks no rule');
   const shortVectors: Embedder = { ...good, embed: async (texts) => texts.map(() => [1, 0]) };
   const failures = await broken(embedderConformance(shortVectors));
-  t.same(failures.map((f) => f.rule), ['embed() gives one vector per text, in order, each of the described length and finite', 'embed() with an aborted signal rejects']);
-  t.match(failures[0]!.message, 'embedder conformance, rule "embed() gives one vector per text, in order, each of the described length and finite": the vector of text 0 has length 2, not 3');
+  t.same(
+    failures.map((f) => f.rule),
+    ['embed() gives one vector per text, in order, each of the described length and finite', 'embed() with an aborted signal rejects'],
+  );
+  t.match(
+    failures[0]!.message,
+    'embedder conformance, rule "embed() gives one vector per text, in order, each of the described length and finite": the vector of text 0 has length 2, not 3',
+  );
   const deaf: Embedder = { ...good, embed: async (texts) => texts.map((s) => [s.length + 1, 1, 0]) };
-  t.same((await broken(embedderConformance(deaf))).map((f) => f.rule), ['embed() with an aborted signal rejects'], 'an embedder that ignores its signal breaks that rule alone');
+  t.same(
+    (await broken(embedderConformance(deaf))).map((f) => f.rule),
+    ['embed() with an aborted signal rejects'],
+    'an embedder that ignores its signal breaks that rule alone',
+  );
 });
 
 t.test('a parser that breaks a rule fails that rule, and says how', async (t) => {
@@ -172,7 +206,10 @@ t.test('a parser that breaks a rule fails that rule, and says how', async (t) =>
   t.same(await broken(documentParserConformance(good, sample)), [], 'a correct parser breaks no rule');
   const untyped: DocumentParser = { parse: async (input, options) => ({ ...(await good.parse(input, options)), elements: [{ type: '', text: PHRASE }] }) };
   const failures = await broken(documentParserConformance(untyped, sample));
-  t.same(failures.map((f) => f.rule), ['parse() gives the text, typed elements and metadata of a document']);
+  t.same(
+    failures.map((f) => f.rule),
+    ['parse() gives the text, typed elements and metadata of a document'],
+  );
   t.match(failures[0]!.message, /element 0 is .* not \{type, text\}/);
 });
 
@@ -209,7 +246,10 @@ t.test('a retriever that breaks a rule fails that rule, and says how', async (t)
   const store = memoryRetriever();
   const countsEverything: Retriever = { ...store, count: (c) => store.count(c) };
   const failures = await broken(retrieverConformance(countsEverything));
-  t.same(failures.map((f) => f.rule), ['a metadata filter limits query() and count(): equality, and a list meaning "one of"']);
+  t.same(
+    failures.map((f) => f.rule),
+    ['a metadata filter limits query() and count(): equality, and a list meaning "one of"'],
+  );
   t.match(failures[0]!.message, 'count where source is one of ["a", "c"] is 3, not 2');
 });
 
@@ -220,7 +260,10 @@ t.test('the built-in local object store keeps every object store rule; one that 
   await conforms(t, objectStoreConformance(store));
   const vague = { ...store, get: (key: string) => store.get(key).catch(() => Promise.reject(new Error('no such file'))) };
   const failures = await broken(objectStoreConformance(vague));
-  t.same(failures.map((f) => f.rule), ['a missing key is a NotFoundError for get() and open()']);
+  t.same(
+    failures.map((f) => f.rule),
+    ['a missing key is a NotFoundError for get() and open()'],
+  );
   t.match(failures[0]!.message, 'get() of a missing key rejected with Error: no such file, not a NotFoundError');
 });
 
@@ -236,7 +279,8 @@ function memoryToolBackend(options: { throwing?: boolean } = {}): ToolBackend {
     async callTool(_server, name, args, { timeoutMs, signal }) {
       if (signal?.aborted) return { status: 'error', result: null, error: 'the caller has gone' };
       if (name === 'echo') return { status: 'success', result: args };
-      if (name === 'slow') return new Promise((resolve) => setTimeout(() => resolve({ status: 'timeout', result: null, error: `no answer in ${timeoutMs} ms` }), timeoutMs));
+      if (name === 'slow')
+        return new Promise((resolve) => setTimeout(() => resolve({ status: 'timeout', result: null, error: `no answer in ${timeoutMs} ms` }), timeoutMs));
       if (options.throwing) throw new Error(`unknown tool ${name}`);
       return { status: 'error', result: null, error: `unknown tool ${name}` };
     },
@@ -245,10 +289,18 @@ function memoryToolBackend(options: { throwing?: boolean } = {}): ToolBackend {
 }
 
 t.test('a tool backend that breaks a rule fails that rule, and says how', async (t) => {
-  const sample = { server: { server_id: 's', transport_type: 'memory', connection_config: { name: 'm' }, secret: null }, tool: { name: 'echo', args: { a: 1 } }, slowTool: { name: 'slow', args: {} }, invalidConfig: {} };
+  const sample = {
+    server: { server_id: 's', transport_type: 'memory', connection_config: { name: 'm' }, secret: null },
+    tool: { name: 'echo', args: { a: 1 } },
+    slowTool: { name: 'slow', args: {} },
+    invalidConfig: {},
+  };
   t.same(await broken(toolBackendConformance(memoryToolBackend(), sample)), [], 'a correct backend breaks no rule');
   const failures = await broken(toolBackendConformance(memoryToolBackend({ throwing: true }), sample));
-  t.same(failures.map((f) => f.rule), ['a call that fails is an error outcome, not an exception']);
+  t.same(
+    failures.map((f) => f.rule),
+    ['a call that fails is an error outcome, not an exception'],
+  );
   t.match(failures[0]!.message, 'callTool() threw Error: unknown tool');
 });
 
@@ -266,7 +318,10 @@ t.test('the skills-mcp plugin: the mcp skill backend keeps every skill backend r
     validateConfig: (config) => backend.validateConfig(config).map((issue) => ({ ...issue, loc: issue.loc.slice(1) })),
   };
   const failures = await broken(skillBackendConformance(misplaced, sample));
-  t.same(failures.map((f) => f.rule), ['validateConfig() accepts a working config and refuses a broken one with issues under config']);
+  t.same(
+    failures.map((f) => f.rule),
+    ['validateConfig() accepts a working config and refuses a broken one with issues under config'],
+  );
   t.match(failures[0]!.message, 'does not start its loc at "config"');
 });
 
@@ -283,6 +338,9 @@ t.test('a model provider that breaks a rule fails that rule, and says how', asyn
   });
   t.same(await broken(modelProviderConformance(provider(false), spec)), [], 'a correct provider breaks no rule');
   const failures = await broken(modelProviderConformance(provider(true), spec));
-  t.same(failures.map((f) => f.rule), ['stream() and invoke() with an aborted signal reject']);
+  t.same(
+    failures.map((f) => f.rule),
+    ['stream() and invoke() with an aborted signal reject'],
+  );
   t.match(failures[0]!.message, 'stream() answered a caller that had gone');
 });

@@ -69,7 +69,11 @@ t.test('local object store: putStream writes beside the target and renames, and 
   async function* parts(...texts: string[]) {
     for (const text of texts) yield new TextEncoder().encode(text);
   }
-  t.same(await store.putStream!('up/a.txt', parts('one ', 'two'), { contentType: 'text/plain', size: 7 }), { key: 'up/a.txt', size: 7, content_type: 'text/plain' });
+  t.same(await store.putStream!('up/a.txt', parts('one ', 'two'), { contentType: 'text/plain', size: 7 }), {
+    key: 'up/a.txt',
+    size: 7,
+    content_type: 'text/plain',
+  });
   t.equal(Buffer.from((await store.get('up/a.txt')).data).toString(), 'one two');
   await t.rejects(store.putStream!('up/b.txt', parts('short'), { contentType: 'text/plain', size: 99 }), /5 bytes arrived, 99 were announced/);
   t.equal(await store.exists('up/b.txt'), false, 'nothing is left under the key');
@@ -79,7 +83,13 @@ t.test('local object store: putStream writes beside the target and renames, and 
 t.test('http client: every call has a timeout that rejects with UpstreamTimeoutError', async (t) => {
   const server = http.createServer((_req, res) => setTimeout(() => res.end('late'), 500));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
   const client = createHttpClient(100, { allowedPrivateHosts: ['127.0.0.1'], maxResponseBytes: 1024, maxRedirects: 0 });
   await t.rejects(client.fetch(url), UpstreamTimeoutError, 'the default timeout applies');

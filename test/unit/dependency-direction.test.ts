@@ -18,7 +18,10 @@ function sourceFiles(dir: string): string[] {
 }
 
 const pluginDirs = readdirSync(path.join(root, 'plugins')).map((id) => path.join(root, 'plugins', id));
-const pluginPackages = pluginDirs.map((dir) => JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; agentHost: { id: string; contributes?: Record<string, string[]> } });
+const pluginPackages = pluginDirs.map(
+  (dir) =>
+    JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name: string; agentHost: { id: string; contributes?: Record<string, string[]> } },
+);
 
 interface Violation {
   rule: { name: string };
@@ -30,21 +33,31 @@ interface Violation {
 /** dependency-cruiser over `paths` with a rules file: what it reports as broken. */
 function violationsOf(paths: string[], config: string): Violation[] {
   const cli = path.join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
-  const run = spawnSync(process.execPath, [cli, ...paths, '--config', config, '--output-type', 'json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [cli, ...paths, '--config', config, '--output-type', 'json'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (!run.stdout) throw new Error(`dependency-cruiser gave no report: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
 const described = (v: Violation) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`;
 
-t.test('imports keep the rules of .dependency-cruiser.cjs: no cycles, plugins -> sdk <- core <- host, host through core\'s entry, plugins through their package entries', async (t) => {
-  t.same(violationsOf(['sdk/src', 'core/src', 'host/src', 'plugins', 'test', 'bench'], '.dependency-cruiser.cjs').map(described), []);
-});
+t.test(
+  "imports keep the rules of .dependency-cruiser.cjs: no cycles, plugins -> sdk <- core <- host, host through core's entry, plugins through their package entries",
+  async (t) => {
+    t.same(violationsOf(['sdk/src', 'core/src', 'host/src', 'plugins', 'test', 'bench'], '.dependency-cruiser.cjs').map(described), []);
+  },
+);
 
 t.test("a test that imports a plugin's sources breaks the rule; its package entry does not", async (t) => {
   const dir = mkdtempSync(path.join(root, 'test', '.plugin-imports-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(path.join(dir, 'inside.ts'), "import { ConnectionPool } from '../../plugins/tools-mcp/src/lib/pool.js';\nexport const pool = ConnectionPool;\n");
+  writeFileSync(
+    path.join(dir, 'inside.ts'),
+    "import { ConnectionPool } from '../../plugins/tools-mcp/src/lib/pool.js';\nexport const pool = ConnectionPool;\n",
+  );
   writeFileSync(path.join(dir, 'entry.ts'), "import toolsMcp from '@agent-host/plugin-tools-mcp';\nexport const plugin = toolsMcp;\n");
   const found = violationsOf([path.relative(root, dir)], '.dependency-cruiser.cjs').map(described);
   t.match(found, [/^only-a-plugin-imports-its-sources: test\/\.plugin-imports-\w+\/inside\.ts -> plugins\/tools-mcp\/src\/lib\/pool\.ts$/]);
@@ -66,7 +79,9 @@ t.test('core and host never name a plugin, its package or an orchestrator key', 
   for (const dir of ['core', 'host']) {
     for (const file of sourceFiles(path.join(root, dir, 'src'))) {
       const source = readFileSync(file, 'utf8');
-      for (const name of names) if (source.includes(`'${name}'`) || source.includes(`"${name}"`) || source.includes(`\`${name}\``)) offences.push(`${path.relative(root, file)} names "${name}"`);
+      for (const name of names)
+        if (source.includes(`'${name}'`) || source.includes(`"${name}"`) || source.includes(`\`${name}\``))
+          offences.push(`${path.relative(root, file)} names "${name}"`);
     }
   }
   t.same(offences, []);

@@ -18,7 +18,11 @@ const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'
 function withoutIdAnnotations(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutIdAnnotations);
   if (!node || typeof node !== 'object') return node;
-  return Object.fromEntries(Object.entries(node).filter(([key, value]) => !(key === 'id' && typeof value === 'string') && key !== '$schema').map(([key, value]) => [key, withoutIdAnnotations(value)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === 'id' && typeof value === 'string') && key !== '$schema')
+      .map(([key, value]) => [key, withoutIdAnnotations(value)]),
+  );
 }
 
 t.test('docker-compose.yml is valid against the Compose Specification schema', async (t) => {
@@ -31,7 +35,11 @@ t.test('two host instances built from the Dockerfile sit behind the proxy with P
   const hosts = Object.entries(compose.services).filter(([, service]) => service.build === '.');
   t.equal(hosts.length, 2, 'two agent-host instances');
   for (const name of ['postgres', 'mongodb', 'chroma', 'minio', 'proxy']) t.ok(compose.services[name], `a ${name} service`);
-  t.same(compose.services.proxy!.depends_on, hosts.map(([name]) => name), 'the proxy fronts both instances');
+  t.same(
+    compose.services.proxy!.depends_on,
+    hosts.map(([name]) => name),
+    'the proxy fronts both instances',
+  );
   for (const volume of compose.services.proxy!.volumes ?? []) t.ok(existsSync(path.join(root, volume.split(':')[0]!)), `${volume} exists`);
 });
 
@@ -47,7 +55,10 @@ t.test("each instance's environment is a production configuration the host accep
   const instances = Object.values(compose.services).filter((service) => service.build === '.');
   for (const service of instances) {
     const env = Object.fromEntries(
-      Object.entries(service.environment ?? {}).map(([name, value]) => [name, String(value).replace(/\$\{(\w+)(?::[?-][^}]*)?\}/g, (_m, variable: string) => operatorEnv[variable] ?? '')]),
+      Object.entries(service.environment ?? {}).map(([name, value]) => [
+        name,
+        String(value).replace(/\$\{(\w+)(?::[?-][^}]*)?\}/g, (_m, variable: string) => operatorEnv[variable] ?? ''),
+      ]),
     );
     const config = loadConfig({ configDir: DEFAULT_CONFIG_DIR, env });
     t.same(productionGuardProblems(config), [], `${env.AGENT_HOST_INSTANCE_NAME}: the production guards pass`);
@@ -55,7 +66,11 @@ t.test("each instance's environment is a production configuration the host accep
     t.equal(config.jobs.backend, 'mongodb', 'Agenda on MongoDB');
     t.equal(config.object_store.backend, 's3', 'files on S3');
     t.ok(config.plugins.extra.includes('object-store-s3'), 'with the S3 plugin enabled');
-    t.equal((config.plugins['object-store-s3'] as Record<string, unknown>).endpoint, 'http://minio:9000', 'AGENT_HOST__PLUGINS__OBJECT_STORE_S3__* reaches [plugins.object-store-s3]');
+    t.equal(
+      (config.plugins['object-store-s3'] as Record<string, unknown>).endpoint,
+      'http://minio:9000',
+      'AGENT_HOST__PLUGINS__OBJECT_STORE_S3__* reaches [plugins.object-store-s3]',
+    );
     t.ok(config.database.url && config.chroma.url, 'external Postgres and Chroma');
   }
 });

@@ -37,10 +37,17 @@ t.test('every code the sources give is in the catalog', async (t) => {
 
 t.test('one envelope for every error', async (t) => {
   const notFound = errorEnvelope(new NotFoundError('agent x not found', { code: 'AGENT_NOT_FOUND' }), request);
-  t.same(notFound, { status: 404, headers: {}, body: { detail: 'agent x not found', code: 'AGENT_NOT_FOUND', message: 'agent x not found', request_id: 'req-1' } });
+  t.same(notFound, {
+    status: 404,
+    headers: {},
+    body: { detail: 'agent x not found', code: 'AGENT_NOT_FOUND', message: 'agent x not found', request_id: 'req-1' },
+  });
   t.equal(errorEnvelope(new ConflictError('busy'), request).body.code, 'CONFLICT', 'a class without a specific code gives its generic one');
 
-  const structured = errorEnvelope(new ConflictError({ code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS', evaluation_run_count: 2 }, { code: 'CONFLICT' }), request);
+  const structured = errorEnvelope(
+    new ConflictError({ code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS', evaluation_run_count: 2 }, { code: 'CONFLICT' }),
+    request,
+  );
   t.same(structured.body.detail, { code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS', evaluation_run_count: 2 }, 'a structured detail keeps its shape');
 
   const issues = [
@@ -58,9 +65,16 @@ t.test('one envelope for every error', async (t) => {
   t.same([limited.status, limited.headers, limited.body.code], [429, { 'retry-after': '7' }, 'RATE_LIMITED']);
 
   const unexpected = errorEnvelope(new Error('password=hunter2 at db.internal'), request);
-  t.same(unexpected.body, { detail: 'internal server error', code: 'INTERNAL_ERROR', message: 'internal server error', request_id: 'req-1' }, 'an unexpected error says nothing of itself');
+  t.same(
+    unexpected.body,
+    { detail: 'internal server error', code: 'INTERNAL_ERROR', message: 'internal server error', request_id: 'req-1' },
+    'an unexpected error says nothing of itself',
+  );
 
-  const noRoute = errorEnvelope(Object.assign(new Error('/nowhere does not exist'), { name: 'ResourceNotFoundError', statusCode: 404 }), { ...request, path: '/nowhere' });
+  const noRoute = errorEnvelope(Object.assign(new Error('/nowhere does not exist'), { name: 'ResourceNotFoundError', statusCode: 404 }), {
+    ...request,
+    path: '/nowhere',
+  });
   t.same(noRoute.body, { detail: 'no route for GET /nowhere', code: 'ROUTE_NOT_FOUND', message: 'no route for GET /nowhere', request_id: 'req-1' });
 });
 

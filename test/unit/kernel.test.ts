@@ -97,40 +97,60 @@ t.test('lifecycle hooks run in dependency order on start and in reverse on stop'
   await k.init();
   await k.start();
   await k.stop();
-  t.same(events, [
-    'init:lifecycle-base',
-    'init:lifecycle-top',
-    'start:lifecycle-base',
-    'start:lifecycle-top',
-    'stop:lifecycle-top',
-    'stop:lifecycle-base',
-  ]);
+  t.same(events, ['init:lifecycle-base', 'init:lifecycle-top', 'start:lifecycle-base', 'start:lifecycle-top', 'stop:lifecycle-top', 'stop:lifecycle-base']);
 });
 
 t.test('disabled plugins are not loaded and loaded plugins report what they registered', async (t) => {
   const k = kernel(['./claims-key-a', './claims-key-b'], { disabled: ['claims-key-b'] });
   await k.init();
-  t.same(k.plugins().map((p) => p.id), ['claims-key-a']);
+  t.same(
+    k.plugins().map((p) => p.id),
+    ['claims-key-a'],
+  );
   t.same(k.plugins()[0]!.registered, { orchestrators: ['shared_key_v1'] });
   t.equal(k.plugins()[0]!.version, '1.2.3');
   t.equal(k.plugins()[0]!.origin, 'path');
   t.equal(k.registry(extensionPoints.orchestrators).ownerOf('shared_key_v1'), 'claims-key-a');
 });
 
-t.test('the manifest\'s contributes must match what init registers', async (t) => {
+t.test("the manifest's contributes must match what init registers", async (t) => {
   const undeclared = await refusal(t, kernel(['./registers-undeclared']));
   t.equal(undeclared.reason, 'invalid_plugin');
-  t.match(undeclared.message, /plugin "registers-undeclared" refused \(invalid_plugin\): registered orchestrators "sneaky_v1" that its manifest does not declare/, 'an undeclared key is refused');
+  t.match(
+    undeclared.message,
+    /plugin "registers-undeclared" refused \(invalid_plugin\): registered orchestrators "sneaky_v1" that its manifest does not declare/,
+    'an undeclared key is refused',
+  );
   t.match(undeclared.message, /registered retrievers "hidden"/, 'an undeclared extension point is refused');
   const unregistered = await refusal(t, kernel(['./declares-unregistered']));
-  t.match(unregistered.message, /plugin "declares-unregistered" refused \(invalid_plugin\): declares orchestrators "promised_v1" in "contributes" but did not register them/);
+  t.match(
+    unregistered.message,
+    /plugin "declares-unregistered" refused \(invalid_plugin\): declares orchestrators "promised_v1" in "contributes" but did not register them/,
+  );
 });
 
 t.test('inspect checks manifests, SDK ranges and config sections without running any init', async (t) => {
   const infos = await kernel(['./claims-key-a', './init-throws']).inspect();
-  t.same(infos.map((i) => [i.id, i.registered]), [['claims-key-a', { orchestrators: ['shared_key_v1'] }], ['init-throws', {}]], 'an init that would throw is not run; registrations are the manifest\'s');
-  const tooNew = await kernel(['./sdk-too-new']).inspect().then(() => undefined, (e: unknown) => e as PluginRefusedError);
+  t.same(
+    infos.map((i) => [i.id, i.registered]),
+    [
+      ['claims-key-a', { orchestrators: ['shared_key_v1'] }],
+      ['init-throws', {}],
+    ],
+    "an init that would throw is not run; registrations are the manifest's",
+  );
+  const tooNew = await kernel(['./sdk-too-new'])
+    .inspect()
+    .then(
+      () => undefined,
+      (e: unknown) => e as PluginRefusedError,
+    );
   t.equal(tooNew?.reason, 'sdk_range_mismatch', 'an SDK range the host does not satisfy is still refused');
-  const badConfig = await kernel(['./strict-config'], { config: { 'strict-config': { endpoint: 'not a url' } } }).inspect().then(() => undefined, (e: unknown) => e as PluginRefusedError);
+  const badConfig = await kernel(['./strict-config'], { config: { 'strict-config': { endpoint: 'not a url' } } })
+    .inspect()
+    .then(
+      () => undefined,
+      (e: unknown) => e as PluginRefusedError,
+    );
   t.equal(badConfig?.reason, 'invalid_config', 'a config section failing its schema is still refused');
 });

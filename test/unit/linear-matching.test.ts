@@ -18,8 +18,15 @@ t.test('the identifier parser is linear in the number of separators', async (t) 
     // Exponential backtracking doubled with each separator: 20 took about 2 s, 30 would take hours.
     t.ok(elapsedMs(() => parseIdentifiers(message)) < 250, `${separators} separators (${message.length} characters) parse in milliseconds`);
   }
-  t.same(parseIdentifiers('BL no. # : 123456789'), [{ value: '123456789', kind: 'bill_of_lading', strong: true }], 'labels and separators still read as before');
-  t.same(parseIdentifiers('booking number is ABCD1234567').map((id) => id.value), ['ABCD1234567']);
+  t.same(
+    parseIdentifiers('BL no. # : 123456789'),
+    [{ value: '123456789', kind: 'bill_of_lading', strong: true }],
+    'labels and separators still read as before',
+  );
+  t.same(
+    parseIdentifiers('booking number is ABCD1234567').map((id) => id.value),
+    ['ABCD1234567'],
+  );
 });
 
 t.test('text handed to matchers is capped', async (t) => {
@@ -31,7 +38,10 @@ t.test("administrators' patterns run on RE2: no catastrophic backtracking", asyn
   const config = mcpResponseConfig.parse({ intent_gate_rules: [{ tool_capability: 'tracking', match_source_mode: 'replace', regex_patterns: ['^(a|a)*$'] }] });
   const intent = trackingIntent(config.intent_gate_rules);
   const hostile = `${'a'.repeat(5_000)}!`;
-  t.ok(elapsedMs(() => intent.matches(hostile)) < 250, '`^(a|a)*$` against 5,000 characters that fail to match: milliseconds (backtracking doubles per character)');
+  t.ok(
+    elapsedMs(() => intent.matches(hostile)) < 250,
+    '`^(a|a)*$` against 5,000 characters that fail to match: milliseconds (backtracking doubles per character)',
+  );
   t.equal(intent.matches(hostile), false);
   t.equal(intent.matches('aaaa'), true, 'and it still matches what it should');
   const refused = mcpResponseConfig.safeParse({ intent_gate_rules: [{ tool_capability: 'x', regex_patterns: ['(a)\\1'] }] });

@@ -20,7 +20,9 @@ t.test('a promise nobody awaits is an error', async (t) => {
 });
 
 t.test('a promise where a condition is expected is an error', async (t) => {
-  const found = await findings('export async function allowed(): Promise<boolean> {\n  return false;\n}\nexport function check(): string {\n  return allowed() ? "yes" : "no";\n}\n');
+  const found = await findings(
+    'export async function allowed(): Promise<boolean> {\n  return false;\n}\nexport function check(): string {\n  return allowed() ? "yes" : "no";\n}\n',
+  );
   t.match(found, [/^@typescript-eslint\/no-misused-promises: /]);
 });
 

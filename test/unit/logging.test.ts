@@ -35,6 +35,10 @@ t.test('a line written while serving a request names the request, whichever logg
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
-  t.match(lines.find((l) => l.msg === 'inside'), { req_id: 'req-42', component: 'knowledge' }, 'across an await, in a child logger');
+  t.match(
+    lines.find((l) => l.msg === 'inside'),
+    { req_id: 'req-42', component: 'knowledge' },
+    'across an await, in a child logger',
+  );
   t.notOk('req_id' in lines.find((l) => l.msg === 'outside'), 'work outside a request names none');
 });

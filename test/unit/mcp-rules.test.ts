@@ -11,7 +11,11 @@ import { businessPayload, fieldCatalog, renderDirectResponse, resultForContext }
 import { matchQuickRule } from '../../core/src/mcp/pipeline/quick-match.js';
 import { builtInTrackingIntent, projectTrackingResult, sameTool, trackingSignals } from '../../core/src/mcp/tracking/tracking.js';
 
-const TRACKING_SCHEMA = { type: 'object', properties: { selectNo: { type: 'string' }, query: { type: 'string' }, round: { type: 'integer' } }, required: ['selectNo'] };
+const TRACKING_SCHEMA = {
+  type: 'object',
+  properties: { selectNo: { type: 'string' }, query: { type: 'string' }, round: { type: 'integer' } },
+  required: ['selectNo'],
+};
 const values = (text: string) => parseIdentifiers(text).map((id) => id.value);
 
 t.test('identifier parsing accepts the forms of 4.13 and common typos', async (t) => {
@@ -51,14 +55,51 @@ t.test('tracking signals: intent, message and history identifiers, follow-ups; w
 
 t.test('gate verdicts', async (t) => {
   const gate = (message: string, history: string[] = [], extra: Partial<Parameters<typeof preGenerationGate>[0]> = {}) =>
-    preGenerationGate({ toolName: 'query_tracking9', schema: TRACKING_SCHEMA, messageType: 'user_chat', message, tracking: trackingSignals(message, history, builtInTrackingIntent), allowFollowUp: true, decision: null, ...extra });
-  t.match(gate('track MSCU1234567 and TGHU7654321'), { should_attempt: false, outcome: 'blocked', guidance: { kind: 'ambiguous_identifier', candidate_identifiers: ['MSCU1234567', 'TGHU7654321'] } }, 'two identifiers in the current message are ambiguous');
-  t.match(gate('where is it?', ['track MSCU1234567'], { allowFollowUp: false }), { outcome: 'blocked', guidance: { kind: 'missing_arguments' } }, 'a refused follow-up asks for the number');
-  t.match(attemptGate('query_tracking', TRACKING_SCHEMA, { selectNo: 'MSCU1234567, TGHU7654321' }), { should_attempt: false, outcome: 'blocked', guidance: { kind: 'ambiguous_identifier' } }, 'the attempt gate refuses an argument holding two identifiers');
-  t.match(attemptGate('query_tracking', TRACKING_SCHEMA, {}), { should_attempt: false, guidance: { missing_identifiers: ['selectNo'], candidate_identifier_arguments: ['selectNo'] } }, 'and a missing one');
+    preGenerationGate({
+      toolName: 'query_tracking9',
+      schema: TRACKING_SCHEMA,
+      messageType: 'user_chat',
+      message,
+      tracking: trackingSignals(message, history, builtInTrackingIntent),
+      allowFollowUp: true,
+      decision: null,
+      ...extra,
+    });
+  t.match(
+    gate('track MSCU1234567 and TGHU7654321'),
+    { should_attempt: false, outcome: 'blocked', guidance: { kind: 'ambiguous_identifier', candidate_identifiers: ['MSCU1234567', 'TGHU7654321'] } },
+    'two identifiers in the current message are ambiguous',
+  );
+  t.match(
+    gate('where is it?', ['track MSCU1234567'], { allowFollowUp: false }),
+    { outcome: 'blocked', guidance: { kind: 'missing_arguments' } },
+    'a refused follow-up asks for the number',
+  );
+  t.match(
+    attemptGate('query_tracking', TRACKING_SCHEMA, { selectNo: 'MSCU1234567, TGHU7654321' }),
+    { should_attempt: false, outcome: 'blocked', guidance: { kind: 'ambiguous_identifier' } },
+    'the attempt gate refuses an argument holding two identifiers',
+  );
+  t.match(
+    attemptGate('query_tracking', TRACKING_SCHEMA, {}),
+    { should_attempt: false, guidance: { missing_identifiers: ['selectNo'], candidate_identifier_arguments: ['selectNo'] } },
+    'and a missing one',
+  );
   t.match(attemptGate('echo', {}, {}), { should_attempt: true }, 'other tools have no identifier gate');
-  const custom = preGenerationGate({ toolName: 'lookup', schema: { properties: { order_id: {} } }, messageType: 'user_chat', message: 'x', tracking: null, allowFollowUp: true, decision: { selected_tool_name: 'lookup', should_call_now: false, missing_required_arguments: ['order_id'], reason: '' } });
-  t.match(custom, { outcome: 'blocked', guidance: { missing_identifiers: ['order_id'], candidate_identifier_arguments: ['order_id'] } }, 'generic guidance names the identifier arguments');
+  const custom = preGenerationGate({
+    toolName: 'lookup',
+    schema: { properties: { order_id: {} } },
+    messageType: 'user_chat',
+    message: 'x',
+    tracking: null,
+    allowFollowUp: true,
+    decision: { selected_tool_name: 'lookup', should_call_now: false, missing_required_arguments: ['order_id'], reason: '' },
+  });
+  t.match(
+    custom,
+    { outcome: 'blocked', guidance: { missing_identifiers: ['order_id'], candidate_identifier_arguments: ['order_id'] } },
+    'generic guidance names the identifier arguments',
+  );
 });
 
 t.test('build_tool_arguments keeps traceable identifiers only, extracts from the current message only, adds query and round', async (t) => {
@@ -71,11 +112,31 @@ t.test('build_tool_arguments keeps traceable identifiers only, extracts from the
     messageIds: [],
     round: 2,
   });
-  t.same(built.arguments, { city: 'Lyon', query: 'where is my order?', round: 2 }, 'an identifier found nowhere in the user messages is dropped; other values stay');
+  t.same(
+    built.arguments,
+    { city: 'Lyon', query: 'where is my order?', round: 2 },
+    'an identifier found nowhere in the user messages is dropped; other values stay',
+  );
   t.same(built.canonicalized, [{ from: 'OrderId', to: 'order_id' }]);
-  const bare = buildToolArguments({ toolName: 'lookup', schema: { properties: { order_id: { type: 'string' } }, required: ['order_id'] }, generated: {}, message: 'AB12345678', userHistory: [], messageIds: [], round: 1 });
+  const bare = buildToolArguments({
+    toolName: 'lookup',
+    schema: { properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+    generated: {},
+    message: 'AB12345678',
+    userHistory: [],
+    messageIds: [],
+    round: 1,
+  });
   t.equal(bare.arguments.order_id, 'AB12345678', 'a bare identifier reply fills the one open required field');
-  const fromHistory = buildToolArguments({ toolName: 'lookup', schema: { properties: { order_id: { type: 'string' } }, required: ['order_id'] }, generated: {}, message: 'and that one?', userHistory: ['AB12345678'], messageIds: [], round: 1 });
+  const fromHistory = buildToolArguments({
+    toolName: 'lookup',
+    schema: { properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+    generated: {},
+    message: 'and that one?',
+    userHistory: ['AB12345678'],
+    messageIds: [],
+    round: 1,
+  });
   t.notOk('order_id' in fromHistory.arguments, 'deterministic extraction never reads history');
 });
 
@@ -87,7 +148,31 @@ t.test('the tracking projection keeps only the listed fields, curricon from the 
     response: {
       selectNo: 'MSCU1234567',
       extra: true,
-      tracking: [{ other: 1, trackingSub: [{ equipment: '20GP', currentStatus: 'Gate out', shipmentType: 'FCL', vesselCode: 'V1', containerNumberListMap: [{ currentNewStatus: 'Gate out', currentTime: 't2', currentLocation: 'Rotterdam', internalId: 9, currList: [{ tile: 'A', time: 't1', des: 'a', addtype: 'LOAD', internal: 1 }, { tile: 'B', time: 't2', des: 'b', addtype: 'GATE_OUT' }] }] }] }],
+      tracking: [
+        {
+          other: 1,
+          trackingSub: [
+            {
+              equipment: '20GP',
+              currentStatus: 'Gate out',
+              shipmentType: 'FCL',
+              vesselCode: 'V1',
+              containerNumberListMap: [
+                {
+                  currentNewStatus: 'Gate out',
+                  currentTime: 't2',
+                  currentLocation: 'Rotterdam',
+                  internalId: 9,
+                  currList: [
+                    { tile: 'A', time: 't1', des: 'a', addtype: 'LOAD', internal: 1 },
+                    { tile: 'B', time: 't2', des: 'b', addtype: 'GATE_OUT' },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     },
   };
   const projected = projectTrackingResult(raw, 'query_tracking9', 'MSCU1234567') as any;
@@ -96,7 +181,29 @@ t.test('the tracking projection keeps only the listed fields, curricon from the 
     selectNo: 'MSCU1234567',
     response: {
       selectNo: 'MSCU1234567',
-      tracking: [{ trackingSub: [{ equipment: '20GP', currentStatus: 'Gate out', shipmentType: 'FCL', containerNumberListMap: [{ currentNewStatus: 'Gate out', currentTime: 't2', currentLocation: 'Rotterdam', curricon: 'GATE_OUT', currList: [{ tile: 'A', time: 't1', des: 'a', addtype: 'LOAD' }, { tile: 'B', time: 't2', des: 'b', addtype: 'GATE_OUT' }] }] }] }],
+      tracking: [
+        {
+          trackingSub: [
+            {
+              equipment: '20GP',
+              currentStatus: 'Gate out',
+              shipmentType: 'FCL',
+              containerNumberListMap: [
+                {
+                  currentNewStatus: 'Gate out',
+                  currentTime: 't2',
+                  currentLocation: 'Rotterdam',
+                  curricon: 'GATE_OUT',
+                  currList: [
+                    { tile: 'A', time: 't1', des: 'a', addtype: 'LOAD' },
+                    { tile: 'B', time: 't2', des: 'b', addtype: 'GATE_OUT' },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
     },
   });
   t.same(Object.keys(businessPayload(projected, 'query_tracking9') as object), ['selectNo', 'tracking'], 'the business payload unwraps response');
@@ -110,17 +217,28 @@ t.test('direct-response rendering and masking', async (t) => {
   t.same(renderDirectResponse(payload, { ...rule, selected_fields: ['empty', 'missing'] }).fallback, true, 'all-empty fields fall back');
   t.equal(renderDirectResponse(payload, { ...rule, output_mode: 'text', prefix_text: 'P', suffix_text: 'S' }).reply, 'P\nb: x\nv: 1, 2\nS');
   t.match(renderDirectResponse(payload, { ...rule, output_mode: 'raw_json', wrap_json_code_block: true }).reply, /^```json\n\{/);
-  t.same(maskSensitive({ Authorization: 'Bearer k', nested: { api_key: 'k', note: 'says sk-123 here' }, token: null }, ['sk-123']), { Authorization: '***', nested: { api_key: '***', note: 'says *** here' }, token: null });
+  t.same(maskSensitive({ Authorization: 'Bearer k', nested: { api_key: 'k', note: 'says sk-123 here' }, token: null }, ['sk-123']), {
+    Authorization: '***',
+    nested: { api_key: '***', note: 'says *** here' },
+    token: null,
+  });
 });
 
 t.test('a tool result longer than result_context_chars reaches the runtime cut, saying so', async (t) => {
   const small = { status: 'ok', items: [1, 2, 3] };
   t.equal(resultForContext(small, 100), small, 'a result that fits is passed as it is, not as text');
   t.equal(resultForContext('y'.repeat(100), 100), 'y'.repeat(100), 'exactly at the limit still fits');
-  t.equal(resultForContext('y'.repeat(250), 100), `${'y'.repeat(100)}\n[cut: the tool answered 250 characters; the first 100 are shown ([mcp] result_context_chars)]`);
+  t.equal(
+    resultForContext('y'.repeat(250), 100),
+    `${'y'.repeat(100)}\n[cut: the tool answered 250 characters; the first 100 are shown ([mcp] result_context_chars)]`,
+  );
   const large = { rows: Array.from({ length: 50 }, (_, i) => ({ i })) };
   const text = JSON.stringify(large);
-  t.equal(resultForContext(large, 100), `${text.slice(0, 100)}\n[cut: the tool answered ${text.length} characters; the first 100 are shown ([mcp] result_context_chars)]`, 'an object is cut as its JSON');
+  t.equal(
+    resultForContext(large, 100),
+    `${text.slice(0, 100)}\n[cut: the tool answered ${text.length} characters; the first 100 are shown ([mcp] result_context_chars)]`,
+    'an object is cut as its JSON',
+  );
   t.equal(resultForContext(null, 100), null);
   t.equal(resultForContext(undefined, 100), undefined, 'no result stays none');
 });

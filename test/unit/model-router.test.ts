@@ -17,7 +17,11 @@ for (const model_name of ['primary-model', 'tools-model', 'general-model', 'comp
 const providers = new KeyedRegistry<ModelProvider>('model providers');
 providers.forPlugin('test', () => {}).register('offline', (await providersFromPlugin({})).get('offline')!);
 
-const slot = (model_name: string, model_temperature?: number) => ({ model_provider: 'offline', model_name, ...(model_temperature !== undefined && { model_temperature }) });
+const slot = (model_name: string, model_temperature?: number) => ({
+  model_provider: 'offline',
+  model_name,
+  ...(model_temperature !== undefined && { model_temperature }),
+});
 const ALL_SLOTS = {
   enabled: true,
   policy_version: 'p3',
@@ -62,7 +66,11 @@ t.test('a model outside the catalog is refused at the stage that would call it',
 
 t.test('the final-stage rule reads only the message and gives its reason', async (t) => {
   t.same(finalModelSlot(REASONING), { slot: 'reasoning_model', reason: 'reasoning cue "explain why"' });
-  t.same(finalModelSlot('Please compare the two plans step by step'), { slot: 'reasoning_model', reason: 'reasoning cue "compare"' }, 'the first cue in the text is named');
+  t.same(
+    finalModelSlot('Please compare the two plans step by step'),
+    { slot: 'reasoning_model', reason: 'reasoning cue "compare"' },
+    'the first cue in the text is named',
+  );
   t.same(finalModelSlot('请分析一下这个订单'), { slot: 'reasoning_model', reason: 'reasoning cue "分析"' }, 'Chinese cues count too');
   t.same(finalModelSlot('Why is my parcel late?').slot, 'general_model', 'a bare "why" is an ordinary support question');
   t.ok(LONG.length > COMPLEX_MESSAGE_CHARACTERS);
@@ -83,7 +91,11 @@ t.test('with routing enabled the final stage picks each routing slot by the mess
     const r = router(message);
     const model = r.chatModel('final');
     t.equal(model.modelName, model_name, `${role}: the reply's model`);
-    t.same(r.finalModel && { ...r.finalModel }, { stage: 'final', model_name, model_provider: 'offline', model_temperature, role, reason: finalModelSlot(message).reason }, `${role}: the final model and why`);
+    t.same(
+      r.finalModel && { ...r.finalModel },
+      { stage: 'final', model_name, model_provider: 'offline', model_temperature, role, reason: finalModelSlot(message).reason },
+      `${role}: the final model and why`,
+    );
     const record = r.routingRecord();
     t.same([record.route_mode, record.policy_version, record.explicit_override_active, record.final_model_role], ['routed', 'p3', false, role]);
     t.same(record.final_model_config, { model_name, model_provider: 'offline', model_temperature }, 'a slot without a temperature takes the primary one');
@@ -96,7 +108,14 @@ t.test('the tool stage uses tool_call_model; every decision is recorded in order
   r.chatModel('final');
   t.same(r.routingRecord().stage_decisions, [
     { stage: 'tool_call', model_name: 'tools-model', model_provider: 'offline', model_temperature: 0, role: 'tool_call_model', reason: 'the tool_call stage' },
-    { stage: 'final', model_name: 'reasoning-model', model_provider: 'offline', model_temperature: 0.2, role: 'reasoning_model', reason: 'reasoning cue "explain why"' },
+    {
+      stage: 'final',
+      model_name: 'reasoning-model',
+      model_provider: 'offline',
+      model_temperature: 0.2,
+      role: 'reasoning_model',
+      reason: 'reasoning cue "explain why"',
+    },
   ]);
   t.equal(r.routingRecord().final_model_role, 'reasoning_model', 'the final model is the last one a runtime asked for');
 });
@@ -105,33 +124,56 @@ t.test('an empty slot falls back to the primary triple', async (t) => {
   const r = router(REASONING, agent({ model_routing_config: { enabled: true, general_model: slot('general-model') } }));
   r.chatModel('tool_call');
   r.chatModel('final');
-  t.same(r.routingRecord().stage_decisions.map((d) => [d.stage, d.role, d.model_name, d.reason]), [
-    ['tool_call', 'primary_fallback', 'primary-model', 'the tool_call stage; tool_call_model is empty: the primary triple'],
-    ['final', 'primary_fallback', 'primary-model', 'reasoning cue "explain why"; reasoning_model is empty: the primary triple'],
-  ]);
+  t.same(
+    r.routingRecord().stage_decisions.map((d) => [d.stage, d.role, d.model_name, d.reason]),
+    [
+      ['tool_call', 'primary_fallback', 'primary-model', 'the tool_call stage; tool_call_model is empty: the primary triple'],
+      ['final', 'primary_fallback', 'primary-model', 'reasoning cue "explain why"; reasoning_model is empty: the primary triple'],
+    ],
+  );
   t.same(r.routingRecord().final_model_config, { model_name: 'primary-model', model_provider: 'offline', model_temperature: 0.7 });
   const noPrimary = router(SHORT, agent({ model_name: null, model_provider: null, model_routing_config: { enabled: true } }));
-  t.same(noPrimary.choose('final'), { model_name: 'offline-extractive', model_provider: 'offline', model_temperature: 0.7, role: 'primary_fallback' }, 'an agent without a primary model falls back to the global default');
+  t.same(
+    noPrimary.choose('final'),
+    { model_name: 'offline-extractive', model_provider: 'offline', model_temperature: 0.7, role: 'primary_fallback' },
+    'an agent without a primary model falls back to the global default',
+  );
 });
 
 t.test('routing disabled: every stage uses the agent primary, or the global default', async (t) => {
   const r = router(REASONING, agent({ model_routing_config: { ...ALL_SLOTS, enabled: false } }));
   for (const stage of ['tool_call', 'final', 'general'] as const) {
-    t.same(r.choose(stage), { model_name: 'primary-model', model_provider: 'offline', model_temperature: 0.7, role: 'agent_primary' }, `${stage}: agent_primary`);
+    t.same(
+      r.choose(stage),
+      { model_name: 'primary-model', model_provider: 'offline', model_temperature: 0.7, role: 'agent_primary' },
+      `${stage}: agent_primary`,
+    );
   }
   t.same(r.routingRecord().route_mode, 'single');
   t.equal(r.routingRecord().stage_decisions[0]!.reason, "routing is off: the agent's primary model");
-  t.same(router(SHORT, null).choose('final'), { model_name: 'offline-extractive', model_provider: 'offline', model_temperature: null, role: 'global_default' }, 'no agent: the global default');
+  t.same(
+    router(SHORT, null).choose('final'),
+    { model_name: 'offline-extractive', model_provider: 'offline', model_temperature: null, role: 'global_default' },
+    'no agent: the global default',
+  );
 });
 
 t.test('an explicit override collapses every stage to one model path', async (t) => {
   const r = router(REASONING, agent(), { model_name: 'override-model' });
   const choices = (['tool_call', 'final', 'complex_task'] as const).map((stage) => r.choose(stage));
-  t.same(choices, Array(3).fill({ model_name: 'override-model', model_provider: 'offline', model_temperature: 0.7, role: 'explicit_override' }), 'the routing slots take no part');
+  t.same(
+    choices,
+    Array(3).fill({ model_name: 'override-model', model_provider: 'offline', model_temperature: 0.7, role: 'explicit_override' }),
+    'the routing slots take no part',
+  );
   const record = r.routingRecord();
   t.same([record.route_mode, record.explicit_override_active], ['explicit_override', true]);
   const temperatureOnly = router(SHORT, agent(), { model_temperature: 1.5 }).choose('final');
-  t.same(temperatureOnly, { model_name: 'primary-model', model_provider: 'offline', model_temperature: 1.5, role: 'explicit_override' }, 'a temperature alone is an override too');
+  t.same(
+    temperatureOnly,
+    { model_name: 'primary-model', model_provider: 'offline', model_temperature: 1.5, role: 'explicit_override' },
+    'a temperature alone is an override too',
+  );
 });
 
 t.test('every model call waits for beforeModelCall, which can stop the turn', async (t) => {
@@ -154,9 +196,17 @@ t.test('collapse_to_explicit_override=false: a request model replaces only the p
   const snapshot = agent({ model_routing_config: { ...ALL_SLOTS, collapse_to_explicit_override: false, general_model: {} } });
   const r = router(SHORT, snapshot, { model_name: 'request-model', model_provider: 'offline' });
   t.match(r.choose('tool_call'), { model_name: 'tools-model', role: 'tool_call_model' }, 'the tool stage keeps its slot');
-  t.match(r.choose('final'), { model_name: 'request-model', role: 'primary_fallback' }, "an empty slot falls back to the request's model, not the agent's primary");
+  t.match(
+    r.choose('final'),
+    { model_name: 'request-model', role: 'primary_fallback' },
+    "an empty slot falls back to the request's model, not the agent's primary",
+  );
   r.chatModel('final');
-  t.match(r.routingRecord(), { route_mode: 'routed', explicit_override_active: true, collapse_to_explicit_override: false, fallback_to_primary_model: true }, 'both flags are recorded');
+  t.match(
+    r.routingRecord(),
+    { route_mode: 'routed', explicit_override_active: true, collapse_to_explicit_override: false, fallback_to_primary_model: true },
+    'both flags are recorded',
+  );
   const collapsed = router(SHORT, agent(), { model_name: 'request-model', model_provider: 'offline' });
   t.match(collapsed.choose('tool_call'), { model_name: 'request-model', role: 'explicit_override' }, 'by default a request model collapses every stage');
   t.match(collapsed.routingRecord(), { route_mode: 'explicit_override', collapse_to_explicit_override: true });

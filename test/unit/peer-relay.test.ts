@@ -8,7 +8,11 @@ t.test('an instance relays everything until it has listened a whole heartbeat, t
   let clock = 0;
   const sent: string[] = [];
   const adapter = { serverCount: async () => servers } as unknown as Adapter;
-  const relay = peerRelay(adapter, (b) => sent.push(b.session_id), () => clock);
+  const relay = peerRelay(
+    adapter,
+    (b) => sent.push(b.session_id),
+    () => clock,
+  );
   const broadcast = (session_id: string) => ({ type: 'session', session_id }) as unknown as SessionBroadcast;
 
   await relay(broadcast('starting'));

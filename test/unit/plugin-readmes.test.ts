@@ -24,7 +24,8 @@ t.test('every first-party plugin has a README whose extensions and keys match it
 t.test('every configuration key of a first-party plugin says what it does', async (t) => {
   for (const readme of (await pluginReadmes()) as Readme[]) {
     const rows = readme.current.split('\n').filter((line) => line.startsWith('| `'));
-    for (const row of rows) t.notMatch(row, /\| {2}\|$/, `${readme.name}: ${row.slice(2, row.indexOf('`', 3) + 1)} has a description (.describe() in its schema)`);
+    for (const row of rows)
+      t.notMatch(row, /\| {2}\|$/, `${readme.name}: ${row.slice(2, row.indexOf('`', 3) + 1)} has a description (.describe() in its schema)`);
   }
 });
 

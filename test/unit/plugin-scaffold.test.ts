@@ -11,7 +11,10 @@ t.test('bad input is refused, saying what to do', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-scaffold-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   await t.rejects(scaffoldPlugin({ id: 'Acme_Chat', kind: 'orchestrator', directory: path.join(dir, 'a') }), /must be kebab-case/);
-  await t.rejects(scaffoldPlugin({ id: 'acme', kind: 'widget', directory: path.join(dir, 'b') }), /unknown kind "widget": choose one of orchestrator, tool-backend, skill-backend, retriever, embedder, parser, model-provider/);
+  await t.rejects(
+    scaffoldPlugin({ id: 'acme', kind: 'widget', directory: path.join(dir, 'b') }),
+    /unknown kind "widget": choose one of orchestrator, tool-backend, skill-backend, retriever, embedder, parser, model-provider/,
+  );
   await mkdir(path.join(dir, 'taken'));
   await writeFile(path.join(dir, 'taken', 'notes.txt'), 'mine');
   await t.rejects(scaffoldPlugin({ id: 'acme', kind: 'orchestrator', directory: path.join(dir, 'taken') }), /exists and is not empty/);
@@ -25,14 +28,23 @@ t.test('every kind: the manifest declares the key the implementation registers, 
   for (const kind of Object.keys(PLUGIN_KINDS)) {
     const target = path.join(dir, kind);
     const files = await scaffoldPlugin({ id: `acme-${kind}`, kind, directory: target });
-    t.same(files.sort(), ['.gitignore', 'README.md', 'package.json', 'src/index.ts', 'test/plugin.test.ts', 'test/tsconfig.json', 'tsconfig.json'], `${kind}: a complete package`);
+    t.same(
+      files.sort(),
+      ['.gitignore', 'README.md', 'package.json', 'src/index.ts', 'test/plugin.test.ts', 'test/tsconfig.json', 'tsconfig.json'],
+      `${kind}: a complete package`,
+    );
     const manifest = JSON.parse(await readFile(path.join(target, 'package.json'), 'utf8'));
     const [[point, keys]] = Object.entries(manifest.agentHost.contributes) as [string, string[]][];
     const source = await readFile(path.join(target, 'src', 'index.ts'), 'utf8');
     t.match(source, `extensionPoints.${point}`, `${kind}: registers into ${point}`);
     t.ok(source.includes(`'${keys[0]}'`), `${kind}: registers the declared key ${keys[0]}`);
-    t.same([manifest.agentHost.sdk, manifest.peerDependencies['@agent-host/sdk'], manifest.devDependencies['@agent-host/sdk']], Array(3).fill(`^${major}.${minor}.0`), `${kind}: the SDK is a peer and a devDependency`);
+    t.same(
+      [manifest.agentHost.sdk, manifest.peerDependencies['@agent-host/sdk'], manifest.devDependencies['@agent-host/sdk']],
+      Array(3).fill(`^${major}.${minor}.0`),
+      `${kind}: the SDK is a peer and a devDependency`,
+    );
     t.ok(manifest.devDependencies.typescript, `${kind}: typescript is a devDependency`);
-    for (const file of files) t.notMatch(await readFile(path.join(target, file), 'utf8'), new RegExp(PLACEHOLDER.source), `${kind}: ${file} has no placeholder left`);
+    for (const file of files)
+      t.notMatch(await readFile(path.join(target, file), 'utf8'), new RegExp(PLACEHOLDER.source), `${kind}: ${file} has no placeholder left`);
   }
 });

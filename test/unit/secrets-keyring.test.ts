@@ -30,7 +30,10 @@ t.test('rotation: the active key encrypts, previous keys still decrypt, unknown 
   t.equal(rotated.decrypt(old, 'ctx'), 'sk-old', 'a value under a previous key decrypts');
   t.notOk(rotated.isCurrent(old), 'and is due for re-encryption');
   t.ok(rotated.isCurrent(rotated.encrypt('sk-new', 'ctx')), 'new values are under the active key');
-  t.throws(() => createSecrets(k2).decrypt(old, 'ctx'), new RegExp(`encrypted under key ${keyId(k1)}, which is neither the active key nor in \\[secrets\\] previous_keys`));
+  t.throws(
+    () => createSecrets(k2).decrypt(old, 'ctx'),
+    new RegExp(`encrypted under key ${keyId(k1)}, which is neither the active key nor in \\[secrets\\] previous_keys`),
+  );
   const legacy = legacyCiphertext(k1, 'sk-legacy');
   t.equal(rotated.decrypt(legacy, 'ctx'), 'sk-legacy', 'a v1 value of an earlier version decrypts with any key of the ring');
   t.notOk(rotated.isCurrent(legacy));

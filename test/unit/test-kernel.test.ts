@@ -43,29 +43,58 @@ t.test('a first-party plugin, imported through its package entry, keeps its suit
 });
 
 t.test('the host refusals, with the plugin named', async (t) => {
-  const throwing = definePlugin({ id: 'throws', sdk: '^1.0.0', register: (env) => env.registerInit({ deps: {}, init: () => { throw new Error('no licence key'); } }) });
+  const throwing = definePlugin({
+    id: 'throws',
+    sdk: '^1.0.0',
+    register: (env) =>
+      env.registerInit({
+        deps: {},
+        init: () => {
+          throw new Error('no licence key');
+        },
+      }),
+  });
   let error = await refusal(startTestKernel({ plugins: [throwing] }));
-  t.match({ plugin: error.pluginId, reason: error.reason, message: error.message }, { plugin: 'throws', reason: 'init_failed', message: /init threw: no licence key/ });
+  t.match(
+    { plugin: error.pluginId, reason: error.reason, message: error.message },
+    { plugin: 'throws', reason: 'init_failed', message: /init threw: no licence key/ },
+  );
 
   error = await refusal(startTestKernel({ plugins: [registering('first', 'same'), registering('second', 'same')] }));
   t.match(error.message, /embedders key "same" is already registered by plugin "first"/, 'a key claimed twice');
 
-  const needy = definePlugin({ id: 'needy', sdk: '^1.0.0', register: (env) => env.registerInit({ deps: { x: { id: 'vendor.thing', kind: 'service' } as never }, init: () => undefined }) });
+  const needy = definePlugin({
+    id: 'needy',
+    sdk: '^1.0.0',
+    register: (env) => env.registerInit({ deps: { x: { id: 'vendor.thing', kind: 'service' } as never }, init: () => undefined }),
+  });
   error = await refusal(startTestKernel({ plugins: [needy] }));
   t.match({ reason: error.reason, message: error.message }, { reason: 'missing_dependency', message: /requires service "vendor.thing" \(deps\.x\)/ });
-  await t.resolves(startTestKernel({ plugins: [needy], services: [[{ id: 'vendor.thing', kind: 'service' }, { hello: true }]] }), 'a service the test provides satisfies it');
+  await t.resolves(
+    startTestKernel({ plugins: [needy], services: [[{ id: 'vendor.thing', kind: 'service' }, { hello: true }]] }),
+    'a service the test provides satisfies it',
+  );
 
   const configured = registering('configured', 'c', { config: z.object({ size: z.number().int() }) });
   error = await refusal(startTestKernel({ plugins: [configured], config: { configured: { size: 'big' } } }));
   t.match({ reason: error.reason, message: error.message }, { reason: 'invalid_config', message: /\[plugins\.configured\]\.size/ });
 
-  error = await refusal(startTestKernel({ plugins: [registering('quiet', 'q')], manifests: [{ id: 'quiet', sdk: '^1.0.0', contributes: { embedders: ['q', 'r'] } }] }));
+  error = await refusal(
+    startTestKernel({ plugins: [registering('quiet', 'q')], manifests: [{ id: 'quiet', sdk: '^1.0.0', contributes: { embedders: ['q', 'r'] } }] }),
+  );
   t.match(error.message, /declares embedders "r" in "contributes" but did not register them/, 'the manifest is held to what was registered');
 
   error = await refusal(startTestKernel({ plugins: [registering('a', 'a', { dependsOn: ['b'] }), registering('b', 'b', { dependsOn: ['a'] })] }));
   t.match(error.message, /dependency cycle among plugins a, b/);
 
-  const twice = definePlugin({ id: 'twice', sdk: '^1.0.0', register: (env) => { env.registerInit({ deps: {}, init: () => undefined }); env.registerInit({ deps: {}, init: () => undefined }); } });
+  const twice = definePlugin({
+    id: 'twice',
+    sdk: '^1.0.0',
+    register: (env) => {
+      env.registerInit({ deps: {}, init: () => undefined });
+      env.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
   error = await refusal(startTestKernel({ plugins: [twice] }));
   t.match(error.message, /registerInit exactly once \(called 2 times\)/);
 });
@@ -77,7 +106,16 @@ t.test('the fake services keep what a plugin did', async (t) => {
     sdk: '^1.0.0',
     register(env) {
       env.registerInit({
-        deps: { logger: coreServices.logger, secrets: coreServices.secrets, jobs: coreServices.jobs, audit: coreServices.audit, store: coreServices.objectStore, lifecycle: coreServices.lifecycle, health: coreServices.health, config: coreServices.config },
+        deps: {
+          logger: coreServices.logger,
+          secrets: coreServices.secrets,
+          jobs: coreServices.jobs,
+          audit: coreServices.audit,
+          store: coreServices.objectStore,
+          lifecycle: coreServices.lifecycle,
+          health: coreServices.health,
+          config: coreServices.config,
+        },
         async init({ logger, secrets, jobs, audit, store, lifecycle, health, config }) {
           logger.child({ step: 'init' }).info({ answer: 42 }, 'ready');
           const sealed = secrets.encrypt('s3cret', 'row:1');
@@ -108,7 +146,14 @@ t.test('the fake services keep what a plugin did', async (t) => {
   t.same(kernel.logs, [{ level: 'info', msg: 'ready', fields: { plugin: 'busy', step: 'init', answer: 42 } }]);
   t.same(kernel.audit, [{ actor_id: 'busy', action: 'busy.ready', outcome: 'success' }]);
   t.same(order, ['start', 'job 1'], 'start hooks ran after init, and a job queued now ran');
-  t.same(kernel.jobs.map((j) => [j.name, j.state]), [['busy.count', 'succeeded'], ['busy.count', 'queued']], 'job names carry the plugin id; a scheduled run waits');
+  t.same(
+    kernel.jobs.map((j) => [j.name, j.state]),
+    [
+      ['busy.count', 'succeeded'],
+      ['busy.count', 'queued'],
+    ],
+    'job names carry the plugin id; a scheduled run waits',
+  );
   t.same(await kernel.health(), { 'busy.upstream': { state: 'warning', message: 'slow' } });
   t.equal(new TextDecoder().decode((await kernel.objectStore.get('busy/note.txt')).data), 'hi');
   await t.rejects(kernel.objectStore.get('busy/missing.txt'), { status: 404 }, 'a missing object is a NotFoundError');

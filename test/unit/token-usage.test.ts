@@ -48,12 +48,16 @@ t.test('summarizeTurnUsage: the write rules of spec 2.5', async (t) => {
       total_tokens: 8,
       token_usage_source: 'tokenizer_estimated',
     });
-    t.strictSame(summarizeTurnUsage([unreported('a b', ''), unreported('c', 'd e')], words), {
-      input_tokens: 3,
-      output_tokens: 2,
-      total_tokens: 5,
-      token_usage_source: 'tokenizer_estimated',
-    }, 'an empty reply is 0 tokens, not a failure');
+    t.strictSame(
+      summarizeTurnUsage([unreported('a b', ''), unreported('c', 'd e')], words),
+      {
+        input_tokens: 3,
+        output_tokens: 2,
+        total_tokens: 5,
+        token_usage_source: 'tokenizer_estimated',
+      },
+      'an empty reply is 0 tokens, not a failure',
+    );
   });
 
   t.test('rule 2: the default estimator is the local js-tiktoken estimateTokens', async (t) => {
@@ -81,7 +85,11 @@ t.test('summarizeTurnUsage: the write rules of spec 2.5', async (t) => {
   });
 
   t.test('rule 1: invalid provider counts count as not reported', async (t) => {
-    for (const bad of [{ input_tokens: -1, output_tokens: 2 }, { input_tokens: Number.NaN, output_tokens: 2 }, { input_tokens: 1.5, output_tokens: 2 }]) {
+    for (const bad of [
+      { input_tokens: -1, output_tokens: 2 },
+      { input_tokens: Number.NaN, output_tokens: 2 },
+      { input_tokens: 1.5, output_tokens: 2 },
+    ]) {
       const s = summarizeTurnUsage([call({ provider_usage: bad, prompt_text: 'a b', reply_text: 'c' })], words);
       t.strictSame(s, { input_tokens: 2, output_tokens: 1, total_tokens: 3, token_usage_source: 'tokenizer_estimated' }, JSON.stringify(bad));
     }
@@ -92,7 +100,11 @@ t.test('summarizeTurnUsage: the write rules of spec 2.5', async (t) => {
     const unavailable = { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'unavailable' };
     t.strictSame(summarizeTurnUsage([unreported('a b', 'c')], failing), unavailable, 'the estimator returns undefined');
     t.strictSame(summarizeTurnUsage([unreported('a b', 'c')], throwing), unavailable, 'the estimator throws');
-    t.strictSame(summarizeTurnUsage([unreported('a b', 'c')], () => -3), unavailable, 'the estimator returns a nonsense count');
+    t.strictSame(
+      summarizeTurnUsage([unreported('a b', 'c')], () => -3),
+      unavailable,
+      'the estimator returns a nonsense count',
+    );
     t.strictSame(summarizeTurnUsage([call({ prompt_text: 'a b' })], words), unavailable, 'no reply text to estimate');
     t.strictSame(summarizeTurnUsage([call()], words), unavailable, 'no texts and no counts (a stored unavailable call)');
     t.strictSame(summarizeTurnUsage([reported(100, 20), unreported('a', 'b')], failing), unavailable, 'one failed estimate in a mixed record');
@@ -137,7 +149,15 @@ t.test('rollupUsage sums tokens and counts each token_usage_source', async (t) =
   });
   t.strictSame(
     rollupUsage([summarizeTurnUsage([reported(5, 5)]), summarizeTurnUsage([]), summarizeTurnUsage([unreported('a', 'b')], failing)]),
-    { input_tokens: 5, output_tokens: 5, total_tokens: 10, provider_reported_count: 1, tokenizer_estimated_count: 0, no_model_invocation_count: 1, unavailable_count: 1 },
+    {
+      input_tokens: 5,
+      output_tokens: 5,
+      total_tokens: 10,
+      provider_reported_count: 1,
+      tokenizer_estimated_count: 0,
+      no_model_invocation_count: 1,
+      unavailable_count: 1,
+    },
     'rollups of summaries made by summarizeTurnUsage',
   );
 });
@@ -194,13 +214,17 @@ t.test('a turn whose calls use different models: each call priced at its own mod
     'each call keeps the counts summed into the record',
   );
   // tools-model: 100 * 1 + 10 * 2 = 120; final-model: 3 * 10 + 2 * 20 = 70 (micro-USD)
-  t.strictSame(estimateInteractionCost(counted.calls, counted.summary.token_usage_source, routed), {
-    input_cost_usd: 0.00013,
-    output_cost_usd: 0.00006,
-    total_cost_usd: 0.00019,
-    estimated_interaction_count: 1,
-    missing_pricing_count: 0,
-  }, 'one interaction, priced call by call (the final model alone would give 0.00113 + 0.00024)');
+  t.strictSame(
+    estimateInteractionCost(counted.calls, counted.summary.token_usage_source, routed),
+    {
+      input_cost_usd: 0.00013,
+      output_cost_usd: 0.00006,
+      total_cost_usd: 0.00019,
+      estimated_interaction_count: 1,
+      missing_pricing_count: 0,
+    },
+    'one interaction, priced call by call (the final model alone would give 0.00113 + 0.00024)',
+  );
   const partly = countTurnUsage([...calls, { model_provider: 'openai', model_name: 'unpriced', provider_usage: { input_tokens: 1, output_tokens: 1 } }], words);
   t.strictSame(
     estimateInteractionCost(partly.calls, partly.summary.token_usage_source, routed),
@@ -208,8 +232,17 @@ t.test('a turn whose calls use different models: each call priced at its own mod
     'one unpriced call leaves the interaction unestimated and counts it once as missing pricing',
   );
   const failed = countTurnUsage([{ model_provider: 'openai', model_name: 'final-model', prompt_text: 'x' }], failing);
-  t.strictSame(failed.calls, [{ model_provider: 'openai', model_name: 'final-model', input_tokens: 0, output_tokens: 0 }], 'an unavailable record counts 0 for every call');
-  t.strictSame(estimateInteractionCost(failed.calls, 'unavailable', routed).estimated_interaction_count + estimateInteractionCost(failed.calls, 'unavailable', routed).missing_pricing_count, 0, 'priced but unavailable: neither estimated nor missing');
+  t.strictSame(
+    failed.calls,
+    [{ model_provider: 'openai', model_name: 'final-model', input_tokens: 0, output_tokens: 0 }],
+    'an unavailable record counts 0 for every call',
+  );
+  t.strictSame(
+    estimateInteractionCost(failed.calls, 'unavailable', routed).estimated_interaction_count +
+      estimateInteractionCost(failed.calls, 'unavailable', routed).missing_pricing_count,
+    0,
+    'priced but unavailable: neither estimated nor missing',
+  );
   t.strictSame(estimateInteractionCost([], 'no_model_invocation', routed).total_cost_usd, 0, 'no model call costs nothing');
 });
 
@@ -255,20 +288,28 @@ t.test('estimateCost with partial and missing pricing', async (t) => {
     entry('azure', 'gpt-4o-mini', usage(10, 10)), // same model name, other provider: not priced
     entry('openai', 'gpt-4o-mini', usage(2_000_000, 0)),
   ];
-  t.strictSame(estimateCost(entries, partial), {
-    input_cost_usd: 0.3,
-    output_cost_usd: 0,
-    total_cost_usd: 0.3,
-    estimated_interaction_count: 1,
-    missing_pricing_count: 4,
-  }, 'only pairs with both prices are priced; the rest count as missing pricing');
-  t.strictSame(estimateCost(entries, new Map()), {
-    input_cost_usd: 0,
-    output_cost_usd: 0,
-    total_cost_usd: 0,
-    estimated_interaction_count: 0,
-    missing_pricing_count: 5,
-  }, 'no pricing at all');
+  t.strictSame(
+    estimateCost(entries, partial),
+    {
+      input_cost_usd: 0.3,
+      output_cost_usd: 0,
+      total_cost_usd: 0.3,
+      estimated_interaction_count: 1,
+      missing_pricing_count: 4,
+    },
+    'only pairs with both prices are priced; the rest count as missing pricing',
+  );
+  t.strictSame(
+    estimateCost(entries, new Map()),
+    {
+      input_cost_usd: 0,
+      output_cost_usd: 0,
+      total_cost_usd: 0,
+      estimated_interaction_count: 0,
+      missing_pricing_count: 5,
+    },
+    'no pricing at all',
+  );
 });
 
 t.test('estimateCost: no-model interactions cost 0 and are not missing; unavailable ones are not estimated', async (t) => {
@@ -293,11 +334,7 @@ t.test('pricingFromConfig and the catalog price keys', async (t) => {
   const pricing = pricingFromConfig(config);
   t.strictSame(pricing.get(pricingKey('offline', 'offline-extractive')), { input_price_per_million_tokens: 0, output_price_per_million_tokens: 0 });
   t.strictSame(pricing.get(pricingKey('openai', 'gpt-4o-mini')), { input_price_per_million_tokens: 0.15, output_price_per_million_tokens: 0.6 });
-  t.strictSame(
-    estimateCost([entry('openai', 'gpt-4o-mini', usage(1_000_000, 1_000_000))], pricing).total_cost_usd,
-    0.75,
-    'default.toml prices gpt-4o-mini',
-  );
+  t.strictSame(estimateCost([entry('openai', 'gpt-4o-mini', usage(1_000_000, 1_000_000))], pricing).total_cost_usd, 0.75, 'default.toml prices gpt-4o-mini');
 
   const model = (extra: Partial<CatalogModel>): CatalogModel => ({
     model_name: 'm',
@@ -320,10 +357,13 @@ t.test('pricingFromConfig and the catalog price keys', async (t) => {
   });
   t.notOk(custom.has(pricingKey('p', 'free-form')), 'an entry without prices is left out');
   t.strictSame(custom.get(pricingKey('p', 'dup')), { input_price_per_million_tokens: 1, output_price_per_million_tokens: 1 }, 'the first entry of a pair wins');
-  t.strictSame(
-    estimateCost([entry('p', 'half', usage(10, 10)), entry('p', 'free-form', usage(10, 10))], custom),
-    { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 2 },
-  );
+  t.strictSame(estimateCost([entry('p', 'half', usage(10, 10)), entry('p', 'free-form', usage(10, 10))], custom), {
+    input_cost_usd: 0,
+    output_cost_usd: 0,
+    total_cost_usd: 0,
+    estimated_interaction_count: 0,
+    missing_pricing_count: 2,
+  });
   t.not(pricingKey('a:b', 'c'), pricingKey('a', 'b:c'), 'keys of different pairs never collide');
 
   const models = configSchema.shape.models;

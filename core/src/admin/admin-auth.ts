@@ -68,7 +68,9 @@ export class AdminAuth {
     const refused = await this.throttle.reserve(username, origin.clientIp);
     if (refused) {
       await this.audit({ action: 'auth.login', outcome: 'denied', payload: { username, reason: 'locked' } }, origin);
-      throw new TooManyRequestsError(`too many failed logins; try again in ${refused.retryAfterSeconds} s`, refused.retryAfterSeconds, { code: 'TOO_MANY_LOGIN_FAILURES' });
+      throw new TooManyRequestsError(`too many failed logins; try again in ${refused.retryAfterSeconds} s`, refused.retryAfterSeconds, {
+        code: 'TOO_MANY_LOGIN_FAILURES',
+      });
     }
     await sleep(await this.throttle.delayMs(username));
     const [user] = await this.db.query<{ id: string; password_hash: string; status: string }>(
@@ -92,10 +94,17 @@ export class AdminAuth {
       await this.db.query(
         `INSERT INTO admin_sessions (id, admin_user_id, refresh_token_hash, refresh_expires_at, client_ip, user_agent, created_at, last_seen_at)
          VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6, now(), now())`,
-        { bind: [sessionId, user.id, sha256(refreshToken), this.config.refresh_token_ttl_seconds, origin.clientIp, origin.userAgent?.slice(0, 400) ?? null], transaction },
+        {
+          bind: [sessionId, user.id, sha256(refreshToken), this.config.refresh_token_ttl_seconds, origin.clientIp, origin.userAgent?.slice(0, 400) ?? null],
+          transaction,
+        },
       );
       await this.db.query('UPDATE admin_users SET last_login_at = now() WHERE id = $1', { bind: [user.id], transaction });
-      await this.audit({ action: 'auth.login', outcome: 'success', actor_id: user.id, target_type: 'admin_session', target_id: sessionId }, origin, transaction);
+      await this.audit(
+        { action: 'auth.login', outcome: 'success', actor_id: user.id, target_type: 'admin_session', target_id: sessionId },
+        origin,
+        transaction,
+      );
     });
     const principal = (await this.loadSession(sessionId, 1))!;
     return { principal, tokens: await this.issue(principal, refreshToken) };
@@ -133,7 +142,11 @@ export class AdminAuth {
         bind: [principal.session_id],
         transaction,
       });
-      await this.audit({ action: 'auth.logout', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_session', target_id: principal.session_id }, origin, transaction);
+      await this.audit(
+        { action: 'auth.logout', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_session', target_id: principal.session_id },
+        origin,
+        transaction,
+      );
     });
   }
 
@@ -177,7 +190,11 @@ export class AdminAuth {
          VALUES ($1, $2, $2, $3, 'super_admin', 'active', true, now(), now())`,
         { bind: [id, username, passwordHash], transaction },
       );
-      await this.audit({ action: 'admin_user.bootstrap', outcome: 'success', actor_id: 'system', target_type: 'admin_user', target_id: id, payload: { username } }, { clientIp: null }, transaction);
+      await this.audit(
+        { action: 'admin_user.bootstrap', outcome: 'success', actor_id: 'system', target_type: 'admin_user', target_id: id, payload: { username } },
+        { clientIp: null },
+        transaction,
+      );
       return true;
     });
     return created ? { username, ...(generated && { generatedPassword: generated }) } : undefined;
@@ -222,11 +239,7 @@ export class AdminAuth {
   }
 
   /** Records an access or authentication event; with `transaction`, it commits with the change. */
-  audit(
-    event: Parameters<typeof insertAudit>[2],
-    origin: Pick<RequestOrigin, 'clientIp'>,
-    transaction?: Transaction,
-  ): Promise<void> {
+  audit(event: Parameters<typeof insertAudit>[2], origin: Pick<RequestOrigin, 'clientIp'>, transaction?: Transaction): Promise<void> {
     return insertAudit(this.db, SOURCE, event, { client_ip: origin.clientIp, ...(transaction && { transaction }) });
   }
 }

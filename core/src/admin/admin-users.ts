@@ -87,7 +87,8 @@ export class AdminUsers {
         await this.success(op, 'admin_user.create', id, { username: input.username, permission_codes: codes }, transaction);
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new ConflictError(`an administrator named "${input.username}" already exists`, { code: 'ADMIN_USER_EXISTS' });
+      if (error instanceof UniqueConstraintError)
+        throw new ConflictError(`an administrator named "${input.username}" already exists`, { code: 'ADMIN_USER_EXISTS' });
       throw error;
     }
     return this.get(id);
@@ -97,7 +98,8 @@ export class AdminUsers {
   async update(id: string, input: { display_name?: string; role_code?: RoleCode; status?: 'active' | 'disabled' }, op: Operation) {
     const target = await this.find(id);
     await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.update');
-    const governance = (input.role_code !== undefined && input.role_code !== target.role_code) || (input.status !== undefined && input.status !== target.status);
+    const governance =
+      (input.role_code !== undefined && input.role_code !== target.role_code) || (input.status !== undefined && input.status !== target.status);
     if (governance) {
       if (target.id === op.operator.admin_user_id) {
         await this.refuse(op, 'admin_user.update', id, 'self_role_or_status_change');
@@ -210,10 +212,11 @@ export class AdminUsers {
     await this.db.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       if (target.role_code === 'super_admin') {
-        const [other] = await this.db.query(
-          "SELECT 1 FROM admin_users WHERE role_code = 'super_admin' AND status = 'active' AND id <> $1 LIMIT 1",
-          { bind: [target.id], type: QueryTypes.SELECT, transaction },
-        );
+        const [other] = await this.db.query("SELECT 1 FROM admin_users WHERE role_code = 'super_admin' AND status = 'active' AND id <> $1 LIMIT 1", {
+          bind: [target.id],
+          type: QueryTypes.SELECT,
+          transaction,
+        });
         if (!other) throw new ConflictError('the last active super admin cannot be deleted', { code: 'LAST_SUPER_ADMIN' });
       }
       await this.db.query('DELETE FROM admin_users WHERE id = $1', { bind: [target.id], transaction });
@@ -229,7 +232,9 @@ export class AdminUsers {
     if (op.operator.role_code === 'super_admin') return;
     if (!this.subAdminsManagePermissions) {
       await this.refuse(op, action, targetId, 'permissions_managed_by_super_admins');
-      throw new ForbiddenError('on this host only super admins grant and revoke permissions ([admin] sub_admins_manage_permissions)', { code: 'SUPER_ADMIN_REQUIRED' });
+      throw new ForbiddenError('on this host only super admins grant and revoke permissions ([admin] sub_admins_manage_permissions)', {
+        code: 'SUPER_ADMIN_REQUIRED',
+      });
     }
     const notHeld = codes.filter((code) => !op.operator.permissions.includes(code));
     if (notHeld.length) {
@@ -244,7 +249,9 @@ export class AdminUsers {
     const beyond = (await this.auth.permissionsOf(target.id, target.role_code)).filter((code) => !op.operator.permissions.includes(code));
     if (beyond.length) {
       await this.refuse(op, action, target.id, 'target_holds_more', { permission_codes: beyond });
-      throw new ForbiddenError(`this administrator holds permissions you do not (${beyond.join(', ')}); only an administrator holding them all may do this`, { code: 'PERMISSION_NOT_HELD' });
+      throw new ForbiddenError(`this administrator holds permissions you do not (${beyond.join(', ')}); only an administrator holding them all may do this`, {
+        code: 'PERMISSION_NOT_HELD',
+      });
     }
   }
 
@@ -258,7 +265,9 @@ export class AdminUsers {
   private checkCodes(codes: string[]): string[] {
     const unknown = codes.filter((code) => !isPermissionCode(code));
     if (unknown.length) {
-      throw new ValidationError(unknown.map((code) => ({ loc: ['body', 'permission_codes'], msg: `unknown permission "${code}"`, type: 'unknown_permission' })));
+      throw new ValidationError(
+        unknown.map((code) => ({ loc: ['body', 'permission_codes'], msg: `unknown permission "${code}"`, type: 'unknown_permission' })),
+      );
     }
     return [...new Set(codes)];
   }
@@ -311,12 +320,23 @@ export class AdminUsers {
   }
 
   private success(op: Operation, action: string, targetId: string, payload: Record<string, unknown>, transaction: Transaction): Promise<void> {
-    return this.auth.audit({ action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_user', target_id: targetId, payload }, op.origin, transaction);
+    return this.auth.audit(
+      { action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_user', target_id: targetId, payload },
+      op.origin,
+      transaction,
+    );
   }
 
   private refuse(op: Operation, action: string, targetId: string | undefined, reason: string, payload: Record<string, unknown> = {}): Promise<void> {
     return this.auth.audit(
-      { action, outcome: 'failure', actor_id: op.operator.admin_user_id, target_type: 'admin_user', ...(targetId && { target_id: targetId }), payload: { reason, ...payload } },
+      {
+        action,
+        outcome: 'failure',
+        actor_id: op.operator.admin_user_id,
+        target_type: 'admin_user',
+        ...(targetId && { target_id: targetId }),
+        payload: { reason, ...payload },
+      },
       op.origin,
     );
   }

@@ -64,9 +64,11 @@ export class ApiTokens {
     const permissions = input.permissions ?? null;
     if (permissions) {
       const unknown = permissions.filter((code) => !isPermissionCode(code));
-      if (unknown.length) throw new ValidationError(unknown.map((code) => ({ loc: ['body', 'permissions'], msg: `unknown permission "${code}"`, type: 'unknown_permission' })));
+      if (unknown.length)
+        throw new ValidationError(unknown.map((code) => ({ loc: ['body', 'permissions'], msg: `unknown permission "${code}"`, type: 'unknown_permission' })));
       const notHeld = permissions.filter((code) => !op.operator.permissions.includes(code));
-      if (notHeld.length) throw new ForbiddenError(`a token holds only permissions you hold; you do not hold ${notHeld.join(', ')}`, { code: 'PERMISSION_NOT_HELD' });
+      if (notHeld.length)
+        throw new ForbiddenError(`a token holds only permissions you hold; you do not hold ${notHeld.join(', ')}`, { code: 'PERMISSION_NOT_HELD' });
     }
     const id = randomUUID();
     const token = `${API_TOKEN_PREFIX}${randomToken(32)}`;
@@ -77,13 +79,28 @@ export class ApiTokens {
          VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(days => $7::int) END, now())
          RETURNING *`,
         {
-          bind: [id, op.operator.admin_user_id, input.name, sha256(token), token.slice(0, API_TOKEN_PREFIX.length + 6), permissions, input.expires_in_days ?? null],
+          bind: [
+            id,
+            op.operator.admin_user_id,
+            input.name,
+            sha256(token),
+            token.slice(0, API_TOKEN_PREFIX.length + 6),
+            permissions,
+            input.expires_in_days ?? null,
+          ],
           type: QueryTypes.SELECT,
           transaction,
         },
       );
       await this.auth.audit(
-        { action: 'auth.api_token.create', outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_api_token', target_id: id, payload: { name: input.name, permissions } },
+        {
+          action: 'auth.api_token.create',
+          outcome: 'success',
+          actor_id: op.operator.admin_user_id,
+          target_type: 'admin_api_token',
+          target_id: id,
+          payload: { name: input.name, permissions },
+        },
         op.origin,
         transaction,
       );
@@ -108,7 +125,10 @@ export class ApiTokens {
       { bind: [tokenId, op.operator.admin_user_id], type: QueryTypes.SELECT },
     );
     if (!row) throw new NotFoundError(`you have no API token ${tokenId}`, { code: 'API_TOKEN_NOT_FOUND' });
-    await this.auth.audit({ action: 'auth.api_token.revoke', outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_api_token', target_id: tokenId }, op.origin);
+    await this.auth.audit(
+      { action: 'auth.api_token.revoke', outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_api_token', target_id: tokenId },
+      op.origin,
+    );
   }
 
   /**
@@ -117,7 +137,15 @@ export class ApiTokens {
    */
   async authenticate(token: string): Promise<AdminPrincipal | undefined> {
     if (!token.startsWith(API_TOKEN_PREFIX)) return undefined;
-    const [row] = await this.db.query<{ id: string; permissions: string[] | null; stale_use: boolean; admin_user_id: string; username: string; display_name: string; role_code: RoleCode }>(
+    const [row] = await this.db.query<{
+      id: string;
+      permissions: string[] | null;
+      stale_use: boolean;
+      admin_user_id: string;
+      username: string;
+      display_name: string;
+      role_code: RoleCode;
+    }>(
       `SELECT t.id, t.permissions, t.last_used_at IS NULL OR t.last_used_at < now() - interval '${LAST_USED_RESOLUTION}' AS stale_use,
               u.id AS admin_user_id, u.username, u.display_name, u.role_code
        FROM admin_api_tokens t JOIN admin_users u ON u.id = t.admin_user_id

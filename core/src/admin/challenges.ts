@@ -31,7 +31,15 @@ export class Challenges {
     private readonly auth: AdminAuth,
     private readonly config: HostConfig['admin'],
   ) {
-    this.creations = new RateLimiterPostgres({ storeClient: db, storeType: 'sequelize', tableName: 'rate_limit_buckets', tableCreated: true, keyPrefix: 'challenge-create', points: CREATIONS_PER_MINUTE, duration: 60 });
+    this.creations = new RateLimiterPostgres({
+      storeClient: db,
+      storeType: 'sequelize',
+      tableName: 'rate_limit_buckets',
+      tableCreated: true,
+      keyPrefix: 'challenge-create',
+      points: CREATIONS_PER_MINUTE,
+      duration: 60,
+    });
   }
 
   async create(principal: AdminPrincipal, origin: RequestOrigin) {
@@ -41,7 +49,9 @@ export class Challenges {
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       const retryAfter = Math.ceil(error.msBeforeNext / 1000);
-      throw new TooManyRequestsError(`too many challenges: at most ${CREATIONS_PER_MINUTE} a minute per session; try again in ${retryAfter} s`, retryAfter, { code: 'TOO_MANY_CHALLENGES' });
+      throw new TooManyRequestsError(`too many challenges: at most ${CREATIONS_PER_MINUTE} a minute per session; try again in ${retryAfter} s`, retryAfter, {
+        code: 'TOO_MANY_CHALLENGES',
+      });
     }
     const id = randomUUID();
     const nonce = randomToken(16);
@@ -50,7 +60,10 @@ export class Challenges {
        VALUES ($1, $2, $3, $4, 'pending', now() + make_interval(secs => $5), now()) RETURNING expires_at`,
       { bind: [id, principal.admin_user_id, principal.session_id, nonce, this.config.challenge_ttl_seconds], type: QueryTypes.SELECT },
     );
-    await this.auth.audit({ action: 'auth.challenge.create', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: id }, origin);
+    await this.auth.audit(
+      { action: 'auth.challenge.create', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: id },
+      origin,
+    );
     return { challenge_id: id, nonce, expires_at: row!.expires_at.toISOString() };
   }
 
@@ -58,7 +71,17 @@ export class Challenges {
   async verify(challengeId: string, nonce: string, password: string, principal: AdminPrincipal, origin: RequestOrigin) {
     const fail = async (reason: string, message: string): Promise<never> => {
       await this.db.query("UPDATE admin_challenges SET status = 'burned' WHERE id = $1 AND status = 'pending'", { bind: [challengeId] });
-      await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId, payload: { reason } }, origin);
+      await this.auth.audit(
+        {
+          action: 'auth.challenge.verify',
+          outcome: 'failure',
+          actor_id: principal.admin_user_id,
+          target_type: 'admin_challenge',
+          target_id: challengeId,
+          payload: { reason },
+        },
+        origin,
+      );
       throw new ForbiddenError(message, { code: 'CHALLENGE_REFUSED' });
     };
     const [row] = await this.db.query<{ nonce: string; status: string; admin_user_id: string; expired: boolean; password_hash: string }>(
@@ -73,9 +96,23 @@ export class Challenges {
     // A verify is a password guess, counted with logins: past the attempts the session that guesses is ended.
     const throttled = await this.auth.throttle.reserve(principal.username, origin.clientIp);
     if (throttled) {
-      await this.db.query("UPDATE admin_sessions SET revoked_at = now(), revoked_reason = 'challenge_failures' WHERE id = $1 AND revoked_at IS NULL", { bind: [principal.session_id] });
-      await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'denied', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId, payload: { reason: 'too_many_failures' } }, origin);
-      throw new TooManyRequestsError('too many failed password checks: this session is ended; log in again', throttled.retryAfterSeconds, { code: 'TOO_MANY_LOGIN_FAILURES' });
+      await this.db.query("UPDATE admin_sessions SET revoked_at = now(), revoked_reason = 'challenge_failures' WHERE id = $1 AND revoked_at IS NULL", {
+        bind: [principal.session_id],
+      });
+      await this.auth.audit(
+        {
+          action: 'auth.challenge.verify',
+          outcome: 'denied',
+          actor_id: principal.admin_user_id,
+          target_type: 'admin_challenge',
+          target_id: challengeId,
+          payload: { reason: 'too_many_failures' },
+        },
+        origin,
+      );
+      throw new TooManyRequestsError('too many failed password checks: this session is ended; log in again', throttled.retryAfterSeconds, {
+        code: 'TOO_MANY_LOGIN_FAILURES',
+      });
     }
     if (!(await verifyPassword(row.password_hash, password))) {
       await this.auth.throttle.failed(principal.username);
@@ -89,7 +126,10 @@ export class Challenges {
       { bind: [challengeId, sha256(token), this.config.challenge_token_ttl_seconds] },
     )) as [{ token_expires_at: Date }[], unknown];
     if (!updated[0]) return fail('raced', 'challenge was already used; request a new one');
-    await this.auth.audit({ action: 'auth.challenge.verify', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId }, origin);
+    await this.auth.audit(
+      { action: 'auth.challenge.verify', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId },
+      origin,
+    );
     return { challenge_token: token, expires_at: updated[0].token_expires_at.toISOString() };
   }
 
@@ -100,7 +140,10 @@ export class Challenges {
    */
   async consume(token: string | undefined, principal: AdminPrincipal, origin: RequestOrigin, transaction: Transaction): Promise<void> {
     const refuse = async (reason: string, message: string): Promise<never> => {
-      await this.auth.audit({ action: 'auth.challenge.consume', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', payload: { reason } }, origin);
+      await this.auth.audit(
+        { action: 'auth.challenge.consume', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'admin_challenge', payload: { reason } },
+        origin,
+      );
       throw new ForbiddenError(message, { code: reason === 'challenge_missing' || reason === 'api_token' ? 'CHALLENGE_REQUIRED' : 'CHALLENGE_REFUSED' });
     };
     if (principal.api_token_id) return refuse('api_token', TOKENS_TAKE_NO_CHALLENGES);

@@ -47,7 +47,14 @@ export async function createSuperAdmin(db: Sequelize, input: { username: string;
       await insertAudit(
         db,
         'core.admin',
-        { action: 'admin_user.create', outcome: 'success', actor_id: 'cli', target_type: 'admin_user', target_id: id, payload: { username, role_code: 'super_admin', via: 'cli' } },
+        {
+          action: 'admin_user.create',
+          outcome: 'success',
+          actor_id: 'cli',
+          target_type: 'admin_user',
+          target_id: id,
+          payload: { username, role_code: 'super_admin', via: 'cli' },
+        },
         { transaction },
       );
     });

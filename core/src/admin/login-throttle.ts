@@ -10,7 +10,16 @@ export interface ThrottleRefusal {
 const MAX_DELAY_MS = 10_000;
 
 const bucket = (db: Sequelize, keyPrefix: string, points: number, duration: number, blockDuration = 0) =>
-  new RateLimiterPostgres({ storeClient: db, storeType: 'sequelize', tableName: 'rate_limit_buckets', tableCreated: true, keyPrefix, points, duration, blockDuration });
+  new RateLimiterPostgres({
+    storeClient: db,
+    storeType: 'sequelize',
+    tableName: 'rate_limit_buckets',
+    tableCreated: true,
+    keyPrefix,
+    points,
+    duration,
+    blockDuration,
+  });
 
 /**
  * Password guesses (logins and challenge verifies), counted in Postgres so every instance shares the count:

@@ -20,5 +20,10 @@ export function auditOperation(
   event: { action: string; target_type: string; target_id: string; payload?: Record<string, unknown>; outcome?: 'success' | 'failure' },
   transaction?: Transaction,
 ): Promise<void> {
-  return insertAudit(db, source, { outcome: 'success', ...event, actor_id: op.operator.admin_user_id }, { client_ip: op.origin.clientIp, ...(transaction && { transaction }) });
+  return insertAudit(
+    db,
+    source,
+    { outcome: 'success', ...event, actor_id: op.operator.admin_user_id },
+    { client_ip: op.origin.clientIp, ...(transaction && { transaction }) },
+  );
 }

@@ -66,7 +66,17 @@ export class SystemSettings {
   async update(key: string, value: unknown, principal: AdminPrincipal, origin: RequestOrigin, challengeToken: string | undefined) {
     const definition = SETTINGS[key];
     const refuse = async (reason: string, error: Error): Promise<never> => {
-      await this.auth.audit({ action: 'system_setting.update', outcome: 'failure', actor_id: principal.admin_user_id, target_type: 'system_setting', target_id: key, payload: { reason } }, origin);
+      await this.auth.audit(
+        {
+          action: 'system_setting.update',
+          outcome: 'failure',
+          actor_id: principal.admin_user_id,
+          target_type: 'system_setting',
+          target_id: key,
+          payload: { reason },
+        },
+        origin,
+      );
       throw error;
     };
     if (!definition) return refuse('unknown_key', new NotFoundError(`unknown system setting "${key}"`, { code: 'SETTING_NOT_FOUND' }));
@@ -83,7 +93,14 @@ export class SystemSettings {
         { bind: [key, JSON.stringify(parsed.data), principal.admin_user_id], transaction },
       );
       await this.auth.audit(
-        { action: 'system_setting.update', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'system_setting', target_id: key, payload: { value: parsed.data } },
+        {
+          action: 'system_setting.update',
+          outcome: 'success',
+          actor_id: principal.admin_user_id,
+          target_type: 'system_setting',
+          target_id: key,
+          payload: { value: parsed.data },
+        },
         origin,
         transaction,
       );

@@ -38,9 +38,7 @@ const typeResponse = z
   .object({
     enabled: z.boolean().default(false),
     response_text: z.string().default(''),
-    message_key_responses: z
-      .array(z.object({ message_key: text.max(500), response_text: text.max(20_000) }).strict())
-      .default([]),
+    message_key_responses: z.array(z.object({ message_key: text.max(500), response_text: text.max(20_000) }).strict()).default([]),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -62,9 +60,7 @@ const typeResponse = z
   });
 
 /** `message_type_response_config` (spec 4.2 rule 4): fixed responses per `message_type`. */
-export const messageTypeResponseConfig = z
-  .object({ rule: typeResponse.optional(), form: typeResponse.optional(), other: typeResponse.optional() })
-  .strict();
+export const messageTypeResponseConfig = z.object({ rule: typeResponse.optional(), form: typeResponse.optional(), other: typeResponse.optional() }).strict();
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -108,11 +104,7 @@ const agentFields = {
   max_tool_calls_total_per_request: nonNegativeInt,
 };
 
-export const agentCreateSchema = z
-  .object(agentFields)
-  .partial()
-  .required({ name: true, agent_type: true })
-  .strict();
+export const agentCreateSchema = z.object(agentFields).partial().required({ name: true, agent_type: true }).strict();
 
 export const agentUpdateSchema = z.object(agentFields).partial().strict();
 

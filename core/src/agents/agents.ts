@@ -28,7 +28,14 @@ export type AgentTypeChangeCheck = (agentId: string, from: string, to: string) =
 /** Agent types whose runtime executes the published snapshot: Fusion (spec 4.7 "publish fusion snapshot", 9.2). */
 const PUBLISHABLE_TYPES = new Set(['fusion']);
 
-const JSON_FIELDS = new Set(['model_routing_config', 'message_type_response_config', 'mcp_response_config', 'mcp_runtime_config', 'response_grounding_config', 'retrieval_config']);
+const JSON_FIELDS = new Set([
+  'model_routing_config',
+  'message_type_response_config',
+  'mcp_response_config',
+  'mcp_runtime_config',
+  'response_grounding_config',
+  'retrieval_config',
+]);
 
 /** Read-only `judge_prompt_version`: `default` for the built-in prompt, else a hash of the stored text. */
 export function judgePromptVersion(judgePrompt: string | null): string {
@@ -54,10 +61,10 @@ export class Agents {
   }
 
   async list(options: { limit: number; cursor?: string }) {
-    const rows = await this.db.query<AgentRow>(
-      'SELECT * FROM agents WHERE ($1::text IS NULL OR id::text > $1) ORDER BY id LIMIT $2',
-      { bind: [options.cursor ?? null, options.limit + 1], type: QueryTypes.SELECT },
-    );
+    const rows = await this.db.query<AgentRow>('SELECT * FROM agents WHERE ($1::text IS NULL OR id::text > $1) ORDER BY id LIMIT $2', {
+      bind: [options.cursor ?? null, options.limit + 1],
+      type: QueryTypes.SELECT,
+    });
     const page = rows.slice(0, options.limit);
     return { items: page.map(present), next_cursor: rows.length > options.limit ? page.at(-1)!.id : null, limit: options.limit };
   }
@@ -68,10 +75,9 @@ export class Agents {
 
   /** `GET /public/agents`: active, anonymous-public agents, with no prompt or governance fields. */
   async listPublic() {
-    const rows = await this.db.query<AgentRow>(
-      "SELECT * FROM agents WHERE status = 'active' AND public_access_mode = 'public_anonymous' ORDER BY name, id",
-      { type: QueryTypes.SELECT },
-    );
+    const rows = await this.db.query<AgentRow>("SELECT * FROM agents WHERE status = 'active' AND public_access_mode = 'public_anonymous' ORDER BY name, id", {
+      type: QueryTypes.SELECT,
+    });
     return { items: rows.map((r) => ({ agent_id: r.id, name: r.name, description: r.description, agent_type: r.agent_type })) };
   }
 
@@ -109,10 +115,15 @@ export class Agents {
 
   async listVersions(id: string) {
     await this.find(id);
-    const rows = await this.db.query<{ id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }>(
-      'SELECT * FROM agent_versions WHERE agent_id = $1 ORDER BY version_number DESC',
-      { bind: [id], type: QueryTypes.SELECT },
-    );
+    const rows = await this.db.query<{
+      id: string;
+      version_number: number;
+      reason: string;
+      note: string | null;
+      snapshot: Record<string, unknown>;
+      created_by: string | null;
+      created_at: Date;
+    }>('SELECT * FROM agent_versions WHERE agent_id = $1 ORDER BY version_number DESC', { bind: [id], type: QueryTypes.SELECT });
     return { items: rows.map(presentVersion) };
   }
 
@@ -153,7 +164,10 @@ export class Agents {
   async publish(id: string, op: Operation) {
     const { agent_type: type } = await this.find(id);
     if (!PUBLISHABLE_TYPES.has(type)) {
-      throw new ConflictError(`a ${type} agent cannot be published: nothing runs a published ${type} snapshot (${type === 'chat' ? 'chat turns run the live agent' : 'its runs use the live agent'}); publish is for ${[...PUBLISHABLE_TYPES].join(', ')} agents`, { code: 'AGENT_NOT_PUBLISHABLE' });
+      throw new ConflictError(
+        `a ${type} agent cannot be published: nothing runs a published ${type} snapshot (${type === 'chat' ? 'chat turns run the live agent' : 'its runs use the live agent'}); publish is for ${[...PUBLISHABLE_TYPES].join(', ')} agents`,
+        { code: 'AGENT_NOT_PUBLISHABLE' },
+      );
     }
     await this.db.transaction(async (transaction) => {
       const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
@@ -164,11 +178,23 @@ export class Agents {
   }
 
   private async storeSnapshot(id: string, reason: string, note: string | null, op: Operation, transaction: Transaction) {
-    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1) FOR UPDATE', { bind: [id], type: QueryTypes.SELECT, transaction });
+    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1) FOR UPDATE', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     if (!row) throw new NotFoundError(`agent ${id} not found`, { code: 'AGENT_NOT_FOUND' });
     const live = present(row);
     const snapshot = Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, live[f]]));
-    const [version] = await this.db.query<{ id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }>(
+    const [version] = await this.db.query<{
+      id: string;
+      version_number: number;
+      reason: string;
+      note: string | null;
+      snapshot: Record<string, unknown>;
+      created_by: string | null;
+      created_at: Date;
+    }>(
       `INSERT INTO agent_versions (id, agent_id, version_number, reason, note, snapshot, created_by, created_at)
        SELECT $1, $2, COALESCE(MAX(version_number), 0) + 1, $3, $4, $5, $6, now() FROM agent_versions WHERE agent_id = $2
        RETURNING *`,
@@ -179,10 +205,10 @@ export class Agents {
 
   private async write(id: string, fields: Partial<AgentFields>, transaction: Transaction): Promise<void> {
     const columns = Object.keys(fields).filter((c) => (SNAPSHOT_FIELDS as readonly string[]).includes(c));
-    await this.db.query(
-      `UPDATE agents SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
-      { bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields]))], transaction },
-    );
+    await this.db.query(`UPDATE agents SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`, {
+      bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields]))],
+      transaction,
+    });
   }
 
   /** {@link validate}, then the registered checks when `agent_type` changes (409 while incompatible work runs). */
@@ -191,7 +217,10 @@ export class Agents {
     if (fields.agent_type !== current.agent_type) {
       for (const check of this.typeChangeChecks) {
         const reason = await check(id, current.agent_type, fields.agent_type);
-        if (reason) throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`, { code: 'AGENT_TYPE_CHANGE_REFUSED' });
+        if (reason)
+          throw new ConflictError(`agent_type cannot change from ${current.agent_type} to ${fields.agent_type}: ${reason}`, {
+            code: 'AGENT_TYPE_CHANGE_REFUSED',
+          });
       }
     }
     return fields;
@@ -216,7 +245,10 @@ export class Agents {
     } else {
       next.orchestrator_key ??= this.config.agent.default_orchestrator_key;
       if (!this.orchestrators.has(next.orchestrator_key)) {
-        const known = this.orchestrators.list().map((o) => o.key).join(', ');
+        const known = this.orchestrators
+          .list()
+          .map((o) => o.key)
+          .join(', ');
         refuse('orchestrator_key', `unknown orchestrator_key "${next.orchestrator_key}"; registered: ${known}`);
       }
     }
@@ -251,13 +283,18 @@ export class Agents {
     if (input.model_name != null || input.model_provider != null) {
       const name = named(next.model_name) ?? default_model_name;
       const provider = named(next.model_provider) ?? default_model_provider;
-      if (missing(name, provider)) issues.push([input.model_name != null ? 'model_name' : 'model_provider', `model "${name}" of model_provider "${provider}" is not in the model catalog; GET /models lists the models`]);
+      if (missing(name, provider))
+        issues.push([
+          input.model_name != null ? 'model_name' : 'model_provider',
+          `model "${name}" of model_provider "${provider}" is not in the model catalog; GET /models lists the models`,
+        ]);
     }
     const routing = input.model_routing_config as Record<string, unknown> | null | undefined;
     for (const [slot, value] of Object.entries(routing ?? {})) {
       const model = value as { model_name?: unknown; model_provider?: unknown } | null;
       if (typeof model?.model_name !== 'string' || typeof model.model_provider !== 'string') continue;
-      if (missing(model.model_name, model.model_provider)) issues.push(['model_routing_config', `${slot}: model "${model.model_name}" of model_provider "${model.model_provider}" is not in the model catalog`]);
+      if (missing(model.model_name, model.model_provider))
+        issues.push(['model_routing_config', `${slot}: model "${model.model_name}" of model_provider "${model.model_provider}" is not in the model catalog`]);
     }
     return issues;
   }
@@ -269,7 +306,11 @@ export class Agents {
   }
 
   private audit(op: Operation, action: string, agentId: string, payload: Record<string, unknown>, transaction: Transaction): Promise<void> {
-    return this.auth.audit({ action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'agent', target_id: agentId, payload }, op.origin, transaction);
+    return this.auth.audit(
+      { action, outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'agent', target_id: agentId, payload },
+      op.origin,
+      transaction,
+    );
   }
 }
 
@@ -296,7 +337,10 @@ export type AgentView = ReturnType<typeof present>;
 /** The agent as the API shows it: numbers as numbers, plus the derived `judge_prompt_version`. */
 function present(row: AgentRow) {
   // BIGINT and DECIMAL columns arrive as strings.
-  const numbers = Object.fromEntries(USAGE_LIMIT_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])])) as Pick<AgentFields, (typeof USAGE_LIMIT_FIELDS)[number]>;
+  const numbers = Object.fromEntries(USAGE_LIMIT_FIELDS.map((f) => [f, row[f] === null || row[f] === undefined ? null : Number(row[f])])) as Pick<
+    AgentFields,
+    (typeof USAGE_LIMIT_FIELDS)[number]
+  >;
   return {
     agent_id: row.id,
     ...(Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, row[f]])) as AgentFields),
@@ -308,7 +352,15 @@ function present(row: AgentRow) {
   };
 }
 
-function presentVersion(v: { id: string; version_number: number; reason: string; note: string | null; snapshot: Record<string, unknown>; created_by: string | null; created_at: Date }) {
+function presentVersion(v: {
+  id: string;
+  version_number: number;
+  reason: string;
+  note: string | null;
+  snapshot: Record<string, unknown>;
+  created_by: string | null;
+  created_at: Date;
+}) {
   return {
     version_id: v.id,
     version_number: v.version_number,

@@ -1,5 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AgentHostError, ERROR_CODES, ValidationError, type AgentSnapshot, type ChatMessage, type ErrorCode, type Logger, type MessageType, type ModelProvider, type Orchestrator, type Trace, type TurnContext, type TurnResult } from '@agent-host/sdk';
+import {
+  AgentHostError,
+  ERROR_CODES,
+  ValidationError,
+  type AgentSnapshot,
+  type ChatMessage,
+  type ErrorCode,
+  type Logger,
+  type MessageType,
+  type ModelProvider,
+  type Orchestrator,
+  type Trace,
+  type TurnContext,
+  type TurnResult,
+} from '@agent-host/sdk';
 import { z } from 'zod';
 import type { AdminPrincipal } from '../admin/admin-auth.js';
 import type { Agents, AgentView } from '../agents/agents.js';
@@ -50,7 +64,6 @@ export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; 
 
 /** A session id a client cannot guess (128 random bits): the id of every session an anonymous client starts. */
 export const issueSessionId = () => randomBytes(16).toString('base64url');
-
 
 /**
  * Who starts a turn, and through which channel: quick match answers only `POST /stream` (spec 4.13); a WebSocket
@@ -187,7 +200,12 @@ export class ChatService {
     }
   }
 
-  private async *turn(admitted: AdmittedTurn, signal: AbortSignal, cancellation: { by?: string }, done: { turn?: StoredTurn }): AsyncGenerator<StreamEvent, void, void> {
+  private async *turn(
+    admitted: AdmittedTurn,
+    signal: AbortSignal,
+    cancellation: { by?: string },
+    done: { turn?: StoredTurn },
+  ): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations } = this.deps;
     const { request, caller, agent, override, trusted } = admitted;
     const started = Date.now();
@@ -241,7 +259,14 @@ export class ChatService {
         counts_toward_limits: false,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
-        context: this.context({ routing: null, messageType, agent, usage: null, result: { reply: fixed, response_source: 'fixed_response', observation: {} }, traceId }),
+        context: this.context({
+          routing: null,
+          messageType,
+          agent,
+          usage: null,
+          result: { reply: fixed, response_source: 'fixed_response', observation: {} },
+          traceId,
+        }),
         override: null,
       });
       this.publish(session.id, stored);
@@ -258,7 +283,21 @@ export class ChatService {
     if (lease === undefined) throw refusal('AGENT_BUSY', `this agent is already answering ${agent!.max_concurrent_requests} requests; try again shortly`);
     try {
       await admitted.ticket?.running(turnId);
-      yield* this.runOrchestrator({ request, agent, session, history, messageType, override, base, started, signal, cancellation, channel: caller.channel, trusted, done });
+      yield* this.runOrchestrator({
+        request,
+        agent,
+        session,
+        history,
+        messageType,
+        override,
+        base,
+        started,
+        signal,
+        cancellation,
+        channel: caller.channel,
+        trusted,
+        done,
+      });
     } finally {
       await lease?.release();
     }
@@ -282,11 +321,25 @@ export class ChatService {
   }): AsyncGenerator<StreamEvent, void, void> {
     const { config, conversations, orchestrators, providers } = this.deps;
     const { agent, history, messageType, base, started } = input;
-    const orchestratorKey = agent?.agent_type === 'chat' ? agent.orchestrator_key ?? config.agent.default_orchestrator_key : config.agent.default_orchestrator_key;
+    const orchestratorKey =
+      agent?.agent_type === 'chat' ? (agent.orchestrator_key ?? config.agent.default_orchestrator_key) : config.agent.default_orchestrator_key;
     const orchestrator = orchestrators.get(orchestratorKey);
     if (!orchestrator) throw refusal('RUNTIME_UNAVAILABLE', `the chat runtime "${orchestratorKey}" is not available on this host`);
     // The turn runs: operators watching the session see the customer's message now, not once the reply is stored.
-    this.publish(base.session_id, [{ id: base.user_message.id, session_id: base.session_id, role: 'user', content: base.user_text, message_type: messageType, turn_id: base.turn_id, sender_id_snapshot: null, sender_name_snapshot: null, metadata: null, created_at: base.user_message.created_at }]);
+    this.publish(base.session_id, [
+      {
+        id: base.user_message.id,
+        session_id: base.session_id,
+        role: 'user',
+        content: base.user_text,
+        message_type: messageType,
+        turn_id: base.turn_id,
+        sender_id_snapshot: null,
+        sender_name_snapshot: null,
+        metadata: null,
+        created_at: base.user_message.created_at,
+      },
+    ]);
     // Stopped by the client going away, or by an operator taking over before a model call.
     const takeover = new AbortController();
     const signal = AbortSignal.any([input.signal, takeover.signal]);
@@ -299,9 +352,15 @@ export class ChatService {
         }
       : undefined;
     // A session keeps the override it was given, as if the request had repeated it.
-    const sessionOverride: ModelOverride | null = input.override ?? (input.session.model_provider || input.session.model_name
-      ? { model_name: input.session.model_name ?? undefined, model_provider: input.session.model_provider ?? undefined, model_temperature: input.session.model_temperature ?? undefined }
-      : null);
+    const sessionOverride: ModelOverride | null =
+      input.override ??
+      (input.session.model_provider || input.session.model_name
+        ? {
+            model_name: input.session.model_name ?? undefined,
+            model_provider: input.session.model_provider ?? undefined,
+            model_temperature: input.session.model_temperature ?? undefined,
+          }
+        : null);
     const snapshot = agent ? toSnapshot(agent, orchestratorKey) : null;
     const router = new TurnModelRouter(snapshot, sessionOverride, config, providers, { message: input.request.message, beforeModelCall });
     const spans: TimedSpan[] = [];
@@ -384,7 +443,9 @@ export class ChatService {
       if (by) yield { type: 'error', content: `the turn was cancelled by ${by}`, code: 'TURN_CANCELLED' };
       if (!stopped) {
         // Provider text can carry key fragments and internal addresses: administrators see it, the public a reference.
-        const content = input.trusted ? `the model failed to answer: ${(error as Error).message}` : `the model failed to answer; please try again (reference ${base.trace_id})`;
+        const content = input.trusted
+          ? `the model failed to answer: ${(error as Error).message}`
+          : `the model failed to answer; please try again (reference ${base.trace_id})`;
         yield { type: 'error', content, code: 'MODEL_FAILED' };
       }
     } finally {
@@ -407,10 +468,24 @@ export class ChatService {
         counts_toward_limits: true,
         first_token_ms: firstToken,
         latency_ms: Date.now() - started,
-        context: this.context({ routing: router.routingRecord(), messageType, agent, usage, result: result ?? unfinished, spans, retrieval, skills, tools, traceId: base.trace_id }),
+        context: this.context({
+          routing: router.routingRecord(),
+          messageType,
+          agent,
+          usage,
+          result: result ?? unfinished,
+          spans,
+          retrieval,
+          skills,
+          tools,
+          traceId: base.trace_id,
+        }),
         override: input.override,
       });
-      this.publish(base.session_id, stored.filter((m) => m.id !== base.user_message.id));
+      this.publish(
+        base.session_id,
+        stored.filter((m) => m.id !== base.user_message.id),
+      );
       const modelCalls = router.calls.map((call, i) => ({
         ...calls[i]!,
         start_ms: (call.started_at ?? started) - started,
@@ -421,8 +496,26 @@ export class ChatService {
     }
   }
 
-  private exportTrace(base: Pick<TurnRecord, 'trace_id' | 'turn_id' | 'session_id' | 'agent_id'>, started: number, status: string, responseSource: string, spans: TimedSpan[], modelCalls: TimedModelCall[]): void {
-    this.deps.traces?.export({ traceId: base.trace_id, turnId: base.turn_id, sessionId: base.session_id, agentId: base.agent_id, startedAt: started, latencyMs: Date.now() - started, status, responseSource, spans, modelCalls });
+  private exportTrace(
+    base: Pick<TurnRecord, 'trace_id' | 'turn_id' | 'session_id' | 'agent_id'>,
+    started: number,
+    status: string,
+    responseSource: string,
+    spans: TimedSpan[],
+    modelCalls: TimedModelCall[],
+  ): void {
+    this.deps.traces?.export({
+      traceId: base.trace_id,
+      turnId: base.turn_id,
+      sessionId: base.session_id,
+      agentId: base.agent_id,
+      startedAt: started,
+      latencyMs: Date.now() - started,
+      status,
+      responseSource,
+      spans,
+      modelCalls,
+    });
   }
 
   /** The turn's trace id, whether it was exported, and where a person opens it (`[observability]`). */
@@ -481,7 +574,8 @@ export class ChatService {
     if (agent.status !== 'active') throw refusal('AGENT_INACTIVE', `agent ${agentId} is not active`);
     if (agent.public_access_mode === 'public_anonymous') return agent;
     if (agent.public_access_mode === 'admin_only' && mayChooseSessions(principal)) return agent;
-    if (agent.public_access_mode === 'admin_only') throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is only available to administrators with conversations.write`);
+    if (agent.public_access_mode === 'admin_only')
+      throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is only available to administrators with conversations.write`);
     throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is served through its public API, not /stream`);
   }
 
@@ -502,7 +596,14 @@ export class ChatService {
       throw refusal('UNKNOWN_MODEL', `unknown model_provider "${request.model_provider}"`);
     }
     if (request.model_name !== undefined || request.model_provider !== undefined) {
-      const primary = primaryModel(agent && { model_name: agent.model_name as string | null, model_provider: agent.model_provider as string | null, model_temperature: agent.model_temperature as number | null }, config);
+      const primary = primaryModel(
+        agent && {
+          model_name: agent.model_name as string | null,
+          model_provider: agent.model_provider as string | null,
+          model_temperature: agent.model_temperature as number | null,
+        },
+        config,
+      );
       const model_name = request.model_name ?? primary.model_name;
       const model_provider = request.model_provider ?? primary.model_provider;
       if (!config.models.catalog.some((m) => m.model_name === model_name && m.model_provider === model_provider)) {

@@ -71,7 +71,12 @@ export class Conversations {
    * - `issue`: a new session under an id the server just issued, marked as started by an anonymous client.
    * - `continue_issued`: only such a session, and only through its own agent.
    */
-  async openSession(threadId: string, agentId: string | null, historyLimit: number, mode: SessionMode): Promise<{ session: SessionRow; history: ChatMessage[] } | undefined> {
+  async openSession(
+    threadId: string,
+    agentId: string | null,
+    historyLimit: number,
+    mode: SessionMode,
+  ): Promise<{ session: SessionRow; history: ChatMessage[] } | undefined> {
     const [row] = await preparedQuery<SessionRow & { history: { role: string; content: string }[] }>(
       this.db,
       `chat_open_session_${mode}`,
@@ -120,15 +125,38 @@ export class Conversations {
     const [session, turnId, messageType, userTime] = [p(turn.session_id), p(turn.turn_id), p(turn.message_type), p(turn.user_message.created_at)];
     const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, ${userTime}::timestamptz)`];
     if (replyId) {
-      messages.push(`(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, GREATEST(now(), ${userTime}::timestamptz + interval '1 microsecond'))`);
+      messages.push(
+        `(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, GREATEST(now(), ${userTime}::timestamptz + interval '1 microsecond'))`,
+      );
     }
     const cost = storedCost(turn);
     const turnValues = [
-      turnId, session, p(turn.agent_id), p(userMessageId), p(replyId), messageType, p(turn.orchestrator_key), p(turn.response_source), p(turn.status),
-      p(turn.error_message), p(turn.model?.model_name ?? null), p(turn.model?.model_provider ?? null), p(turn.model?.model_temperature ?? null),
-      p(turn.usage.input_tokens), p(turn.usage.output_tokens), p(turn.usage.total_tokens), p(turn.usage.token_usage_source),
-      p(cost.total), p(cost.input), p(cost.output), p(turn.cost.missing_pricing_count > 0),
-      p(turn.counts_toward_limits), p(turn.caller_key), p(turn.trace_id), p(turn.first_token_ms), p(turn.latency_ms),
+      turnId,
+      session,
+      p(turn.agent_id),
+      p(userMessageId),
+      p(replyId),
+      messageType,
+      p(turn.orchestrator_key),
+      p(turn.response_source),
+      p(turn.status),
+      p(turn.error_message),
+      p(turn.model?.model_name ?? null),
+      p(turn.model?.model_provider ?? null),
+      p(turn.model?.model_temperature ?? null),
+      p(turn.usage.input_tokens),
+      p(turn.usage.output_tokens),
+      p(turn.usage.total_tokens),
+      p(turn.usage.token_usage_source),
+      p(cost.total),
+      p(cost.input),
+      p(cost.output),
+      p(turn.cost.missing_pricing_count > 0),
+      p(turn.counts_toward_limits),
+      p(turn.caller_key),
+      p(turn.trace_id),
+      p(turn.first_token_ms),
+      p(turn.latency_ms),
     ];
     // Two statement texts: with and without a reply message.
     return preparedQuery<MessageRow>(

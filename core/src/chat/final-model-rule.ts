@@ -2,7 +2,8 @@
 export type FinalSlot = 'general_model' | 'complex_task_model' | 'reasoning_model';
 
 /** Words that ask for reasoning rather than an answer (English and Chinese); bare "why" is too common in support chats to count. */
-const REASONING_CUE = /\b(?:explain why|step[- ]by[- ]step|prove|derive|justify|calculat(?:e|ed|es|ing|ion)|comput(?:e|ed|es|ing|ation)|compar(?:e|ed|es|ing|ison)|analy[sz](?:e|ed|es|ing|is)|pros and cons|trade-?offs?)\b|为什么|推理|证明|分析|比较|计算|一步一步/i;
+const REASONING_CUE =
+  /\b(?:explain why|step[- ]by[- ]step|prove|derive|justify|calculat(?:e|ed|es|ing|ion)|comput(?:e|ed|es|ing|ation)|compar(?:e|ed|es|ing|ison)|analy[sz](?:e|ed|es|ing|is)|pros and cons|trade-?offs?)\b|为什么|推理|证明|分析|比较|计算|一步一步/i;
 
 /** Longer messages count as complex tasks. */
 export const COMPLEX_MESSAGE_CHARACTERS = 600;

@@ -21,7 +21,6 @@ export interface ModelOverride {
   model_temperature?: number | undefined;
 }
 
-
 /** One stage's model and why it was chosen, for `stage_decisions[]`. */
 interface StageDecision extends ModelChoice {
   stage: ModelStage;
@@ -42,7 +41,12 @@ export function primaryModel(agent: Pick<AgentSnapshot, 'model_name' | 'model_pr
   if (agent?.model_name && agent.model_provider) {
     return { model_name: agent.model_name, model_provider: agent.model_provider, model_temperature: agent.model_temperature, role: 'agent_primary' };
   }
-  return { model_name: config.models.default_model_name, model_provider: config.models.default_model_provider, model_temperature: agent?.model_temperature ?? null, role: 'global_default' };
+  return {
+    model_name: config.models.default_model_name,
+    model_provider: config.models.default_model_provider,
+    model_temperature: agent?.model_temperature ?? null,
+    role: 'global_default',
+  };
 }
 
 /** What the router needs of the turn. */
@@ -123,19 +127,31 @@ export class TurnModelRouter implements ModelRouter {
     const routing = this.routing;
     if (!routing) {
       const primary = this.primary();
-      return { ...primary, reason: primary.role === 'agent_primary' ? "routing is off: the agent's primary model" : 'routing is off and the agent names no model: the global default' };
+      return {
+        ...primary,
+        reason:
+          primary.role === 'agent_primary' ? "routing is off: the agent's primary model" : 'routing is off and the agent names no model: the global default',
+      };
     }
     const picked = stage === 'final' ? finalModelSlot(this.turn.message) : { slot: SLOT_OF[stage], reason: `the ${stage} stage` };
     const slot = routing[picked.slot] as Slot;
     if (slot?.model_name && slot.model_provider) {
-      return { model_name: slot.model_name, model_provider: slot.model_provider, model_temperature: slot.model_temperature ?? this.primary().model_temperature, role: picked.slot, reason: picked.reason };
+      return {
+        model_name: slot.model_name,
+        model_provider: slot.model_provider,
+        model_temperature: slot.model_temperature ?? this.primary().model_temperature,
+        role: picked.slot,
+        reason: picked.reason,
+      };
     }
     if (!this.fallback) {
       const reason = `${picked.reason}; ${picked.slot} is empty and fallback_to_primary_model is false`;
       this.decisions.push({ stage, model_name: '', model_provider: '', model_temperature: null, role: 'unresolved', reason });
       throw new Error(`model_routing_config.${picked.slot} is empty and fallback_to_primary_model is false: no model for the ${stage} stage`);
     }
-    const fallback = this.explicitOverride ? 'the request\'s model in place of the primary triple (collapse_to_explicit_override is false)' : 'the primary triple';
+    const fallback = this.explicitOverride
+      ? "the request's model in place of the primary triple (collapse_to_explicit_override is false)"
+      : 'the primary triple';
     return { ...this.primary(), role: 'primary_fallback', reason: `${picked.reason}; ${picked.slot} is empty: ${fallback}` };
   }
 
@@ -191,7 +207,13 @@ export class TurnModelRouter implements ModelRouter {
       modelName: model.modelName,
       async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
         await beforeModelCall();
-        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '', started_at: Date.now() };
+        const call: ModelCall = {
+          model_provider: model.provider,
+          model_name: model.modelName,
+          prompt_text: promptOf(messages),
+          reply_text: '',
+          started_at: Date.now(),
+        };
         calls.push(call);
         try {
           for await (const chunk of model.stream(messages, options)) {
@@ -205,7 +227,13 @@ export class TurnModelRouter implements ModelRouter {
       },
       async invoke(messages: ChatMessage[], options?: ChatCallOptions) {
         await beforeModelCall();
-        const call: ModelCall = { model_provider: model.provider, model_name: model.modelName, prompt_text: promptOf(messages), reply_text: '', started_at: Date.now() };
+        const call: ModelCall = {
+          model_provider: model.provider,
+          model_name: model.modelName,
+          prompt_text: promptOf(messages),
+          reply_text: '',
+          started_at: Date.now(),
+        };
         calls.push(call);
         const result = await model.invoke(messages, options).finally(() => (call.ended_at = Date.now()));
         call.reply_text = result.content;

@@ -55,7 +55,14 @@ export class RequestLimits {
 
   /** A refusal message when a cumulative limit is reached, else `undefined`. */
   async exceeded(agentId: string, limits: AgentLimits): Promise<string | undefined> {
-    const cumulative = [limits.max_total_requests, limits.max_requests_per_day, limits.max_total_tokens_daily, limits.max_total_tokens_monthly, limits.max_cost_usd_daily, limits.max_cost_usd_monthly];
+    const cumulative = [
+      limits.max_total_requests,
+      limits.max_requests_per_day,
+      limits.max_total_tokens_daily,
+      limits.max_total_tokens_monthly,
+      limits.max_cost_usd_daily,
+      limits.max_cost_usd_monthly,
+    ];
     if (cumulative.every((l) => l === null)) return undefined;
     const [u] = await this.db.query<Usage>(
       `WITH w AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day,
@@ -91,10 +98,11 @@ export class RequestLimits {
   async acquire(agentId: string, max: number): Promise<Lease | undefined> {
     const id = await this.db.transaction(async (transaction) => {
       await this.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', { bind: [agentId], transaction });
-      const [row] = await this.db.query<{ active: string }>(
-        'SELECT count(*) AS active FROM agent_request_leases WHERE agent_id = $1 AND expires_at > now()',
-        { bind: [agentId], type: QueryTypes.SELECT, transaction },
-      );
+      const [row] = await this.db.query<{ active: string }>('SELECT count(*) AS active FROM agent_request_leases WHERE agent_id = $1 AND expires_at > now()', {
+        bind: [agentId],
+        type: QueryTypes.SELECT,
+        transaction,
+      });
       if (Number(row!.active) >= max) return undefined;
       const leaseId = randomUUID();
       await this.db.query(
@@ -104,12 +112,15 @@ export class RequestLimits {
       return leaseId;
     });
     if (!id) return undefined;
-    const renewal = setInterval(() => {
-      // A failed renewal is retried on the next tick; at worst the slot frees up early.
-      this.db
-        .query('UPDATE agent_request_leases SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [id, this.leaseSeconds] })
-        .catch(() => undefined);
-    }, (this.leaseSeconds * 1000) / 3);
+    const renewal = setInterval(
+      () => {
+        // A failed renewal is retried on the next tick; at worst the slot frees up early.
+        this.db
+          .query('UPDATE agent_request_leases SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [id, this.leaseSeconds] })
+          .catch(() => undefined);
+      },
+      (this.leaseSeconds * 1000) / 3,
+    );
     renewal.unref();
     return {
       release: async () => {

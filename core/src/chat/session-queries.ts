@@ -61,7 +61,15 @@ export class SessionQueries {
          AND ($5::timestamptz IS NULL OR (s.updated_at, s.id) < ($5::timestamptz, $6::text))
        ORDER BY s.updated_at DESC, s.id DESC LIMIT $7`,
       {
-        bind: [filters.agent_id ?? null, filters.q === undefined ? null : `%${filters.q.replace(/[\\%_]/g, '\\$&')}%`, filters.date_from ?? null, filters.date_to ?? null, cursorAt, cursorId, filters.limit + 1],
+        bind: [
+          filters.agent_id ?? null,
+          filters.q === undefined ? null : `%${filters.q.replace(/[\\%_]/g, '\\$&')}%`,
+          filters.date_from ?? null,
+          filters.date_to ?? null,
+          cursorAt,
+          cursorId,
+          filters.limit + 1,
+        ],
         type: QueryTypes.SELECT,
       },
     );
@@ -113,12 +121,19 @@ export class SessionQueries {
       { bind: [sessionId, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
     );
     const page = rows.slice(0, options.limit);
-    return { items: page.map((t) => presentTurn(t, revealPublication)), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit: options.limit };
+    return {
+      items: page.map((t) => presentTurn(t, revealPublication)),
+      next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null,
+      limit: options.limit,
+    };
   }
 
   /** The turn context snapshot (spec 2.2) with the turn it belongs to. */
   async turnContext(sessionId: string, turnId: string, revealPublication: boolean) {
-    const [turn] = await this.db.query<TurnRow>(`${TURN_SELECT} WHERE t.session_id = $1 AND t.id = try_uuid($2)`, { bind: [sessionId, turnId], type: QueryTypes.SELECT });
+    const [turn] = await this.db.query<TurnRow>(`${TURN_SELECT} WHERE t.session_id = $1 AND t.id = try_uuid($2)`, {
+      bind: [sessionId, turnId],
+      type: QueryTypes.SELECT,
+    });
     if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
     const [snapshot] = await this.db.query<{ context: Record<string, unknown> }>('SELECT context FROM turn_context_snapshots WHERE turn_id = $1', {
       bind: [turn.id],

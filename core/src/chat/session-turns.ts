@@ -35,10 +35,15 @@ export class TurnTicket {
     readonly sessionId: string,
     private readonly leaseSeconds: number,
   ) {
-    this.renewal = setInterval(() => {
-      // A failed renewal is retried on the next tick.
-      this.db.query('UPDATE session_turn_queue SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [this.id, this.leaseSeconds] }).catch(() => undefined);
-    }, (this.leaseSeconds * 1000) / 3);
+    this.renewal = setInterval(
+      () => {
+        // A failed renewal is retried on the next tick.
+        this.db
+          .query('UPDATE session_turn_queue SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [this.id, this.leaseSeconds] })
+          .catch(() => undefined);
+      },
+      (this.leaseSeconds * 1000) / 3,
+    );
     this.renewal.unref();
   }
 
@@ -93,7 +98,7 @@ export class TurnTicket {
     if (this.left) return;
     this.left = true;
     clearInterval(this.renewal);
-    await this.db.query('DELETE FROM session_turn_queue WHERE id = $1 OR expires_at < now() - interval \'1 hour\'', { bind: [this.id] });
+    await this.db.query("DELETE FROM session_turn_queue WHERE id = $1 OR expires_at < now() - interval '1 hour'", { bind: [this.id] });
   }
 }
 
@@ -129,7 +134,13 @@ export class SessionTurns {
         { bind: [sessionId, by], type: QueryTypes.SELECT, transaction },
       );
       if (!cancelled) throw new ConflictError(`session ${sessionId} is not answering anything to cancel`, { code: 'NO_TURN_RUNNING' });
-      await auditOperation(this.db, 'core.chat', op, { action: 'session.turn.cancel', target_type: 'chat_session', target_id: sessionId, payload: { turn_id: cancelled.turn_id } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.chat',
+        op,
+        { action: 'session.turn.cancel', target_type: 'chat_session', target_id: sessionId, payload: { turn_id: cancelled.turn_id } },
+        transaction,
+      );
       return cancelled;
     });
     return { session_id: sessionId, turn_id: row.turn_id, status: 'cancelling' };

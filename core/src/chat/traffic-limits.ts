@@ -26,12 +26,28 @@ export class TrafficLimits {
   constructor(db: Sequelize, limits: HostConfig['rate_limits']) {
     const bucket = (keyPrefix: string, points: number, what: string): Bucket | undefined =>
       points > 0
-        ? { limiter: new RateLimiterPostgres({ storeClient: db, storeType: 'sequelize', tableName: 'rate_limit_buckets', tableCreated: true, clearExpiredByTimeout: true, keyPrefix, points, duration: 60 }), what }
+        ? {
+            limiter: new RateLimiterPostgres({
+              storeClient: db,
+              storeType: 'sequelize',
+              tableName: 'rate_limit_buckets',
+              tableCreated: true,
+              clearExpiredByTimeout: true,
+              keyPrefix,
+              points,
+              duration: 60,
+            }),
+            what,
+          }
         : undefined;
     this.perCaller = bucket('turns-caller', limits.stream_per_ip_per_minute, `${limits.stream_per_ip_per_minute} messages a minute from one client`);
     this.perSession = bucket('turns-session', limits.stream_per_session_per_minute, `${limits.stream_per_session_per_minute} messages a minute in one session`);
     this.anonymous = bucket('turns-anonymous', limits.anonymous_per_minute, 'the messages this host takes from anonymous clients each minute');
-    this.handshakes = bucket('ws-handshakes', limits.socket_handshakes_per_ip_per_minute, `${limits.socket_handshakes_per_ip_per_minute} connections or new sessions a minute from one client`);
+    this.handshakes = bucket(
+      'ws-handshakes',
+      limits.socket_handshakes_per_ip_per_minute,
+      `${limits.socket_handshakes_per_ip_per_minute} connections or new sessions a minute from one client`,
+    );
   }
 
   /** Takes one chat turn from the caller's, the session's and, for anonymous callers, the shared bucket. */

@@ -22,7 +22,14 @@ function masked(key: string, value: unknown): unknown {
 }
 
 function maskTable(prefix: string, table: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(table).map(([key, value]) => [key, value && typeof value === 'object' && !Array.isArray(value) ? maskTable(`${prefix}.${key}`, value as Record<string, unknown>) : masked(`${prefix}.${key}`, value)]));
+  return Object.fromEntries(
+    Object.entries(table).map(([key, value]) => [
+      key,
+      value && typeof value === 'object' && !Array.isArray(value)
+        ? maskTable(`${prefix}.${key}`, value as Record<string, unknown>)
+        : masked(`${prefix}.${key}`, value),
+    ]),
+  );
 }
 
 /**

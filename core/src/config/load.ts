@@ -23,8 +23,7 @@ export interface LoadConfigOptions {
 
 type Table = Record<string, unknown>;
 
-const isTable = (value: unknown): value is Table =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+const isTable = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 
 /** Deep merge where later tables win key by key and arrays are replaced whole. */
 export function mergeTables(base: Table, over: Table): Table {
@@ -62,7 +61,10 @@ function coerce(binding: EnvBinding, raw: string): unknown {
       return n;
     }
     case 'list':
-      return value.split(',').map((s) => s.trim()).filter(Boolean);
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
   }
 }
 

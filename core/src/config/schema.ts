@@ -41,7 +41,12 @@ export const configSchema = z
         cors_origins: z.array(z.string().regex(/^https?:\/\/[^/]+$/, 'an origin: scheme://host[:port], no path')).default([]),
       })
       .strict(),
-    logging: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'), format: z.enum(['auto', 'json', 'pretty']).default('auto') }).strict(),
+    logging: z
+      .object({
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+        format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+      })
+      .strict(),
     database: z
       .object({
         url: z.string().default(''),
@@ -88,7 +93,11 @@ export const configSchema = z
       .object({
         /** Hosts, addresses or CIDRs that URLs from the API (tool servers, URL tools) may reach although not public. */
         allowed_private_hosts: z.array(z.string().min(1)).default([]),
-        max_response_bytes: z.number().int().positive().default(10 * 1024 * 1024),
+        max_response_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * 1024 * 1024),
         max_redirects: z.number().int().min(0).default(5),
       })
       .strict(),
@@ -124,7 +133,12 @@ export const configSchema = z
         sub_admins_manage_stdio_servers: z.boolean().default(false),
         /** Executables stdio MCP servers may run (read by the tools-mcp plugin); unset: a development default. */
         stdio_allowed_commands: z
-          .array(z.union([z.string().min(1), z.object({ command: z.string().min(1), args_prefix: z.array(z.string()).optional(), env: z.array(z.string()).optional() }).strict()]))
+          .array(
+            z.union([
+              z.string().min(1),
+              z.object({ command: z.string().min(1), args_prefix: z.array(z.string()).optional(), env: z.array(z.string()).optional() }).strict(),
+            ]),
+          )
           .optional(),
       })
       .strict(),
@@ -181,13 +195,20 @@ export const configSchema = z
         embedder: z.string().min(1),
         /** Retriever (vector store) registry key (set in default.toml). */
         retriever: z.string().min(1),
-        upload_max_bytes: z.number().int().positive().default(50 * 1024 * 1024),
+        upload_max_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(50 * 1024 * 1024),
         /** Uploads read at once per instance; past it a new one is refused with 503 and Retry-After. */
         upload_concurrency: z.number().int().min(1).default(4),
         default_top_k: z.number().int().min(1).max(50).default(5),
         default_score_threshold: z.number().min(0).max(1).default(0.2),
         /** Postgres text search configuration of the keyword fallback. */
-        text_search_config: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('english'),
+        text_search_config: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_]*$/)
+          .default('english'),
         ingestion_lease_seconds: z.number().int().min(2).default(60),
         ingestion_supervisor_interval_seconds: z.number().int().min(1).default(30),
         /** How long indexing tries a document's vector writes again while the vector store cannot be reached; 0: once. */

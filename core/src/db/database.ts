@@ -20,7 +20,8 @@ export function openDatabase(url: string, poolMax: number): Sequelize {
  */
 function keepContextInTransactions(sequelize: Sequelize): void {
   const transaction = sequelize.transaction.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
-  sequelize.transaction = ((...args: unknown[]) => transaction(...args.map((arg) => (typeof arg === 'function' ? AsyncResource.bind(arg as (...a: unknown[]) => unknown) : arg)))) as Sequelize['transaction'];
+  sequelize.transaction = ((...args: unknown[]) =>
+    transaction(...args.map((arg) => (typeof arg === 'function' ? AsyncResource.bind(arg as (...a: unknown[]) => unknown) : arg)))) as Sequelize['transaction'];
 }
 
 /**

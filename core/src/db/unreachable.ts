@@ -1,5 +1,6 @@
 /** Sequelize's errors for a database it could not reach or whose connection it lost. */
-const CONNECTION_ERROR = /^Sequelize(Connection|ConnectionRefused|ConnectionTimedOut|ConnectionAcquireTimeout|HostNotFound|HostNotReachable|InvalidConnection)Error$/;
+const CONNECTION_ERROR =
+  /^Sequelize(Connection|ConnectionRefused|ConnectionTimedOut|ConnectionAcquireTimeout|HostNotFound|HostNotReachable|InvalidConnection)Error$/;
 
 /** Socket errors, and Postgres's "the server is shutting down, starting up or crashed" (SQLSTATE 57P01-57P03, class 08). */
 const LOST_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);

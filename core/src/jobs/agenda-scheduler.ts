@@ -48,10 +48,8 @@ export class AgendaJobs {
       now: async (name, data) => id((await this.agenda.now(qualified(name), data)) as Job<unknown>),
       // Agenda misreads millisecond intervals; the host hands it dates and numbers (see parseInterval).
       schedule: async (when, name, data) => id((await this.agenda.schedule(resolveWhen(when), qualified(name), data)) as Job<unknown>),
-      every: async (interval, name, data) =>
-        id((await this.agenda.every(parseInterval(interval) ?? interval, qualified(name), data)) as Job<unknown>),
-      cancel: (name, data) =>
-        this.agenda.cancel({ name: qualified(name), ...(data !== undefined && { data }) }),
+      every: async (interval, name, data) => id((await this.agenda.every(parseInterval(interval) ?? interval, qualified(name), data)) as Job<unknown>),
+      cancel: (name, data) => this.agenda.cancel({ name: qualified(name), ...(data !== undefined && { data }) }),
     };
   }
 }

@@ -11,7 +11,16 @@ import {
 } from '@agent-host/sdk';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
-import { checkContributions, CONFIG_DEPENDENT_KEYS, declaredInit, dependencyOrder, KeyedRegistry, runInit, runLifecycleHook, validatedConfig } from '@agent-host/sdk/kernel';
+import {
+  checkContributions,
+  CONFIG_DEPENDENT_KEYS,
+  declaredInit,
+  dependencyOrder,
+  KeyedRegistry,
+  runInit,
+  runLifecycleHook,
+  validatedConfig,
+} from '@agent-host/sdk/kernel';
 import { importPlugin, readCandidate, type PluginCandidate, type PluginOrigin } from './plugin-source.js';
 
 /** What `agent-host plugins list` and the health report show of a plugin. */
@@ -115,7 +124,10 @@ export class Kernel {
     for (const candidate of this.readCandidates()) {
       const plugin = await importPlugin(candidate);
       this.pluginConfig(plugin);
-      const declared = Object.entries(candidate.manifest.contributes ?? {}).map(([point, keys]) => [point, (keys ?? []).filter((key) => key !== CONFIG_DEPENDENT_KEYS)]);
+      const declared = Object.entries(candidate.manifest.contributes ?? {}).map(([point, keys]) => [
+        point,
+        (keys ?? []).filter((key) => key !== CONFIG_DEPENDENT_KEYS),
+      ]);
       inspected.push({ id: plugin.id, dependsOn: plugin.dependsOn, info: infoOf(candidate, plugin, Object.fromEntries(declared)) });
     }
     return dependencyOrder(inspected).map((entry) => entry.info);

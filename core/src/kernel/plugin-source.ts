@@ -40,7 +40,11 @@ function packageDirOf(specifier: string, pluginsDir: string, baseDir: string): {
     return { dir: path.dirname(require.resolve(`${specifier}/package.json`)), origin: 'package' };
   } catch {
     const looked = [path.join(pluginsDir, specifier), `node_modules/${specifier} resolved from ${baseDir}`];
-    throw new PluginRefusedError(specifier, 'invalid_plugin', `no first-party plugin, package or path named "${specifier}" was found (looked in ${looked.join(' and ')}; a path must start with ./, ../ or /)`);
+    throw new PluginRefusedError(
+      specifier,
+      'invalid_plugin',
+      `no first-party plugin, package or path named "${specifier}" was found (looked in ${looked.join(' and ')}; a path must start with ./, ../ or /)`,
+    );
   }
 }
 
@@ -48,7 +52,7 @@ function entryOf(dir: string, pkg: PackageJson): string {
   const exportsField = pkg.exports as Record<string, unknown> | string | undefined;
   let target: unknown = typeof exportsField === 'string' ? exportsField : exportsField?.['.'];
   if (target && typeof target === 'object') target = (target as Record<string, unknown>).default ?? (target as Record<string, unknown>).import;
-  return path.resolve(dir, typeof target === 'string' ? target : pkg.main ?? 'index.js');
+  return path.resolve(dir, typeof target === 'string' ? target : (pkg.main ?? 'index.js'));
 }
 
 /** Reads a plugin's manifest without running any of its code. */

@@ -44,7 +44,9 @@ export interface Chunk {
 /** Validates a strategy name and its parameters (defaults filled in); 422 with `loc` under `at`. */
 export function parseChunking(strategy: string, params: unknown, at: { strategy: (string | number)[]; params: (string | number)[] }): Chunking {
   if (!(strategy in CHUNKING_STRATEGIES)) {
-    throw new ValidationError([{ loc: at.strategy, msg: `unknown chunking strategy "${strategy}"; known: ${Object.keys(CHUNKING_STRATEGIES).join(', ')}`, type: 'value_error' }]);
+    throw new ValidationError([
+      { loc: at.strategy, msg: `unknown chunking strategy "${strategy}"; known: ${Object.keys(CHUNKING_STRATEGIES).join(', ')}`, type: 'value_error' },
+    ]);
   }
   return { strategy: strategy as ChunkingStrategy, params: validate(CHUNKING_STRATEGIES[strategy as ChunkingStrategy], params ?? {}, at.params) };
 }
@@ -56,7 +58,10 @@ export async function chunkDocument(doc: ParsedDocument, chunking: Chunking): Pr
   if (strategy === 'by_title') chunks = await chunkByTitle(doc.elements, params);
   else {
     const options = { chunkSize: params.chunk_size!, chunkOverlap: params.chunk_overlap! };
-    const texts = strategy === 'markdown' ? await new MarkdownTextSplitter(options).splitText(asMarkdown(doc.elements)) : await new RecursiveCharacterTextSplitter(options).splitText(doc.text);
+    const texts =
+      strategy === 'markdown'
+        ? await new MarkdownTextSplitter(options).splitText(asMarkdown(doc.elements))
+        : await new RecursiveCharacterTextSplitter(options).splitText(doc.text);
     chunks = texts.map((content) => ({ content, metadata: {} }));
   }
   return chunks.filter((c) => c.content.trim() !== '');

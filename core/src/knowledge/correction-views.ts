@@ -89,7 +89,10 @@ export function presentCorrection(row: CorrectionRow) {
 type CorrectionShape = { [K in keyof ReturnType<typeof presentCorrection>]: ReturnType<typeof presentCorrection>[K] | null };
 
 /** A turn before its first save: `status: "none"`, revision 0 and the original texts; nothing else yet. */
-export function presentNoCorrection(turn: { id: string; session_id: string; agent_id: string | null; user_text: string; reply_text: string | null }): Omit<CorrectionShape, 'status' | 'revision_number' | 'turn_id' | 'session_id'> & {
+export function presentNoCorrection(turn: { id: string; session_id: string; agent_id: string | null; user_text: string; reply_text: string | null }): Omit<
+  CorrectionShape,
+  'status' | 'revision_number' | 'turn_id' | 'session_id'
+> & {
   status: 'none';
   revision_number: 0;
   turn_id: string;
@@ -132,4 +135,5 @@ export function presentCorrectionSummary(row: CorrectionRow | null, revealPublic
 }
 
 /** Whether a caller may see the publication fields of correction summaries. */
-export const revealsCorrectionPublication = (permissions: readonly string[]) => permissions.includes('knowledge.read') || permissions.includes('knowledge.write');
+export const revealsCorrectionPublication = (permissions: readonly string[]) =>
+  permissions.includes('knowledge.read') || permissions.includes('knowledge.write');

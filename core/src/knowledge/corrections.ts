@@ -107,9 +107,16 @@ export class KnowledgeCorrections {
           transaction,
         },
       );
-      await auditOperation(this.db, 'core.knowledge',
+      await auditOperation(
+        this.db,
+        'core.knowledge',
         op,
-        { action: 'knowledge_correction.update', target_type: 'knowledge_correction', target_id: saved!.id, payload: { turn_id: turn.id, revision_number: saved!.revision_number } },
+        {
+          action: 'knowledge_correction.update',
+          target_type: 'knowledge_correction',
+          target_id: saved!.id,
+          payload: { turn_id: turn.id, revision_number: saved!.revision_number },
+        },
         transaction,
       );
     });
@@ -124,7 +131,8 @@ export class KnowledgeCorrections {
   async publish(sessionId: string, turnId: string, op: Operation) {
     const turn = await this.requireTurn(sessionId, turnId);
     const current = await this.find(turn.id);
-    if (!current) throw new ConflictError(`turn ${turn.id} has no correction draft; save one with PATCH .../correction first`, { code: 'TURN_NOT_CORRECTABLE' });
+    if (!current)
+      throw new ConflictError(`turn ${turn.id} has no correction draft; save one with PATCH .../correction first`, { code: 'TURN_NOT_CORRECTABLE' });
     refuseRepublish(current);
     const source = await this.db.transaction(async (transaction) => {
       const managed = await this.sources.managedCorrectionSource({ id: turn.agent_id!, name: turn.agent_name! }, op, transaction);
@@ -132,14 +140,30 @@ export class KnowledgeCorrections {
       return managed;
     });
     const filename = `correction-${turn.id}-r${current.revision_number}.txt`;
-    const metadata = { knowledge_correction_id: current.id, source_turn_id: turn.id, source_session_id: turn.session_id, document_origin: MANAGED_CORRECTION, revision_number: current.revision_number };
+    const metadata = {
+      knowledge_correction_id: current.id,
+      source_turn_id: turn.id,
+      source_session_id: turn.session_id,
+      document_origin: MANAGED_CORRECTION,
+      revision_number: current.revision_number,
+    };
     const text = `Question: ${current.corrected_question}\nAnswer: ${current.corrected_answer}\n`;
     let jobId = '';
-    await this.documents.store(source.id, { filename, contentType: 'text/plain; charset=utf-8', data: Buffer.from(text) }, metadata, op, async (transaction, documentId) => {
-      // Core wrote the text, so it is its own parse snapshot: indexing needs no parser plugin.
-      await this.repository.saveSnapshot(documentId, { text, elements: [{ type: 'NarrativeText', text }], metadata: { parser: MANAGED_CORRECTION } }, transaction);
-      jobId = await this.recordPublish(current, source.id, documentId, filename, op, transaction);
-    });
+    await this.documents.store(
+      source.id,
+      { filename, contentType: 'text/plain; charset=utf-8', data: Buffer.from(text) },
+      metadata,
+      op,
+      async (transaction, documentId) => {
+        // Core wrote the text, so it is its own parse snapshot: indexing needs no parser plugin.
+        await this.repository.saveSnapshot(
+          documentId,
+          { text, elements: [{ type: 'NarrativeText', text }], metadata: { parser: MANAGED_CORRECTION } },
+          transaction,
+        );
+        jobId = await this.recordPublish(current, source.id, documentId, filename, op, transaction);
+      },
+    );
     try {
       await this.ingestion.dispatch(jobId);
     } catch (error) {
@@ -154,24 +178,58 @@ export class KnowledgeCorrections {
    * correction's row lock, that this revision is still the one to publish,
    * then records the publication, its ingestion job and the new state.
    */
-  private async recordPublish(expected: CorrectionRow, sourceId: string, documentId: string, filename: string, op: Operation, transaction: Transaction): Promise<string> {
-    const [locked] = await this.db.query<CorrectionRow>('SELECT * FROM knowledge_corrections WHERE id = $1 FOR UPDATE', { bind: [expected.id], type: QueryTypes.SELECT, transaction });
-    if (!locked || locked.revision_number !== expected.revision_number) throw new ConflictError('the correction changed while it was being published; publish again', { code: 'CORRECTION_CONFLICT' });
+  private async recordPublish(
+    expected: CorrectionRow,
+    sourceId: string,
+    documentId: string,
+    filename: string,
+    op: Operation,
+    transaction: Transaction,
+  ): Promise<string> {
+    const [locked] = await this.db.query<CorrectionRow>('SELECT * FROM knowledge_corrections WHERE id = $1 FOR UPDATE', {
+      bind: [expected.id],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (!locked || locked.revision_number !== expected.revision_number)
+      throw new ConflictError('the correction changed while it was being published; publish again', { code: 'CORRECTION_CONFLICT' });
     refuseRepublish(locked);
     const jobId = await this.ingestion.insert({ sourceId, kind: 'publish_correction', documentIds: [documentId], chunking: null }, op, transaction);
     const sequence = locked.publish_sequence + 1;
     await this.db.query(
       `INSERT INTO knowledge_correction_publications (id, correction_id, source_id, sequence, revision_number, status, corrected_question, corrected_answer, document_id, document_filename, ingestion_job_id, created_by, created_at)
        VALUES ($1, $2, $3, $4, $5, 'publishing', $6, $7, $8, $9, $10, $11, now())`,
-      { bind: [randomUUID(), locked.id, sourceId, sequence, locked.revision_number, locked.corrected_question, locked.corrected_answer, documentId, filename, jobId, op.operator.admin_user_id], transaction },
+      {
+        bind: [
+          randomUUID(),
+          locked.id,
+          sourceId,
+          sequence,
+          locked.revision_number,
+          locked.corrected_question,
+          locked.corrected_answer,
+          documentId,
+          filename,
+          jobId,
+          op.operator.admin_user_id,
+        ],
+        transaction,
+      },
     );
     await this.db.query(
       `UPDATE knowledge_corrections SET status = 'publishing', publish_sequence = $2, source_id = $3, ingestion_job_id = $4, last_error_message = NULL, updated_by = $5, updated_at = now() WHERE id = $1`,
       { bind: [locked.id, sequence, sourceId, jobId, op.operator.admin_user_id], transaction },
     );
-    await auditOperation(this.db, 'core.knowledge',
+    await auditOperation(
+      this.db,
+      'core.knowledge',
       op,
-      { action: 'knowledge_correction.publish', target_type: 'knowledge_correction', target_id: locked.id, payload: { revision_number: locked.revision_number, sequence, document_id: documentId, ingestion_job_id: jobId } },
+      {
+        action: 'knowledge_correction.publish',
+        target_type: 'knowledge_correction',
+        target_id: locked.id,
+        payload: { revision_number: locked.revision_number, sequence, document_id: documentId, ingestion_job_id: jobId },
+      },
       transaction,
     );
     return jobId;
@@ -263,7 +321,11 @@ export class KnowledgeCorrections {
     for (const { id } of unserved) {
       const row = await this.repository.find(id);
       if (!row) continue;
-      await this.documents.purge(row).catch((error: unknown) => this.logger.warn({ err: error, document_id: id }, 'could not remove an unserved correction document; the next sweep retries'));
+      await this.documents
+        .purge(row)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, document_id: id }, 'could not remove an unserved correction document; the next sweep retries'),
+        );
     }
   }
 
@@ -286,7 +348,8 @@ export class KnowledgeCorrections {
     );
     if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
     if (turn.reply_text === null) throw new ConflictError(`turn ${turnId} has no AI answer to correct`, { code: 'TURN_NOT_CORRECTABLE' });
-    if (!turn.agent_id || !turn.agent_name) throw new ConflictError(`turn ${turnId} was not answered by an agent; corrections are kept per agent`, { code: 'TURN_NOT_CORRECTABLE' });
+    if (!turn.agent_id || !turn.agent_name)
+      throw new ConflictError(`turn ${turnId} was not answered by an agent; corrections are kept per agent`, { code: 'TURN_NOT_CORRECTABLE' });
     return turn;
   }
 
@@ -305,8 +368,12 @@ export class KnowledgeCorrections {
 }
 
 function refuseRepublish(row: CorrectionRow): void {
-  if (row.status === 'publishing') throw new ConflictError(`revision ${row.revision_number} of this correction is already being published`, { code: 'CORRECTION_CONFLICT' });
-  if (row.status === 'published') throw new ConflictError(`revision ${row.revision_number} of this correction is already published; save a new revision to publish again`, { code: 'CORRECTION_CONFLICT' });
+  if (row.status === 'publishing')
+    throw new ConflictError(`revision ${row.revision_number} of this correction is already being published`, { code: 'CORRECTION_CONFLICT' });
+  if (row.status === 'published')
+    throw new ConflictError(`revision ${row.revision_number} of this correction is already published; save a new revision to publish again`, {
+      code: 'CORRECTION_CONFLICT',
+    });
 }
 
 interface LedgerRow {

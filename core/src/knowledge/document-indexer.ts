@@ -1,4 +1,12 @@
-import { ServiceUnavailableError, UpstreamError, UpstreamTimeoutError, type DocumentParser, type Logger, type ObjectStoreBackend, type ParsedDocument } from '@agent-host/sdk';
+import {
+  ServiceUnavailableError,
+  UpstreamError,
+  UpstreamTimeoutError,
+  type DocumentParser,
+  type Logger,
+  type ObjectStoreBackend,
+  type ParsedDocument,
+} from '@agent-host/sdk';
 import pRetry from 'p-retry';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { chunkDocument, type Chunking } from './chunking.js';
@@ -74,7 +82,11 @@ export class DocumentIndexer {
         );
         return this.index.countDocument(collection, row.id);
       });
-      if (actual !== chunks.length) throw new VerificationError(`the vector store holds ${actual} points for this document, expected ${chunks.length}`, { expected: chunks.length, actual });
+      if (actual !== chunks.length)
+        throw new VerificationError(`the vector store holds ${actual} points for this document, expected ${chunks.length}`, {
+          expected: chunks.length,
+          actual,
+        });
       if (!(await this.repository.markIndexed(row.id, { collection, chunking, count: chunks.length }))) {
         // Deleted while it was being indexed: take back what this run wrote.
         await this.index.deleteDocument(collection, row.id);
@@ -112,7 +124,9 @@ export class DocumentIndexer {
     } catch (error) {
       if (!mayComeBack(error) || this.vectorRetrySeconds === 0) throw error;
       const waited = Math.round((Date.now() - started) / 1000);
-      throw new Error(`the vector store was away for the ${waited} s this document waited ([knowledge] vector_retry_seconds): ${(error as Error).message}`, { cause: error });
+      throw new Error(`the vector store was away for the ${waited} s this document waited ([knowledge] vector_retry_seconds): ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -125,7 +139,9 @@ export class DocumentIndexer {
     const unfinished = await this.repository.beginParse(row.id);
     try {
       if (unfinished >= MAX_UNFINISHED_PARSES) {
-        throw new Error(`${unfinished} earlier parses of this document never finished (the host stopped while parsing it), so it is not parsed again on its own; ingest the source again to retry it`);
+        throw new Error(
+          `${unfinished} earlier parses of this document never finished (the host stopped while parsing it), so it is not parsed again on its own; ingest the source again to retry it`,
+        );
       }
       if (unfinished > 0) this.logger.warn({ document_id: row.id, unfinished }, 'an earlier parse of this document never finished; parsing it once more');
       const { data } = await this.objectStore.get(row.object_key);
@@ -143,4 +159,3 @@ export class DocumentIndexer {
     return snapshot;
   }
 }
-

@@ -37,13 +37,17 @@ export class DocumentRepository {
   ) {}
 
   async find(documentId: string): Promise<DocumentRow | undefined> {
-    const [row] = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE id = try_uuid($1)', { bind: [documentId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE id = try_uuid($1)', {
+      bind: [documentId],
+      type: QueryTypes.SELECT,
+    });
     return row;
   }
 
   async require(sourceId: string, documentId: string): Promise<DocumentRow> {
     const row = await this.find(documentId);
-    if (!row || row.source_id !== sourceId) throw new NotFoundError(`document ${documentId} not found in knowledge source ${sourceId}`, { code: 'DOCUMENT_NOT_FOUND' });
+    if (!row || row.source_id !== sourceId)
+      throw new NotFoundError(`document ${documentId} not found in knowledge source ${sourceId}`, { code: 'DOCUMENT_NOT_FOUND' });
     return row;
   }
 
@@ -60,7 +64,12 @@ export class DocumentRepository {
    * verification is `verification_failed`, any other failure
    * `reindex_required`.
    */
-  async markFailed(documentId: string, message: string, vectorStatus: 'reindex_required' | 'verification_failed', counts?: { expected: number; actual: number }): Promise<void> {
+  async markFailed(
+    documentId: string,
+    message: string,
+    vectorStatus: 'reindex_required' | 'verification_failed',
+    counts?: { expected: number; actual: number },
+  ): Promise<void> {
     await this.db.query(
       `UPDATE knowledge_documents SET status = 'failed', vector_status = $2, error_message = $3,
          expected_point_count = COALESCE($4, expected_point_count), actual_point_count = COALESCE($5, actual_point_count),
@@ -106,7 +115,10 @@ export class DocumentRepository {
     await this.db.query(
       `INSERT INTO knowledge_parse_snapshots (document_id, text, elements, metadata, created_at) VALUES ($1, $2, $3, $4, now())
        ON CONFLICT (document_id) DO UPDATE SET text = EXCLUDED.text, elements = EXCLUDED.elements, metadata = EXCLUDED.metadata, created_at = now()`,
-      { bind: [documentId, stripNul(parsed.text), JSON.stringify(parsed.elements).replace(/\\u0000/g, ''), JSON.stringify(parsed.metadata)], ...(transaction && { transaction }) },
+      {
+        bind: [documentId, stripNul(parsed.text), JSON.stringify(parsed.elements).replace(/\\u0000/g, ''), JSON.stringify(parsed.metadata)],
+        ...(transaction && { transaction }),
+      },
     );
   }
 
@@ -116,10 +128,13 @@ export class DocumentRepository {
   }
 
   async snapshot(documentId: string): Promise<(ParsedDocument & { created_at: Date }) | undefined> {
-    const [row] = await this.db.query<ParsedDocument & { created_at: Date }>('SELECT text, elements, metadata, created_at FROM knowledge_parse_snapshots WHERE document_id = $1', {
-      bind: [documentId],
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.db.query<ParsedDocument & { created_at: Date }>(
+      'SELECT text, elements, metadata, created_at FROM knowledge_parse_snapshots WHERE document_id = $1',
+      {
+        bind: [documentId],
+        type: QueryTypes.SELECT,
+      },
+    );
     return row;
   }
 
@@ -133,7 +148,12 @@ export class DocumentRepository {
          SELECT c.id, $1, $2, c.chunk_index, c.content, c.metadata, to_tsvector($3::regconfig, c.content)
          FROM jsonb_to_recordset($4::jsonb) AS c(id text, chunk_index int, content text, metadata jsonb)`,
         {
-          bind: [document.id, document.source_id, this.textSearchConfig, JSON.stringify(chunks.map((c, i) => ({ id: c.id, chunk_index: i, content: stripNul(c.content), metadata: c.metadata })))],
+          bind: [
+            document.id,
+            document.source_id,
+            this.textSearchConfig,
+            JSON.stringify(chunks.map((c, i) => ({ id: c.id, chunk_index: i, content: stripNul(c.content), metadata: c.metadata }))),
+          ],
           transaction,
         },
       );

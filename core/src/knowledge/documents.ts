@@ -1,12 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import {
-  BadRequestError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-  type DocumentParser,
-  type Logger,
-} from '@agent-host/sdk';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type DocumentParser, type Logger } from '@agent-host/sdk';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { type DocumentRepository, type DocumentRow } from './document-repository.js';
@@ -65,14 +59,21 @@ export class KnowledgeDocuments {
   /** Refuses (415) a content type no registered parser reads; the transport asks before it reads the file. */
   checkContentType(contentType: string): void {
     if (this.parsers.has(baseContentType(contentType))) return;
-    const supported = this.parsers.list().map((p) => p.key).sort();
-    throw new UnsupportedMediaTypeError(`no document parser handles content type "${contentType}"; supported: ${supported.join(', ') || 'none (enable a parser plugin)'}`, { code: 'UNSUPPORTED_DOCUMENT_TYPE' });
+    const supported = this.parsers
+      .list()
+      .map((p) => p.key)
+      .sort();
+    throw new UnsupportedMediaTypeError(
+      `no document parser handles content type "${contentType}"; supported: ${supported.join(', ') || 'none (enable a parser plugin)'}`,
+      { code: 'UNSUPPORTED_DOCUMENT_TYPE' },
+    );
   }
 
   async upload(sourceId: string, file: UploadedFile, op: Operation) {
     await this.sources.requireStandard(sourceId, 'given uploads through the documents endpoint');
     if (file.filename.trim() === '') throw new BadRequestError('the uploaded file has no filename', { code: 'BAD_REQUEST' });
-    if (digestOf(file.data).size > this.uploadMaxBytes) throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`, { code: 'UPLOAD_TOO_LARGE' });
+    if (digestOf(file.data).size > this.uploadMaxBytes)
+      throw new PayloadTooLargeError(`the file is larger than the upload limit of ${this.uploadMaxBytes} bytes`, { code: 'UPLOAD_TOO_LARGE' });
     this.checkContentType(file.contentType);
     const id = await this.store(sourceId, file, {}, op);
     return this.get(sourceId, id);
@@ -105,7 +106,18 @@ export class KnowledgeDocuments {
             transaction,
           },
         );
-        await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_document.upload', target_type: 'knowledge_document', target_id: id, payload: { source_id: sourceId, filename: file.filename, size_bytes: size } }, transaction);
+        await auditOperation(
+          this.db,
+          'core.knowledge',
+          op,
+          {
+            action: 'knowledge_document.upload',
+            target_type: 'knowledge_document',
+            target_id: id,
+            payload: { source_id: sourceId, filename: file.filename, size_bytes: size },
+          },
+          transaction,
+        );
         await alsoWrite?.(transaction, id);
       });
     } catch (error) {
@@ -133,7 +145,13 @@ export class KnowledgeDocuments {
     await this.sources.requireStandard(sourceId, 'changed by deleting documents');
     const row = await this.repository.require(sourceId, documentId);
     await this.purge(row, (transaction) =>
-      auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } }, transaction),
+      auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        { action: 'knowledge_document.delete', target_type: 'knowledge_document', target_id: row.id, payload: { source_id: sourceId, filename: row.filename } },
+        transaction,
+      ),
     );
     return { status: 'deleted', document_id: row.id };
   }
@@ -149,7 +167,9 @@ export class KnowledgeDocuments {
       await this.db.query('DELETE FROM knowledge_documents WHERE id = $1', { bind: [row.id], transaction });
       await alsoWrite?.(transaction);
     });
-    await this.objectStore.delete(row.object_key).catch((error: unknown) => this.logger.warn({ err: error, key: row.object_key }, 'could not remove the stored bytes of a deleted document'));
+    await this.objectStore
+      .delete(row.object_key)
+      .catch((error: unknown) => this.logger.warn({ err: error, key: row.object_key }, 'could not remove the stored bytes of a deleted document'));
   }
 
   /** The original bytes, for the same-origin download route. */
@@ -166,7 +186,8 @@ export class KnowledgeDocuments {
    */
   private async present(row: DocumentRow) {
     const download = await this.objectStore.describeDownload(row.object_key);
-    const downloadUrl = download.download_mode === 'object_store_proxy' ? `/knowledge-sources/${row.source_id}/documents/${row.id}/download` : download.download_url;
+    const downloadUrl =
+      download.download_mode === 'object_store_proxy' ? `/knowledge-sources/${row.source_id}/documents/${row.id}/download` : download.download_url;
     return {
       document_id: row.id,
       source_id: row.source_id,

@@ -7,7 +7,10 @@ import type { VectorIndex } from './vector-index.js';
  */
 export async function checkEmbeddingReadiness(index: VectorIndex) {
   const started = Date.now();
-  const answer = (fields: { provider: string | null; model: string | null; dim: number | null; backend_type?: string }, error: { code: string; message: string } | null) => ({
+  const answer = (
+    fields: { provider: string | null; model: string | null; dim: number | null; backend_type?: string },
+    error: { code: string; message: string } | null,
+  ) => ({
     ready: error === null,
     backend_type: fields.backend_type ?? index.embedderKey,
     provider: fields.provider,
@@ -25,7 +28,8 @@ export async function checkEmbeddingReadiness(index: VectorIndex) {
   }
   try {
     const [vector] = await index.embed(['embedding readiness check']);
-    if (vector?.length !== info.dim) return answer(info, { code: 'dimension_mismatch', message: `the embedder returned ${vector?.length ?? 0} numbers; it describes ${info.dim}` });
+    if (vector?.length !== info.dim)
+      return answer(info, { code: 'dimension_mismatch', message: `the embedder returned ${vector?.length ?? 0} numbers; it describes ${info.dim}` });
     return answer(info, null);
   } catch (error) {
     const status = (error as { status?: number }).status;

@@ -18,7 +18,9 @@ export const ingestSchema = z
     force: z.boolean().optional(),
   })
   .strict();
-export const rebuildSchema = z.object({ chunking_strategy: z.string().min(1).max(64).optional(), chunking_params: z.record(z.string(), z.unknown()).optional() }).strict();
+export const rebuildSchema = z
+  .object({ chunking_strategy: z.string().min(1).max(64).optional(), chunking_params: z.record(z.string(), z.unknown()).optional() })
+  .strict();
 export type IngestInput = z.output<typeof ingestSchema>;
 export type RebuildInput = z.output<typeof rebuildSchema>;
 
@@ -70,7 +72,9 @@ export class IngestionJobs {
         type: QueryTypes.SELECT,
       });
       const known = new Set(found.map((r) => r.id));
-      const issues = input.document_ids.flatMap((id, i) => (known.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }]));
+      const issues = input.document_ids.flatMap((id, i) =>
+        known.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }],
+      );
       if (issues.length) throw new ValidationError(issues);
       ids = [...known];
     } else {
@@ -87,7 +91,8 @@ export class IngestionJobs {
   async rebuild(sourceId: string, documentId: string, input: RebuildInput, op: Operation) {
     await this.sources.find(sourceId);
     await this.documents.require(sourceId, documentId);
-    if (!(await this.documents.hasSnapshot(documentId))) throw new ConflictError(`document ${documentId} has no parse snapshot yet; run ingestion first`, { code: 'DOCUMENT_NOT_PARSED' });
+    if (!(await this.documents.hasSnapshot(documentId)))
+      throw new ConflictError(`document ${documentId} has no parse snapshot yet; run ingestion first`, { code: 'DOCUMENT_NOT_PARSED' });
     if (input.chunking_params !== undefined && input.chunking_strategy === undefined) {
       throw new ValidationError([{ loc: ['body', 'chunking_strategy'], msg: 'chunking_params needs chunking_strategy', type: 'missing' }]);
     }
@@ -120,12 +125,18 @@ export class IngestionJobs {
     const id = await this.db.transaction(async (transaction) => {
       // Serialises job creation per source, so two requests cannot both pass the check below.
       await this.db.query('SELECT id FROM knowledge_sources WHERE id = $1 FOR UPDATE', { bind: [sourceId], transaction });
-      const [active] = await this.db.query<{ id: string }>(`SELECT id FROM ingestion_jobs WHERE source_id = $1 AND job_kind <> 'publish_correction' AND status IN ${ACTIVE} LIMIT 1`, {
-        bind: [sourceId],
-        type: QueryTypes.SELECT,
-        transaction,
-      });
-      if (active) throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`, { code: 'INGESTION_JOB_ACTIVE' });
+      const [active] = await this.db.query<{ id: string }>(
+        `SELECT id FROM ingestion_jobs WHERE source_id = $1 AND job_kind <> 'publish_correction' AND status IN ${ACTIVE} LIMIT 1`,
+        {
+          bind: [sourceId],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      if (active)
+        throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`, {
+          code: 'INGESTION_JOB_ACTIVE',
+        });
       return this.insert({ sourceId, kind, documentIds, chunking }, op, transaction);
     });
     await this.dispatch(id);
@@ -138,17 +149,41 @@ export class IngestionJobs {
    * Correction publishes each bring their own candidate document, so they
    * do not wait for the source's other jobs.
    */
-  async insert(job: { sourceId: string; kind: JobKind; documentIds: string[]; chunking: Chunking | null }, op: Operation, transaction: Transaction): Promise<string> {
+  async insert(
+    job: { sourceId: string; kind: JobKind; documentIds: string[]; chunking: Chunking | null },
+    op: Operation,
+    transaction: Transaction,
+  ): Promise<string> {
     const id = randomUUID();
     await this.db.query(
       `INSERT INTO ingestion_jobs (id, source_id, job_kind, status, document_ids, documents_total, chunking_strategy, chunking_params, created_by, created_at, updated_at)
        VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now(), now())`,
       {
-        bind: [id, job.sourceId, job.kind, JSON.stringify(job.documentIds), job.documentIds.length, job.chunking?.strategy ?? null, job.chunking ? JSON.stringify(job.chunking.params) : null, op.operator.admin_user_id],
+        bind: [
+          id,
+          job.sourceId,
+          job.kind,
+          JSON.stringify(job.documentIds),
+          job.documentIds.length,
+          job.chunking?.strategy ?? null,
+          job.chunking ? JSON.stringify(job.chunking.params) : null,
+          op.operator.admin_user_id,
+        ],
         transaction,
       },
     );
-    await auditOperation(this.db, 'core.knowledge', op, { action: `ingestion_job.${job.kind}`, target_type: 'ingestion_job', target_id: id, payload: { source_id: job.sourceId, documents_total: job.documentIds.length } }, transaction);
+    await auditOperation(
+      this.db,
+      'core.knowledge',
+      op,
+      {
+        action: `ingestion_job.${job.kind}`,
+        target_type: 'ingestion_job',
+        target_id: id,
+        payload: { source_id: job.sourceId, documents_total: job.documentIds.length },
+      },
+      transaction,
+    );
     return id;
   }
 

@@ -57,11 +57,16 @@ export class IngestionWorker {
       lost ||= !(await this.renew(claimed.id));
       await job.touch().catch(() => undefined);
     };
-    const timer = setInterval(() => void beat().catch((error: unknown) => log.warn({ err: error }, 'heartbeat failed')), (this.options.leaseSeconds * 1000) / 3);
+    const timer = setInterval(
+      () => void beat().catch((error: unknown) => log.warn({ err: error }, 'heartbeat failed')),
+      (this.options.leaseSeconds * 1000) / 3,
+    );
     try {
       const source = await this.sources.find(claimed.source_id);
       const sourceChunking = parseChunking(source.chunking_strategy, source.chunking_params, { strategy: ['chunking_strategy'], params: ['chunking_params'] });
-      const override: Chunking | null = claimed.chunking_strategy ? { strategy: claimed.chunking_strategy as Chunking['strategy'], params: claimed.chunking_params ?? {} } : null;
+      const override: Chunking | null = claimed.chunking_strategy
+        ? { strategy: claimed.chunking_strategy as Chunking['strategy'], params: claimed.chunking_params ?? {} }
+        : null;
       const done = new Set(claimed.document_results.map((r) => r.document_id));
       for (const documentId of claimed.document_ids) {
         if (done.has(documentId)) continue;
@@ -113,7 +118,10 @@ export class IngestionWorker {
       `UPDATE ingestion_jobs SET document_results = document_results || $3::jsonb, documents_done = documents_done + 1,
          documents_failed = documents_failed + $4, lease_expires_at = now() + make_interval(secs => $5), worker_heartbeat_at = now(), updated_at = now()
        WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [jobId, this.options.instanceId, JSON.stringify([result]), result.status === 'failed' ? 1 : 0, this.options.leaseSeconds], type: QueryTypes.SELECT },
+      {
+        bind: [jobId, this.options.instanceId, JSON.stringify([result]), result.status === 'failed' ? 1 : 0, this.options.leaseSeconds],
+        type: QueryTypes.SELECT,
+      },
     );
     return rows.length > 0;
   }

@@ -67,7 +67,10 @@ export class InspectRuns {
     await this.sources.find(sourceId);
     let candidate: Chunking | null = null;
     if (input.inspection_mode === 'chunking_preview') {
-      if (!input.candidate_chunking_strategy) throw new ValidationError([{ loc: ['body', 'candidate_chunking_strategy'], msg: 'chunking_preview needs candidate_chunking_strategy', type: 'missing' }]);
+      if (!input.candidate_chunking_strategy)
+        throw new ValidationError([
+          { loc: ['body', 'candidate_chunking_strategy'], msg: 'chunking_preview needs candidate_chunking_strategy', type: 'missing' },
+        ]);
       candidate = parseChunking(input.candidate_chunking_strategy, input.candidate_chunking_params, {
         strategy: ['body', 'candidate_chunking_strategy'],
         params: ['body', 'candidate_chunking_params'],
@@ -84,7 +87,16 @@ export class InspectRuns {
         `INSERT INTO knowledge_inspect_runs (id, source_id, inspection_mode, candidate_chunking_strategy, candidate_chunking_params, document_ids, status, summary, created_by, created_at, completed_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'completed', $7, $8, now(), now())`,
         {
-          bind: [id, sourceId, input.inspection_mode, candidate?.strategy ?? null, candidate ? JSON.stringify(candidate.params) : null, JSON.stringify(scoped ?? []), JSON.stringify(summary), op.operator.admin_user_id],
+          bind: [
+            id,
+            sourceId,
+            input.inspection_mode,
+            candidate?.strategy ?? null,
+            candidate ? JSON.stringify(candidate.params) : null,
+            JSON.stringify(scoped ?? []),
+            JSON.stringify(summary),
+            op.operator.admin_user_id,
+          ],
           transaction,
         },
       );
@@ -96,7 +108,13 @@ export class InspectRuns {
           { bind: [id, JSON.stringify(results.map((r, position) => ({ ...r, position })))], transaction },
         );
       }
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'inspect_run.create', target_type: 'inspect_run', target_id: id, payload: { source_id: sourceId, inspection_mode: input.inspection_mode } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        { action: 'inspect_run.create', target_type: 'inspect_run', target_id: id, payload: { source_id: sourceId, inspection_mode: input.inspection_mode } },
+        transaction,
+      );
     });
     return this.get(sourceId, id);
   }
@@ -107,7 +125,10 @@ export class InspectRuns {
   }
 
   async get(sourceId: string, runId: string) {
-    const [run] = await this.db.query<RunRow>('SELECT * FROM knowledge_inspect_runs WHERE source_id = try_uuid($1) AND id = try_uuid($2)', { bind: [sourceId, runId], type: QueryTypes.SELECT });
+    const [run] = await this.db.query<RunRow>('SELECT * FROM knowledge_inspect_runs WHERE source_id = try_uuid($1) AND id = try_uuid($2)', {
+      bind: [sourceId, runId],
+      type: QueryTypes.SELECT,
+    });
     if (!run) throw new NotFoundError(`inspect run ${runId} not found in knowledge source ${sourceId}`, { code: 'INSPECT_RUN_NOT_FOUND' });
     const results = await this.db.query<InspectResult>(
       'SELECT document_id, document_filename, outcome, details, recommendations FROM knowledge_inspect_results WHERE run_id = $1 ORDER BY position',
@@ -124,20 +145,27 @@ export class InspectRuns {
         type: QueryTypes.SELECT,
       });
       const found = new Set(rows.map((r) => r.id));
-      const issues = ids.flatMap((id, i) => (found.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }]));
+      const issues = ids.flatMap((id, i) =>
+        found.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }],
+      );
       if (issues.length) throw new ValidationError(issues);
       return rows;
     }
-    return this.db.query<DocumentRow>(
-      `SELECT * FROM knowledge_documents WHERE source_id = $1 AND ($2 OR status = 'indexed') ORDER BY created_at, id`,
-      { bind: [sourceId, mode === 'chunking_preview'], type: QueryTypes.SELECT },
-    );
+    return this.db.query<DocumentRow>(`SELECT * FROM knowledge_documents WHERE source_id = $1 AND ($2 OR status = 'indexed') ORDER BY created_at, id`, {
+      bind: [sourceId, mode === 'chunking_preview'],
+      type: QueryTypes.SELECT,
+    });
   }
 
   private async vectorHealth(row: DocumentRow, scoped: boolean): Promise<InspectResult> {
     const base = { document_id: row.id, document_filename: row.filename };
     if (row.status !== 'indexed' && scoped) {
-      return { ...base, outcome: 'not_indexed', details: { status: row.status, vector_status: row.vector_status }, recommendations: [{ action: 'run_ingestion', reason: `the document is ${row.status}, not indexed` }] };
+      return {
+        ...base,
+        outcome: 'not_indexed',
+        details: { status: row.status, vector_status: row.vector_status },
+        recommendations: [{ action: 'run_ingestion', reason: `the document is ${row.status}, not indexed` }],
+      };
     }
     let collection: string;
     let actual: number;
@@ -150,9 +178,12 @@ export class InspectRuns {
     const expected = row.expected_point_count ?? 0;
     const healthy = row.vector_collection === collection && actual === expected;
     const vectorStatus = healthy ? 'indexed' : actual === 0 ? 'reindex_required' : 'verification_failed';
-    await this.db.query('UPDATE knowledge_documents SET vector_status = $2, actual_point_count = $3, vector_verified_at = now(), updated_at = now() WHERE id = $1', {
-      bind: [row.id, vectorStatus, actual],
-    });
+    await this.db.query(
+      'UPDATE knowledge_documents SET vector_status = $2, actual_point_count = $3, vector_verified_at = now(), updated_at = now() WHERE id = $1',
+      {
+        bind: [row.id, vectorStatus, actual],
+      },
+    );
     const reason =
       row.vector_collection !== collection
         ? 'the document was indexed with another embedder model (or never), so the current collection holds none of its points'
@@ -169,7 +200,13 @@ export class InspectRuns {
   private async preview(row: DocumentRow, candidate: Chunking): Promise<InspectResult> {
     const base = { document_id: row.id, document_filename: row.filename };
     const snapshot = await this.documents.snapshot(row.id);
-    if (!snapshot) return { ...base, outcome: 'no_snapshot', details: { status: row.status }, recommendations: [{ action: 'run_ingestion', reason: 'the document has no parse snapshot yet' }] };
+    if (!snapshot)
+      return {
+        ...base,
+        outcome: 'no_snapshot',
+        details: { status: row.status },
+        recommendations: [{ action: 'run_ingestion', reason: 'the document has no parse snapshot yet' }],
+      };
     const chunks = await chunkDocument(snapshot, candidate);
     const lengths = chunks.map((c) => c.content.length);
     const current = row.chunking_strategy ? { strategy: row.chunking_strategy, params: row.chunking_params } : null;
@@ -188,7 +225,14 @@ export class InspectRuns {
       },
       recommendations: same
         ? []
-        : [{ action: 'rebuild_from_snapshot', reason: 'rebuild to index the document with the candidate chunking', chunking_strategy: candidate.strategy, chunking_params: candidate.params }],
+        : [
+            {
+              action: 'rebuild_from_snapshot',
+              reason: 'rebuild to index the document with the candidate chunking',
+              chunking_strategy: candidate.strategy,
+              chunking_params: candidate.params,
+            },
+          ],
     };
   }
 }

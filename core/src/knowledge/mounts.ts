@@ -31,7 +31,10 @@ export class KnowledgeMounts {
 
   async list(agentId: string) {
     await this.requireAgent(agentId);
-    const rows = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.created_at, m.id`, { bind: [agentId], type: QueryTypes.SELECT });
+    const rows = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.created_at, m.id`, {
+      bind: [agentId],
+      type: QueryTypes.SELECT,
+    });
     return { items: rows.map(presentMount) };
   }
 
@@ -40,7 +43,10 @@ export class KnowledgeMounts {
     const [source] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = $1', { bind: [input.source_id], type: QueryTypes.SELECT });
     if (!source) throw new NotFoundError(`knowledge source ${input.source_id} not found`, { code: 'KNOWLEDGE_SOURCE_NOT_FOUND' });
     if (source.source_kind === MANAGED_CORRECTION) {
-      throw new ConflictError(`knowledge source ${source.id} is a managed_correction source: it is mounted automatically to its own agent when a correction is published, never by hand`, { code: 'MANAGED_SOURCE_READ_ONLY' });
+      throw new ConflictError(
+        `knowledge source ${source.id} is a managed_correction source: it is mounted automatically to its own agent when a correction is published, never by hand`,
+        { code: 'MANAGED_SOURCE_READ_ONLY' },
+      );
     }
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
@@ -50,7 +56,18 @@ export class KnowledgeMounts {
         { bind: [id, agentId, source.id, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
       );
       if (!inserted.length) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`, { code: 'MOUNT_EXISTS' });
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: source.id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        {
+          action: 'knowledge_mount.create',
+          target_type: 'agent',
+          target_id: agentId,
+          payload: { mount_id: id, source_id: source.id, ...(await mountExposure(this.db, agentId, transaction)) },
+        },
+        transaction,
+      );
     });
     const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.id = $1`, { bind: [id], type: QueryTypes.SELECT });
     return presentMount(row!);
@@ -58,15 +75,25 @@ export class KnowledgeMounts {
 
   /** Deletes by `mount_id`, or, when no mount of the agent has that id, by the agent and `source_id` (the transition rule of 4.8). */
   async delete(agentId: string, key: string, op: Operation) {
-    const [mount] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND (m.id = try_uuid($2) OR m.source_id = try_uuid($2)) ORDER BY (m.id = try_uuid($2)) DESC LIMIT 1`, {
-      bind: [agentId, key],
-      type: QueryTypes.SELECT,
-    });
+    const [mount] = await this.db.query<MountRow>(
+      `${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND (m.id = try_uuid($2) OR m.source_id = try_uuid($2)) ORDER BY (m.id = try_uuid($2)) DESC LIMIT 1`,
+      {
+        bind: [agentId, key],
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!mount) throw new NotFoundError(`agent ${agentId} has no mount ${key} (looked up as mount_id, then as source_id)`, { code: 'MOUNT_NOT_FOUND' });
-    if (mount.source_kind === MANAGED_CORRECTION) throw new ConflictError(`the mount of managed_correction source ${mount.source_id} cannot be removed by hand`, { code: 'MANAGED_SOURCE_READ_ONLY' });
+    if (mount.source_kind === MANAGED_CORRECTION)
+      throw new ConflictError(`the mount of managed_correction source ${mount.source_id} cannot be removed by hand`, { code: 'MANAGED_SOURCE_READ_ONLY' });
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM knowledge_mounts WHERE id = $1', { bind: [mount.id], transaction });
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mount.id, source_id: mount.source_id } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        { action: 'knowledge_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mount.id, source_id: mount.source_id } },
+        transaction,
+      );
     });
     return { status: 'deleted', mount_id: mount.id, source_id: mount.source_id, matched_by: mount.id === key ? 'mount_id' : 'source_id' };
   }
@@ -80,7 +107,13 @@ export class KnowledgeMounts {
       { bind: [id, agentId, sourceId, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
     );
     if (inserted.length) {
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: sourceId, managed: true } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        { action: 'knowledge_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, source_id: sourceId, managed: true } },
+        transaction,
+      );
     }
   }
 
@@ -91,5 +124,12 @@ export class KnowledgeMounts {
 }
 
 function presentMount(row: MountRow) {
-  return { mount_id: row.id, agent_id: row.agent_id, source_id: row.source_id, source_name: row.source_name, source_kind: row.source_kind, created_at: row.created_at.toISOString() };
+  return {
+    mount_id: row.id,
+    agent_id: row.agent_id,
+    source_id: row.source_id,
+    source_name: row.source_name,
+    source_kind: row.source_kind,
+    created_at: row.created_at.toISOString(),
+  };
 }

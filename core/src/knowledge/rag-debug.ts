@@ -18,8 +18,13 @@ function conclusion(run: RetrievalRun, agentId: string | null): { code: string; 
   if (!run.mounted_sources.length) return { code: 'no_mounted_sources', message: 'the agent has no knowledge source mounted' };
   const vectorChunks = run.chunks.filter((c) => c.retrieval_mode === 'vector').length;
   if (vectorChunks) return { code: 'vector_hits', message: `${vectorChunks} chunk(s) scored at least ${run.threshold} by vector similarity` };
-  const why = run.vector_error ? `the vector search failed (${run.vector_error})` : run.vector_candidates.length ? `no vector candidate scored at least ${run.threshold}` : 'the vector search found no chunks';
-  if (run.chunks.length) return { code: 'keyword_fallback_hits', message: `${why}; the keyword fallback matched ${run.keyword_fallback.matched_words.join(', ')}` };
+  const why = run.vector_error
+    ? `the vector search failed (${run.vector_error})`
+    : run.vector_candidates.length
+      ? `no vector candidate scored at least ${run.threshold}`
+      : 'the vector search found no chunks';
+  if (run.chunks.length)
+    return { code: 'keyword_fallback_hits', message: `${why}; the keyword fallback matched ${run.keyword_fallback.matched_words.join(', ')}` };
   return { code: 'no_hits', message: `${why}, and the keyword fallback matched no chunk` };
 }
 

@@ -147,7 +147,11 @@ export class Retrieval {
     const [vector] = await this.index.embed([run.query]);
     const fetch = Math.max(run.top_k * 2, 10);
     const hits = (
-      await Promise.all([...sources.values()].map(async (s) => (await this.index.query(this.index.collectionFor(s.source_id), vector!, fetch)).map((hit) => ({ ...hit, source: s }))))
+      await Promise.all(
+        [...sources.values()].map(async (s) =>
+          (await this.index.query(this.index.collectionFor(s.source_id), vector!, fetch)).map((hit) => ({ ...hit, source: s })),
+        ),
+      )
     ).flat();
     hits.sort((a, b) => b.score - a.score || b.source.priority - a.source.priority);
     const documents = await this.documents(hits.map((h) => String(h.metadata.document_id ?? '')));
@@ -191,21 +195,40 @@ export class Retrieval {
     run.keyword_fallback = {
       used: true,
       mode: 'keyword_fallback',
-      reason: run.vector_error ? `vector search failed: ${run.vector_error}` : run.vector_candidates.length ? `no vector hit scored at least ${run.threshold}` : 'the vector search found no chunks',
+      reason: run.vector_error
+        ? `vector search failed: ${run.vector_error}`
+        : run.vector_candidates.length
+          ? `no vector hit scored at least ${run.threshold}`
+          : 'the vector search found no chunks',
       query_words: words,
       matched_words: [...new Set(hits.flatMap((h) => h.matched_words))],
       hit_count: hits.length,
     };
-    return hits.map((h) => ragChunk(h.chunk_id, h.content, h.score, 'keyword_fallback', h.matched_words, sources.get(h.source_id)!, documents.get(h.document_id)!, h.chunk_index, h.metadata));
+    return hits.map((h) =>
+      ragChunk(
+        h.chunk_id,
+        h.content,
+        h.score,
+        'keyword_fallback',
+        h.matched_words,
+        sources.get(h.source_id)!,
+        documents.get(h.document_id)!,
+        h.chunk_index,
+        h.metadata,
+      ),
+    );
   }
 
   private async documents(ids: string[]): Promise<Map<string, DocumentInfo>> {
     const wanted = [...new Set(ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)))];
     if (!wanted.length) return new Map();
-    const rows = await this.db.query<DocumentInfo>(`SELECT d.id, d.filename, d.status, d.metadata_json, ${servableDocument('d')} AS servable FROM knowledge_documents d WHERE d.id = ANY($1::uuid[])`, {
-      bind: [wanted],
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.db.query<DocumentInfo>(
+      `SELECT d.id, d.filename, d.status, d.metadata_json, ${servableDocument('d')} AS servable FROM knowledge_documents d WHERE d.id = ANY($1::uuid[])`,
+      {
+        bind: [wanted],
+        type: QueryTypes.SELECT,
+      },
+    );
     return new Map(rows.map((r) => [r.id, r]));
   }
 }

@@ -20,7 +20,10 @@ const sourceFields = {
 
 /** `POST /knowledge-sources`; `managed_correction` sources come only from the correction publish flow (spec 4.8 rule 1). */
 export const sourceCreateSchema = z
-  .object({ ...sourceFields, source_kind: z.literal('standard', { message: 'only standard sources can be created; managed_correction sources are created by publishing a correction' }) })
+  .object({
+    ...sourceFields,
+    source_kind: z.literal('standard', { message: 'only standard sources can be created; managed_correction sources are created by publishing a correction' }),
+  })
   .partial()
   .required({ name: true })
   .strict();
@@ -66,7 +69,12 @@ export class KnowledgeSources {
   list(options: { limit: number; cursor?: string }) {
     return newestFirst<SourceRow & { document_count: string }, ReturnType<typeof presentSource>>(
       this.db,
-      { select: 'r.*, (SELECT count(*) FROM knowledge_documents d WHERE d.source_id = r.id) AS document_count', from: 'knowledge_sources', where: 'true', bind: [] },
+      {
+        select: 'r.*, (SELECT count(*) FROM knowledge_documents d WHERE d.source_id = r.id) AS document_count',
+        from: 'knowledge_sources',
+        where: 'true',
+        bind: [],
+      },
       options,
       (r) => presentSource(r, Number(r.document_count)),
     );
@@ -74,20 +82,35 @@ export class KnowledgeSources {
 
   async get(id: string) {
     const row = await this.find(id);
-    const [{ count }] = (await this.db.query<{ count: string }>('SELECT count(*) FROM knowledge_documents WHERE source_id = $1', { bind: [id], type: QueryTypes.SELECT })) as [{ count: string }];
+    const [{ count }] = (await this.db.query<{ count: string }>('SELECT count(*) FROM knowledge_documents WHERE source_id = $1', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+    })) as [{ count: string }];
     return presentSource(row, Number(count));
   }
 
   async create(input: SourceCreateInput, op: Operation) {
-    const chunking = parseChunking(input.chunking_strategy ?? DEFAULT_CHUNKING.strategy, input.chunking_params, { strategy: ['body', 'chunking_strategy'], params: ['body', 'chunking_params'] });
+    const chunking = parseChunking(input.chunking_strategy ?? DEFAULT_CHUNKING.strategy, input.chunking_params, {
+      strategy: ['body', 'chunking_strategy'],
+      params: ['body', 'chunking_params'],
+    });
     const id = randomUUID();
     await this.db.transaction(async (transaction) => {
       await this.db.query(
         `INSERT INTO knowledge_sources (id, name, description, source_kind, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, 'standard', $4, $5, $6, $7, now(), now())`,
-        { bind: [id, input.name, input.description ?? '', input.priority ?? 0, chunking.strategy, JSON.stringify(chunking.params), op.operator.admin_user_id], transaction },
+        {
+          bind: [id, input.name, input.description ?? '', input.priority ?? 0, chunking.strategy, JSON.stringify(chunking.params), op.operator.admin_user_id],
+          transaction,
+        },
       );
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: id, payload: { name: input.name } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: id, payload: { name: input.name } },
+        transaction,
+      );
     });
     return this.get(id);
   }
@@ -96,20 +119,37 @@ export class KnowledgeSources {
     const current = await this.requireStandard(id, 'updated through PATCH');
     const chunking =
       input.chunking_strategy !== undefined || input.chunking_params !== undefined
-        ? parseChunking(input.chunking_strategy ?? current.chunking_strategy, input.chunking_params ?? (input.chunking_strategy ? {} : current.chunking_params), {
-            strategy: ['body', 'chunking_strategy'],
-            params: ['body', 'chunking_params'],
-          })
+        ? parseChunking(
+            input.chunking_strategy ?? current.chunking_strategy,
+            input.chunking_params ?? (input.chunking_strategy ? {} : current.chunking_params),
+            {
+              strategy: ['body', 'chunking_strategy'],
+              params: ['body', 'chunking_params'],
+            },
+          )
         : { strategy: current.chunking_strategy, params: current.chunking_params };
     await this.db.transaction(async (transaction) => {
       await this.db.query(
         `UPDATE knowledge_sources SET name = $2, description = $3, priority = $4, chunking_strategy = $5, chunking_params = $6, updated_at = now() WHERE id = $1`,
         {
-          bind: [id, input.name ?? current.name, input.description ?? current.description, input.priority ?? current.priority, chunking.strategy, JSON.stringify(chunking.params)],
+          bind: [
+            id,
+            input.name ?? current.name,
+            input.description ?? current.description,
+            input.priority ?? current.priority,
+            chunking.strategy,
+            JSON.stringify(chunking.params),
+          ],
           transaction,
         },
       );
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_source.update', target_type: 'knowledge_source', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        { action: 'knowledge_source.update', target_type: 'knowledge_source', target_id: id, payload: { changed: Object.keys(input) } },
+        transaction,
+      );
     });
     return this.get(id);
   }
@@ -128,7 +168,7 @@ export class KnowledgeSources {
         bind: [
           randomUUID(),
           `Corrections: ${agent.name}`.slice(0, 200),
-          'Published corrections of this agent\'s answers; maintained by the correction publish flow.',
+          "Published corrections of this agent's answers; maintained by the correction publish flow.",
           MANAGED_CORRECTION,
           agent.id,
           MANAGED_CORRECTION_PRIORITY,
@@ -141,19 +181,37 @@ export class KnowledgeSources {
       },
     );
     if (created[0]) {
-      await auditOperation(this.db, 'core.knowledge', op, { action: 'knowledge_source.create', target_type: 'knowledge_source', target_id: created[0].id, payload: { source_kind: MANAGED_CORRECTION, agent_id: agent.id } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.knowledge',
+        op,
+        {
+          action: 'knowledge_source.create',
+          target_type: 'knowledge_source',
+          target_id: created[0].id,
+          payload: { source_kind: MANAGED_CORRECTION, agent_id: agent.id },
+        },
+        transaction,
+      );
       return created[0];
     }
-    const [existing] = await this.db.query<SourceRow>(`SELECT * FROM knowledge_sources WHERE managed_for_agent_id = $1 AND source_kind = '${MANAGED_CORRECTION}'`, {
-      bind: [agent.id],
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const [existing] = await this.db.query<SourceRow>(
+      `SELECT * FROM knowledge_sources WHERE managed_for_agent_id = $1 AND source_kind = '${MANAGED_CORRECTION}'`,
+      {
+        bind: [agent.id],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
     return existing!;
   }
 
   async find(id: string, transaction?: Transaction): Promise<SourceRow> {
-    const [row] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT, ...(transaction && { transaction }) });
+    const [row] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = try_uuid($1)', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+      ...(transaction && { transaction }),
+    });
     if (!row) throw new NotFoundError(`knowledge source ${id} not found`, { code: 'KNOWLEDGE_SOURCE_NOT_FOUND' });
     return row;
   }
@@ -161,7 +219,10 @@ export class KnowledgeSources {
   /** The source, refusing managed-correction sources (spec 4.8 rule 2): `what` completes "... cannot be <what>". */
   async requireStandard(id: string, what: string): Promise<SourceRow> {
     const row = await this.find(id);
-    if (row.source_kind === MANAGED_CORRECTION) throw new ConflictError(`knowledge source ${id} is a managed_correction source and cannot be ${what}; it is maintained by the correction publish flow`, { code: 'MANAGED_SOURCE_READ_ONLY' });
+    if (row.source_kind === MANAGED_CORRECTION)
+      throw new ConflictError(`knowledge source ${id} is a managed_correction source and cannot be ${what}; it is maintained by the correction publish flow`, {
+        code: 'MANAGED_SOURCE_READ_ONLY',
+      });
     return row;
   }
 }

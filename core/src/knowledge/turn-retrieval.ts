@@ -35,7 +35,12 @@ export class TurnRetrieval {
       if (!this.agent) return [];
       const defaults = this.retrieval.settingsFor(this.agent.retrieval_config);
       try {
-        const run = await this.retrieval.run(this.agent.agent_id, query, { top_k: options?.topK ?? defaults.top_k, threshold: options?.threshold ?? defaults.threshold }, this.sources);
+        const run = await this.retrieval.run(
+          this.agent.agent_id,
+          query,
+          { top_k: options?.topK ?? defaults.top_k, threshold: options?.threshold ?? defaults.threshold },
+          this.sources,
+        );
         this.runs.push(run);
         return run.chunks.map((chunk) => this.forModel(chunk));
       } catch (error) {

@@ -41,7 +41,10 @@ export class Mcp {
 
   /** The tool path of one chat turn. */
   turnTools(input: TurnToolsInput): TurnTools {
-    const discovery = { usableMounts: (agentId: string) => this.mounts.usable(agentId), resolve: (server: Parameters<McpServers['resolveRow']>[0]) => this.servers.resolveRow(server) };
+    const discovery = {
+      usableMounts: (agentId: string) => this.mounts.usable(agentId),
+      resolve: (server: Parameters<McpServers['resolveRow']>[0]) => this.servers.resolveRow(server),
+    };
     return new TurnTools({ ...discovery, audits: this.audits, config: this.deps.config, approvals: this.approvals }, input);
   }
 }

@@ -11,7 +11,12 @@ export function listModels(config: HostConfig, providers: KeyedRegistry<ModelPro
       const provider = providers.get(model.model_provider);
       const availability: ModelAvailability = !provider
         ? { available: false, reason: `no enabled plugin provides model_provider "${model.model_provider}"` }
-        : (provider.availability?.({ model_name: model.model_name, temperature: null, timeoutMs: config.timeouts.model_request_seconds * 1000, options: model.options }) ?? { available: true });
+        : (provider.availability?.({
+            model_name: model.model_name,
+            temperature: null,
+            timeoutMs: config.timeouts.model_request_seconds * 1000,
+            options: model.options,
+          }) ?? { available: true });
       return {
         model_name: model.model_name,
         model_provider: model.model_provider,
@@ -48,7 +53,9 @@ export async function checkModels(config: HostConfig, providers: KeyedRegistry<M
     listed.models.map(async (model) => {
       if (!model.available) return { ...model, check: null };
       const entry = config.models.catalog.find((m) => m.model_provider === model.model_provider && m.model_name === model.model_name);
-      const chat = providers.get(model.model_provider)!.createChatModel({ model_name: model.model_name, temperature: 0, timeoutMs, options: entry?.options ?? {} });
+      const chat = providers
+        .get(model.model_provider)!
+        .createChatModel({ model_name: model.model_name, temperature: 0, timeoutMs, options: entry?.options ?? {} });
       const started = Date.now();
       try {
         await chat.invoke([{ role: 'user', content: 'Reply with the single word OK.' }], { signal: AbortSignal.timeout(timeoutMs) });

@@ -16,7 +16,9 @@ export const storedAt = (at: Pick<EncryptedColumn, 'table' | 'column'>, rowId: s
 export async function reencryptAll(db: Sequelize, keyring: Keyring): Promise<{ table: string; column: string; rewritten: number; current: number }[]> {
   const report = [];
   for (const at of ENCRYPTED_COLUMNS) {
-    const rows = await db.query<{ id: string; value: string }>(`SELECT ${at.id} AS id, ${at.column} AS value FROM ${at.table} ORDER BY ${at.id}`, { type: QueryTypes.SELECT });
+    const rows = await db.query<{ id: string; value: string }>(`SELECT ${at.id} AS id, ${at.column} AS value FROM ${at.table} ORDER BY ${at.id}`, {
+      type: QueryTypes.SELECT,
+    });
     let rewritten = 0;
     for (const row of rows) {
       if (keyring.isCurrent(row.value)) continue;
@@ -27,7 +29,9 @@ export async function reencryptAll(db: Sequelize, keyring: Keyring): Promise<{ t
         throw new Error(`${at.table} ${row.id} (${at.column}): ${(error as Error).message}`, { cause: error });
       }
       // Only if nobody rewrote it meanwhile (a rotation between the read and this update).
-      await db.query(`UPDATE ${at.table} SET ${at.column} = $2 WHERE ${at.id} = $1 AND ${at.column} = $3`, { bind: [row.id, keyring.encrypt(plaintext, storedAt(at, row.id)), row.value] });
+      await db.query(`UPDATE ${at.table} SET ${at.column} = $2 WHERE ${at.id} = $1 AND ${at.column} = $3`, {
+        bind: [row.id, keyring.encrypt(plaintext, storedAt(at, row.id)), row.value],
+      });
       rewritten++;
     }
     report.push({ table: at.table, column: at.column, rewritten, current: rows.length - rewritten });

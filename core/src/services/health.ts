@@ -21,19 +21,21 @@ export class HealthRegistry {
   /** Runs all checks (or only the required ones) concurrently, each bounded by `timeoutMs`. */
   async run(timeoutMs: number, only: 'all' | 'required' = 'all'): Promise<{ name: string; result: HealthCheckResult }[]> {
     return Promise.all(
-      [...this.checks].filter(([name]) => only === 'all' || this.required.has(name)).map(async ([name, check]) => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<HealthCheckResult>((resolve) => {
-          timer = setTimeout(() => resolve({ state: 'failed', message: `health check timed out after ${timeoutMs} ms` }), timeoutMs);
-        });
-        try {
-          return { name, result: await Promise.race([check(), timeout]) };
-        } catch (error) {
-          return { name, result: { state: 'failed' as const, message: (error as Error).message } };
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
+      [...this.checks]
+        .filter(([name]) => only === 'all' || this.required.has(name))
+        .map(async ([name, check]) => {
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<HealthCheckResult>((resolve) => {
+            timer = setTimeout(() => resolve({ state: 'failed', message: `health check timed out after ${timeoutMs} ms` }), timeoutMs);
+          });
+          try {
+            return { name, result: await Promise.race([check(), timeout]) };
+          } catch (error) {
+            return { name, result: { state: 'failed' as const, message: (error as Error).message } };
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
     );
   }
 }

@@ -22,10 +22,23 @@ export function createRootLogger(level: string, format: LogFormat = 'auto'): Pin
         return reqId ? { req_id: reqId } : {};
       },
       redact: {
-        paths: ['password', '*.password', 'secret_payload', '*.secret_payload', 'api_key', '*.api_key', 'authorization', '*.authorization', 'req.headers.cookie', 'req.headers.authorization'],
+        paths: [
+          'password',
+          '*.password',
+          'secret_payload',
+          '*.secret_payload',
+          'api_key',
+          '*.api_key',
+          'authorization',
+          '*.authorization',
+          'req.headers.cookie',
+          'req.headers.authorization',
+        ],
         censor: '[redacted]',
       },
     },
-    human ? pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: false }) : pino.destination({ sync: false }),
+    human
+      ? pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: false })
+      : pino.destination({ sync: false }),
   );
 }

@@ -18,7 +18,8 @@ export function createLocalObjectStore(root: string): ObjectStoreBackend {
     assertObjectKey(key);
     const file = path.resolve(base, key);
     // The key rule already keeps keys inside; this also guards the sidecar files.
-    if (!file.startsWith(base + path.sep) || file.endsWith(META)) throw new BadRequestError(`invalid object key ${JSON.stringify(key)}`, { code: 'OBJECT_KEY_INVALID' });
+    if (!file.startsWith(base + path.sep) || file.endsWith(META))
+      throw new BadRequestError(`invalid object key ${JSON.stringify(key)}`, { code: 'OBJECT_KEY_INVALID' });
     return file;
   };
   const readInfo = async (key: string, file: string) => {
@@ -26,7 +27,11 @@ export function createLocalObjectStore(root: string): ObjectStoreBackend {
     return { key, size: (await stat(file)).size, content_type: meta?.content_type ?? 'application/octet-stream' };
   };
   // A key naming a directory (the prefix of other keys) is no object.
-  const isFile = (file: string) => stat(file).then((s) => s.isFile(), () => false);
+  const isFile = (file: string) =>
+    stat(file).then(
+      (s) => s.isFile(),
+      () => false,
+    );
   const existing = async (key: string) => {
     const file = fileOf(key);
     if (!(await isFile(file))) throw new NotFoundError(`object "${key}" not found`, { code: 'OBJECT_NOT_FOUND' });

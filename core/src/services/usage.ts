@@ -24,16 +24,7 @@ export function createUsageRecorder(sequelize: Sequelize, source: string): Usage
            (scope_kind, scope_id, model_provider, model_name, input_tokens, output_tokens, token_usage_source, source, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
         {
-          bind: [
-            scope.scope_kind,
-            scope.scope_id,
-            usage.model_provider,
-            usage.model_name,
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.source,
-            source,
-          ],
+          bind: [scope.scope_kind, scope.scope_id, usage.model_provider, usage.model_name, usage.input_tokens, usage.output_tokens, usage.source, source],
         },
       );
     },

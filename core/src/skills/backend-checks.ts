@@ -16,8 +16,18 @@ export interface VersionBackend {
 export function validateBackend(backends: KeyedRegistry<SkillBackend>, version: VersionBackend): void {
   const backend = backends.get(version.backend_type);
   if (!backend) {
-    const known = backends.list().map((entry) => `"${entry.key}"`).join(', ') || 'none';
-    throw new ValidationError([{ loc: ['body', 'backend_type'], msg: `no enabled plugin provides skill backend "${version.backend_type}" (registered: ${known})`, type: 'unknown_backend' }]);
+    const known =
+      backends
+        .list()
+        .map((entry) => `"${entry.key}"`)
+        .join(', ') || 'none';
+    throw new ValidationError([
+      {
+        loc: ['body', 'backend_type'],
+        msg: `no enabled plugin provides skill backend "${version.backend_type}" (registered: ${known})`,
+        type: 'unknown_backend',
+      },
+    ]);
   }
   const issues: ValidationIssue[] = backend.validateConfig(version.config).map((issue) => ({ ...issue, loc: ['body', ...issue.loc] }));
   if (version.backend_type === MCP_BACKEND && !version.backend_ref_id) {

@@ -9,7 +9,10 @@ export const SKILL_STATUSES = ['active', 'disabled'] as const;
 
 const skillFields = {
   // A runtime offers each mounted skill to the model as a tool of this name, so it follows model APIs' tool-name rule.
-  name: z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1 to 64 letters, digits, "_" or "-": a runtime offers the skill to the model under this name'),
+  name: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'use 1 to 64 letters, digits, "_" or "-": a runtime offers the skill to the model under this name'),
   description: z.string().max(5000),
   status: z.enum(SKILL_STATUSES),
 };
@@ -61,11 +64,17 @@ export class SkillAssets {
   async create(input: SkillCreateInput, op: Operation) {
     const id = randomUUID();
     await this.write(input.name, async (transaction) => {
-      await this.db.query(
-        `INSERT INTO skills (id, name, description, status, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`,
-        { bind: [id, input.name, input.description ?? '', input.status ?? 'active', op.operator.admin_user_id], transaction },
+      await this.db.query(`INSERT INTO skills (id, name, description, status, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`, {
+        bind: [id, input.name, input.description ?? '', input.status ?? 'active', op.operator.admin_user_id],
+        transaction,
+      });
+      await auditOperation(
+        this.db,
+        'core.skills',
+        op,
+        { action: 'skill.create', target_type: 'skill', target_id: id, payload: { name: input.name } },
+        transaction,
       );
-      await auditOperation(this.db, 'core.skills', op, { action: 'skill.create', target_type: 'skill', target_id: id, payload: { name: input.name } }, transaction);
     });
     return this.get(id);
   }
@@ -77,7 +86,13 @@ export class SkillAssets {
         bind: [id, input.name ?? current.name, input.description ?? current.description, input.status ?? current.status],
         transaction,
       });
-      await auditOperation(this.db, 'core.skills', op, { action: 'skill.update', target_type: 'skill', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.skills',
+        op,
+        { action: 'skill.update', target_type: 'skill', target_id: id, payload: { changed: Object.keys(input) } },
+        transaction,
+      );
     });
     return this.get(id);
   }

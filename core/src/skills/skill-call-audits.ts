@@ -30,8 +30,25 @@ export interface SkillCallRecord {
 }
 
 const COLUMNS = [
-  'id', 'session_id', 'turn_id', 'agent_id', 'mount_id', 'skill_id', 'skill_version_id', 'skill_name', 'version_number', 'backend_type',
-  'backend_ref_id', 'tool_name', 'status', 'trace_id', 'request_payload', 'response_payload', 'error_message', 'latency_ms', 'created_at',
+  'id',
+  'session_id',
+  'turn_id',
+  'agent_id',
+  'mount_id',
+  'skill_id',
+  'skill_version_id',
+  'skill_name',
+  'version_number',
+  'backend_type',
+  'backend_ref_id',
+  'tool_name',
+  'status',
+  'trace_id',
+  'request_payload',
+  'response_payload',
+  'error_message',
+  'latency_ms',
+  'created_at',
 ] as const;
 
 /** The skill-call audit (spec 2.8, 4.4, 4.12): written as each call ends, read per agent or per session, newest first. */
@@ -39,7 +56,9 @@ export class SkillCallAudits {
   constructor(private readonly db: Sequelize) {}
 
   async insert(record: SkillCallRecord): Promise<void> {
-    const values = COLUMNS.map((column) => (column === 'request_payload' || column === 'response_payload' ? JSON.stringify(record[column] ?? null) : record[column]));
+    const values = COLUMNS.map((column) =>
+      column === 'request_payload' || column === 'response_payload' ? JSON.stringify(record[column] ?? null) : record[column],
+    );
     await this.db.query(`INSERT INTO skill_call_audits (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`, { bind: values });
   }
 
@@ -49,13 +68,22 @@ export class SkillCallAudits {
   }
 
   async listForSession(sessionId: string, options: ListOptions) {
-    await this.require('SELECT 1 FROM chat_sessions WHERE id = $1', sessionId, new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' }));
+    await this.require(
+      'SELECT 1 FROM chat_sessions WHERE id = $1',
+      sessionId,
+      new NotFoundError(`session ${sessionId} not found`, { code: 'SESSION_NOT_FOUND' }),
+    );
     return this.list('session_id', sessionId, options);
   }
 
   /** `value` names a row found above, so it compares with the column's own type (and its index). */
   private async list(column: 'agent_id' | 'session_id', value: string, options: ListOptions) {
-    return newestFirst(this.db, { from: 'skill_call_audits', where: `r.${column} = $1 AND ($2::text IS NULL OR r.status = $2)`, bind: [value, options.status ?? null] }, options, presentSkillCall);
+    return newestFirst(
+      this.db,
+      { from: 'skill_call_audits', where: `r.${column} = $1 AND ($2::text IS NULL OR r.status = $2)`, bind: [value, options.status ?? null] },
+      options,
+      presentSkillCall,
+    );
   }
 
   private async require(sql: string, id: string, missing: NotFoundError): Promise<void> {

@@ -25,8 +25,15 @@ const policyFields = {
 };
 const DEFAULT_POLICY = { is_active: true, tool_allowlist: [] as string[], ...MOUNT_DEFAULTS };
 
-export const skillMountCreateSchema = z.object({ skill_version_id: z.string().uuid(), ...policyFields }).partial().required({ skill_version_id: true }).strict();
-export const skillMountUpdateSchema = z.object({ skill_version_id: z.string().uuid(), ...policyFields }).partial().strict();
+export const skillMountCreateSchema = z
+  .object({ skill_version_id: z.string().uuid(), ...policyFields })
+  .partial()
+  .required({ skill_version_id: true })
+  .strict();
+export const skillMountUpdateSchema = z
+  .object({ skill_version_id: z.string().uuid(), ...policyFields })
+  .partial()
+  .strict();
 export type SkillMountCreateInput = z.output<typeof skillMountCreateSchema>;
 export type SkillMountUpdateInput = z.output<typeof skillMountUpdateSchema>;
 
@@ -72,16 +79,22 @@ export class SkillMounts {
 
   async list(agentId: string) {
     await this.requireAgent(agentId);
-    const rows = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.priority DESC, m.created_at, m.id`, { bind: [agentId], type: QueryTypes.SELECT });
+    const rows = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.priority DESC, m.created_at, m.id`, {
+      bind: [agentId],
+      type: QueryTypes.SELECT,
+    });
     return { items: rows.map(presentMount) };
   }
 
   /** The mounts a turn runs, highest priority first: active, of an active skill (their versions are released by construction). */
   runnable(agentId: string): Promise<RunnableSkill[]> {
-    return this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = $1 AND m.is_active AND s.status = 'active' ORDER BY m.priority DESC, m.created_at, m.id`, {
-      bind: [agentId],
-      type: QueryTypes.SELECT,
-    });
+    return this.db.query<RunnableSkill>(
+      `${MOUNT_SELECT} WHERE m.agent_id = $1 AND m.is_active AND s.status = 'active' ORDER BY m.priority DESC, m.created_at, m.id`,
+      {
+        bind: [agentId],
+        type: QueryTypes.SELECT,
+      },
+    );
   }
 
   async create(agentId: string, input: SkillMountCreateInput, op: Operation) {
@@ -96,14 +109,37 @@ export class SkillMounts {
           `INSERT INTO agent_skill_mounts (id, agent_id, skill_id, skill_version_id, is_active, priority, timeout_ms, max_calls_per_turn, tool_allowlist, created_by, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())`,
           {
-            bind: [id, agentId, version.skill_id, version.id, policy.is_active, policy.priority, policy.timeout_ms, policy.max_calls_per_turn, JSON.stringify(policy.tool_allowlist), op.operator.admin_user_id],
+            bind: [
+              id,
+              agentId,
+              version.skill_id,
+              version.id,
+              policy.is_active,
+              policy.priority,
+              policy.timeout_ms,
+              policy.max_calls_per_turn,
+              JSON.stringify(policy.tool_allowlist),
+              op.operator.admin_user_id,
+            ],
             transaction,
           },
         );
-        await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
+        await auditOperation(
+          this.db,
+          'core.skills',
+          op,
+          {
+            action: 'skill_mount.create',
+            target_type: 'agent',
+            target_id: agentId,
+            payload: { mount_id: id, skill_id: version.skill_id, skill_version_id: version.id, ...(await mountExposure(this.db, agentId, transaction)) },
+          },
+          transaction,
+        );
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new ConflictError(`this skill is already mounted on agent ${agentId}; change that mount's skill_version_id instead`, { code: 'MOUNT_EXISTS' });
+      if (error instanceof UniqueConstraintError)
+        throw new ConflictError(`this skill is already mounted on agent ${agentId}; change that mount's skill_version_id instead`, { code: 'MOUNT_EXISTS' });
       throw error;
     }
     return this.get(agentId, id);
@@ -117,16 +153,27 @@ export class SkillMounts {
       if (versionId !== current.skill_version_id || (input.is_active && !current.is_active)) {
         const version = await this.mountableVersion(versionId, transaction);
         if (version.skill_id !== current.skill_id) {
-          throw new ValidationError([{ loc: ['body', 'skill_version_id'], msg: `must be a version of the mounted skill ${current.skill_id}`, type: 'other_skill' }]);
+          throw new ValidationError([
+            { loc: ['body', 'skill_version_id'], msg: `must be a version of the mounted skill ${current.skill_id}`, type: 'other_skill' },
+          ]);
         }
         await requireActiveServer(this.servers, version, 'mounted');
       }
       const next = { ...current, ...input, skill_version_id: versionId };
       await this.db.query(
         `UPDATE agent_skill_mounts SET skill_version_id = $2, is_active = $3, priority = $4, timeout_ms = $5, max_calls_per_turn = $6, tool_allowlist = $7, updated_at = now() WHERE id = $1`,
-        { bind: [mountId, next.skill_version_id, next.is_active, next.priority, next.timeout_ms, next.max_calls_per_turn, JSON.stringify(next.tool_allowlist)], transaction },
+        {
+          bind: [mountId, next.skill_version_id, next.is_active, next.priority, next.timeout_ms, next.max_calls_per_turn, JSON.stringify(next.tool_allowlist)],
+          transaction,
+        },
       );
-      await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.skills',
+        op,
+        { action: 'skill_mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } },
+        transaction,
+      );
     });
     return this.get(agentId, mountId);
   }
@@ -135,13 +182,22 @@ export class SkillMounts {
     await this.db.transaction(async (transaction) => {
       const mount = await this.find(agentId, mountId, transaction);
       await this.db.query('DELETE FROM agent_skill_mounts WHERE id = $1', { bind: [mountId], transaction });
-      await auditOperation(this.db, 'core.skills', op, { action: 'skill_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, skill_id: mount.skill_id } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.skills',
+        op,
+        { action: 'skill_mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, skill_id: mount.skill_id } },
+        transaction,
+      );
     });
     return { status: 'deleted', mount_id: mountId };
   }
 
   private async get(agentId: string, mountId: string) {
-    const [row] = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, {
+      bind: [agentId, mountId],
+      type: QueryTypes.SELECT,
+    });
     if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return presentMount(row);
   }
@@ -159,7 +215,8 @@ export class SkillMounts {
   /** A released version of an active skill, else 409 (spec 7). */
   private async mountableVersion(versionId: string, transaction: Transaction): Promise<VersionRow> {
     const version = await this.versions.findById(versionId, transaction);
-    if (!version.is_released) throw new ConflictError(`skill version ${versionId} is not released; release it before mounting it`, { code: 'SKILL_VERSION_NOT_RELEASED' });
+    if (!version.is_released)
+      throw new ConflictError(`skill version ${versionId} is not released; release it before mounting it`, { code: 'SKILL_VERSION_NOT_RELEASED' });
     const skill = await this.assets.find(version.skill_id);
     if (skill.status !== 'active') throw new ConflictError(`skill ${skill.id} is ${skill.status}; only active skills are mounted`, { code: 'SKILL_INACTIVE' });
     return version;

@@ -16,7 +16,11 @@ const versionFields = {
 };
 
 /** `POST /skills/{id}/versions`: a draft unless `is_released` asks to release it at once (same rules as the release call). */
-export const versionCreateSchema = z.object({ ...versionFields, is_released: z.boolean() }).partial().required({ backend_type: true }).strict();
+export const versionCreateSchema = z
+  .object({ ...versionFields, is_released: z.boolean() })
+  .partial()
+  .required({ backend_type: true })
+  .strict();
 export const versionUpdateSchema = z.object(versionFields).partial().strict();
 export type VersionCreateInput = z.output<typeof versionCreateSchema>;
 export type VersionUpdateInput = z.output<typeof versionUpdateSchema>;
@@ -50,7 +54,12 @@ export class SkillVersions {
 
   async list(skillId: string, options: { released_only: boolean; limit: number; cursor?: string }) {
     await this.assets.find(skillId);
-    return newestFirst(this.db, { from: 'skill_versions', where: 'r.skill_id = $1 AND (NOT $2::boolean OR r.is_released)', bind: [skillId, options.released_only] }, options, presentVersion);
+    return newestFirst(
+      this.db,
+      { from: 'skill_versions', where: 'r.skill_id = $1 AND (NOT $2::boolean OR r.is_released)', bind: [skillId, options.released_only] },
+      options,
+      presentVersion,
+    );
   }
 
   async get(skillId: string, versionId: string) {
@@ -70,9 +79,25 @@ export class SkillVersions {
          SELECT $1::uuid, $2::uuid, COALESCE(max(version_number), 0) + 1, $3::text, $4::text, $5::jsonb, $6::boolean,
                 CASE WHEN $6::boolean THEN now() END, CASE WHEN $6::boolean THEN $7::uuid END, $7::uuid, now(), now()
          FROM skill_versions WHERE skill_id = $2`,
-        { bind: [id, skillId, backend.backend_type, backend.backend_ref_id, JSON.stringify(backend.config), input.is_released ?? false, op.operator.admin_user_id], transaction },
+        {
+          bind: [
+            id,
+            skillId,
+            backend.backend_type,
+            backend.backend_ref_id,
+            JSON.stringify(backend.config),
+            input.is_released ?? false,
+            op.operator.admin_user_id,
+          ],
+          transaction,
+        },
       );
-      const payload = { skill_id: skillId, backend_type: backend.backend_type, backend_ref_id: backend.backend_ref_id, is_released: input.is_released ?? false };
+      const payload = {
+        skill_id: skillId,
+        backend_type: backend.backend_type,
+        backend_ref_id: backend.backend_ref_id,
+        is_released: input.is_released ?? false,
+      };
       await auditOperation(this.db, 'core.skills', op, { action: 'skill_version.create', target_type: 'skill_version', target_id: id, payload }, transaction);
     });
     return this.get(skillId, id);
@@ -93,7 +118,13 @@ export class SkillVersions {
         bind: [versionId, next.backend_type, next.backend_ref_id, JSON.stringify(next.config)],
         transaction,
       });
-      await auditOperation(this.db, 'core.skills', op, { action: 'skill_version.update', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, changed: Object.keys(input) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.skills',
+        op,
+        { action: 'skill_version.update', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, changed: Object.keys(input) } },
+        transaction,
+      );
     });
     return this.get(skillId, versionId);
   }
@@ -101,16 +132,32 @@ export class SkillVersions {
   async release(skillId: string, versionId: string, op: Operation) {
     await this.db.transaction(async (transaction) => {
       const version = await this.find(skillId, versionId, transaction);
-      if (version.is_released) throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`, { code: 'SKILL_VERSION_RELEASED' });
+      if (version.is_released)
+        throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`, {
+          code: 'SKILL_VERSION_RELEASED',
+        });
       if (!this.backends.has(version.backend_type)) {
-        throw new ConflictError(`skill version ${versionId} cannot be released: no enabled plugin provides its backend "${version.backend_type}"`, { code: 'SKILL_BACKEND_UNAVAILABLE' });
+        throw new ConflictError(`skill version ${versionId} cannot be released: no enabled plugin provides its backend "${version.backend_type}"`, {
+          code: 'SKILL_BACKEND_UNAVAILABLE',
+        });
       }
       await requireActiveServer(this.servers, version, 'released');
       await this.db.query('UPDATE skill_versions SET is_released = true, released_at = now(), released_by = $2, updated_at = now() WHERE id = $1', {
         bind: [versionId, op.operator.admin_user_id],
         transaction,
       });
-      await auditOperation(this.db, 'core.skills', op, { action: 'skill_version.release', target_type: 'skill_version', target_id: versionId, payload: { skill_id: skillId, version_number: version.version_number } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.skills',
+        op,
+        {
+          action: 'skill_version.release',
+          target_type: 'skill_version',
+          target_id: versionId,
+          payload: { skill_id: skillId, version_number: version.version_number },
+        },
+        transaction,
+      );
     });
     return this.get(skillId, versionId);
   }
@@ -134,7 +181,9 @@ export class SkillVersions {
 }
 
 const immutable = (version: VersionRow) =>
-  new ConflictError(`skill version ${version.id} (version ${version.version_number}) is released and immutable; create a new version to change it`, { code: 'SKILL_VERSION_RELEASED' });
+  new ConflictError(`skill version ${version.id} (version ${version.version_number}) is released and immutable; create a new version to change it`, {
+    code: 'SKILL_VERSION_RELEASED',
+  });
 
 export function presentVersion(row: VersionRow) {
   return {

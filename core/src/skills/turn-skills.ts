@@ -73,15 +73,23 @@ export class TurnSkills {
     const started = Date.now();
     const trail = new ExecutionTrail(mount.tool_allowlist);
     const calls = this.callCounts.get(mount.id) ?? 0;
-    if (calls >= mount.max_calls_per_turn) return this.finish(mount, input, started, trail, blocked(`max_calls_per_turn (${mount.max_calls_per_turn}) of this skill is reached in this turn`));
-    if (!this.turn.budget.take()) return this.finish(mount, input, started, trail, blocked(`max_tool_calls_total_per_request (${this.turn.budget.limit}) is reached in this request`));
+    if (calls >= mount.max_calls_per_turn)
+      return this.finish(mount, input, started, trail, blocked(`max_calls_per_turn (${mount.max_calls_per_turn}) of this skill is reached in this turn`));
+    if (!this.turn.budget.take())
+      return this.finish(mount, input, started, trail, blocked(`max_tool_calls_total_per_request (${this.turn.budget.limit}) is reached in this request`));
     this.callCounts.set(mount.id, calls + 1);
     const outcome = await executeSkill(this.deps, mount, input, trail, this.turn.signal);
     return this.finish(mount, input, started, trail, trail.blockedReason ? blocked(trail.blockedReason) : outcome);
   }
 
   /** Audits the call and hands the runtime its outcome (a block reads as an `error` outcome). */
-  private async finish(mount: RunnableSkill, input: Record<string, unknown>, started: number, trail: ExecutionTrail, outcome: ToolCallOutcome | Blocked): Promise<ToolCallOutcome> {
+  private async finish(
+    mount: RunnableSkill,
+    input: Record<string, unknown>,
+    started: number,
+    trail: ExecutionTrail,
+    outcome: ToolCallOutcome | Blocked,
+  ): Promise<ToolCallOutcome> {
     const mask = (value: unknown) => maskSensitive(value ?? null, trail.secrets);
     const record: SkillCallRecord = {
       id: randomUUID(),
@@ -106,9 +114,17 @@ export class TurnSkills {
     };
     this.records.push(record);
     if (record.status === 'success') {
-      this.results.push({ skill_name: mount.skill_name, skill_id: mount.skill_id, skill_version_id: mount.skill_version_id, version_number: mount.version_number, result: record.response_payload });
+      this.results.push({
+        skill_name: mount.skill_name,
+        skill_id: mount.skill_id,
+        skill_version_id: mount.skill_version_id,
+        version_number: mount.version_number,
+        result: record.response_payload,
+      });
     }
-    await this.deps.audits.insert(record).catch((error: unknown) => this.deps.logger.error({ err: error, skill_call_id: record.id }, 'skill call audit was not stored'));
+    await this.deps.audits
+      .insert(record)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, skill_call_id: record.id }, 'skill call audit was not stored'));
     return outcome.status === 'blocked' ? { status: 'error', result: null, error: outcome.error } : (redactSecrets(outcome, trail.secrets) as ToolCallOutcome);
   }
 

@@ -22,7 +22,9 @@ export function operatorFor(
   claimed: { operator_id?: string | null; operator_name?: string | null; client_ip?: string | null } = {},
 ): Operator {
   if (claimed.operator_id && claimed.operator_id !== principal.admin_user_id) {
-    throw new ForbiddenError(`operator_id must be your own administrator id (${principal.admin_user_id}), not ${claimed.operator_id}`, { code: 'OPERATOR_MISMATCH' });
+    throw new ForbiddenError(`operator_id must be your own administrator id (${principal.admin_user_id}), not ${claimed.operator_id}`, {
+      code: 'OPERATOR_MISMATCH',
+    });
   }
   return {
     operator_id: principal.admin_user_id,

@@ -3,10 +3,17 @@ import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { insertAudit } from '../services/audit.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
-import { MESSAGE_COLUMNS, presentMessage, presentSessionState, type MessageRow, type PresentedMessage, type SessionState, type SessionStateRow } from '../chat/messages.js';
+import {
+  MESSAGE_COLUMNS,
+  presentMessage,
+  presentSessionState,
+  type MessageRow,
+  type PresentedMessage,
+  type SessionState,
+  type SessionStateRow,
+} from '../chat/messages.js';
 import type { SessionBroadcast, SessionEvents, TakeoverEventView } from '../chat/session-events.js';
 import type { Operator } from './operator.js';
-
 
 type EventType = TakeoverEventView['event_type'];
 
@@ -63,7 +70,10 @@ export class Takeover {
 
   /** The state of a session an anonymous client started (its id was issued by the server), else `undefined`. */
   async issuedState(sessionId: string): Promise<SessionState | undefined> {
-    const [row] = await this.db.query<LockedSession>(`${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly`, { bind: [sessionId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<LockedSession>(`${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly`, {
+      bind: [sessionId],
+      type: QueryTypes.SELECT,
+    });
     return row && presentSessionState(row);
   }
 
@@ -71,7 +81,10 @@ export class Takeover {
    * Opens a session for an anonymous client of `agentId`, under an id the server issues (see `issueSessionId`).
    */
   async issue(sessionId: string, agentId: string): Promise<SessionState> {
-    await this.db.query("INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())", { bind: [sessionId, agentId] });
+    await this.db.query(
+      "INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())",
+      { bind: [sessionId, agentId] },
+    );
     return (await this.state(sessionId))!;
   }
 
@@ -94,11 +107,17 @@ export class Takeover {
   async takeover(sessionId: string, operator: Operator, force: boolean): Promise<SessionState> {
     return this.transition(sessionId, operator, (session) => {
       if (session.agent_type !== 'chat' || !session.human_takeover_enabled) {
-        throw new ConflictError(`session ${sessionId} belongs to an agent without human takeover; enable human_takeover_enabled on a chat agent`, { code: 'TAKEOVER_NOT_ENABLED' });
+        throw new ConflictError(`session ${sessionId} belongs to an agent without human takeover; enable human_takeover_enabled on a chat agent`, {
+          code: 'TAKEOVER_NOT_ENABLED',
+        });
       }
       if (session.status !== 'HUMAN_ACTIVE') return 'takeover';
       if (session.takeover_owner_id === operator.operator_id) return undefined;
-      if (!force) throw new ConflictError(`session ${sessionId} is already taken over by ${session.takeover_owner_name ?? session.takeover_owner_id}; send force=true to take it over`, { code: 'SESSION_TAKEN_OVER' });
+      if (!force)
+        throw new ConflictError(
+          `session ${sessionId} is already taken over by ${session.takeover_owner_name ?? session.takeover_owner_id}; send force=true to take it over`,
+          { code: 'SESSION_TAKEN_OVER' },
+        );
       return 'force_takeover';
     });
   }
@@ -106,9 +125,13 @@ export class Takeover {
   /** `HUMAN_ACTIVE` -> `AI_ACTIVE`, by the owner (another operator needs `force`). */
   async release(sessionId: string, operator: Operator, force: boolean): Promise<SessionState> {
     return this.transition(sessionId, operator, (session) => {
-      if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; nothing to release`, { code: 'SESSION_NOT_TAKEN_OVER' });
+      if (session.status !== 'HUMAN_ACTIVE')
+        throw new ConflictError(`session ${sessionId} is not taken over; nothing to release`, { code: 'SESSION_NOT_TAKEN_OVER' });
       if (session.takeover_owner_id !== operator.operator_id && !force) {
-        throw new ConflictError(`session ${sessionId} is owned by ${session.takeover_owner_name ?? session.takeover_owner_id}; only the owner releases it, or send force=true`, { code: 'SESSION_TAKEN_OVER' });
+        throw new ConflictError(
+          `session ${sessionId} is owned by ${session.takeover_owner_name ?? session.takeover_owner_id}; only the owner releases it, or send force=true`,
+          { code: 'SESSION_TAKEN_OVER' },
+        );
       }
       return 'release';
     });
@@ -122,9 +145,13 @@ export class Takeover {
     }
     const { message, event } = await this.db.transaction(async (transaction) => {
       const session = await this.lock(sessionId, transaction);
-      if (session.status !== 'HUMAN_ACTIVE') throw new ConflictError(`session ${sessionId} is not taken over; take it over before replying by hand`, { code: 'SESSION_NOT_TAKEN_OVER' });
+      if (session.status !== 'HUMAN_ACTIVE')
+        throw new ConflictError(`session ${sessionId} is not taken over; take it over before replying by hand`, { code: 'SESSION_NOT_TAKEN_OVER' });
       if (session.takeover_owner_id !== operator.operator_id) {
-        throw new ConflictError(`only the operator who took over session ${sessionId} (${session.takeover_owner_name ?? session.takeover_owner_id}) replies by hand`, { code: 'SESSION_TAKEN_OVER' });
+        throw new ConflictError(
+          `only the operator who took over session ${sessionId} (${session.takeover_owner_name ?? session.takeover_owner_id}) replies by hand`,
+          { code: 'SESSION_TAKEN_OVER' },
+        );
       }
       const [row] = await this.db.query<MessageRow>(
         `INSERT INTO chat_messages (id, session_id, role, content, message_type, sender_id_snapshot, sender_name_snapshot, created_at)
@@ -150,11 +177,19 @@ export class Takeover {
       { bind: [sessionId, cursorAt, cursorId, options.limit + 1], type: QueryTypes.SELECT },
     );
     const page = rows.slice(0, options.limit);
-    return { items: page.map(presentEvent), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null, limit: options.limit };
+    return {
+      items: page.map(presentEvent),
+      next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.created_at, page.at(-1)!.id) : null,
+      limit: options.limit,
+    };
   }
 
   /** Locks the session, decides the event (`undefined`: already in the wanted state), applies and broadcasts it. */
-  private async transition(sessionId: string, operator: Operator, decide: (session: LockedSession) => Exclude<EventType, 'manual_message'> | undefined): Promise<SessionState> {
+  private async transition(
+    sessionId: string,
+    operator: Operator,
+    decide: (session: LockedSession) => Exclude<EventType, 'manual_message'> | undefined,
+  ): Promise<SessionState> {
     const outcome = await this.db.transaction(async (transaction) => {
       const session = await this.lock(sessionId, transaction);
       const eventType = decide(session);
@@ -166,7 +201,14 @@ export class Takeover {
                 takeover_released_at = CASE WHEN $6 THEN NULL ELSE now() END, updated_at = now()
          WHERE id = $1 RETURNING id, agent_id, status, takeover_owner_id, takeover_owner_name, takeover_started_at, takeover_released_at, updated_at`,
         {
-          bind: [sessionId, taking ? 'HUMAN_ACTIVE' : 'AI_ACTIVE', taking ? operator.operator_id : null, taking ? operator.operator_name : null, taking ? operator.admin_user_id : null, taking],
+          bind: [
+            sessionId,
+            taking ? 'HUMAN_ACTIVE' : 'AI_ACTIVE',
+            taking ? operator.operator_id : null,
+            taking ? operator.operator_name : null,
+            taking ? operator.admin_user_id : null,
+            taking,
+          ],
           type: QueryTypes.SELECT,
           transaction,
         },
@@ -182,7 +224,14 @@ export class Takeover {
           transaction,
         },
       );
-      const event = await this.recordEvent(transaction, sessionId, eventType, operator, eventType === 'force_takeover' ? session.takeover_owner_id : null, null);
+      const event = await this.recordEvent(
+        transaction,
+        sessionId,
+        eventType,
+        operator,
+        eventType === 'force_takeover' ? session.takeover_owner_id : null,
+        null,
+      );
       const broadcasts: SessionBroadcast[] = [
         { type: 'session', session_id: sessionId, session: state },
         { type: 'system', session_id: sessionId, status: state.status, event_type: eventType, message: presentMessage(system!) },
@@ -217,7 +266,17 @@ export class Takeover {
       `INSERT INTO session_takeover_events (id, session_id, event_type, operator_id, operator_name, admin_user_id, previous_owner_id, message_id, channel, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) RETURNING *`,
       {
-        bind: [randomUUID(), sessionId, eventType, operator.operator_id, operator.operator_name, operator.admin_user_id, previousOwner, messageId, operator.channel],
+        bind: [
+          randomUUID(),
+          sessionId,
+          eventType,
+          operator.operator_id,
+          operator.operator_name,
+          operator.admin_user_id,
+          previousOwner,
+          messageId,
+          operator.channel,
+        ],
         type: QueryTypes.SELECT,
         transaction,
       },

@@ -100,7 +100,13 @@ export function estimateCost(entries: Iterable<CostEntry>, pricing: PricingTable
 }
 
 /** The cost summary of nothing estimated. */
-export const EMPTY_COST: EstimatedCostSummary = { input_cost_usd: 0, output_cost_usd: 0, total_cost_usd: 0, estimated_interaction_count: 0, missing_pricing_count: 0 };
+export const EMPTY_COST: EstimatedCostSummary = {
+  input_cost_usd: 0,
+  output_cost_usd: 0,
+  total_cost_usd: 0,
+  estimated_interaction_count: 0,
+  missing_pricing_count: 0,
+};
 
 /**
  * Estimated cost of ONE interaction (a chat turn) whose model calls may use
@@ -112,7 +118,11 @@ export const EMPTY_COST: EstimatedCostSummary = { input_cost_usd: 0, output_cost
  */
 export function estimateInteractionCost(calls: readonly CountedCall[], source: TokenUsageSource, pricing: PricingTable): EstimatedCostSummary {
   const perCall = estimateCost(
-    calls.map((c) => ({ model_provider: c.model_provider, model_name: c.model_name, usage: { input_tokens: c.input_tokens, output_tokens: c.output_tokens, token_usage_source: source } })),
+    calls.map((c) => ({
+      model_provider: c.model_provider,
+      model_name: c.model_name,
+      usage: { input_tokens: c.input_tokens, output_tokens: c.output_tokens, token_usage_source: source },
+    })),
     pricing,
   );
   if (perCall.missing_pricing_count > 0) return { ...EMPTY_COST, missing_pricing_count: 1 };

@@ -36,7 +36,12 @@ export function adminGuard(domains: Pick<Domains, 'adminAuth' | 'apiTokens'>): A
       const missing = 'permission' in access ? [access.permission, ...(access.alsoRequires ?? [])].find((p) => !principal.permissions.includes(p)) : undefined;
       if (missing) {
         await domains.adminAuth.audit(
-          { action: 'access.denied', outcome: 'denied', actor_id: principal.admin_user_id, payload: { ...where, reason: 'missing_permission', permission: missing } },
+          {
+            action: 'access.denied',
+            outcome: 'denied',
+            actor_id: principal.admin_user_id,
+            payload: { ...where, reason: 'missing_permission', permission: missing },
+          },
           origin,
         );
         throw new ForbiddenError(`missing permission ${missing}`, { code: 'PERMISSION_MISSING' });

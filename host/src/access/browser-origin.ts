@@ -17,8 +17,10 @@ export function crossSiteRefusal(req: IncomingMessage, allowedOrigins: readonly 
     } catch {
       host = undefined;
     }
-    return host !== undefined && host === req.headers.host ? undefined : `requests from ${origin} may not use this host's administrator session; list the site in [server] cors_origins to allow it`;
+    return host !== undefined && host === req.headers.host
+      ? undefined
+      : `requests from ${origin} may not use this host's administrator session; list the site in [server] cors_origins to allow it`;
   }
-  if (origin === 'null') return 'requests from an opaque origin may not use this host\'s administrator session';
+  if (origin === 'null') return "requests from an opaque origin may not use this host's administrator session";
   return req.headers['sec-fetch-site'] === 'cross-site' ? "a cross-site request may not use this host's administrator session" : undefined;
 }

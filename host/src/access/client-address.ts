@@ -20,5 +20,5 @@ export function rememberClientAddress(req: IncomingMessage, address: string | nu
 }
 
 export function clientAddressOf(req: IncomingMessage): string | null {
-  return addresses.has(req) ? addresses.get(req)! : req.socket?.remoteAddress ?? null;
+  return addresses.has(req) ? addresses.get(req)! : (req.socket?.remoteAddress ?? null);
 }

@@ -39,15 +39,24 @@ export function errorEnvelope(
     if (error instanceof TooManyRequestsError) headers['retry-after'] = String(error.retryAfterSeconds);
     const issues = error instanceof ValidationError ? error.issues : undefined;
     const message = issues ? summary(issues) : typeof error.detail === 'string' ? error.detail : error.message;
-    return { status: error.status, headers, body: { detail: error.detail, code: error.code, message, request_id: request.id, ...(issues && { errors: issues }) } };
+    return {
+      status: error.status,
+      headers,
+      body: { detail: error.detail, code: error.code, message, request_id: request.id, ...(issues && { errors: issues }) },
+    };
   }
   // Not a bug of the request or the host: the database is away, the request changed nothing, and a retry will do.
   if (databaseUnreachable(error)) {
     const detail = 'the database does not answer; nothing was changed, try again shortly';
-    return { status: 503, headers: { 'retry-after': String(DATABASE_RETRY_SECONDS) }, body: { detail, code: 'DATABASE_UNAVAILABLE', message: detail, request_id: request.id } };
+    return {
+      status: 503,
+      headers: { 'retry-after': String(DATABASE_RETRY_SECONDS) },
+      body: { detail, code: 'DATABASE_UNAVAILABLE', message: detail, request_id: request.id },
+    };
   }
   const status = error.statusCode ?? 500;
-  if (status >= 500) return { status, headers, body: { detail: 'internal server error', code: 'INTERNAL_ERROR', message: 'internal server error', request_id: request.id } };
+  if (status >= 500)
+    return { status, headers, body: { detail: 'internal server error', code: 'INTERNAL_ERROR', message: 'internal server error', request_id: request.id } };
   // restify's refusals (unknown route, malformed JSON, body too large): their own words, a generic code.
   const code = RESTIFY_CODES[error.name] ?? defaultErrorCode(status);
   const detail = code === 'ROUTE_NOT_FOUND' ? `no route for ${request.method} ${request.path}` : error.message;

@@ -32,7 +32,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a UUID parameter of `path` names: `version_id` is an agent's or a skill's version. */
 export function uuidParam(path: string, name: string): { code: ErrorCode; what: string } | undefined {
-  if (name === 'version_id') return path.startsWith('/skills/') ? { code: 'SKILL_VERSION_NOT_FOUND', what: 'skill version' } : { code: 'AGENT_VERSION_NOT_FOUND', what: 'agent version' };
+  if (name === 'version_id')
+    return path.startsWith('/skills/')
+      ? { code: 'SKILL_VERSION_NOT_FOUND', what: 'skill version' }
+      : { code: 'AGENT_VERSION_NOT_FOUND', what: 'agent version' };
   return UUID_PARAMS[name];
 }
 

@@ -37,11 +37,17 @@ export async function uploadContentType(declared: string, filename: string, file
   const detected = (await fileTypeFromFile(file))?.mime;
   if (GENERIC_TYPES.has(baseType(declared))) {
     const inferred = detected ?? (mime.lookup(filename) || undefined);
-    if (!inferred) throw new UnsupportedMediaTypeError(`the type of "${filename}" cannot be told from its name or content; send it with a content type (curl: -F 'file=@${filename};type=...')`, { code: 'UNSUPPORTED_DOCUMENT_TYPE' });
+    if (!inferred)
+      throw new UnsupportedMediaTypeError(
+        `the type of "${filename}" cannot be told from its name or content; send it with a content type (curl: -F 'file=@${filename};type=...')`,
+        { code: 'UNSUPPORTED_DOCUMENT_TYPE' },
+      );
     return inferred;
   }
   if (detected && detected !== baseType(declared)) {
-    throw new UnsupportedMediaTypeError(`"${filename}" is declared as ${baseType(declared)}, but its content is ${detected}`, { code: 'UNSUPPORTED_DOCUMENT_TYPE' });
+    throw new UnsupportedMediaTypeError(`"${filename}" is declared as ${baseType(declared)}, but its content is ${detected}`, {
+      code: 'UNSUPPORTED_DOCUMENT_TYPE',
+    });
   }
   return declared;
 }
@@ -55,7 +61,9 @@ export class UploadSlots {
   async run<T>(res: Response, work: () => Promise<T>): Promise<T> {
     if (this.taken >= this.max) {
       res.header('retry-after', '5');
-      throw new ServiceUnavailableError(`${this.max} uploads are being received already ([knowledge] upload_concurrency); retry in a few seconds`, { code: 'UPLOADS_BUSY' });
+      throw new ServiceUnavailableError(`${this.max} uploads are being received already ([knowledge] upload_concurrency); retry in a few seconds`, {
+        code: 'UPLOADS_BUSY',
+      });
     }
     this.taken++;
     try {

@@ -21,9 +21,11 @@ export function buildAsyncApiDocument(version: string): JsonObject {
   const schemas: Parameters<typeof bodySchema>[1] = {};
   const payloadSchema = (schema: Parameters<typeof bodySchema>[0]) => bodySchema(schema, schemas, 'output');
   const messages: Record<string, JsonObject> = {};
-  for (const [name, event] of Object.entries(OUTBOUND_EVENTS)) messages[name] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
+  for (const [name, event] of Object.entries(OUTBOUND_EVENTS))
+    messages[name] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
   // Inbound messages are keyed `send_<event>`: the generic inbound `message` and the outbound `message` differ.
-  for (const [name, event] of Object.entries(INBOUND_PAYLOADS)) messages[`send_${name}`] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
+  for (const [name, event] of Object.entries(INBOUND_PAYLOADS))
+    messages[`send_${name}`] = { name, title: name, summary: event.summary, payload: payloadSchema(event.payload) };
   // What each namespace carries: customers get no tool approvals and take nothing over.
   const namespaces = {
     ws: { outbound: Object.keys(OUTBOUND_EVENTS), inbound: Object.keys(INBOUND_PAYLOADS) },
@@ -41,7 +43,12 @@ export function buildAsyncApiDocument(version: string): JsonObject {
       reply: { messages: [{ $ref: '#/components/messages/acknowledgement' }] },
     };
   }
-  messages.acknowledgement = { name: 'acknowledgement', title: 'acknowledgement', summary: 'The answer to an inbound event', payload: payloadSchema(acknowledgementSchema) };
+  messages.acknowledgement = {
+    name: 'acknowledgement',
+    title: 'acknowledgement',
+    summary: 'The answer to an inbound event',
+    payload: payloadSchema(acknowledgementSchema),
+  };
   return {
     asyncapi: '3.0.0',
     info: {
@@ -52,14 +59,25 @@ export function buildAsyncApiDocument(version: string): JsonObject {
     },
     defaultContentType: 'application/json',
     channels: {
-      ws: channel('/ws/{session_id}', 'Administrators: the access cookie and conversations.read; role=operator (with conversations.write) takes over and replies', namespaces.ws),
+      ws: channel(
+        '/ws/{session_id}',
+        'Administrators: the access cookie and conversations.read; role=operator (with conversations.write) takes over and replies',
+        namespaces.ws,
+      ),
       publicWs: channel('/public/ws/{session_id}', "Customers of a public_anonymous agent's server-issued sessions; no login", namespaces.publicWs),
     },
     operations,
     components: {
       schemas,
       messages,
-      securitySchemes: { [ACCESS_COOKIE]: { type: 'httpApiKey', in: 'cookie', name: ACCESS_COOKIE, description: 'The administrator access cookie (POST /admin/auth/login), on /ws/{session_id}' } },
+      securitySchemes: {
+        [ACCESS_COOKIE]: {
+          type: 'httpApiKey',
+          in: 'cookie',
+          name: ACCESS_COOKIE,
+          description: 'The administrator access cookie (POST /admin/auth/login), on /ws/{session_id}',
+        },
+      },
     },
   };
 }

@@ -90,7 +90,10 @@ const REST_OF_PATH_PARAM = 'key';
 export const openApiPath = (path: string) => path.replace(PATH_PARAM, '{$1}').replace(REST_OF_PATH, `/{${REST_OF_PATH_PARAM}}`);
 
 const operationId = (method: string, path: string) =>
-  `${method}_${path.replace(PATH_PARAM, 'by_$1').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+  `${method}_${path
+    .replace(PATH_PARAM, 'by_$1')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
 
 /** Groups operations by their first segment (`/admin/<area>` for the administrator API). */
 function tagOf(path: string): string {
@@ -181,7 +184,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
       });
     }
 
-    const query = route.query && (z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonObject>; required?: string[] });
+    const query =
+      route.query && (z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, JsonObject>; required?: string[] });
     if (query) {
       const { properties = {}, required = [] } = query;
       for (const [name, schema] of Object.entries(properties)) {
@@ -215,11 +219,18 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
     if (route.multipart) {
       operation.requestBody = {
         required: true,
-        content: { 'multipart/form-data': { schema: { type: 'object', required: [route.multipart.field], properties: { [route.multipart.field]: { type: 'string', format: 'binary' } } } } },
+        content: {
+          'multipart/form-data': {
+            schema: { type: 'object', required: [route.multipart.field], properties: { [route.multipart.field]: { type: 'string', format: 'binary' } } },
+          },
+        },
       };
     }
     if (route.body || route.query) {
-      responses['422'] = errorResponse(`The request ${[route.body && 'body', route.query && 'query'].filter(Boolean).join(' or ')} failed validation`, 'ValidationError');
+      responses['422'] = errorResponse(
+        `The request ${[route.body && 'body', route.query && 'query'].filter(Boolean).join(' or ')} failed validation`,
+        'ValidationError',
+      );
     }
     if (!('public' in access)) {
       operation.security = [{ [SECURITY_SCHEME]: [] }, { [TOKEN_SECURITY_SCHEME]: [] }];
@@ -239,18 +250,26 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
     if (method === 'post' || method === 'put' || method === 'patch') {
       responses['400'] = errorResponse('The body is not valid JSON (BAD_REQUEST)', 'HTTPError');
       responses['413'] = errorResponse('The JSON body is larger than 1 MiB (PAYLOAD_TOO_LARGE)', 'HTTPError');
-      responses['415'] = errorResponse(`A body that is not ${route.multipart ? 'multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`, 'HTTPError');
+      responses['415'] = errorResponse(
+        `A body that is not ${route.multipart ? 'multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`,
+        'HTTPError',
+      );
     }
     // An id that names nothing is a 404 of every route that takes one (http/path-params.ts), unless the route says more.
     const named = [...route.path.matchAll(PATH_PARAM)].flatMap(([, name]) => pathParamRefusal(route.path, name!) ?? []);
-    if (named.length && !route.refusals?.[404]) responses['404'] = errorResponse(named.map(({ what, code }) => `No such ${what} (${code})`).join('; '), 'HTTPError');
+    if (named.length && !route.refusals?.[404])
+      responses['404'] = errorResponse(named.map(({ what, code }) => `No such ${what} (${code})`).join('; '), 'HTTPError');
     // A route's own refusals come after the shared ones: a 403 or 415 of its own adds to the shared one.
     for (const [status, refusal] of Object.entries(route.refusals ?? {})) {
       const shared = responses[status] as { description: string } | undefined;
       responses[status] =
         typeof refusal === 'string'
           ? errorResponse(shared ? `${shared.description}; or: ${refusal}` : refusal, 'HTTPError')
-          : { description: refusal.when, headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: bodySchema(refusal.schema, schemas, 'output') } } };
+          : {
+              description: refusal.when,
+              headers: REQUEST_ID_HEADER,
+              content: { 'application/json': { schema: bodySchema(refusal.schema, schemas, 'output') } },
+            };
     }
     // Every refusal a client can cause is listed above; what remains is a failure of the server.
     responses.default = errorResponse(
@@ -274,7 +293,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
       schemas,
       headers: {
         'X-Request-Id': {
-          description: "The request's id: the caller's own X-Request-Id when valid (1-128 of A-Z a-z 0-9 . _ : @ -), else one the host made. It is in the host's log lines, audit rows and error bodies.",
+          description:
+            "The request's id: the caller's own X-Request-Id when valid (1-128 of A-Z a-z 0-9 . _ : @ -), else one the host made. It is in the host's log lines, audit rows and error bodies.",
           schema: { type: 'string' },
         },
       },
@@ -288,7 +308,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
         [TOKEN_SECURITY_SCHEME]: {
           type: 'http',
           scheme: 'bearer',
-          description: "An administrator API token (POST /admin/api-tokens), acting as its administrator with the token's permissions; it cannot take challenges.",
+          description:
+            "An administrator API token (POST /admin/api-tokens), acting as its administrator with the token's permissions; it cannot take challenges.",
         },
       },
     },

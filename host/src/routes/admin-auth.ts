@@ -57,7 +57,10 @@ export const adminAuthRoutes: RouteFactory<'adminAuth'> = (domains, app) => {
       access: { public: true },
       summary: 'Rotate the refresh token (single use) and issue a new access token',
       success: { status: 200, description: 'The session snapshot; the cookies carry the new tokens', schema: snapshotSchema },
-      refusals: { 401: 'No refresh cookie, or it is invalid, expired or already used (REFRESH_TOKEN_INVALID)', 403: 'The account is disabled (ACCOUNT_DISABLED)' },
+      refusals: {
+        401: 'No refresh cookie, or it is invalid, expired or already used (REFRESH_TOKEN_INVALID)',
+        403: 'The account is disabled (ACCOUNT_DISABLED)',
+      },
       handler: async (req, res, { origin }) => {
         const token = readCookie(req.headers, REFRESH_COOKIE);
         if (!token) throw new UnauthorizedError('no refresh cookie; log in again', { code: 'REFRESH_TOKEN_INVALID' });

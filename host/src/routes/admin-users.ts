@@ -5,7 +5,12 @@ import { route, type RouteFactory } from './route.js';
 const password = z.string().min(12, 'at least 12 characters').max(1024);
 const createBody = z
   .object({
-    username: z.string().trim().min(1).max(120).regex(/^[\w.@-]+$/, 'letters, digits, _ . @ - only'),
+    username: z
+      .string()
+      .trim()
+      .min(1)
+      .max(120)
+      .regex(/^[\w.@-]+$/, 'letters, digits, _ . @ - only'),
     password,
     display_name: z.string().trim().max(200).optional(),
     permission_codes: z.array(z.string()).default([]),
@@ -136,7 +141,10 @@ export const adminUserRoutes: RouteFactory<'adminUsers'> = (domains) => {
       access: { permission: 'admin_permissions.write', challenge: true },
       summary: 'Revoke one grant',
       success: { status: 200, description: 'The administrator without the grant', schema: adminUser },
-      refusals: { 403: 'The target holds permissions you do not (PERMISSION_NOT_HELD)', 404: 'No such administrator (ADMIN_USER_NOT_FOUND), or no active grant with this id (GRANT_NOT_FOUND)' },
+      refusals: {
+        403: 'The target holds permissions you do not (PERMISSION_NOT_HELD)',
+        404: 'No such administrator (ADMIN_USER_NOT_FOUND), or no active grant with this id (GRANT_NOT_FOUND)',
+      },
       handler: async (req, _res, { operation, challengeToken }) =>
         domains.adminUsers.revokeGrant(id(req.params), String(req.params.grant_id), { ...operation, challengeToken }),
     }),

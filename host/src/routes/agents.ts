@@ -51,7 +51,13 @@ export const agentRoutes: RouteFactory<'agents' | 'costOverview'> = (domains) =>
       access: { permission: 'agents.write' },
       summary: 'Create an agent',
       body: agentCreateSchema,
-      example: { name: 'Parcel desk', agent_type: 'chat', description: 'Answers questions about parcels', public_access_mode: 'public_anonymous', system_prompt: 'You help customers track parcels.' },
+      example: {
+        name: 'Parcel desk',
+        agent_type: 'chat',
+        description: 'Answers questions about parcels',
+        public_access_mode: 'public_anonymous',
+        system_prompt: 'You help customers track parcels.',
+      },
       success: { status: 201, description: 'The new agent', schema: agentViewSchema },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);

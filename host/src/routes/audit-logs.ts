@@ -15,13 +15,19 @@ const listQuery = z
       .string()
       .min(1)
       .max(120)
-      .refine((a) => !a.includes('*') || (a.endsWith('.*') && a.indexOf('*') === a.length - 1 && a.length > 2), 'use an exact action or a prefix ending in .* such as auth.*')
+      .refine(
+        (a) => !a.includes('*') || (a.endsWith('.*') && a.indexOf('*') === a.length - 1 && a.length > 2),
+        'use an exact action or a prefix ending in .* such as auth.*',
+      )
       .optional(),
     outcome: z.enum(['success', 'failure', 'denied']).optional(),
     since: isoTime.optional(),
     until: isoTime.optional(),
     ...pagingFields,
-    cursor: pagingFields.cursor.refine((c) => c === undefined || decodeAuditCursor(c) !== undefined, 'cursor is not valid; use next_cursor from a previous page'),
+    cursor: pagingFields.cursor.refine(
+      (c) => c === undefined || decodeAuditCursor(c) !== undefined,
+      'cursor is not valid; use next_cursor from a previous page',
+    ),
   })
   .strict();
 

@@ -25,7 +25,6 @@ export const chatOrchestratorRoutes: RouteFactory = (_domains, app) => [
     access: { login: true },
     summary: 'Registered chat runtimes for agent configuration dropdowns',
     success: { status: 200, description: 'The runtimes and the default', schema: orchestrators },
-    handler: async () =>
-      listOrchestrators(app.kernel.registry(extensionPoints.orchestrators), app.config.agent.default_orchestrator_key),
+    handler: async () => listOrchestrators(app.kernel.registry(extensionPoints.orchestrators), app.config.agent.default_orchestrator_key),
   }),
 ];

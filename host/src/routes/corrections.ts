@@ -15,7 +15,7 @@ export const correctionRoutes: RouteFactory<'knowledge'> = (domains) => {
       method: 'get',
       path: '/sessions/:session_id/turns/:turn_id/correction',
       access: { permission: 'conversations.read', alsoRequires: ['knowledge.read'] },
-      summary: "The turn's correction draft (status \"none\" with the original texts before the first save)",
+      summary: 'The turn\'s correction draft (status "none" with the original texts before the first save)',
       success: { status: 200, description: 'The correction', schema: correction },
       refusals: { 404: turnNotFound, 409: 'The turn has no AI answer, or no agent answered it (TURN_NOT_CORRECTABLE)' },
       handler: async (req) => domains.knowledge.corrections.get(...turn(req.params)),

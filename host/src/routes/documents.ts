@@ -35,8 +35,14 @@ export const documentRoutes: RouteFactory<'knowledge'> = (domains, app) => {
         503: 'Too many uploads are being received ([knowledge] upload_concurrency); see Retry-After',
       },
       handler: async (req, res, { operation }) => {
-        const upload = { field: UPLOAD_FIELD, maxBytes: domains.knowledge.documents.uploadMaxBytes, checkContentType: (type: string) => domains.knowledge.documents.checkContentType(type) };
-        const created = await uploads.run(res, () => withUpload(req, upload, (file) => domains.knowledge.documents.upload(sourceId(req.params), file, operation)));
+        const upload = {
+          field: UPLOAD_FIELD,
+          maxBytes: domains.knowledge.documents.uploadMaxBytes,
+          checkContentType: (type: string) => domains.knowledge.documents.checkContentType(type),
+        };
+        const created = await uploads.run(res, () =>
+          withUpload(req, upload, (file) => domains.knowledge.documents.upload(sourceId(req.params), file, operation)),
+        );
         res.status(201);
         return created;
       },

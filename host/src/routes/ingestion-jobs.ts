@@ -31,7 +31,10 @@ export const ingestionJobRoutes: RouteFactory<'knowledge'> = (domains) => {
       access: { permission: 'knowledge.write' },
       summary: 'Rebuild chunks and vectors from the parse snapshot, optionally with another chunking_strategy and chunking_params',
       success: { status: 202, description: 'Accepted: the rebuild job is queued', schema: ingestionJob },
-      refusals: { 404: `${sourceNotFound}, or no such document in it (DOCUMENT_NOT_FOUND)`, 409: `${jobActive}; or the document has no parse snapshot yet (DOCUMENT_NOT_PARSED)` },
+      refusals: {
+        404: `${sourceNotFound}, or no such document in it (DOCUMENT_NOT_FOUND)`,
+        409: `${jobActive}; or the document has no parse snapshot yet (DOCUMENT_NOT_PARSED)`,
+      },
       body: rebuildSchema,
       handler: async (req, res, { operation, body }) => {
         res.status(202);

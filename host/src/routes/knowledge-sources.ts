@@ -15,7 +15,12 @@ export const knowledgeSourceRoutes: RouteFactory<'knowledge'> = (domains) => {
       summary: 'Create a knowledge source (source_kind standard) with its chunking strategy',
       success: { status: 201, description: 'The new knowledge source', schema: sourceViewSchema },
       body: sourceCreateSchema,
-      example: { name: 'Shipping handbook', description: 'Rates, zones and delivery times', chunking_strategy: 'recursive_character', chunking_params: { chunk_size: 800, chunk_overlap: 100 } },
+      example: {
+        name: 'Shipping handbook',
+        description: 'Rates, zones and delivery times',
+        chunking_strategy: 'recursive_character',
+        chunking_params: { chunk_size: 800, chunk_overlap: 100 },
+      },
       handler: async (_req, res, { operation, body }) => {
         res.status(201);
         return domains.knowledge.sources.create(body, operation);

@@ -49,7 +49,11 @@ export const mcpMountRoutes: RouteFactory<'mcp'> = (domains) => {
       path: '/agents/:agent_id/mcp-mounts/:mount_id',
       access: { permission: 'mcp.write', alsoRequires: ['agents.write'] },
       summary: 'Unmount',
-      success: { status: 200, description: 'Unmounted', schema: z.object({ status: z.literal('deleted'), mount_id: z.string().uuid(), mcp_server_id: z.string().uuid() }) },
+      success: {
+        status: 200,
+        description: 'Unmounted',
+        schema: z.object({ status: z.literal('deleted'), mount_id: z.string().uuid(), mcp_server_id: z.string().uuid() }),
+      },
       refusals: mountNotFound,
       handler: async (req, _res, { operation }) => domains.mcp.mounts.delete(agentId(req.params), String(req.params.mount_id), operation),
     }),

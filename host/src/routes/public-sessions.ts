@@ -28,7 +28,8 @@ export const publicSessionRoutes: RouteFactory<'agents' | 'takeover' | 'trafficL
         const refusal = await domains.trafficLimits.takeHandshake(origin.clientIp);
         if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
         const agent = await domains.agents.get(agentId).catch(() => undefined);
-        if (agent?.status !== 'active' || agent.public_access_mode !== 'public_anonymous') throw new NotFoundError(`no public agent ${agentId}`, { code: 'AGENT_NOT_FOUND' });
+        if (agent?.status !== 'active' || agent.public_access_mode !== 'public_anonymous')
+          throw new NotFoundError(`no public agent ${agentId}`, { code: 'AGENT_NOT_FOUND' });
         res.status(201);
         return domains.takeover.issue(issueSessionId(), agent.agent_id);
       },

@@ -62,7 +62,8 @@ export const sessionRoutes: RouteFactory<'sessionTurns' | 'sessions'> = (domains
       summary: 'Turns, newest first, with model, generation_usage and the correction summary',
       query: pageQuery,
       success: { status: 200, description: 'A page of turns', schema: pageOf(turn) },
-      handler: async (req, _res, { principal, query }) => domains.sessions.listTurns(sessionId(req.params), query, revealsCorrectionPublication(principal!.permissions)),
+      handler: async (req, _res, { principal, query }) =>
+        domains.sessions.listTurns(sessionId(req.params), query, revealsCorrectionPublication(principal!.permissions)),
     }),
     route({
       method: 'get',
@@ -71,7 +72,8 @@ export const sessionRoutes: RouteFactory<'sessionTurns' | 'sessions'> = (domains
       summary: 'The turn context snapshot: context_payload, rag/skill/mcp context and calls, the turn with its usage',
       success: { status: 200, description: 'The snapshot', schema: turnContext },
       refusals: { 404: 'No such turn in this session (TURN_NOT_FOUND)' },
-      handler: async (req, _res, { principal }) => domains.sessions.turnContext(sessionId(req.params), String(req.params.turn_id), revealsCorrectionPublication(principal!.permissions)),
+      handler: async (req, _res, { principal }) =>
+        domains.sessions.turnContext(sessionId(req.params), String(req.params.turn_id), revealsCorrectionPublication(principal!.permissions)),
     }),
   ];
 };

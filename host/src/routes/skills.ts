@@ -5,7 +5,15 @@ import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
 const skillQuery = z.object({ ...pagingFields, status: z.enum(SKILL_STATUSES).optional() }).strict();
-const versionQuery = z.object({ ...pagingFields, released_only: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') }).strict();
+const versionQuery = z
+  .object({
+    ...pagingFields,
+    released_only: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+  })
+  .strict();
 
 const versionNotFound = { 404: 'No such skill, or no such version of it (SKILL_NOT_FOUND, SKILL_VERSION_NOT_FOUND)' };
 const backendUnavailable = 'No enabled plugin provides its backend, or its MCP server is not active (SKILL_BACKEND_UNAVAILABLE)';

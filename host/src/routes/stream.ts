@@ -42,7 +42,8 @@ export const streamRoutes: RouteFactory<'chat' | 'trafficLimits'> = (domains) =>
         status: 200,
         contentType: 'text/event-stream',
         itemSchema: streamEvent,
-        description: 'Events `data: {"type": "token" | "error" | "done", ...}`; without thread_id the X-Session-Id header (and `done`) carries the issued session id',
+        description:
+          'Events `data: {"type": "token" | "error" | "done", ...}`; without thread_id the X-Session-Id header (and `done`) carries the issued session id',
       },
       refusals: {
         403: 'The agent is not public, or takes no model override from public clients (AGENT_NOT_PUBLIC, MODEL_OVERRIDE_REFUSED)',

@@ -35,7 +35,8 @@ export const takeoverRoutes: RouteFactory<'takeover'> = (domains) => {
             ? 'The agent has no human takeover (TAKEOVER_NOT_ENABLED), or another operator holds the session and force is not set (SESSION_TAKEN_OVER)'
             : 'The session is not taken over (SESSION_NOT_TAKEN_OVER), or another operator holds it and force is not set (SESSION_TAKEN_OVER)',
       },
-      handler: async (req, _res, { principal, body, query }) => domains.takeover[action](sessionId(req.params), restOperator(req, principal), force(query, body)),
+      handler: async (req, _res, { principal, body, query }) =>
+        domains.takeover[action](sessionId(req.params), restOperator(req, principal), force(query, body)),
     });
   return [
     transition('takeover', 'Take the session over from the AI (HUMAN_ACTIVE); force=true takes it from another operator'),

@@ -26,9 +26,7 @@ const publication = {
 };
 
 /** A turn's correction summary; the publication fields only for holders of knowledge.read or knowledge.write. */
-export const correctionSummary = z
-  .object({ ...visible, ...z.object(publication).partial().shape })
-  .meta({ id: 'CorrectionSummary' });
+export const correctionSummary = z.object({ ...visible, ...z.object(publication).partial().shape }).meta({ id: 'CorrectionSummary' });
 
 /** The whole correction draft; `status` is `none` before the first save, when the edited fields are null. */
 export const correction = z

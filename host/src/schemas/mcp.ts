@@ -80,7 +80,10 @@ export const testCall = z.object({
   mcp_server_id: z.string().uuid(),
   action: z.enum(['tools/list', 'tools/call']),
   status: z.string().describe('success, error or timeout'),
-  tools: z.array(z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) })).optional().describe('tools/list'),
+  tools: z
+    .array(z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) }))
+    .optional()
+    .describe('tools/list'),
   raw_response: z.unknown().optional().describe("tools/list: the server's answer as it came, when the backend gives it"),
   result: z.unknown().optional().describe('tools/call: what the tool gave'),
   error_message: z.string().nullable(),
@@ -92,6 +95,8 @@ export const responsePreview = z.object({
   latency_ms: z.number().int(),
   raw_response_payload: z.unknown(),
   business_response_payload: z.unknown(),
-  field_catalog: z.array(z.object({ path: z.string(), type: z.string(), example: z.unknown() })).describe('Every field of the business payload, with its type and an example'),
+  field_catalog: z
+    .array(z.object({ path: z.string(), type: z.string(), example: z.unknown() }))
+    .describe('Every field of the business payload, with its type and an example'),
   error_message: z.string().nullable(),
 });

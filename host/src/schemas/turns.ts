@@ -33,7 +33,10 @@ const entries = z.array(z.record(z.string(), z.unknown()));
 /** The context snapshot of a turn (spec 2.2); a turn stored before snapshots existed has only `turn`. */
 export const turnContext = z.object({
   observability_schema_version: z.string().optional(),
-  context_payload: z.record(z.string(), z.unknown()).optional().describe('message_type, response_source, observation, model_routing, trace_spans, trace, retrieval'),
+  context_payload: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('message_type, response_source, observation, model_routing, trace_spans, trace, retrieval'),
   rag_context: entries.optional(),
   skill_context: entries.optional(),
   mcp_context: entries.optional(),

@@ -74,15 +74,36 @@ export const errorCode = z.enum(Object.keys(ERROR_CODES) as [string, ...string[]
 
 /** What the server sends: each event name with its payload (every payload carries `type`, the event name). */
 export const OUTBOUND_EVENTS = {
-  history: { summary: 'The latest messages, at most 200, oldest first; once, on connect', payload: z.object({ type: z.literal('history'), session_id: z.string(), messages: z.array(messageSchema) }) },
-  session: { summary: 'The session state: on connect, and after each takeover or release', payload: z.object({ type: z.literal('session') }).extend(sessionStateSchema.shape) },
-  message: { summary: 'Each stored message: customer, AI reply, fixed response, human reply', payload: z.object({ type: z.literal('message'), session_id: z.string(), message: messageSchema }) },
+  history: {
+    summary: 'The latest messages, at most 200, oldest first; once, on connect',
+    payload: z.object({ type: z.literal('history'), session_id: z.string(), messages: z.array(messageSchema) }),
+  },
+  session: {
+    summary: 'The session state: on connect, and after each takeover or release',
+    payload: z.object({ type: z.literal('session') }).extend(sessionStateSchema.shape),
+  },
+  message: {
+    summary: 'Each stored message: customer, AI reply, fixed response, human reply',
+    payload: z.object({ type: z.literal('message'), session_id: z.string(), message: messageSchema }),
+  },
   system: {
     summary: 'After each takeover or release, with the system message stored for it',
-    payload: z.object({ type: z.literal('system'), session_id: z.string(), status: z.enum(['AI_ACTIVE', 'HUMAN_ACTIVE']), event_type: z.string(), message: messageSchema }),
+    payload: z.object({
+      type: z.literal('system'),
+      session_id: z.string(),
+      status: z.enum(['AI_ACTIVE', 'HUMAN_ACTIVE']),
+      event_type: z.string(),
+      message: messageSchema,
+    }),
   },
-  takeover_event: { summary: 'After each takeover, release and human reply', payload: z.object({ type: z.literal('takeover_event'), session_id: z.string(), event: takeoverEventSchema }) },
-  tool_approval: { summary: 'Administrator sockets only: a tool call held for an operator, and its decision', payload: z.object({ type: z.literal('tool_approval'), session_id: z.string(), approval: approvalSchema }) },
+  takeover_event: {
+    summary: 'After each takeover, release and human reply',
+    payload: z.object({ type: z.literal('takeover_event'), session_id: z.string(), event: takeoverEventSchema }),
+  },
+  tool_approval: {
+    summary: 'Administrator sockets only: a tool call held for an operator, and its decision',
+    payload: z.object({ type: z.literal('tool_approval'), session_id: z.string(), approval: approvalSchema }),
+  },
   error: {
     summary: 'An inbound event was refused or failed; SESSION_REVOKED, PERMISSION_REVOKED and SESSION_NOT_PUBLIC close the socket right after',
     payload: z.object({ type: z.literal('error'), session_id: z.string().optional(), detail: z.string(), code: errorCode }),
@@ -105,7 +126,10 @@ export const INBOUND_PAYLOADS = {
   agent_release: { summary: 'An operator hands the session back: HUMAN_ACTIVE → AI_ACTIVE', payload: force },
   message: {
     summary: 'The generic form: `event` names one of the events above; an empty event with content is a user_message',
-    payload: customerMessage.partial().extend(force.shape).extend({ event: z.string().max(64).optional() }),
+    payload: customerMessage
+      .partial()
+      .extend(force.shape)
+      .extend({ event: z.string().max(64).optional() }),
   },
 } as const;
 

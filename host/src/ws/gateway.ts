@@ -61,12 +61,19 @@ const queryValue = (value: string | string[] | undefined) => (Array.isArray(valu
  * session's sockets on this instance and, through the Postgres adapter, on
  * every other instance.
  */
-export function createGateway(domains: Pick<Domains, 'adminAuth' | 'trafficLimits' | 'sessionEvents' | 'agents' | 'takeover' | 'sessions' | 'chat'>, app: Pick<AgentHostApp, 'logger' | 'config' | 'databaseUrl'>, httpServer: HttpServer): Gateway {
+export function createGateway(
+  domains: Pick<Domains, 'adminAuth' | 'trafficLimits' | 'sessionEvents' | 'agents' | 'takeover' | 'sessions' | 'chat'>,
+  app: Pick<AgentHostApp, 'logger' | 'config' | 'databaseUrl'>,
+  httpServer: HttpServer,
+): Gateway {
   const { adminAuth: auth, trafficLimits: limits, sessionEvents, agents, takeover, sessions, chat } = domains;
   const log = app.logger.child({ component: 'ws' });
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   const fanOutPool = createAdapterPool(app.databaseUrl, (err) => log.warn({ err }, 'websocket fan-out connection error'));
-  const postgresAdapter = createAdapter(fanOutPool.pool, { heartbeatInterval: HEARTBEAT_INTERVAL_MS, errorHandler: (err) => log.warn({ err }, 'websocket fan-out error') });
+  const postgresAdapter = createAdapter(fanOutPool.pool, {
+    heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+    errorHandler: (err) => log.warn({ err }, 'websocket fan-out error'),
+  });
   // Only the main namespace goes through Postgres: a per-session namespace would LISTEN on a channel named
   // after the session (Postgres caps channel names at 63 bytes). Broadcasts cross instances as server-side
   // events on "/", and each instance delivers them to its own sockets.
@@ -99,10 +106,18 @@ export function createGateway(domains: Pick<Domains, 'adminAuth' | 'trafficLimit
   const announced = new Promise<void>((resolve) => setTimeout(resolve, ANNOUNCE_GRACE_MS).unref());
   io.on(BROADCAST_EVENT, (broadcast: SessionBroadcast) => void fanOut.deliver(broadcast));
 
-  for (const [pattern, isPublic] of [[ADMIN_NAMESPACE, false], [PUBLIC_NAMESPACE, true]] as const) {
+  for (const [pattern, isPublic] of [
+    [ADMIN_NAMESPACE, false],
+    [PUBLIC_NAMESPACE, true],
+  ] as const) {
     const namespace = io.of(pattern);
     namespace.use((socket, next) => {
-      announced.then(() => handshake(socket, isPublic)).then(() => next(), (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')));
+      announced
+        .then(() => handshake(socket, isPublic))
+        .then(
+          () => next(),
+          (error: Error) => next(new Error(shownDetail(error) ?? 'connection failed')),
+        );
     });
     namespace.on('connection', onConnection);
   }

@@ -25,9 +25,9 @@ export type InboundPayload = z.output<typeof inboundSchema> & { event: InboundEv
  * refusal text for anything else.
  */
 export function readInbound(name: string, payload: unknown): InboundPayload | string {
-  const parsed = safeValidate(inboundSchema, typeof payload === 'string' ? { content: payload } : payload ?? {});
+  const parsed = safeValidate(inboundSchema, typeof payload === 'string' ? { content: payload } : (payload ?? {}));
   if (!parsed.success) return `malformed ${name} payload: ${parsed.issues.map((i) => `${i.loc.join('.') || 'payload'}: ${i.msg}`).join('; ')}`;
-  const event = name === 'message' ? parsed.data.event ?? '' : name;
+  const event = name === 'message' ? (parsed.data.event ?? '') : name;
   if (event === '' && parsed.data.content?.trim()) return { ...parsed.data, event: 'user_message' };
   if ((INBOUND_EVENTS as readonly string[]).includes(event)) return { ...parsed.data, event: event as InboundEventName };
   return `unknown event "${event}"; send one of ${INBOUND_EVENTS.join(', ')}`;

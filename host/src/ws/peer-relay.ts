@@ -19,7 +19,11 @@ export const ANNOUNCE_GRACE_MS = 1_000;
  * interval it may not have heard every peer yet, so it relays everything.
  * Broadcasts keep their order: each waits for the peer count in turn.
  */
-export function peerRelay(adapter: Adapter, relay: (broadcast: SessionBroadcast) => void, now: () => number = Date.now): (broadcast: SessionBroadcast) => Promise<void> {
+export function peerRelay(
+  adapter: Adapter,
+  relay: (broadcast: SessionBroadcast) => void,
+  now: () => number = Date.now,
+): (broadcast: SessionBroadcast) => Promise<void> {
   const started = now();
   return async (broadcast) => {
     const peers = (await adapter.serverCount()) - 1;

@@ -21,7 +21,11 @@ t.test('the plugin registers the embedders its manifest contributes, and only th
 });
 
 t.test('feature-hashing describes itself as a local lexical model with 512 dimensions by default', async (t) => {
-  t.same(hashing.describe(), { backend_type: 'feature-hashing', provider: 'local', model: 'feature-hashing-v1', dim: 512 }, 'describe() names the backend, a local provider, the versioned model and the default size');
+  t.same(
+    hashing.describe(),
+    { backend_type: 'feature-hashing', provider: 'local', model: 'feature-hashing-v1', dim: 512 },
+    'describe() names the backend, a local provider, the versioned model and the default size',
+  );
   t.equal((await embed('x')).length, 512, 'vectors have the described length');
 });
 
@@ -43,7 +47,9 @@ t.test('the same text always gives the same vector, in any batch and any instanc
 
 t.test('vectors are pinned: a change to the features must come with a new model name', async (t) => {
   const vector = await embed('Parcels ship within two days.');
-  const digest = createHash('sha256').update(vector.map((v) => v.toFixed(6)).join(',')).digest('hex');
+  const digest = createHash('sha256')
+    .update(vector.map((v) => v.toFixed(6)).join(','))
+    .digest('hex');
   t.equal(digest, '1485d48cf8c57d456d7f0c4b5368498d59414738e13860dade8c020db82bc0d1', 'stored vectors stay comparable with new ones under feature-hashing-v1');
 });
 

@@ -19,13 +19,17 @@ async function fixture(t: { teardown(fn: () => Promise<void>): void }, respond?:
 
 /** The `openai` embedder pointed at `server`, with 8-dimensional vectors unless `config` says otherwise. */
 async function embedderAt(server: EmbeddingsFixture, config: Record<string, unknown> = {}, http = recordingHttp()): Promise<Embedder> {
-  const kernel = await loadFirstPartyPlugin('embedders', {
-    openai_base_url: server.url,
-    openai_model: 'embed-small',
-    openai_dim: 8,
-    openai_api_key_env: KEY_ENV,
-    ...config,
-  }, { 'core.http': http });
+  const kernel = await loadFirstPartyPlugin(
+    'embedders',
+    {
+      openai_base_url: server.url,
+      openai_model: 'embed-small',
+      openai_dim: 8,
+      openai_api_key_env: KEY_ENV,
+      ...config,
+    },
+    { 'core.http': http },
+  );
   return kernel.registry(extensionPoints.embedders).get('openai')!;
 }
 
@@ -48,7 +52,11 @@ t.test('embed posts {model, input, encoding_format} to <base_url>/embeddings wit
   const vectors = await embedder.embed(['first text', 'second text']);
   const [request] = server.requests;
   t.equal(request?.path, '/v1/embeddings', 'the path is the base URL plus /embeddings');
-  t.same(request?.body, { model: 'embed-small', input: ['first text', 'second text'], encoding_format: 'float' }, 'the body names the model, the inputs and float encoding, and no dimensions');
+  t.same(
+    request?.body,
+    { model: 'embed-small', input: ['first text', 'second text'], encoding_format: 'float' },
+    'the body names the model, the inputs and float encoding, and no dimensions',
+  );
   t.equal(request?.headers.authorization, 'Bearer sk-embed', 'the key comes from the variable openai_api_key_env names');
   t.same(vectors, [fixtureVector('first text', 8), fixtureVector('second text', 8)], 'one vector per input, in input order');
   t.same(embedder.describe(), { backend_type: 'openai', provider: 'openai', model: 'embed-small', dim: 8 }, 'describe() reports the configured model and size');
@@ -79,9 +87,17 @@ t.test('texts go in batches of openai_batch_size, one request at a time, and com
   });
   const texts = ['a', 'b', 'c', 'd', 'e'];
   const vectors = await (await embedderAt(server, { openai_batch_size: 2 })).embed(texts);
-  t.same(server.bodies.map((b) => b.input), [['a', 'b'], ['c', 'd'], ['e']], 'batches of two, the rest in the last');
+  t.same(
+    server.bodies.map((b) => b.input),
+    [['a', 'b'], ['c', 'd'], ['e']],
+    'batches of two, the rest in the last',
+  );
   t.equal(maxInFlight, 1, 'batches are sent one after another');
-  t.same(vectors, texts.map((text) => fixtureVector(text, 8)), 'vectors are ordered by each item’s index, not by the order the server listed them');
+  t.same(
+    vectors,
+    texts.map((text) => fixtureVector(text, 8)),
+    'vectors are ordered by each item’s index, not by the order the server listed them',
+  );
 });
 
 t.test('no texts, no request', async (t) => {
@@ -107,14 +123,22 @@ t.test('a refused key is an upstream error that names the unset variable', async
   const server = await fixture(t, () => ({ status: 401, error: { message: 'Incorrect API key provided.' } }));
   const error = await rejection((await embedderAt(server)).embed(['x']));
   t.type(error, UpstreamError, 'a refused key is an upstream fault');
-  t.match((error as Error).message, new RegExp(`refused the API key \\(${KEY_ENV} is not set\\) \\(401\\): Incorrect API key provided\\.`), 'the message says the key was refused and which variable is unset');
+  t.match(
+    (error as Error).message,
+    new RegExp(`refused the API key \\(${KEY_ENV} is not set\\) \\(401\\): Incorrect API key provided\\.`),
+    'the message says the key was refused and which variable is unset',
+  );
   t.equal(server.requests.length, 1, 'a 401 is not retried');
 });
 
 t.test('a 400 carries the server’s message and the model, without retries', async (t) => {
   const server = await fixture(t, () => ({ status: 400, error: { message: 'This model does not support embeddings.' } }));
   const error = await rejection((await embedderAt(server)).embed(['x']));
-  t.match((error as Error).message, /answered 400 for model "embed-small": This model does not support embeddings\./, 'the message carries the status, the model and the server’s message');
+  t.match(
+    (error as Error).message,
+    /answered 400 for model "embed-small": This model does not support embeddings\./,
+    'the message carries the status, the model and the server’s message',
+  );
   t.equal(server.requests.length, 1, 'a 400 is not retried');
 });
 

@@ -7,11 +7,37 @@ import { OpenAiCompatibleProvider } from './lib/openai-provider.js';
 
 const config = z
   .object({
-    openai_base_url: z.string().url().default('https://api.openai.com/v1').describe('Base URL of the OpenAI-compatible API (vLLM, Ollama, LM Studio, OpenAI); a catalog entry\'s `options.base_url` overrides it per model.'),
-    openai_api_key_env: z.string().min(1).default('OPENAI_API_KEY').describe('Name of the environment variable holding the API key (the key itself never sits in config files); a catalog entry\'s `options.api_key_encrypted` or `options.api_key_env` overrides it per model.'),
-    anthropic_base_url: z.string().url().default(ANTHROPIC_DEFAULT_BASE_URL).describe('Base URL of the Anthropic Messages API (without `/v1`) for the `anthropic` model provider; a catalog entry\'s `options.base_url` overrides it per model.'),
-    anthropic_api_key_env: z.string().min(1).default('ANTHROPIC_API_KEY').describe('Name of the environment variable holding the Anthropic API key; catalog entries override it as for `openai`.'),
-    ollama_base_url: z.string().url().default(OLLAMA_DEFAULT_BASE_URL).describe('Base URL of the Ollama server (native `/api/chat`) for the `ollama` model provider; a catalog entry\'s `options.base_url` overrides it per model.'),
+    openai_base_url: z
+      .string()
+      .url()
+      .default('https://api.openai.com/v1')
+      .describe("Base URL of the OpenAI-compatible API (vLLM, Ollama, LM Studio, OpenAI); a catalog entry's `options.base_url` overrides it per model."),
+    openai_api_key_env: z
+      .string()
+      .min(1)
+      .default('OPENAI_API_KEY')
+      .describe(
+        "Name of the environment variable holding the API key (the key itself never sits in config files); a catalog entry's `options.api_key_encrypted` or `options.api_key_env` overrides it per model.",
+      ),
+    anthropic_base_url: z
+      .string()
+      .url()
+      .default(ANTHROPIC_DEFAULT_BASE_URL)
+      .describe(
+        "Base URL of the Anthropic Messages API (without `/v1`) for the `anthropic` model provider; a catalog entry's `options.base_url` overrides it per model.",
+      ),
+    anthropic_api_key_env: z
+      .string()
+      .min(1)
+      .default('ANTHROPIC_API_KEY')
+      .describe('Name of the environment variable holding the Anthropic API key; catalog entries override it as for `openai`.'),
+    ollama_base_url: z
+      .string()
+      .url()
+      .default(OLLAMA_DEFAULT_BASE_URL)
+      .describe(
+        "Base URL of the Ollama server (native `/api/chat`) for the `ollama` model provider; a catalog entry's `options.base_url` overrides it per model.",
+      ),
   })
   .strict();
 

@@ -27,7 +27,12 @@ import {
 const fixture = (tt: Test, respond?: AnthropicFixtureOptions['respond']): Promise<AnthropicFixture> => startedFixture(tt, startAnthropicFixture, respond);
 const spec = specFor('claude-sonnet-4-5');
 
-function modelAt(server: AnthropicFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger(), http: HttpClient = recordingHttp()): ChatModel {
+function modelAt(
+  server: AnthropicFixture,
+  overrides: Partial<ChatModelSpec> = {},
+  log: Logger = recordingLogger(),
+  http: HttpClient = recordingHttp(),
+): ChatModel {
   return chatModel(new AnthropicProvider({ baseUrl: server.url, apiKey: () => 'sk-ant-fixture', http, log }), spec(overrides));
 }
 
@@ -129,7 +134,9 @@ t.test('system prompt, assistant tool calls and tool results are sent in the Ant
 
 t.test('responseSchema asks for native JSON-schema output (output_config.format)', async (tt) => {
   const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'], additionalProperties: false };
-  const server = await fixture(tt, (body) => (body.output_config?.format?.type === 'json_schema' ? { content: JSON.stringify({ answer: 42 }) } : { content: 'plain prose' }));
+  const server = await fixture(tt, (body) =>
+    body.output_config?.format?.type === 'json_schema' ? { content: JSON.stringify({ answer: 42 }) } : { content: 'plain prose' },
+  );
   const model = modelAt(server);
   const completion = await model.invoke(user('the answer?'), { responseSchema: { name: 'final_answer', schema } });
   tt.same(server.bodies[0]?.output_config, { format: { type: 'json_schema', schema } }, 'invoke sends output_config.format with the schema');
@@ -189,9 +196,19 @@ t.test("a catalog entry's options.api_key_encrypted or options.api_key_env selec
   const anthropic = (await providersFromPlugin({ anthropic_base_url: server.url }, { secrets })).get('anthropic')!;
   await anthropic.createChatModel(spec({ options: { api_key_encrypted: secrets.encrypt('sk-ant-encrypted'), api_key_env: entryEnv } })).invoke(user('hi'));
   await anthropic.createChatModel(spec({ options: { api_key_env: entryEnv } })).invoke(user('hi'));
-  tt.same(server.requests.map((r) => r.headers['x-api-key']), ['sk-ant-encrypted', 'sk-ant-entry-env'], 'the encrypted key wins, then the entry variable');
-  const failure = await failureOf(anthropic.createChatModel(spec({ model_name: 'claude-broken', options: { api_key_encrypted: 'v1:bad:bad:bad' } })).invoke(user('hi')));
-  tt.match((failure as Error | undefined)?.message, /^model claude-broken: options\.api_key_encrypted cannot be decrypted/, 'a bad ciphertext fails the call, naming the model');
+  tt.same(
+    server.requests.map((r) => r.headers['x-api-key']),
+    ['sk-ant-encrypted', 'sk-ant-entry-env'],
+    'the encrypted key wins, then the entry variable',
+  );
+  const failure = await failureOf(
+    anthropic.createChatModel(spec({ model_name: 'claude-broken', options: { api_key_encrypted: 'v1:bad:bad:bad' } })).invoke(user('hi')),
+  );
+  tt.match(
+    (failure as Error | undefined)?.message,
+    /^model claude-broken: options\.api_key_encrypted cannot be decrypted/,
+    'a bad ciphertext fails the call, naming the model',
+  );
   tt.equal(server.requests.length, 2, 'and sends nothing');
 });
 

@@ -63,7 +63,13 @@ t.test('the offline model answers with the context passages that match the quest
   const both = await model().invoke(conversation('Shipping and refunds: how many days?'));
   tt.equal(both.content, `${REFUNDS}\n\n${SHIPPING}`, 'several matching passages are all returned, in context order');
 
-  const many = ['Apples grow on trees.', 'Apples and pears ripen in autumn.', 'Bananas are yellow.', 'Pears and apples keep in cold storage.', 'Apples are red or green.'];
+  const many = [
+    'Apples grow on trees.',
+    'Apples and pears ripen in autumn.',
+    'Bananas are yellow.',
+    'Pears and apples keep in cold storage.',
+    'Apples are red or green.',
+  ];
   const best = await model().invoke(conversation('Do apples and pears ripen in cold storage?', many.join('\n\n')));
   tt.equal(
     best.content,
@@ -121,7 +127,11 @@ t.test('offline stream tokens join to the invoke() answer', async (tt) => {
 t.test('the offline model honours an aborted signal', async (tt) => {
   const controller = new AbortController();
   controller.abort();
-  await tt.rejects(model().invoke(conversation('When are refunds issued?'), { signal: controller.signal }), { name: 'AbortError' }, 'invoke rejects when the signal is aborted');
+  await tt.rejects(
+    model().invoke(conversation('When are refunds issued?'), { signal: controller.signal }),
+    { name: 'AbortError' },
+    'invoke rejects when the signal is aborted',
+  );
 
   const live = new AbortController();
   const tokens: string[] = [];

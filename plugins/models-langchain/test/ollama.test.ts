@@ -23,7 +23,12 @@ import {
 const fixture = (tt: Test, respond?: OllamaFixtureOptions['respond']): Promise<OllamaFixture> => startedFixture(tt, startOllamaFixture, respond);
 const spec = specFor('llama3.2');
 
-function modelAt(server: OllamaFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger(), http: HttpClient = recordingHttp()): ChatModel {
+function modelAt(
+  server: OllamaFixture,
+  overrides: Partial<ChatModelSpec> = {},
+  log: Logger = recordingLogger(),
+  http: HttpClient = recordingHttp(),
+): ChatModel {
   return chatModel(new OllamaProvider({ baseUrl: server.url, http, log }), spec(overrides));
 }
 
@@ -50,7 +55,11 @@ t.test('provider-reported usage comes through in stream and invoke', async (tt) 
   const model = modelAt(server);
   const chunks = await collect(model.stream(user('count me')));
   const usages = chunks.filter((c) => c.type === 'usage');
-  tt.same(usages, [{ type: 'usage', usage: { input_tokens: 17, output_tokens: 4 } }], 'stream yields one usage chunk from prompt_eval_count / eval_count of the done line');
+  tt.same(
+    usages,
+    [{ type: 'usage', usage: { input_tokens: 17, output_tokens: 4 } }],
+    'stream yields one usage chunk from prompt_eval_count / eval_count of the done line',
+  );
   tt.equal(chunks.at(-1)?.type, 'usage', 'the usage chunk comes after the tokens');
   const completion = await model.invoke(user('count me'));
   tt.same(completion.usage, { input_tokens: 17, output_tokens: 4 }, 'invoke returns the server-reported usage');

@@ -26,7 +26,12 @@ import {
 const fixture = (tt: Test, respond?: OpenAiFixtureOptions['respond']): Promise<OpenAiFixture> => startedFixture(tt, startOpenAiFixture, respond);
 const spec = specFor('gpt-4o-mini');
 
-function modelAt(server: OpenAiFixture, overrides: Partial<ChatModelSpec> = {}, log: Logger = recordingLogger(), http: HttpClient = recordingHttp()): ChatModel {
+function modelAt(
+  server: OpenAiFixture,
+  overrides: Partial<ChatModelSpec> = {},
+  log: Logger = recordingLogger(),
+  http: HttpClient = recordingHttp(),
+): ChatModel {
   return chatModel(new OpenAiCompatibleProvider({ baseUrl: server.url, apiKey: () => 'sk-fixture', http, log }), spec(overrides));
 }
 
@@ -125,7 +130,11 @@ t.test('assistant tool calls and tool results are sent back in the conversation'
   const [, assistant, tool] = server.bodies[0]?.messages ?? [];
   tt.equal(assistant?.tool_calls?.[0]?.id, 'call_9', 'the assistant message carries the tool call id');
   tt.same(JSON.parse(assistant?.tool_calls?.[0]?.function?.arguments ?? 'null'), { city: 'Paris' }, 'tool call arguments go out as a JSON string');
-  tt.same([tool?.role, tool?.tool_call_id, tool?.content], ['tool', 'call_9', '{"sky":"clear"}'], 'the tool result goes out as a tool message answering its call');
+  tt.same(
+    [tool?.role, tool?.tool_call_id, tool?.content],
+    ['tool', 'call_9', '{"sky":"clear"}'],
+    'the tool result goes out as a tool message answering its call',
+  );
 });
 
 t.test('responseSchema sends response_format json_schema', async (tt) => {
@@ -233,7 +242,8 @@ t.test('options.api_key_encrypted is decrypted with core secrets and sent; cache
   tt.same(authorizations(server), ['Bearer sk-from-the-vault', 'Bearer sk-from-the-vault', 'Bearer sk-plugin-default'], 'the decrypted key reaches the server');
   const cacheKeys = [...(openai as unknown as { models: Map<string, ChatModel> }).models.keys()];
   tt.equal(cacheKeys.length, 2, 'one cached client per model and key');
-  for (const plaintext of ['sk-from-the-vault', 'sk-plugin-default']) tt.notMatch(cacheKeys.join('\n'), plaintext, `the cache keys hold no plaintext key (${plaintext.slice(0, 5)}…)`);
+  for (const plaintext of ['sk-from-the-vault', 'sk-plugin-default'])
+    tt.notMatch(cacheKeys.join('\n'), plaintext, `the cache keys hold no plaintext key (${plaintext.slice(0, 5)}…)`);
 });
 
 t.test('key precedence: options.api_key_encrypted, then options.api_key_env, then the plugin-level variable', async (tt) => {
@@ -245,7 +255,11 @@ t.test('key precedence: options.api_key_encrypted, then options.api_key_env, the
   await openai.createChatModel(spec({ options: both })).invoke(user('hi'));
   await openai.createChatModel(spec({ options: { api_key_env: keyEnv('ENTRY_KEY') } })).invoke(user('hi'));
   await openai.createChatModel(spec()).invoke(user('hi'));
-  tt.same(authorizations(server), ['Bearer sk-encrypted', 'Bearer sk-entry-env', 'Bearer sk-plugin-default'], 'encrypted beats the entry variable, which beats the plugin variable');
+  tt.same(
+    authorizations(server),
+    ['Bearer sk-encrypted', 'Bearer sk-entry-env', 'Bearer sk-plugin-default'],
+    'encrypted beats the entry variable, which beats the plugin variable',
+  );
 });
 
 t.test("a bad ciphertext or an unset named variable fails that model's calls, naming it, without the key", async (tt) => {
@@ -255,9 +269,17 @@ t.test("a bad ciphertext or an unset named variable fails that model's calls, na
   setEnvFor(tt, { [keyEnv('DEFAULT_KEY')]: 'sk-plugin-default' });
   const openai = (await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: keyEnv('DEFAULT_KEY') }, { log })).get('openai')!;
   const cases: [string, Record<string, unknown>, RegExp][] = [
-    ['garbled-model', { api_key_encrypted: 'not-a-ciphertext' }, /^model garbled-model: options\.api_key_encrypted cannot be decrypted with this host's secrets key .*agent-host secrets encrypt/],
+    [
+      'garbled-model',
+      { api_key_encrypted: 'not-a-ciphertext' },
+      /^model garbled-model: options\.api_key_encrypted cannot be decrypted with this host's secrets key .*agent-host secrets encrypt/,
+    ],
     ['foreign-model', { api_key_encrypted: foreign }, /^model foreign-model: options\.api_key_encrypted cannot be decrypted/],
-    ['unset-env-model', { api_key_env: keyEnv('UNSET_KEY') }, new RegExp(`^model unset-env-model: options\\.api_key_env names the environment variable ${keyEnv('UNSET_KEY')}, which is not set$`)],
+    [
+      'unset-env-model',
+      { api_key_env: keyEnv('UNSET_KEY') },
+      new RegExp(`^model unset-env-model: options\\.api_key_env names the environment variable ${keyEnv('UNSET_KEY')}, which is not set$`),
+    ],
     ['typo-model', { api_key_env: 42 }, /^model typo-model: options\.api_key_env must be a non-empty string$/],
   ];
   for (const [model_name, options, why] of cases) {

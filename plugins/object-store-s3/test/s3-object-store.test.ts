@@ -51,7 +51,10 @@ t.test('put, get, open, exists and delete round-trip bytes and content type thro
   await t.rejects(store.open(key), NotFoundError, 'open of a missing key is a NotFoundError');
   await store.delete(key);
   t.pass('deleting a missing key is not an error');
-  t.ok(http.fetched.length >= 8 && http.fetched.every((url) => url.startsWith(server.endpoint)), "every request went through the host's HTTP client (coreServices.http)");
+  t.ok(
+    http.fetched.length >= 8 && http.fetched.every((url) => url.startsWith(server.endpoint)),
+    "every request went through the host's HTTP client (coreServices.http)",
+  );
 });
 
 t.test('putStream stores bytes read from a stream, announced by their size', async (t) => {
@@ -61,7 +64,11 @@ t.test('putStream stores bytes read from a stream, announced by their size', asy
     yield* parts;
   }
   const size = parts.reduce((total, part) => total + part.byteLength, 0);
-  t.same(await store.putStream!('uploads/streamed.txt', body(), { contentType: 'text/plain', size }), { key: 'uploads/streamed.txt', size, content_type: 'text/plain' });
+  t.same(await store.putStream!('uploads/streamed.txt', body(), { contentType: 'text/plain', size }), {
+    key: 'uploads/streamed.txt',
+    size,
+    content_type: 'text/plain',
+  });
   const got = await store.get('uploads/streamed.txt');
   t.equal(new TextDecoder().decode(got.data), 'first part, second part, last part', 'the object holds the streamed bytes');
   t.same(got.info, { key: 'uploads/streamed.txt', size, content_type: 'text/plain' });

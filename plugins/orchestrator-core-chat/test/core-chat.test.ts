@@ -14,13 +14,20 @@ t.test('core_chat_v1 streams tokens whose concatenation equals the reply', async
   const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
   const tokens = tokenText(events);
   tt.ok(tokens.length > 1, 'the reply is streamed as several token events');
-  tt.ok(events.every((e) => e.type === 'token'), 'a successful turn streams only token events');
+  tt.ok(
+    events.every((e) => e.type === 'token'),
+    'a successful turn streams only token events',
+  );
   tt.equal(tokens.join(''), result.reply, 'the streamed tokens join to exactly the returned reply');
   tt.match(result.reply, REFUNDS, 'the (offline) model answers from the retrieved passage');
   tt.notMatch(result.reply, SHIPPING, 'the non-matching passage is not in the answer');
   tt.equal(result.response_source, 'llm_generated', 'the reply is marked as coming from the model');
   tt.equal(result.observation.rag_chunk_count, 2, 'the observation counts the retrieved chunks');
-  tt.same(harness.modelCalls.map((c) => c.stage), ['final'], 'core chat makes one model call, on the final stage core routes');
+  tt.same(
+    harness.modelCalls.map((c) => c.stage),
+    ['final'],
+    'core chat makes one model call, on the final stage core routes',
+  );
 });
 
 t.test('core_chat_v1 puts the system prompt and the retrieved passages into the system message', async (tt) => {
@@ -56,13 +63,25 @@ t.test('core_chat_v1 puts the system prompt and the retrieved passages into the 
 });
 
 t.test('core_chat_v1 labels published corrections and tells the model they take precedence', async (tt) => {
-  const correction: RetrievedChunk = { ...chunk('Refunds are issued within 3 days.', 'correction-t1-r2.txt'), metadata: { document_origin: 'managed_correction' } };
+  const correction: RetrievedChunk = {
+    ...chunk('Refunds are issued within 3 days.', 'correction-t1-r2.txt'),
+    metadata: { document_origin: 'managed_correction' },
+  };
   for (const hide of [false, true]) {
-    const harness = buildTurnContext({ provider: offline, message: 'When are refunds issued?', agent: { hide_rag_source_filename: hide }, chunks: [correction, ...CHUNKS] });
+    const harness = buildTurnContext({
+      provider: offline,
+      message: 'When are refunds issued?',
+      agent: { hide_rag_source_filename: hide },
+      chunks: [correction, ...CHUNKS],
+    });
     await runTurn(new CoreChatOrchestrator().run(harness.context));
     const system = harness.modelCalls[0]?.messages[0]?.content ?? '';
     tt.match(system, '[verified correction] Refunds are issued within 3 days.', `hide_rag_source_filename ${hide}: the correction is labelled as one`);
-    tt.match(system, /marked \[?verified correction\]? are operators' corrections of earlier answers and take precedence/, 'and the model is told what the label means');
+    tt.match(
+      system,
+      /marked \[?verified correction\]? are operators' corrections of earlier answers and take precedence/,
+      'and the model is told what the label means',
+    );
     tt.notMatch(system, 'correction-t1-r2.txt', 'its internal filename is never shown');
   }
   const plain = buildTurnContext({ provider: offline, message: 'When are refunds issued?', chunks: CHUNKS });
@@ -96,7 +115,12 @@ t.test('core_chat_v1 sends no system message when there is no prompt and nothing
 
 t.test('core_chat_v1 streams an OpenAI-compatible model token by token', async (tt) => {
   const server = await fixture(tt, () => ({ chunks: ['Refunds ', 'take ', 'up to ', '30 days.'], usage: { prompt_tokens: 40, completion_tokens: 6 } }));
-  const harness = buildTurnContext({ provider: await openaiAt(server), message: 'When are refunds issued?', agent: { system_prompt: 'Be brief.' }, chunks: CHUNKS });
+  const harness = buildTurnContext({
+    provider: await openaiAt(server),
+    message: 'When are refunds issued?',
+    agent: { system_prompt: 'Be brief.' },
+    chunks: CHUNKS,
+  });
   const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
   tt.same(tokenText(events), ['Refunds ', 'take ', 'up to ', '30 days.'], 'each streamed delta becomes one token event, in order');
   tt.equal(result.reply, 'Refunds take up to 30 days.', 'the reply is the joined tokens (usage chunks are not text)');

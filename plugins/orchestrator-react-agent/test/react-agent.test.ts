@@ -58,15 +58,29 @@ t.test('react_agent_v1 calls the tool the model asks for and feeds the result ba
   tt.equal(assistant?.tool_calls?.[0]?.function?.name, 'lookup_order', 'the repeated call names the tool');
   const toolMessage = second.find((m) => m.role === 'tool');
   tt.equal(toolMessage?.tool_call_id, 'call_lookup_1', 'the tool message answers the call by id');
-  tt.same(JSON.parse(toolMessage?.content ?? 'null'), { order_id: 'A-17', status: 'shipped', eta: 'Monday' }, 'the tool message carries the tool result as JSON');
+  tt.same(
+    JSON.parse(toolMessage?.content ?? 'null'),
+    { order_id: 'A-17', status: 'shipped', eta: 'Monday' },
+    'the tool message carries the tool result as JSON',
+  );
   tt.ok(second.indexOf(assistant) < second.indexOf(toolMessage), 'the tool result follows the call it answers');
 
   tt.equal(result.reply, 'Order A-17 ships Monday.', "the final answer is the model's reply after the tool result");
   tt.same(tokenText(events), ['Order A-17 ', 'ships ', 'Monday.'], 'each streamed delta becomes one token event, once and in order');
-  tt.ok(server.bodies.every((b) => b.stream === true), 'every model call is streamed');
+  tt.ok(
+    server.bodies.every((b) => b.stream === true),
+    'every model call is streamed',
+  );
   tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order'] }, 'the observation records the steps and the tools called');
-  tt.same(harness.modelCalls.map((c) => c.stage), ['tool_call', 'final'], 'the first step uses the tool_call model, later steps the final model core routes');
-  tt.ok(harness.spans.some((s) => s.name === 'react-tool-lookup_order'), 'the tool call runs in a react-tool-<name> span');
+  tt.same(
+    harness.modelCalls.map((c) => c.stage),
+    ['tool_call', 'final'],
+    'the first step uses the tool_call model, later steps the final model core routes',
+  );
+  tt.ok(
+    harness.spans.some((s) => s.name === 'react-tool-lookup_order'),
+    'the tool call runs in a react-tool-<name> span',
+  );
   tt.same(harness.searches, [], 'no retrieval happens unless the model asks for search_knowledge');
 });
 
@@ -74,7 +88,11 @@ t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls 
   const server = await fixture(tt, (body) =>
     hasToolResult(body) ? { chunks: ['Done.'] } : { tool_calls: [{ id: 'call_skill_1', name: 'lookup_order', arguments: { query: 'A-17' } }] },
   );
-  const skill: InTestTool = { description: 'Order lookup skill', input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] }, run: () => ({ from: 'skill' }) };
+  const skill: InTestTool = {
+    description: 'Order lookup skill',
+    input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    run: () => ({ from: 'skill' }),
+  };
   const harness = buildTurnContext({
     provider: await openaiAt(server),
     message: 'Where is order A-17?',
@@ -83,7 +101,11 @@ t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls 
     skills: { lookup_order: skill },
   });
   await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
-  tt.same(server.bodies[0]?.tools?.map((x: any) => x.function.name), ['search_knowledge', 'lookup_order', 'other_tool'], 'skills come before MCP tools, and a skill keeps a name a tool also has');
+  tt.same(
+    server.bodies[0]?.tools?.map((x: any) => x.function.name),
+    ['search_knowledge', 'lookup_order', 'other_tool'],
+    'skills come before MCP tools, and a skill keeps a name a tool also has',
+  );
   tt.same(server.bodies[0]?.tools?.[1]?.function?.description, 'Order lookup skill', 'the shared name is the skill');
   tt.same(harness.skillCalls, [{ name: 'lookup_order', args: { query: 'A-17' } }], 'the call goes to the skill handle');
   tt.same(harness.toolCalls, [], 'and not to the MCP tool handle');
@@ -93,12 +115,14 @@ t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls 
 
 t.test('react_agent_v1 feeds a failing tool back as an error result', async (tt) => {
   const server = await fixture(tt, (body) =>
-    hasToolResult(body) ? { content: 'I could not find that order.' } : { tool_calls: [{ id: 'call_x', name: 'lookup_order', arguments: { order_id: 'Z-99' } }] },
+    hasToolResult(body)
+      ? { content: 'I could not find that order.' }
+      : { tool_calls: [{ id: 'call_x', name: 'lookup_order', arguments: { order_id: 'Z-99' } }] },
   );
   const harness = buildTurnContext({ provider: await openaiAt(server), message: 'Where is order Z-99?', tools: { lookup_order: lookupOrder } });
   const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
-  tt.same(JSON.parse(toolMessage?.content ?? 'null'), { status: 'error', error: 'no order Z-99' }, "a failed tool call is fed back as {status, error}");
+  tt.same(JSON.parse(toolMessage?.content ?? 'null'), { status: 'error', error: 'no order Z-99' }, 'a failed tool call is fed back as {status, error}');
   tt.equal(result.reply, 'I could not find that order.', 'the model still gets to answer');
 });
 
@@ -135,14 +159,22 @@ t.test('react_agent_v1 uses search_knowledge for retrieval', async (tt) => {
       ? { content: 'Refunds are issued within 30 days.' }
       : { tool_calls: [{ id: 'call_search_1', name: 'search_knowledge', arguments: { query: 'refund window' } }] },
   );
-  const harness = buildTurnContext({ provider: await openaiAt(server), message: 'How long do refunds take?', chunks: CHUNKS, tools: { lookup_order: lookupOrder } });
+  const harness = buildTurnContext({
+    provider: await openaiAt(server),
+    message: 'How long do refunds take?',
+    chunks: CHUNKS,
+    tools: { lookup_order: lookupOrder },
+  });
   const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
   tt.same(harness.searches, ['refund window'], 'search_knowledge runs a retrieval with the query the model chose');
   tt.same(harness.toolCalls, [], 'search_knowledge is answered by the retrieval handle, not the tool handle');
   const toolMessage = (server.bodies[1]?.messages as any[] | undefined)?.find((m) => m.role === 'tool');
   tt.equal(toolMessage?.tool_call_id, 'call_search_1', 'the retrieval result answers the search_knowledge call');
   tt.equal(toolMessage?.content, `${REFUNDS}\n\n${SHIPPING}`, 'the retrieved passages are fed back to the model');
-  tt.ok(harness.spans.some((s) => s.name === 'react-tool-search_knowledge'), 'the retrieval runs in a react-tool-search_knowledge span');
+  tt.ok(
+    harness.spans.some((s) => s.name === 'react-tool-search_knowledge'),
+    'the retrieval runs in a react-tool-search_knowledge span',
+  );
   tt.same(result.observation.react_tool_calls, ['search_knowledge'], 'the observation records the search_knowledge call');
   tt.equal(result.reply, 'Refunds are issued within 30 days.', 'the model answers after reading the passages');
 
@@ -224,7 +256,13 @@ t.test('react_agent_v1 sees the user messages of history_user_message_window, no
   const answering = scripted(async function* () {
     yield { type: 'token', content: 'Checking.' };
   });
-  const windowed = buildTurnContext({ provider: answering, message: 'And B-2?', agent: { system_prompt: 'You track orders.' }, history: conversation, recentUserMessages: ['Where is A-17?', 'No thanks'] });
+  const windowed = buildTurnContext({
+    provider: answering,
+    message: 'And B-2?',
+    agent: { system_prompt: 'You track orders.' },
+    history: conversation,
+    recentUserMessages: ['Where is A-17?', 'No thanks'],
+  });
   await runTurn(new ReactAgentOrchestrator(5).run(windowed.context));
   tt.same(
     windowed.modelCalls[0]?.messages,
@@ -252,7 +290,11 @@ t.test('react_agent_v1 runs the tool calls of one step through the tool handle a
   const harness = buildTurnContext({
     provider: scripted(async function* (messages, options) {
       if (toolResults(messages).length === 0) {
-        tt.same(options?.tools?.map((x) => x.name), ['search_knowledge', 'lookup_order'], 'the model is offered search_knowledge and the agent tools');
+        tt.same(
+          options?.tools?.map((x) => x.name),
+          ['search_knowledge', 'lookup_order'],
+          'the model is offered search_knowledge and the agent tools',
+        );
         yield { type: 'token', content: 'Checking both. ' };
         yield { type: 'tool_call', call: { id: 'call_a', name: 'lookup_order', arguments: { order_id: 'A-17' } } };
         yield { type: 'tool_call', call: { id: 'call_b', name: 'lookup_order', arguments: { order_id: 'B-2' } } };
@@ -298,7 +340,11 @@ t.test('react_agent_v1 runs the tool calls of one step through the tool handle a
   tt.same(tokenText(events), ['Checking both. ', 'A-17 ships Monday; B-2 is unknown.'], 'the text of every step is streamed, in order');
   tt.equal(result.reply, 'Checking both. A-17 ships Monday; B-2 is unknown.', 'the reply is exactly the text the user saw streamed');
   tt.same(result.observation, { react_steps: 2, react_tool_calls: ['lookup_order', 'lookup_order'] }, 'both calls are recorded');
-  tt.same(harness.spans.map((s) => s.name), ['react-tool-lookup_order', 'react-tool-lookup_order'], 'each call runs in its own span');
+  tt.same(
+    harness.spans.map((s) => s.name),
+    ['react-tool-lookup_order', 'react-tool-lookup_order'],
+    'each call runs in its own span',
+  );
 });
 
 t.test('react_agent_v1 answers search_knowledge from the retrieval handle and reports tool failures to the model', async (tt) => {
@@ -358,7 +404,11 @@ t.test('react_agent_v1 holds the largest max_steps: tools on every step but the 
   });
   const { events, result } = await runTurn(new ReactAgentOrchestrator(20).run(harness.context));
   tt.equal(harness.modelCalls.length, 20, 'the model is called max_steps times');
-  tt.same(harness.modelCalls.map((c) => c.toolNames === undefined), [...Array(19).fill(false), true], 'the last call is offered no tools');
+  tt.same(
+    harness.modelCalls.map((c) => c.toolNames === undefined),
+    [...Array(19).fill(false), true],
+    'the last call is offered no tools',
+  );
   tt.equal(harness.toolCalls.length, 19, 'the call the model makes on the last step anyway is not run');
   tt.ok(result.reply.endsWith('Checking. A-17 has shipped.'), 'the last step ends the reply');
   tt.equal(result.reply, tokenText(events).join(''), 'the reply is every step streamed');
@@ -387,14 +437,26 @@ t.test('SdkChatModel maps messages both ways and turns bound LangChain tools int
     },
     async invoke(messages, options) {
       sent = { messages, options };
-      return { content: 'On its way.', tool_calls: [{ id: 'call_2', name: 'lookup_order', arguments: { order_id: 'B-2' } }], usage: { input_tokens: 9, output_tokens: 4 } };
+      return {
+        content: 'On its way.',
+        tool_calls: [{ id: 'call_2', name: 'lookup_order', arguments: { order_id: 'B-2' } }],
+        usage: { input_tokens: 9, output_tokens: 4 },
+      };
     },
   });
   const lookup = tool(async () => '', { name: 'lookup_order', description: 'Look up an order by id', schema: lookupOrder.input_schema as JSONSchema });
   const answer = await model.bindTools([lookup]).invoke(toLangChainMessages(conversation));
   tt.same(sent?.messages, conversation, 'the SDK model receives the conversation');
-  tt.same(sent?.options?.tools, [{ name: 'lookup_order', description: 'Look up an order by id', parameters: lookupOrder.input_schema }], 'the bound tool is offered with its JSON schema');
+  tt.same(
+    sent?.options?.tools,
+    [{ name: 'lookup_order', description: 'Look up an order by id', parameters: lookupOrder.input_schema }],
+    'the bound tool is offered with its JSON schema',
+  );
   tt.equal(answer.text, 'On its way.', "the answer's text comes back");
-  tt.same(answer.tool_calls?.map((c) => [c.id, c.name, c.args]), [['call_2', 'lookup_order', { order_id: 'B-2' }]], "the answer's tool calls come back");
+  tt.same(
+    answer.tool_calls?.map((c) => [c.id, c.name, c.args]),
+    [['call_2', 'lookup_order', { order_id: 'B-2' }]],
+    "the answer's tool calls come back",
+  );
   tt.same([answer.usage_metadata?.input_tokens, answer.usage_metadata?.output_tokens], [9, 4], 'the reported usage comes back');
 });

@@ -42,7 +42,10 @@ t.test('a DOCX bomb (30 MB of text packed into 37 KB) fails with its ratio befor
   t.ok(bomb.byteLength < 100_000, `the file is small (${bomb.byteLength} bytes)`);
   const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, DOCX, bomb, 'bomb.docx'));
   t.type(outcome, BadRequestError, 'the document fails as bad input');
-  t.match((outcome as Error).message, /^bomb\.docx: word\/document\.xml inflates \d+ times \(limit 100\); the document was not indexed \(limit: \[plugins\.parsers-local\] zip_max_ratio\)$/);
+  t.match(
+    (outcome as Error).message,
+    /^bomb\.docx: word\/document\.xml inflates \d+ times \(limit 100\); the document was not indexed \(limit: \[plugins\.parsers-local\] zip_max_ratio\)$/,
+  );
   t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
 });
 
@@ -63,7 +66,11 @@ t.test('HTML nested 100,000 deep fails over html_max_depth instead of overflowin
   t.match((outcome as Error).message, /^deep\.html: its elements nest \d+ deep \(limit 500\);.*html_max_depth\)$/);
   t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
   const nested = await parseWith(defaults, 'text/html', '<div>'.repeat(400) + '<p>kept</p>', 'nested.html');
-  t.same(nested.elements.map((e) => e.text), ['kept'], 'nesting within the limit parses');
+  t.same(
+    nested.elements.map((e) => e.text),
+    ['kept'],
+    'nesting within the limit parses',
+  );
 });
 
 t.test('a 100,000-page PDF fails over pdf_max_pages; past parse_timeout_seconds a parse fails its document and the pool goes on', async (t) => {

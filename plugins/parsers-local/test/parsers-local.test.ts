@@ -44,7 +44,11 @@ async function pdfBytes(draw: (doc: InstanceType<typeof PDFDocument>) => void, i
 
 t.test('the plugin registers a parser under every content type its manifest contributes, and only those', async (t) => {
   const [info] = kernel.plugins();
-  t.same(info?.registered.documentParsers, (await contributesOf('parsers-local')).documentParsers, 'registered content types equal the manifest’s documentParsers');
+  t.same(
+    info?.registered.documentParsers,
+    (await contributesOf('parsers-local')).documentParsers,
+    'registered content types equal the manifest’s documentParsers',
+  );
 });
 
 t.test('an unstructured_api_url that is not a URL refuses start-up naming the key', async (t) => {
@@ -68,17 +72,29 @@ t.test('PDF: text per page with page numbers; larger type becomes Titles; wrappe
     { Title: 'Customer handbook' },
   );
   const doc = await parse('application/pdf', pdf, 'handbook.pdf');
-  t.same(shape(doc), [
-    ['Title', 'Shipping'],
-    ['NarrativeText', 'Parcels ship within two days of the order. This paragraph is long enough that pdfkit wraps it onto a second line of the page.'],
-    ['NarrativeText', 'Weekend orders ship on Monday.'],
-    ['Title', 'Returns'],
-    ['Title', 'Refunds'],
-    ['NarrativeText', 'Refunds reach the original card within five days.'],
-  ], 'a vertical gap wider than the line spacing separates paragraphs; a wrapped line does not');
-  t.same(doc.elements.map((e) => e.metadata?.page_number), [1, 1, 1, 2, 2, 2], 'each element carries the page it is on');
+  t.same(
+    shape(doc),
+    [
+      ['Title', 'Shipping'],
+      ['NarrativeText', 'Parcels ship within two days of the order. This paragraph is long enough that pdfkit wraps it onto a second line of the page.'],
+      ['NarrativeText', 'Weekend orders ship on Monday.'],
+      ['Title', 'Returns'],
+      ['Title', 'Refunds'],
+      ['NarrativeText', 'Refunds reach the original card within five days.'],
+    ],
+    'a vertical gap wider than the line spacing separates paragraphs; a wrapped line does not',
+  );
+  t.same(
+    doc.elements.map((e) => e.metadata?.page_number),
+    [1, 1, 1, 2, 2, 2],
+    'each element carries the page it is on',
+  );
   t.same([find(doc, 'Returns')?.metadata?.category_depth, find(doc, 'Refunds')?.metadata?.category_depth], [0, 1], 'the largest heading size is depth 0');
-  t.same(find(doc, 'Refunds reach the original card within five days.')?.metadata?.headings, ['Returns', 'Refunds'], 'body text knows the headings it sits under');
+  t.same(
+    find(doc, 'Refunds reach the original card within five days.')?.metadata?.headings,
+    ['Returns', 'Refunds'],
+    'body text knows the headings it sits under',
+  );
   t.match(doc.metadata, { parser: 'local-pdf', page_count: 2, title: 'Customer handbook' }, 'document metadata has the page count and the PDF’s title');
   t.ok(doc.text.startsWith('Shipping\n\nParcels ship'), 'the document text is the elements joined by blank lines');
 });
@@ -116,7 +132,9 @@ t.test('DOCX: Word heading styles become Titles with depth, lists ListItems, tab
           new Table({
             rows: [
               new TableRow({ children: ['Item', 'Limit'].map((text) => new TableCell({ children: [new Paragraph(text)] })) }),
-              new TableRow({ children: ['Hotel', '120 EUR'].map((text) => new TableCell({ children: [new Paragraph({ text, alignment: AlignmentType.RIGHT })] })) }),
+              new TableRow({
+                children: ['Hotel', '120 EUR'].map((text) => new TableCell({ children: [new Paragraph({ text, alignment: AlignmentType.RIGHT })] })),
+              }),
             ],
           }),
         ],
@@ -124,14 +142,18 @@ t.test('DOCX: Word heading styles become Titles with depth, lists ListItems, tab
     ],
   });
   const doc = await parse(DOCX, new Uint8Array(await Packer.toBuffer(document)), 'travel.docx');
-  t.same(shape(doc), [
-    ['Title', 'Travel policy'],
-    ['NarrativeText', 'Book trains before flights.'],
-    ['Title', 'Allowances'],
-    ['ListItem', 'Meals are covered.'],
-    ['ListItem', 'Taxis need a receipt.'],
-    ['Table', 'Item | Limit\nHotel | 120 EUR'],
-  ], 'headings, paragraphs (runs joined), bullets and the table come out in document order');
+  t.same(
+    shape(doc),
+    [
+      ['Title', 'Travel policy'],
+      ['NarrativeText', 'Book trains before flights.'],
+      ['Title', 'Allowances'],
+      ['ListItem', 'Meals are covered.'],
+      ['ListItem', 'Taxis need a receipt.'],
+      ['Table', 'Item | Limit\nHotel | 120 EUR'],
+    ],
+    'headings, paragraphs (runs joined), bullets and the table come out in document order',
+  );
   t.same(find(doc, 'Allowances')?.metadata?.category_depth, 1, 'Heading 2 is depth 1');
   t.same(find(doc, 'Meals are covered.')?.metadata?.headings, ['Travel policy', 'Allowances'], 'list items know their section');
   t.equal(doc.metadata.parser, 'local-docx');
@@ -155,17 +177,21 @@ t.test('HTML: headings, paragraphs, nested lists, tables and pre blocks in order
 curl -s help</pre>
       Closing words &amp; thanks.</body></html>`,
   );
-  t.same(shape(doc), [
-    ['Title', 'Support'],
-    ['NarrativeText', 'Write to us any time. We answer within a day.'],
-    ['ListItem', 'Email'],
-    ['ListItem', 'Priority email'],
-    ['ListItem', 'Phone'],
-    ['Title', 'Hours'],
-    ['Table', 'Day | Open\nMon | 9-17'],
-    ['CodeSnippet', 'curl -s help'],
-    ['NarrativeText', 'Closing words & thanks.'],
-  ], 'block structure in document order, entities decoded, line breaks as spaces');
+  t.same(
+    shape(doc),
+    [
+      ['Title', 'Support'],
+      ['NarrativeText', 'Write to us any time. We answer within a day.'],
+      ['ListItem', 'Email'],
+      ['ListItem', 'Priority email'],
+      ['ListItem', 'Phone'],
+      ['Title', 'Hours'],
+      ['Table', 'Day | Open\nMon | 9-17'],
+      ['CodeSnippet', 'curl -s help'],
+      ['NarrativeText', 'Closing words & thanks.'],
+    ],
+    'block structure in document order, entities decoded, line breaks as spaces',
+  );
   t.same(find(doc, 'Hours')?.metadata?.category_depth, 2, 'h3 is depth 2');
   t.same(find(doc, 'Mon | 9-17'), undefined, 'table cells are not repeated as paragraphs');
   t.equal(doc.metadata.title, 'Help & support', 'the <title> is document metadata, not an element');
@@ -174,19 +200,23 @@ curl -s help</pre>
 t.test('Markdown: headings nest, inline markup is stripped, front matter is skipped', async (t) => {
   const source = `---\ntitle: FAQ\n---\n# FAQ\n\nParcels **ship** within [two days](https://example.com).\n\nSetext section\n--------------\n\n- Tracking\n  - By email\n- Returns\n\n| Plan | Price |\n|------|-------|\n| Pro | 10 |\n\n\`\`\`sh\nnpm start\n\`\`\`\n\n> Quoted *advice*.\n\n# Other\n\nLast.`;
   const doc = await parse('text/markdown', source);
-  t.same(shape(doc), [
-    ['Title', 'FAQ'],
-    ['NarrativeText', 'Parcels ship within two days.'],
-    ['Title', 'Setext section'],
-    ['ListItem', 'Tracking'],
-    ['ListItem', 'By email'],
-    ['ListItem', 'Returns'],
-    ['Table', 'Plan | Price\nPro | 10'],
-    ['CodeSnippet', 'npm start'],
-    ['NarrativeText', 'Quoted advice.'],
-    ['Title', 'Other'],
-    ['NarrativeText', 'Last.'],
-  ], 'block structure in document order, markup and front matter gone');
+  t.same(
+    shape(doc),
+    [
+      ['Title', 'FAQ'],
+      ['NarrativeText', 'Parcels ship within two days.'],
+      ['Title', 'Setext section'],
+      ['ListItem', 'Tracking'],
+      ['ListItem', 'By email'],
+      ['ListItem', 'Returns'],
+      ['Table', 'Plan | Price\nPro | 10'],
+      ['CodeSnippet', 'npm start'],
+      ['NarrativeText', 'Quoted advice.'],
+      ['Title', 'Other'],
+      ['NarrativeText', 'Last.'],
+    ],
+    'block structure in document order, markup and front matter gone',
+  );
   t.same(find(doc, 'By email')?.metadata?.headings, ['FAQ', 'Setext section'], 'a setext heading is level 2 under the level-1 heading');
   t.same(find(doc, 'Last.')?.metadata?.headings, ['Other'], 'a new level-1 heading closes the previous section');
   t.same(find(doc, 'npm start')?.metadata?.language, 'sh', 'a fenced block keeps its language');
@@ -195,11 +225,19 @@ t.test('Markdown: headings nest, inline markup is stripped, front matter is skip
 
 t.test('CSV: one TableRow per record pairing values with the header, numbered from 1', async (t) => {
   const doc = await parse('text/csv', 'name,city,note\nAda,London,"likes tea, not coffee"\nGrace,,Navy\n', 'people.csv');
-  t.same(shape(doc), [
-    ['TableRow', 'name: Ada; city: London; note: likes tea, not coffee'],
-    ['TableRow', 'name: Grace; note: Navy'],
-  ], 'a quoted delimiter stays in its value; an empty value is left out');
-  t.same(doc.elements.map((e) => e.metadata?.row_number), [1, 2], 'rows are numbered from 1 after the header');
+  t.same(
+    shape(doc),
+    [
+      ['TableRow', 'name: Ada; city: London; note: likes tea, not coffee'],
+      ['TableRow', 'name: Grace; note: Navy'],
+    ],
+    'a quoted delimiter stays in its value; an empty value is left out',
+  );
+  t.same(
+    doc.elements.map((e) => e.metadata?.row_number),
+    [1, 2],
+    'rows are numbered from 1 after the header',
+  );
   t.match(doc.metadata, { parser: 'local-csv', columns: ['name', 'city', 'note'], row_count: 2 }, 'document metadata lists the columns and the row count');
 });
 
@@ -216,10 +254,14 @@ t.test('CSV: an unterminated quote is refused with a 400 naming the file', async
 });
 
 t.test('text/plain: paragraphs split at blank lines keep their line breaks; the charset parameter is honoured', async (t) => {
-  t.same(shape(await parse('text/plain', 'Dear customer,\nthanks.\n\n\nRegards  \n')), [
-    ['NarrativeText', 'Dear customer,\nthanks.'],
-    ['NarrativeText', 'Regards'],
-  ], 'paragraphs split at blank lines, trailing spaces trimmed');
+  t.same(
+    shape(await parse('text/plain', 'Dear customer,\nthanks.\n\n\nRegards  \n')),
+    [
+      ['NarrativeText', 'Dear customer,\nthanks.'],
+      ['NarrativeText', 'Regards'],
+    ],
+    'paragraphs split at blank lines, trailing spaces trimmed',
+  );
   const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]); // "café" in ISO-8859-1
   t.same(shape(await parse('text/plain; charset=iso-8859-1', latin1)), [['NarrativeText', 'café']], 'bytes are decoded with the declared charset');
   const error = await rejection(parse('text/plain; charset=klingon', 'x', 'odd.txt'));
@@ -229,6 +271,8 @@ t.test('text/plain: paragraphs split at blank lines keep their line breaks; the 
 t.test('an aborted signal stops a parse before it starts', async (t) => {
   const controller = new AbortController();
   controller.abort(new Error('cancelled by the job'));
-  const error = await rejection(parserFor('text/plain').parse({ data: new Uint8Array(1), filename: 'x', contentType: 'text/plain' }, { signal: controller.signal }));
+  const error = await rejection(
+    parserFor('text/plain').parse({ data: new Uint8Array(1), filename: 'x', contentType: 'text/plain' }, { signal: controller.signal }),
+  );
   t.match(error, { message: 'cancelled by the job' }, 'the caller’s abort reason is thrown');
 });

@@ -3,7 +3,10 @@ import { ChromaRetriever } from './lib/chroma-retriever.js';
 
 const config = z
   .object({
-    url: z.union([z.literal(''), z.string().url()]).default('').describe('URL of the Chroma server; empty uses the host\'s `[chroma].url` (`CHROMA_URL`).'),
+    url: z
+      .union([z.literal(''), z.string().url()])
+      .default('')
+      .describe("URL of the Chroma server; empty uses the host's `[chroma].url` (`CHROMA_URL`)."),
   })
   .strict();
 

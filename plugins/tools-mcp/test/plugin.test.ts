@@ -9,7 +9,8 @@ import t from 'tap';
 import { createHttpClient } from '../../../core/src/services/http-client.js';
 import { goneWithin, processExists, server, trackingStdio, whoami } from '../../../test/fixtures/mcp/clients.js';
 
-const manifest = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@agent-host/plugin-tools-mcp/package.json'), 'utf8')).agentHost as PluginManifest;
+const manifest = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@agent-host/plugin-tools-mcp/package.json'), 'utf8'))
+  .agentHost as PluginManifest;
 
 const boot = (config: Record<string, unknown> = {}) =>
   startTestKernel({
@@ -45,7 +46,9 @@ t.test('a bad [plugins.tools-mcp] section refuses start-up naming the key', asyn
 t.test('the configured default timeout applies to a call that brings no timeout of its own', async (t) => {
   const kernel = await boot({ default_timeout_ms: 300 });
   t.teardown(() => kernel.stop());
-  const outcome = await kernel.get(extensionPoints.toolBackends, 'stdio').callTool(server('stdio', trackingStdio()), 'slow', { ms: 10_000 }, { timeoutMs: Number.NaN });
+  const outcome = await kernel
+    .get(extensionPoints.toolBackends, 'stdio')
+    .callTool(server('stdio', trackingStdio()), 'slow', { ms: 10_000 }, { timeoutMs: Number.NaN });
   t.same(outcome, { status: 'timeout', result: null, error: 'tools/call slow timed out after 300 ms' }, 'the call times out after default_timeout_ms');
 });
 

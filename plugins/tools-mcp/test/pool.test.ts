@@ -95,8 +95,28 @@ t.test('a failed open is not kept: the next call tries again', async (t) => {
     if (attempts === 1) throw new Error('refused');
     return new Conn(attempts);
   };
-  await t.rejects(pool.use('k', open, async (c) => c, (r) => r), { message: 'refused' }, 'the first call gets the open error');
-  t.equal((await pool.use('k', open, async (c) => c, (r) => r)).id, 2, 'the second call opened afresh');
+  await t.rejects(
+    pool.use(
+      'k',
+      open,
+      async (c) => c,
+      (r) => r,
+    ),
+    { message: 'refused' },
+    'the first call gets the open error',
+  );
+  t.equal(
+    (
+      await pool.use(
+        'k',
+        open,
+        async (c) => c,
+        (r) => r,
+      )
+    ).id,
+    2,
+    'the second call opened afresh',
+  );
   await pool.close();
 });
 

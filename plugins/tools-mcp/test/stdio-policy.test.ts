@@ -8,9 +8,17 @@ const node = { command: process.execPath, args: ['server.js'], env: {} };
 t.test('the default allows the host Node executable and npx only in development or test on loopback', async (t) => {
   t.same(StdioPolicy.from(undefined, { appEnv: 'development', loopback: true }).check(node), [], 'development on loopback: the host Node executable');
   t.same(StdioPolicy.from(undefined, { appEnv: 'development', loopback: true }).check({ command: 'npx', args: ['-y', 'pkg'], env: {} }), [], 'and npx');
-  for (const [appEnv, loopback] of [['production', true], ['staging', true], ['development', false]] as const) {
+  for (const [appEnv, loopback] of [
+    ['production', true],
+    ['staging', true],
+    ['development', false],
+  ] as const) {
     const policy = StdioPolicy.from(undefined, { appEnv, loopback });
-    t.match(policy.check(node), [{ loc: ['connection_config', 'command'], msg: /allowed: none/ }], `${appEnv}${loopback ? '' : ' on a public address'}: nothing`);
+    t.match(
+      policy.check(node),
+      [{ loc: ['connection_config', 'command'], msg: /allowed: none/ }],
+      `${appEnv}${loopback ? '' : ' on a public address'}: nothing`,
+    );
   }
 });
 

@@ -19,7 +19,11 @@ t.test('server-everything over stdio: tools/list and tools/call', async (t) => {
   t.ok(echo, 'the listed tools include echo');
   t.match(echo, { description: String, input_schema: { type: 'object', properties: { message: { type: 'string' } } } }, 'inputSchema is given as input_schema');
 
-  t.same(await backend.callTool(everything, 'echo', { message: 'hello' }, opts), { status: 'success', result: 'Echo: hello' }, 'a text result is returned as its text');
+  t.same(
+    await backend.callTool(everything, 'echo', { message: 'hello' }, opts),
+    { status: 'success', result: 'Echo: hello' },
+    'a text result is returned as its text',
+  );
   const sum = await backend.callTool(everything, 'get-sum', { a: 2, b: 3 }, opts);
   t.equal(sum.status, 'success', 'a tool with numeric arguments succeeds');
   t.match(sum.result, /5/, 'get-sum adds');
@@ -52,11 +56,19 @@ t.test('the tracking tool answers with the spec 4.13 result shape', async (t) =>
   const backend = await backendFor(t, 'stdio');
   const tracking = server('stdio', trackingStdio());
   const tools = await backend.listTools(tracking, opts);
-  t.match(tools.find((tool) => tool.name === 'query_tracking'), { input_schema: { required: ['selectNo'], properties: { selectNo: { type: 'string' }, round: { type: 'integer' } } } }, 'input_schema keeps the required field and the types');
+  t.match(
+    tools.find((tool) => tool.name === 'query_tracking'),
+    { input_schema: { required: ['selectNo'], properties: { selectNo: { type: 'string' }, round: { type: 'integer' } } } },
+    'input_schema keeps the required field and the types',
+  );
   const outcome = await backend.callTool(tracking, 'query_tracking', { selectNo: 'MSKU1234567', query: 'where is MSKU1234567', round: 1 }, opts);
   t.same(outcome, { status: 'success', result: trackingResult('MSKU1234567') }, 'the structured result is the business payload');
   const failed = await backend.callTool(tracking, 'fail', {}, opts);
-  t.same(failed, { status: 'error', result: 'tracking backend unavailable', error: 'tracking backend unavailable' }, 'a tool error (isError) is an error outcome');
+  t.same(
+    failed,
+    { status: 'error', result: 'tracking backend unavailable', error: 'tracking backend unavailable' },
+    'a tool error (isError) is an error outcome',
+  );
 });
 
 t.test('calls reuse one child process; concurrent first calls share it', async (t) => {
@@ -133,7 +145,11 @@ t.test('close() returns only once every child has exited and been reaped', async
   ];
   await backend.close();
   t.same(pids.filter(processExists), [], 'no child left, not even as a zombie');
-  t.match(await backend.callTool(server('stdio', trackingStdio()), 'whoami', {}, opts), { status: 'error', error: /closed/ }, 'a closed backend starts no new child');
+  t.match(
+    await backend.callTool(server('stdio', trackingStdio()), 'whoami', {}, opts),
+    { status: 'error', error: /closed/ },
+    'a closed backend starts no new child',
+  );
 });
 
 t.test('a server behind a shell wrapper that ignores stdin EOF and SIGTERM is ended with its whole process group', async (t) => {
@@ -153,7 +169,11 @@ t.test('a server that cannot start is an error naming why; its stderr goes to th
   const log = capturingLogger();
   const backend = await backendFor(t, 'stdio', { log });
   const missing = server('stdio', { command: '/nonexistent/mcp-server' });
-  t.match(await backend.callTool(missing, 'x', {}, opts), { status: 'error', error: /command "\/nonexistent\/mcp-server" is not allowed/ }, 'a command the policy does not list is an error outcome naming the policy');
+  t.match(
+    await backend.callTool(missing, 'x', {}, opts),
+    { status: 'error', error: /command "\/nonexistent\/mcp-server" is not allowed/ },
+    'a command the policy does not list is an error outcome naming the policy',
+  );
   t.match(await backend.healthCheck(missing, opts), { ok: false, message: /stdio_allowed_commands/ }, 'health/check reports it as unhealthy');
   await t.rejects(backend.listTools(missing, opts), ValidationError, 'tools/list rejects with a validation error');
 
@@ -172,7 +192,11 @@ t.test('credential values never reach logs or error messages', async (t) => {
   const backend = await backendFor(t, 'stdio', { log });
   const secret = { ACCESS_TOKEN: 'leaky-secret-42' };
   // A server that prints its token to stderr and dies: the worst case for leaks.
-  const leaky = server('stdio', { command: process.execPath, args: ['-e', 'console.error("token=" + process.env.TOKEN); process.exit(1)'], env: { TOKEN: '<ACCESS_TOKEN>' } }, secret);
+  const leaky = server(
+    'stdio',
+    { command: process.execPath, args: ['-e', 'console.error("token=" + process.env.TOKEN); process.exit(1)'], env: { TOKEN: '<ACCESS_TOKEN>' } },
+    secret,
+  );
   const health = await backend.healthCheck(leaky, opts);
   t.notMatch(health.message, 'token=', 'the stderr is not in the answer');
   t.match(log.lines.join('\n'), 'token=***', 'the log keeps the stderr tail with the value masked');

@@ -48,9 +48,5 @@ export interface RecognizedField {
  * @beta
  */
 export interface DocumentRecognizer {
-  recognize(
-    input: DocumentInput,
-    fields: RecognitionField[],
-    options?: { signal?: AbortSignal },
-  ): Promise<{ fields: RecognizedField[]; summary?: string }>;
+  recognize(input: DocumentInput, fields: RecognitionField[], options?: { signal?: AbortSignal }): Promise<{ fields: RecognizedField[]; summary?: string }>;
 }

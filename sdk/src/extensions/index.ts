@@ -45,10 +45,26 @@ export type {
   TurnResult,
   TurnToolHandle,
 } from './orchestrators.js';
-export { assertObjectKey, attachmentDisposition, OBJECT_STORE_PROXY_PATH, objectKeyFilename, objectStoreProxyDownload, type ObjectStoreBackend } from './object-stores.js';
+export {
+  assertObjectKey,
+  attachmentDisposition,
+  OBJECT_STORE_PROXY_PATH,
+  objectKeyFilename,
+  objectStoreProxyDownload,
+  type ObjectStoreBackend,
+} from './object-stores.js';
 export type { ExtensionRegistry } from './registry.js';
 export type { Retriever, VectorFilter, VectorHit, VectorMetadata, VectorPoint } from './retrievers.js';
-export type { SkillBackend, SkillInvocation, ToolBackend, ToolCallOptions, ToolCallOutcome, ToolDescriptor, ToolHandle, ToolServerConnection } from './tools.js';
+export type {
+  SkillBackend,
+  SkillInvocation,
+  ToolBackend,
+  ToolCallOptions,
+  ToolCallOutcome,
+  ToolDescriptor,
+  ToolHandle,
+  ToolServerConnection,
+} from './tools.js';
 
 /**
  * The keyed registries plugins contribute to.

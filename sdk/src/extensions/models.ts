@@ -51,10 +51,7 @@ export interface ChatCallOptions {
 }
 
 /** One piece of a streamed answer. @public */
-export type ChatStreamChunk =
-  | { type: 'token'; content: string }
-  | { type: 'tool_call'; call: ToolCallRequest }
-  | { type: 'usage'; usage: ProviderUsage };
+export type ChatStreamChunk = { type: 'token'; content: string } | { type: 'tool_call'; call: ToolCallRequest } | { type: 'usage'; usage: ProviderUsage };
 
 /** A whole answer. `usage` is absent when the provider did not report it. @public */
 export interface ChatCompletion {

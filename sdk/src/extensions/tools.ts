@@ -56,12 +56,7 @@ export interface ToolBackend {
    * over the wire; a backend that pages merges the pages). Optional: without it the test call shows no raw answer.
    */
   listToolsRaw?(server: ToolServerConnection, options: ToolCallOptions): Promise<{ tools: ToolDescriptor[]; raw: unknown }>;
-  callTool(
-    server: ToolServerConnection,
-    name: string,
-    args: Record<string, unknown>,
-    options: ToolCallOptions,
-  ): Promise<ToolCallOutcome>;
+  callTool(server: ToolServerConnection, name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutcome>;
   /** Closes pooled connections and child processes. */
   close(): Promise<void>;
 }

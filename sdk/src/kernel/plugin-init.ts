@@ -71,7 +71,8 @@ export function checkContributions(pluginId: string, declared: Partial<Record<st
     const made = new Set(registered[point] ?? []);
     const undeclared = [...made].filter((key) => !keys.includes(key) && !keys.includes(CONFIG_DEPENDENT_KEYS));
     const missing = keys.filter((key) => key !== CONFIG_DEPENDENT_KEYS && !made.has(key));
-    if (undeclared.length) problems.push(`registered ${point} ${undeclared.map((k) => `"${k}"`).join(', ')} that its manifest does not declare under "contributes"`);
+    if (undeclared.length)
+      problems.push(`registered ${point} ${undeclared.map((k) => `"${k}"`).join(', ')} that its manifest does not declare under "contributes"`);
     if (missing.length) problems.push(`declares ${point} ${missing.map((k) => `"${k}"`).join(', ')} in "contributes" but did not register them`);
   }
   if (problems.length) throw new PluginRefusedError(pluginId, 'invalid_plugin', problems.join('; '));

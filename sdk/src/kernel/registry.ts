@@ -16,11 +16,7 @@ export class KeyedRegistry<T> {
         }
         const existing = this.entries.get(key);
         if (existing) {
-          throw new PluginRefusedError(
-            pluginId,
-            'duplicate_key',
-            `${this.name} key "${key}" is already registered by plugin "${existing.owner}"`,
-          );
+          throw new PluginRefusedError(pluginId, 'duplicate_key', `${this.name} key "${key}" is already registered by plugin "${existing.owner}"`);
         }
         this.entries.set(key, { owner: pluginId, value: implementation });
         onRegister(key);

@@ -25,13 +25,17 @@ export function embedderConformance(embedder: Embedder): ConformanceRule[] {
     }),
     conformanceRule(SUITE, 'embed() gives one vector per text, in order, each of the described length and finite', async (fail: Fail) => {
       const vectors = await embedder.embed(TEXTS);
-      if (!Array.isArray(vectors) || vectors.length !== TEXTS.length) fail(`${TEXTS.length} texts gave ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors`);
+      if (!Array.isArray(vectors) || vectors.length !== TEXTS.length)
+        fail(`${TEXTS.length} texts gave ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors`);
       vectors.forEach((vector, i) => {
-        if (!Array.isArray(vector) || vector.length !== dim()) fail(`the vector of text ${i} has length ${Array.isArray(vector) ? vector.length : typeof vector}, not ${dim()}`);
-        if (!vector.every((value) => typeof value === 'number' && Number.isFinite(value))) fail(`the vector of text ${i} holds a value that is not a finite number`);
+        if (!Array.isArray(vector) || vector.length !== dim())
+          fail(`the vector of text ${i} has length ${Array.isArray(vector) ? vector.length : typeof vector}, not ${dim()}`);
+        if (!vector.every((value) => typeof value === 'number' && Number.isFinite(value)))
+          fail(`the vector of text ${i} holds a value that is not a finite number`);
       });
       const [alone] = await embedder.embed([TEXTS[1]!]);
-      if (!alone || cosine(alone, vectors[1]!) < cosine(alone, vectors[0]!)) fail('the second text alone is closer to the batch\'s first vector than to its second: vectors are out of order');
+      if (!alone || cosine(alone, vectors[1]!) < cosine(alone, vectors[0]!))
+        fail("the second text alone is closer to the batch's first vector than to its second: vectors are out of order");
     }),
     conformanceRule(SUITE, 'embed([]) resolves to [] without calling anything', async (fail: Fail) => {
       const vectors = await embedder.embed([]);

@@ -143,7 +143,10 @@ export function memoryJobs(records: JobRecord[], pending: Set<Promise<void>>, pl
     },
     async cancel(name, data) {
       const matches = records.filter(
-        (r) => r.name === `${pluginId}.${name}` && r.state === 'queued' && Object.entries(data ?? {}).every(([k, v]) => (r.data as Record<string, unknown>)?.[k] === v),
+        (r) =>
+          r.name === `${pluginId}.${name}` &&
+          r.state === 'queued' &&
+          Object.entries(data ?? {}).every(([k, v]) => (r.data as Record<string, unknown>)?.[k] === v),
       );
       for (const match of matches) match.state = 'cancelled';
       return matches.length;

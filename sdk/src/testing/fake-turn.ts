@@ -95,7 +95,12 @@ export function fakeTurnContext(model: ChatModel, overrides: Partial<TurnContext
     history: [],
     recent_user_messages: [],
     models: {
-      choose: (stage: ModelStage) => ({ model_name: model.modelName, model_provider: model.provider, model_temperature: null, role: stage === 'final' ? 'agent_primary' : `${stage}_model` }),
+      choose: (stage: ModelStage) => ({
+        model_name: model.modelName,
+        model_provider: model.provider,
+        model_temperature: null,
+        role: stage === 'final' ? 'agent_primary' : `${stage}_model`,
+      }),
       chatModel: () => model,
     },
     retrieval: { search: async () => [] },

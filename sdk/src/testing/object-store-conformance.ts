@@ -41,7 +41,8 @@ export function objectStoreConformance(store: ObjectStoreBackend, options: { key
       await store.put(k, bytes('first'), { contentType: 'application/octet-stream' });
       await store.put(k, bytes('second version'), { contentType: 'application/pdf' });
       const got = await store.get(k);
-      if (text(got.data) !== 'second version' || got.info.content_type !== 'application/pdf') fail(`get() after the second put gave ${JSON.stringify({ data: text(got.data), info: got.info })}`);
+      if (text(got.data) !== 'second version' || got.info.content_type !== 'application/pdf')
+        fail(`get() after the second put gave ${JSON.stringify({ data: text(got.data), info: got.info })}`);
     }),
     conformanceRule(SUITE, 'putStream(), when the backend has it, stores the streamed bytes', async (fail: Fail) => {
       if (!store.putStream) return;
@@ -64,15 +65,20 @@ export function objectStoreConformance(store: ObjectStoreBackend, options: { key
     }),
     conformanceRule(SUITE, 'a missing key is a NotFoundError for get() and open()', async (fail: Fail) => {
       const k = key('never-written.txt');
-      for (const [name, attempt] of [['get', () => store.get(k)], ['open', () => store.open(k)]] as const) {
+      for (const [name, attempt] of [
+        ['get', () => store.get(k)],
+        ['open', () => store.open(k)],
+      ] as const) {
         const error = await rejectionOf(attempt());
-        if (!(error instanceof NotFoundError)) fail(`${name}() of a missing key ${error === undefined ? 'resolved' : `rejected with ${String(error)}`}, not a NotFoundError`);
+        if (!(error instanceof NotFoundError))
+          fail(`${name}() of a missing key ${error === undefined ? 'resolved' : `rejected with ${String(error)}`}, not a NotFoundError`);
       }
     }),
     conformanceRule(SUITE, 'a key that could escape the store is refused with BadRequestError', async (fail: Fail) => {
       for (const bad of ['../outside.txt', '/absolute.txt', 'a//b.txt', 'a/./b.txt', 'back\\slash.txt']) {
         const error = await rejectionOf(store.put(bad, bytes('x'), { contentType: 'text/plain' }));
-        if (!(error instanceof BadRequestError)) fail(`put(${JSON.stringify(bad)}) ${error === undefined ? 'was stored' : `rejected with ${String(error)}`}, not a BadRequestError`);
+        if (!(error instanceof BadRequestError))
+          fail(`put(${JSON.stringify(bad)}) ${error === undefined ? 'was stored' : `rejected with ${String(error)}`}, not a BadRequestError`);
       }
     }),
     conformanceRule(SUITE, 'describeDownload() gives a presigned URL or the proxy, with a warning for the proxy', async (fail: Fail) => {
@@ -80,9 +86,11 @@ export function objectStoreConformance(store: ObjectStoreBackend, options: { key
       await store.put(k, bytes('x'), { contentType: 'text/plain' });
       const download = await store.describeDownload(k);
       if (download.download_mode === 'presigned_url') {
-        if (!download.download_url || !/^https?:\/\//.test(download.download_url)) fail(`a presigned download has URL ${JSON.stringify(download.download_url)}`);
+        if (!download.download_url || !/^https?:\/\//.test(download.download_url))
+          fail(`a presigned download has URL ${JSON.stringify(download.download_url)}`);
       } else if (download.download_mode === 'object_store_proxy') {
-        if (!download.download_url || !download.download_warning) fail(`a proxy download is ${JSON.stringify(download)}: it needs the proxy path and the reason`);
+        if (!download.download_url || !download.download_warning)
+          fail(`a proxy download is ${JSON.stringify(download)}: it needs the proxy path and the reason`);
       } else fail(`download_mode is ${JSON.stringify((download as { download_mode: unknown }).download_mode)}`);
     }),
   ];

@@ -31,7 +31,11 @@ function within<T>(promise: Promise<T>, ms: number, fail: Fail, what: string): P
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-const tokens = (events: TurnEvent[]) => events.filter((event) => event.type === 'token').map((event) => event.content).join('');
+const tokens = (events: TurnEvent[]) =>
+  events
+    .filter((event) => event.type === 'token')
+    .map((event) => event.content)
+    .join('');
 
 /**
  * What every {@link Orchestrator} must do with a turn: describe itself; stream the reply as tokens that add up to the
@@ -43,8 +47,10 @@ const tokens = (events: TurnEvent[]) => events.filter((event) => event.type === 
 export function orchestratorConformance(orchestrator: Orchestrator): ConformanceRule[] {
   return [
     conformanceRule(SUITE, 'it names and describes itself and says whether it is experimental', async (fail: Fail) => {
-      if (typeof orchestrator.displayName !== 'string' || orchestrator.displayName.trim() === '') fail(`displayName is ${JSON.stringify(orchestrator.displayName)}`);
-      if (typeof orchestrator.description !== 'string' || orchestrator.description.trim() === '') fail(`description is ${JSON.stringify(orchestrator.description)}`);
+      if (typeof orchestrator.displayName !== 'string' || orchestrator.displayName.trim() === '')
+        fail(`displayName is ${JSON.stringify(orchestrator.displayName)}`);
+      if (typeof orchestrator.description !== 'string' || orchestrator.description.trim() === '')
+        fail(`description is ${JSON.stringify(orchestrator.description)}`);
       if (typeof orchestrator.experimental !== 'boolean') fail(`experimental is ${JSON.stringify(orchestrator.experimental)}, not a boolean`);
     }),
     conformanceRule(SUITE, 'the streamed tokens add up to the reply, which comes with a response_source and an observation', async (fail: Fail) => {
@@ -63,13 +69,22 @@ export function orchestratorConformance(orchestrator: Orchestrator): Conformance
       const held = new Promise<void>((resolve) => (release = resolve));
       const model = scriptedModel([{ tokens: ['Parcels ', 'ship ', 'in two days.'] }], { beforeToken: (i) => (i === 1 ? held : Promise.resolve()) });
       const run = orchestrator.run(fakeTurnContext(model));
-      const first = await within(run.next(), PATIENCE_MS, fail, 'no token reached the client while the model held the rest of its answer: the reply is buffered').finally(release);
+      const first = await within(
+        run.next(),
+        PATIENCE_MS,
+        fail,
+        'no token reached the client while the model held the rest of its answer: the reply is buffered',
+      ).finally(release);
       if (model.calls.length === 0) return;
       if (first.done || first.value.type !== 'token') fail(`the first event is ${JSON.stringify(first.value)}, not a token`);
       await runTurn(run);
     }),
     conformanceRule(SUITE, 'a model that fails ends the turn with an error, not a reply', async (fail: Fail) => {
-      const model = scriptedModel([{ error: new Error('the model is down') }, { error: new Error('the model is down') }, { error: new Error('the model is down') }]);
+      const model = scriptedModel([
+        { error: new Error('the model is down') },
+        { error: new Error('the model is down') },
+        { error: new Error('the model is down') },
+      ]);
       const outcome = await within(
         runTurn(orchestrator.run(fakeTurnContext(model))).then(
           (done) => ({ done }),
@@ -80,7 +95,8 @@ export function orchestratorConformance(orchestrator: Orchestrator): Conformance
         'the turn did not end after its model failed',
       );
       if (model.calls.length === 0 || 'error' in outcome) return;
-      if (!outcome.done.events.some((event) => event.type === 'error')) fail(`the turn ended with the reply ${JSON.stringify(outcome.done.result.reply)} and no error event, as if the model had answered`);
+      if (!outcome.done.events.some((event) => event.type === 'error'))
+        fail(`the turn ended with the reply ${JSON.stringify(outcome.done.result.reply)} and no error event, as if the model had answered`);
     }),
     conformanceRule(SUITE, 'a turn whose caller has gone (its signal aborted) ends without another model call', async (fail: Fail) => {
       const controller = new AbortController();

@@ -21,13 +21,16 @@ export function documentParserConformance(parser: DocumentParser, sample: Parser
     conformanceRule(SUITE, 'parse() gives the text, typed elements and metadata of a document', async (fail: Fail) => {
       const parsed = await parser.parse(sample.input);
       if (typeof parsed.text !== 'string') fail(`${named}: text is ${typeof parsed.text}`);
-      if (!parsed.text.includes(sample.contains)) fail(`${named}: the text does not contain ${JSON.stringify(sample.contains)}: ${JSON.stringify(parsed.text.slice(0, 120))}`);
+      if (!parsed.text.includes(sample.contains))
+        fail(`${named}: the text does not contain ${JSON.stringify(sample.contains)}: ${JSON.stringify(parsed.text.slice(0, 120))}`);
       if (!Array.isArray(parsed.elements) || parsed.elements.length === 0) fail(`${named}: no elements`);
       parsed.elements.forEach((element, i) => {
-        if (typeof element.type !== 'string' || element.type === '' || typeof element.text !== 'string') fail(`${named}: element ${i} is ${JSON.stringify(element).slice(0, 120)}, not {type, text}`);
+        if (typeof element.type !== 'string' || element.type === '' || typeof element.text !== 'string')
+          fail(`${named}: element ${i} is ${JSON.stringify(element).slice(0, 120)}, not {type, text}`);
       });
       if (!parsed.elements.some((element) => element.text.includes(sample.contains))) fail(`${named}: no element holds ${JSON.stringify(sample.contains)}`);
-      if (typeof parsed.metadata !== 'object' || parsed.metadata === null || Array.isArray(parsed.metadata)) fail(`${named}: metadata is ${JSON.stringify(parsed.metadata)}, not an object`);
+      if (typeof parsed.metadata !== 'object' || parsed.metadata === null || Array.isArray(parsed.metadata))
+        fail(`${named}: metadata is ${JSON.stringify(parsed.metadata)}, not an object`);
     }),
     conformanceRule(SUITE, 'the same bytes give the same text', async (fail: Fail) => {
       const [first, second] = [await parser.parse(sample.input), await parser.parse({ ...sample.input, data: sample.input.data.slice() })];

@@ -16,7 +16,12 @@ function vector(axis: number, lean = (axis + 1) % DIM, weight = 0.1): number[] {
 const sameMetadata = (a: VectorPoint['metadata'], b: VectorPoint['metadata']) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
 
-const point = (id: string, axis: number, metadata: VectorPoint['metadata'] = {}): VectorPoint => ({ id, vector: vector(axis), document: `document ${id}`, metadata });
+const point = (id: string, axis: number, metadata: VectorPoint['metadata'] = {}): VectorPoint => ({
+  id,
+  vector: vector(axis),
+  document: `document ${id}`,
+  metadata,
+});
 
 /**
  * What every {@link Retriever} must do: keep what is upserted (an id once, the last write winning), find the nearest
@@ -37,23 +42,29 @@ export function retrieverConformance(retriever: Retriever, options: { collection
       count = await retriever.count(c);
       if (count !== 3) fail(`after upserting "a" again count() says ${count}, not 3`);
       const [hit] = await retriever.query(c, { vector: vector(3), topK: 1 });
-      if (hit?.id !== 'a' || hit.document !== 'document a, second version') fail(`the nearest to a's new vector is ${JSON.stringify(hit)}: the last write did not win`);
+      if (hit?.id !== 'a' || hit.document !== 'document a, second version')
+        fail(`the nearest to a's new vector is ${JSON.stringify(hit)}: the last write did not win`);
     }),
-    conformanceRule(SUITE, 'query() gives the nearest first, at most topK, scores in [0, 1] not increasing, documents and metadata as stored', async (fail: Fail) => {
-      const c = collection();
-      await retriever.upsert(c, [point('x', 0, { source: 's1', page: 2, draft: false }), point('y', 1), point('z', 4), point('w', 6)]);
-      const hits = await retriever.query(c, { vector: vector(0), topK: 3 });
-      if (hits.length !== 3) fail(`topK 3 over 4 points gave ${hits.length} hits`);
-      const [first] = hits;
-      if (first?.id !== 'x') fail(`the point with the query's own vector is not first: ${hits.map((h) => h.id).join(', ')}`);
-      if (first.document !== 'document x') fail(`the hit's document is ${JSON.stringify(first.document)}`);
-      if (!sameMetadata(first.metadata, { source: 's1', page: 2, draft: false })) fail(`the hit's metadata is ${JSON.stringify(first.metadata)}, not what was stored`);
-      hits.forEach((hit, i) => {
-        if (!(hit.score >= 0 && hit.score <= 1)) fail(`hit ${i} has score ${hit.score}, outside [0, 1]`);
-        if (i > 0 && hit.score > hits[i - 1]!.score) fail(`hit ${i} scores ${hit.score}, more than the hit before it (${hits[i - 1]!.score})`);
-      });
-      if (first.score < 0.99) fail(`an identical vector scores ${first.score}; it should score about 1`);
-    }),
+    conformanceRule(
+      SUITE,
+      'query() gives the nearest first, at most topK, scores in [0, 1] not increasing, documents and metadata as stored',
+      async (fail: Fail) => {
+        const c = collection();
+        await retriever.upsert(c, [point('x', 0, { source: 's1', page: 2, draft: false }), point('y', 1), point('z', 4), point('w', 6)]);
+        const hits = await retriever.query(c, { vector: vector(0), topK: 3 });
+        if (hits.length !== 3) fail(`topK 3 over 4 points gave ${hits.length} hits`);
+        const [first] = hits;
+        if (first?.id !== 'x') fail(`the point with the query's own vector is not first: ${hits.map((h) => h.id).join(', ')}`);
+        if (first.document !== 'document x') fail(`the hit's document is ${JSON.stringify(first.document)}`);
+        if (!sameMetadata(first.metadata, { source: 's1', page: 2, draft: false }))
+          fail(`the hit's metadata is ${JSON.stringify(first.metadata)}, not what was stored`);
+        hits.forEach((hit, i) => {
+          if (!(hit.score >= 0 && hit.score <= 1)) fail(`hit ${i} has score ${hit.score}, outside [0, 1]`);
+          if (i > 0 && hit.score > hits[i - 1]!.score) fail(`hit ${i} scores ${hit.score}, more than the hit before it (${hits[i - 1]!.score})`);
+        });
+        if (first.score < 0.99) fail(`an identical vector scores ${first.score}; it should score about 1`);
+      },
+    ),
     conformanceRule(SUITE, 'a metadata filter limits query() and count(): equality, and a list meaning "one of"', async (fail: Fail) => {
       const c = collection();
       await retriever.upsert(c, [point('p1', 0, { source: 'a' }), point('p2', 0, { source: 'b' }), point('p3', 0, { source: 'c' })]);
@@ -64,7 +75,12 @@ export function retrieverConformance(retriever: Retriever, options: { collection
     }),
     conformanceRule(SUITE, 'delete() removes the points named by id or by filter, and only those', async (fail: Fail) => {
       const c = collection();
-      await retriever.upsert(c, [point('d1', 0, { doc: 'one' }), point('d2', 1, { doc: 'one' }), point('d3', 2, { doc: 'two' }), point('d4', 3, { doc: 'two' })]);
+      await retriever.upsert(c, [
+        point('d1', 0, { doc: 'one' }),
+        point('d2', 1, { doc: 'one' }),
+        point('d3', 2, { doc: 'two' }),
+        point('d4', 3, { doc: 'two' }),
+      ]);
       await retriever.delete(c, { ids: ['d1'] });
       let count = await retriever.count(c);
       if (count !== 3) fail(`after deleting id d1, count() is ${count}, not 3`);

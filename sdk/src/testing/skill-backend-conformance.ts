@@ -36,7 +36,8 @@ export function skillBackendConformance(backend: SkillBackend, sample: SkillBack
       const refused = backend.validateConfig(sample.invalidConfig);
       if (refused.length === 0) fail(`${JSON.stringify(sample.invalidConfig)} was accepted`);
       for (const issue of refused) {
-        if (issue.loc[0] !== 'config' || typeof issue.msg !== 'string' || issue.msg === '') fail(`the issue ${JSON.stringify(issue)} does not start its loc at "config" with a message`);
+        if (issue.loc[0] !== 'config' || typeof issue.msg !== 'string' || issue.msg === '')
+          fail(`the issue ${JSON.stringify(issue)} does not start its loc at "config" with a message`);
       }
     }),
     conformanceRule(SUITE, 'invoke() of a working skill is a success with a result', async (fail: Fail) => {

@@ -95,7 +95,13 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
       [coreServices.audit.id, recordingAudit(audit, plugin.id)],
       [coreServices.usage.id, recordingUsage(usage)],
       [coreServices.jobs.id, memoryJobs(jobs, running, plugin.id)],
-      [coreServices.lifecycle.id, { onStart: (hook: () => void) => void starts.push({ pluginId: plugin.id, hook }), onStop: (hook: () => void) => void stopHooks.push({ pluginId: plugin.id, hook }) }],
+      [
+        coreServices.lifecycle.id,
+        {
+          onStart: (hook: () => void) => void starts.push({ pluginId: plugin.id, hook }),
+          onStop: (hook: () => void) => void stopHooks.push({ pluginId: plugin.id, hook }),
+        },
+      ],
       [coreServices.health.id, { register: (name: string, check: HealthCheck) => void checks.set(`${plugin.id}.${name}`, check) }],
       ...[...registries].map(([id, registry]) => [id, registry.forPlugin(plugin.id, (key) => void (registered[registry.name] ??= []).push(key))] as const),
     ]);
@@ -113,10 +119,21 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
   return {
     get<T>(point: ExtensionPoint<ExtensionRegistry<T>>, key: string): T {
       const registry = registryOf(point);
-      if (!registry.has(key)) throw new Error(`nothing is registered as "${key}" in ${registry.name} (registered: ${registry.list().map((e) => e.key).join(', ') || 'none'})`);
+      if (!registry.has(key))
+        throw new Error(
+          `nothing is registered as "${key}" in ${registry.name} (registered: ${
+            registry
+              .list()
+              .map((e) => e.key)
+              .join(', ') || 'none'
+          })`,
+        );
       return registry.get(key) as T;
     },
-    keys: (point) => registryOf(point).list().map((entry) => entry.key),
+    keys: (point) =>
+      registryOf(point)
+        .list()
+        .map((entry) => entry.key),
     logs,
     audit,
     usage,

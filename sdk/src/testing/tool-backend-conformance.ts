@@ -36,7 +36,8 @@ export function toolBackendConformance(backend: ToolBackend, sample: ToolBackend
       const refused = backend.validateConfig(sample.invalidConfig);
       if (refused.length === 0) fail(`${JSON.stringify(sample.invalidConfig)} was accepted`);
       for (const issue of refused) {
-        if (!Array.isArray(issue.loc) || typeof issue.msg !== 'string' || issue.msg === '' || typeof issue.type !== 'string') fail(`the issue ${JSON.stringify(issue)} is not {loc, msg, type}`);
+        if (!Array.isArray(issue.loc) || typeof issue.msg !== 'string' || issue.msg === '' || typeof issue.type !== 'string')
+          fail(`the issue ${JSON.stringify(issue)} is not {loc, msg, type}`);
       }
     }),
     conformanceRule(SUITE, 'healthCheck() reports a working server healthy', async (fail: Fail) => {
@@ -50,7 +51,8 @@ export function toolBackendConformance(backend: ToolBackend, sample: ToolBackend
       if (new Set(names).size !== names.length) fail(`a name is listed twice: ${JSON.stringify(names)}`);
       for (const tool of tools) {
         if (typeof tool.description !== 'string') fail(`${tool.name} has description ${JSON.stringify(tool.description)}`);
-        if (typeof tool.input_schema !== 'object' || tool.input_schema === null || Array.isArray(tool.input_schema)) fail(`${tool.name} has input schema ${JSON.stringify(tool.input_schema)}`);
+        if (typeof tool.input_schema !== 'object' || tool.input_schema === null || Array.isArray(tool.input_schema))
+          fail(`${tool.name} has input schema ${JSON.stringify(tool.input_schema)}`);
       }
     }),
     conformanceRule(SUITE, 'callTool() of a tool that answers is a success with its result', async (fail: Fail) => {
@@ -59,11 +61,13 @@ export function toolBackendConformance(backend: ToolBackend, sample: ToolBackend
       if (outcome.result === undefined) fail('the outcome has no result');
     }),
     conformanceRule(SUITE, 'a call that fails is an error outcome, not an exception', async (fail: Fail) => {
-      const outcome = await backend.callTool(sample.server, 'no_such_tool_of_the_conformance_suite', {}, options).catch((error: unknown) => fail(`callTool() threw ${String(error)}`));
+      const outcome = await backend
+        .callTool(sample.server, 'no_such_tool_of_the_conformance_suite', {}, options)
+        .catch((error: unknown) => fail(`callTool() threw ${String(error)}`));
       if (outcome.status !== 'error') fail(`a tool the server does not have gave ${JSON.stringify(outcome).slice(0, 200)}`);
       if (typeof outcome.error !== 'string' || outcome.error === '') fail('the error outcome does not say what went wrong');
     }),
-    conformanceRule(SUITE, "a call stops at its deadline with a timeout outcome", async (fail: Fail) => {
+    conformanceRule(SUITE, 'a call stops at its deadline with a timeout outcome', async (fail: Fail) => {
       if (!sample.slowTool) return;
       const started = Date.now();
       const outcome = await backend.callTool(sample.server, sample.slowTool.name, sample.slowTool.args, { timeoutMs: 200 });

@@ -5,7 +5,8 @@ const chromaTool = (version: string): PipTool => ({
   name: `chroma-${version}`,
   requirement: `chromadb==${version}`,
   bin: 'chroma',
-  missingPython: 'the embedded Chroma is installed with Python 3 and its venv module; install them, set [chroma] python (AGENT_HOST__CHROMA__PYTHON), or set CHROMA_URL to a Chroma server',
+  missingPython:
+    'the embedded Chroma is installed with Python 3 and its venv module; install them, set [chroma] python (AGENT_HOST__CHROMA__PYTHON), or set CHROMA_URL to a Chroma server',
 });
 
 /** Installs the Chroma server (`chromadb==<version>`) into its venv under the cache, once. */

@@ -73,7 +73,11 @@ export class EmbeddedChroma implements EmbeddedServer {
     while (!(await chromaHeartbeat(this.address, 1000))) {
       if (spawnError || child.exitCode !== null || child.signalCode !== null) {
         this.child = undefined;
-        throw await startFailure(`the Chroma server stopped before it answered: ${spawnError?.message ?? lastReason(tail())}`, tail(), path.join(this.options.dataDir, 'chroma-start.log'));
+        throw await startFailure(
+          `the Chroma server stopped before it answered: ${spawnError?.message ?? lastReason(tail())}`,
+          tail(),
+          path.join(this.options.dataDir, 'chroma-start.log'),
+        );
       }
       if (Date.now() - started > this.options.startupTimeoutMs) {
         this.child = undefined;
@@ -137,7 +141,9 @@ export class EmbeddedChroma implements EmbeddedServer {
     if (!command?.includes('chroma') || !command.includes(dir)) return;
     const owner = parentOf(pid);
     if (owner !== undefined && owner !== 1) {
-      throw new Error(`another host's Chroma (pid ${pid}, started by pid ${owner}) is running on ${dir}; stop that host first, or give this one another AGENT_HOST_DATA_DIR or CHROMA_URL`);
+      throw new Error(
+        `another host's Chroma (pid ${pid}, started by pid ${owner}) is running on ${dir}; stop that host first, or give this one another AGENT_HOST_DATA_DIR or CHROMA_URL`,
+      );
     }
     this.options.logger.warn({ pid }, 'stopping a Chroma server left running by an earlier host on this data directory');
     process.kill(pid, 'SIGTERM');

@@ -34,7 +34,9 @@ export async function postgresBinaries(): Promise<PostgresBinaries> {
   try {
     entry = fromLibrary.resolve(name);
   } catch {
-    throw new Error(`embedded Postgres has no binaries for ${platform}-${os.arch()} (${name} is not installed); set DATABASE_URL to use a Postgres of your own`);
+    throw new Error(
+      `embedded Postgres has no binaries for ${platform}-${os.arch()} (${name} is not installed); set DATABASE_URL to use a Postgres of your own`,
+    );
   }
   const binaries = (await import(pathToFileURL(entry).href)) as PostgresBinaries;
   for (const file of [binaries.initdb, binaries.postgres]) {
@@ -98,7 +100,11 @@ export async function initialiseCluster(binaries: PostgresBinaries, clusterDir: 
     const failure = new Promise<Error>((resolve) => child.once('error', resolve));
     const outcome = await Promise.race([exited(child).then(() => undefined), failure]);
     if (outcome || child.exitCode !== 0) {
-      throw await startFailure(`initdb failed: ${outcome ? outcome.message : lastReason(output())}`, output(), path.join(path.dirname(clusterDir), 'initdb.log'));
+      throw await startFailure(
+        `initdb failed: ${outcome ? outcome.message : lastReason(output())}`,
+        output(),
+        path.join(path.dirname(clusterDir), 'initdb.log'),
+      );
     }
   } finally {
     await rm(passwordFile, { force: true });
@@ -115,7 +121,13 @@ process.on('exit', () => {
  * Starts the server on `clusterDir` and resolves with its process once it accepts connections; rejects with its
  * last log lines if it exits first. Its output stays drained for as long as it runs.
  */
-export async function startServer(binaries: PostgresBinaries, clusterDir: string, port: number, flags: readonly string[], runAs: RunAs | undefined): Promise<ChildProcess> {
+export async function startServer(
+  binaries: PostgresBinaries,
+  clusterDir: string,
+  port: number,
+  flags: readonly string[],
+  runAs: RunAs | undefined,
+): Promise<ChildProcess> {
   const child = spawn(binaries.postgres, ['-D', clusterDir, '-p', String(port), '-c', 'lc_messages=C', ...flags], spawnOptions(runAs));
   const output = tailLines(child, 50);
   running.add(child);
@@ -135,7 +147,12 @@ export async function startServer(binaries: PostgresBinaries, clusterDir: string
       const hint = log.includes('Address already in use')
         ? `port ${port} is in use: stop what listens there, or set [database] embedded_port (AGENT_HOST__DATABASE__EMBEDDED_PORT) to another port, or to 0 for any free one`
         : undefined;
-      void startFailure(`Postgres stopped before accepting connections: ${lastReason(log)}`, log, path.join(path.dirname(clusterDir), 'postgres-start.log'), hint).then(reject);
+      void startFailure(
+        `Postgres stopped before accepting connections: ${lastReason(log)}`,
+        log,
+        path.join(path.dirname(clusterDir), 'postgres-start.log'),
+        hint,
+      ).then(reject);
     };
     child.once('error', reject);
     child.stderr?.on('data', onData);

@@ -52,7 +52,10 @@ export async function startFailure(what: string, output: string, logFile: string
 
 /** The last line of `output` that says what went wrong (a FATAL or ERROR line, else the last line). */
 export function lastReason(output: string): string {
-  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const reason = lines.findLast((line) => /\b(FATAL|PANIC|ERROR|Error|error):/.test(line)) ?? lines.at(-1) ?? 'no output';
   return reason.replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '');
 }

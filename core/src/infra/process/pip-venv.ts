@@ -42,7 +42,8 @@ async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age > 15 * 60_000) await rm(lock, { recursive: true, force: true }); // left by a killed installer
+      if (age > 15 * 60_000)
+        await rm(lock, { recursive: true, force: true }); // left by a killed installer
       else await sleep(500);
     }
   }
@@ -98,9 +99,19 @@ export async function ensurePipTool(tool: PipTool, options: { cacheDir: string; 
         fetched++;
         if (Date.now() - lastReport < 3000) return;
         lastReport = Date.now();
-        options.logger.info({ package: name, fetched, s: Math.round((Date.now() - started) / 1000) }, `installing ${tool.requirement}: fetching ${name} (${fetched} so far)`);
+        options.logger.info(
+          { package: name, fetched, s: Math.round((Date.now() - started) / 1000) },
+          `installing ${tool.requirement}: fetching ${name} (${fetched} so far)`,
+        );
       };
-      await run(path.join(venv, 'bin', 'pip'), ['install', '--progress-bar', 'off', '--disable-pip-version-check', tool.requirement], options.logger, logFile, tool.missingPython, progress);
+      await run(
+        path.join(venv, 'bin', 'pip'),
+        ['install', '--progress-bar', 'off', '--disable-pip-version-check', tool.requirement],
+        options.logger,
+        logFile,
+        tool.missingPython,
+        progress,
+      );
     } catch (error) {
       await rm(venv, { recursive: true, force: true });
       throw error;

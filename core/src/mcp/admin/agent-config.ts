@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { linearPattern } from '../tracking/linear-pattern.js';
 
 const label = z.string().trim().min(1).max(200);
-const capability = z.string().trim().min(1).max(100).transform((v) => v.toLowerCase());
+const capability = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .transform((v) => v.toLowerCase());
 
 /** Longest pattern an intent gate accepts; matching runs on every chat message. */
 export const MAX_PATTERN_LENGTH = 500;
@@ -73,10 +78,15 @@ export const mcpResponseConfig = z
   .superRefine((config, ctx) => {
     const keys = new Set<string>();
     config.direct_response_rules.forEach((rule, i) => {
-      if (keys.has(rule.rule_key)) ctx.addIssue({ code: 'custom', path: ['direct_response_rules', i, 'rule_key'], message: `rule_key "${rule.rule_key}" is used twice` });
+      if (keys.has(rule.rule_key))
+        ctx.addIssue({ code: 'custom', path: ['direct_response_rules', i, 'rule_key'], message: `rule_key "${rule.rule_key}" is used twice` });
       keys.add(rule.rule_key);
       if (rule.output_mode !== 'raw_json' && rule.selected_fields.length === 0) {
-        ctx.addIssue({ code: 'custom', path: ['direct_response_rules', i, 'selected_fields'], message: `output_mode ${rule.output_mode} needs selected_fields` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['direct_response_rules', i, 'selected_fields'],
+          message: `output_mode ${rule.output_mode} needs selected_fields`,
+        });
       }
     });
     const prefixes = new Set<string>();
@@ -85,7 +95,11 @@ export const mcpResponseConfig = z
       if (prefixes.has(prefix)) ctx.addIssue({ code: 'custom', path: ['quick_match_rules', i, 'prefix'], message: `prefix "${rule.prefix}" is used twice` });
       prefixes.add(prefix);
       if (rule.response_rule_key !== null && !keys.has(rule.response_rule_key)) {
-        ctx.addIssue({ code: 'custom', path: ['quick_match_rules', i, 'response_rule_key'], message: `no direct_response_rules entry has rule_key "${rule.response_rule_key}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['quick_match_rules', i, 'response_rule_key'],
+          message: `no direct_response_rules entry has rule_key "${rule.response_rule_key}"`,
+        });
       }
     });
   });

@@ -9,10 +9,16 @@ const PLACEHOLDERS = new RegExp(PLACEHOLDER.source, 'g');
 const SECRET_NAME = /authorization|cookie|token|secret|passw|api[-_]?key|auth|credential|private/i;
 
 /** A value that holds no secret itself: placeholders, with at most an auth scheme before them (`Bearer <TOKEN>`). */
-export const isPlaceholderOnly = (value: string) => PLACEHOLDER.test(value) && value.replace(PLACEHOLDERS, '').replace(/^\s*(bearer|basic|token)\s*/i, '').trim() === '';
+export const isPlaceholderOnly = (value: string) =>
+  PLACEHOLDER.test(value) &&
+  value
+    .replace(PLACEHOLDERS, '')
+    .replace(/^\s*(bearer|basic|token)\s*/i, '')
+    .trim() === '';
 
 type Pairs = Record<string, string>;
-const pairsOf = (config: Record<string, unknown>, field: 'headers' | 'env') => (config[field] && typeof config[field] === 'object' ? (config[field] as Pairs) : undefined);
+const pairsOf = (config: Record<string, unknown>, field: 'headers' | 'env') =>
+  config[field] && typeof config[field] === 'object' ? (config[field] as Pairs) : undefined;
 
 /**
  * Credentials pasted into `connection_config`: a header or env variable named like a credential whose value is not
@@ -39,7 +45,10 @@ export function maskConnectionConfig(config: Record<string, unknown>): Record<st
   const masked = { ...config };
   for (const field of ['headers', 'env'] as const) {
     const pairs = pairsOf(config, field);
-    if (pairs) masked[field] = Object.fromEntries(Object.entries(pairs).map(([name, value]) => [name, typeof value === 'string' && isPlaceholderOnly(value) ? value : MASKED]));
+    if (pairs)
+      masked[field] = Object.fromEntries(
+        Object.entries(pairs).map(([name, value]) => [name, typeof value === 'string' && isPlaceholderOnly(value) ? value : MASKED]),
+      );
   }
   return masked;
 }
@@ -68,7 +77,13 @@ const destinationOf = (config: Record<string, unknown>) => JSON.stringify([confi
  * A server holding a credential sends it wherever its `connection_config` points, so repointing one needs the
  * credential confirmed in the same request (`credential_id` repeated, or `confirm_credential: true`).
  */
-export function refuseUnconfirmedRepoint(input: { name: string; credentialId: string | null; before: Record<string, unknown>; after: Record<string, unknown>; confirmed: boolean }): void {
+export function refuseUnconfirmedRepoint(input: {
+  name: string;
+  credentialId: string | null;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+  confirmed: boolean;
+}): void {
   if (!input.credentialId || input.confirmed || destinationOf(input.before) === destinationOf(input.after)) return;
   throw new ConflictError(
     `MCP server "${input.name}" holds credential ${input.credentialId}, which would be sent to the new destination; repeat the change with "confirm_credential": true (or the credential_id) to confirm it may go there`,

@@ -52,11 +52,32 @@ export class McpCredentials {
         `INSERT INTO mcp_credentials (id, name, description, scope, mcp_server_id, encrypted_secret_json, secret_keys, allowed_destinations, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
         {
-          bind: [id, input.name, input.description ?? '', scope, serverId, this.encrypt(id, input.secret_payload), JSON.stringify(Object.keys(input.secret_payload)), JSON.stringify(input.allowed_destinations ?? []), op.operator.admin_user_id],
+          bind: [
+            id,
+            input.name,
+            input.description ?? '',
+            scope,
+            serverId,
+            this.encrypt(id, input.secret_payload),
+            JSON.stringify(Object.keys(input.secret_payload)),
+            JSON.stringify(input.allowed_destinations ?? []),
+            op.operator.admin_user_id,
+          ],
           transaction,
         },
       );
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.create', target_type: 'mcp_credential', target_id: id, payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        {
+          action: 'mcp.credential.create',
+          target_type: 'mcp_credential',
+          target_id: id,
+          payload: { name: input.name, scope, mcp_server_id: serverId, secret_keys: Object.keys(input.secret_payload) },
+        },
+        transaction,
+      );
     });
     return this.get(id);
   }
@@ -67,11 +88,27 @@ export class McpCredentials {
     const serverId = await this.checkScope(scope, input.mcp_server_id !== undefined ? input.mcp_server_id : current.mcp_server_id);
     await this.db.transaction(async (transaction) => {
       if (scope === 'server') await this.refuseForeignUsers(id, serverId!, transaction);
-      await this.db.query('UPDATE mcp_credentials SET name = $2, description = $3, scope = $4, mcp_server_id = $5, allowed_destinations = $6, updated_at = now() WHERE id = $1', {
-        bind: [id, input.name ?? current.name, input.description ?? current.description, scope, serverId, JSON.stringify(input.allowed_destinations ?? current.allowed_destinations)],
+      await this.db.query(
+        'UPDATE mcp_credentials SET name = $2, description = $3, scope = $4, mcp_server_id = $5, allowed_destinations = $6, updated_at = now() WHERE id = $1',
+        {
+          bind: [
+            id,
+            input.name ?? current.name,
+            input.description ?? current.description,
+            scope,
+            serverId,
+            JSON.stringify(input.allowed_destinations ?? current.allowed_destinations),
+          ],
+          transaction,
+        },
+      );
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        { action: 'mcp.credential.update', target_type: 'mcp_credential', target_id: id, payload: { changed: Object.keys(input) } },
         transaction,
-      });
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.update', target_type: 'mcp_credential', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      );
     });
     return this.get(id);
   }
@@ -84,7 +121,13 @@ export class McpCredentials {
         bind: [id, this.encrypt(id, secretPayload), JSON.stringify(Object.keys(secretPayload))],
         transaction,
       });
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.rotate', target_type: 'mcp_credential', target_id: id, payload: { secret_keys: Object.keys(secretPayload) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        { action: 'mcp.credential.rotate', target_type: 'mcp_credential', target_id: id, payload: { secret_keys: Object.keys(secretPayload) } },
+        transaction,
+      );
     });
     const affected = await this.db.query<{ mcp_server_id: string; server_name: string; mount_id: string | null; agent_id: string | null }>(
       `SELECT s.id AS mcp_server_id, s.name AS server_name, m.id AS mount_id, m.agent_id FROM mcp_servers s
@@ -94,14 +137,22 @@ export class McpCredentials {
     return {
       ...(await this.get(id)),
       servers_to_reverify: [...new Map(affected.map((a) => [a.mcp_server_id, { mcp_server_id: a.mcp_server_id, server_name: a.server_name }])).values()],
-      mounts_to_reverify: affected.flatMap((a) => (a.mount_id && a.agent_id ? [{ mount_id: a.mount_id, agent_id: a.agent_id, mcp_server_id: a.mcp_server_id }] : [])),
+      mounts_to_reverify: affected.flatMap((a) =>
+        a.mount_id && a.agent_id ? [{ mount_id: a.mount_id, agent_id: a.agent_id, mcp_server_id: a.mcp_server_id }] : [],
+      ),
     };
   }
 
   async delete(id: string, op: Operation) {
     await this.find(id);
-    const users = await this.db.query<{ id: string; name: string }>('SELECT id, name FROM mcp_servers WHERE credential_id = $1 ORDER BY name', { bind: [id], type: QueryTypes.SELECT });
-    if (users.length) throw new ConflictError(`credential ${id} is used by ${users.map((s) => `server "${s.name}" (${s.id})`).join(', ')}; detach it there first`, { code: 'CREDENTIAL_IN_USE' });
+    const users = await this.db.query<{ id: string; name: string }>('SELECT id, name FROM mcp_servers WHERE credential_id = $1 ORDER BY name', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+    });
+    if (users.length)
+      throw new ConflictError(`credential ${id} is used by ${users.map((s) => `server "${s.name}" (${s.id})`).join(', ')}; detach it there first`, {
+        code: 'CREDENTIAL_IN_USE',
+      });
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM mcp_credentials WHERE id = $1', { bind: [id], transaction });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.credential.delete', target_type: 'mcp_credential', target_id: id }, transaction);
@@ -112,16 +163,25 @@ export class McpCredentials {
   /** The decrypted secret for a call by `serverId`, refused when the scope does not allow that server. */
   async secretFor(credentialId: string, server: { id: string; connection_config: Record<string, unknown> }): Promise<Record<string, string>> {
     const row = await this.find(credentialId);
-    if (!usableBy(row, server.id)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${server.id}`, { code: 'CREDENTIAL_SCOPE_MISMATCH' });
+    if (!usableBy(row, server.id))
+      throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id} and cannot be used by server ${server.id}`, {
+        code: 'CREDENTIAL_SCOPE_MISMATCH',
+      });
     refuseDestination(row, server.connection_config);
     return JSON.parse(this.secrets.decrypt(row.encrypted_secret_json, storedAt(SECRET_COLUMN, row.id))) as Record<string, string>;
   }
 
   /** Refuses attaching a credential to a server its scope does not allow. */
   async checkAttachable(credentialId: string, serverId: string, config: Record<string, unknown>): Promise<void> {
-    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', { bind: [credentialId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<CredentialRow>('SELECT * FROM mcp_credentials WHERE id = try_uuid($1)', {
+      bind: [credentialId],
+      type: QueryTypes.SELECT,
+    });
     if (!row) throw new ValidationError([{ loc: ['body', 'credential_id'], msg: `credential ${credentialId} not found`, type: 'value_error' }]);
-    if (!usableBy(row, serverId)) throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`, { code: 'CREDENTIAL_SCOPE_MISMATCH' });
+    if (!usableBy(row, serverId))
+      throw new ConflictError(`credential ${credentialId} is scoped to server ${row.mcp_server_id}; a server-scoped credential serves only that server`, {
+        code: 'CREDENTIAL_SCOPE_MISMATCH',
+      });
     refuseDestination(row, config);
   }
 
@@ -138,7 +198,10 @@ export class McpCredentials {
 
   private async checkScope(scope: 'shared' | 'server', serverId: string | null): Promise<string | null> {
     if (scope === 'shared') {
-      if (serverId) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: 'a shared credential names no server; use scope "server" to bind it to one', type: 'value_error' }]);
+      if (serverId)
+        throw new ValidationError([
+          { loc: ['body', 'mcp_server_id'], msg: 'a shared credential names no server; use scope "server" to bind it to one', type: 'value_error' },
+        ]);
       return null;
     }
     if (!serverId) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: 'scope "server" needs mcp_server_id', type: 'missing' }]);
@@ -149,8 +212,15 @@ export class McpCredentials {
 
   /** Narrowing a credential to one server must not strand other servers that use it. */
   private async refuseForeignUsers(id: string, serverId: string, transaction: Transaction): Promise<void> {
-    const others = await this.db.query<{ name: string }>('SELECT name FROM mcp_servers WHERE credential_id = $1 AND id <> $2', { bind: [id, serverId], type: QueryTypes.SELECT, transaction });
-    if (others.length) throw new ConflictError(`credential ${id} is also used by ${others.map((s) => `"${s.name}"`).join(', ')}; it cannot be scoped to one server`, { code: 'CREDENTIAL_IN_USE' });
+    const others = await this.db.query<{ name: string }>('SELECT name FROM mcp_servers WHERE credential_id = $1 AND id <> $2', {
+      bind: [id, serverId],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (others.length)
+      throw new ConflictError(`credential ${id} is also used by ${others.map((s) => `"${s.name}"`).join(', ')}; it cannot be scoped to one server`, {
+        code: 'CREDENTIAL_IN_USE',
+      });
   }
 }
 
@@ -160,7 +230,9 @@ const usableBy = (row: CredentialRow, serverId: string) => row.scope === 'shared
 function refuseDestination(row: CredentialRow, config: Record<string, unknown>): void {
   const destination = credentialDestination(config);
   if (row.allowed_destinations.length === 0 || (destination !== null && row.allowed_destinations.includes(destination))) return;
-  throw new ConflictError(`credential ${row.id} may be sent only to ${row.allowed_destinations.join(', ')}, not to ${destination ?? 'this server'}`, { code: 'CREDENTIAL_DESTINATION_REFUSED' });
+  throw new ConflictError(`credential ${row.id} may be sent only to ${row.allowed_destinations.join(', ')}, not to ${destination ?? 'this server'}`, {
+    code: 'CREDENTIAL_DESTINATION_REFUSED',
+  });
 }
 
 /** Metadata only: the ciphertext and the secret never leave. */

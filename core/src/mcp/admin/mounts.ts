@@ -36,7 +36,10 @@ export class McpMounts {
 
   /** Every mount of the agent, highest priority first. */
   async rowsOf(agentId: string): Promise<MountRow[]> {
-    return this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) ORDER BY m.priority DESC, m.created_at, m.id`, { bind: [agentId], type: QueryTypes.SELECT });
+    return this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) ORDER BY m.priority DESC, m.created_at, m.id`, {
+      bind: [agentId],
+      type: QueryTypes.SELECT,
+    });
   }
 
   /** The active mounts of active servers: what a turn may use. */
@@ -77,8 +80,22 @@ export class McpMounts {
           transaction,
         },
       );
-      if (!inserted.length) throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`, { code: 'MOUNT_EXISTS' });
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.create', target_type: 'agent', target_id: agentId, payload: { mount_id: id, mcp_server_id: input.mcp_server_id, ...(await mountExposure(this.db, agentId, transaction)) } }, transaction);
+      if (!inserted.length)
+        throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`, {
+          code: 'MOUNT_EXISTS',
+        });
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        {
+          action: 'mcp.mount.create',
+          target_type: 'agent',
+          target_id: agentId,
+          payload: { mount_id: id, mcp_server_id: input.mcp_server_id, ...(await mountExposure(this.db, agentId, transaction)) },
+        },
+        transaction,
+      );
     });
     return presentMount(await this.find(agentId, id));
   }
@@ -103,7 +120,13 @@ export class McpMounts {
           transaction,
         },
       );
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        { action: 'mcp.mount.update', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, changed: Object.keys(input) } },
+        transaction,
+      );
     });
     return presentMount(await this.find(agentId, mountId));
   }
@@ -112,13 +135,22 @@ export class McpMounts {
     const mount = await this.find(agentId, mountId);
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM agent_mcp_mounts WHERE id = $1', { bind: [mountId], transaction });
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, mcp_server_id: mount.mcp_server_id } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        { action: 'mcp.mount.delete', target_type: 'agent', target_id: agentId, payload: { mount_id: mountId, mcp_server_id: mount.mcp_server_id } },
+        transaction,
+      );
     });
     return { status: 'deleted', mount_id: mountId, mcp_server_id: mount.mcp_server_id };
   }
 
   async find(agentId: string, mountId: string): Promise<MountRow> {
-    const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, { bind: [agentId, mountId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, {
+      bind: [agentId, mountId],
+      type: QueryTypes.SELECT,
+    });
     if (!row) throw new NotFoundError(`agent ${agentId} has no MCP mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return row;
   }
@@ -130,7 +162,10 @@ export class McpMounts {
   }
 
   private async requireAgent(agentId: string): Promise<string> {
-    const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id = try_uuid($1)', {
+      bind: [agentId],
+      type: QueryTypes.SELECT,
+    });
     if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
     return row.agent_type;
   }

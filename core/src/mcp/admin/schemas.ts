@@ -27,7 +27,15 @@ export type ServerUpdateInput = z.output<typeof serverUpdateSchema>;
 
 /** `secret_payload`: named string values, each usable as a `<NAME>` placeholder in headers or env. */
 const secretPayload = z
-  .record(z.string().trim().min(1).max(100).regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'a secret key is a placeholder name: letters, digits, _ . -'), z.string().min(1).max(16_384))
+  .record(
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'a secret key is a placeholder name: letters, digits, _ . -'),
+    z.string().min(1).max(16_384),
+  )
   .refine((payload) => Object.keys(payload).length >= 1 && Object.keys(payload).length <= 50, 'secret_payload holds 1 to 50 values');
 
 /** `shared`: any server may use the credential; `server`: only the server `mcp_server_id`. */
@@ -40,7 +48,14 @@ const credentialFields = {
   mcp_server_id: z.string().uuid().nullable(),
   // Where the secret may be sent: URL origins (`https://api.example.com`) of http servers, commands of stdio ones.
   allowed_destinations: z
-    .array(z.string().trim().min(1).max(500).transform((d) => (/^https?:\/\//i.test(d) && URL.canParse(d) ? new URL(d).origin : d)))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(500)
+        .transform((d) => (/^https?:\/\//i.test(d) && URL.canParse(d) ? new URL(d).origin : d)),
+    )
     .max(50),
 };
 
@@ -77,7 +92,11 @@ const mountFields = {
   approval: z.enum(['none', 'operator']),
 };
 
-export const mountCreateSchema = z.object({ mcp_server_id: z.string().uuid(), ...mountFields }).partial().required({ mcp_server_id: true }).strict();
+export const mountCreateSchema = z
+  .object({ mcp_server_id: z.string().uuid(), ...mountFields })
+  .partial()
+  .required({ mcp_server_id: true })
+  .strict();
 export const mountUpdateSchema = z.object(mountFields).partial().strict();
 export type McpMountCreateInput = z.output<typeof mountCreateSchema>;
 export type McpMountUpdateInput = z.output<typeof mountUpdateSchema>;

@@ -31,7 +31,19 @@ export class McpServerActions {
     const message = redactText(result.message ?? (result.ok ? 'healthy' : 'unhealthy'), server.secretValues);
     const status = await this.db.transaction(async (transaction) => {
       const recorded = await this.servers.recordHealth(id, result.ok, message, transaction);
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.health_check', outcome: result.ok ? 'success' : 'failure', target_type: 'mcp_server', target_id: id, payload: { ok: result.ok, status: recorded } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        {
+          action: 'mcp.server.health_check',
+          outcome: result.ok ? 'success' : 'failure',
+          target_type: 'mcp_server',
+          target_id: id,
+          payload: { ok: result.ok, status: recorded },
+        },
+        transaction,
+      );
       return recorded;
     });
     return { mcp_server_id: id, ok: result.ok, status, message, latency_ms: Date.now() - started, checked_at: new Date().toISOString() };
@@ -45,11 +57,23 @@ export class McpServerActions {
     let answer: { status: string; error_message: string | null; tools?: ToolDescriptor[]; raw_response?: unknown; result?: unknown };
     if (input.action === 'tools/list') {
       try {
-        const listed = server.backend.listToolsRaw ? await server.backend.listToolsRaw(server.connection, options) : { tools: await server.backend.listTools(server.connection, options), raw: null };
-        answer = { status: 'success', tools: listed.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })), raw_response: listed.raw, error_message: null };
+        const listed = server.backend.listToolsRaw
+          ? await server.backend.listToolsRaw(server.connection, options)
+          : { tools: await server.backend.listTools(server.connection, options), raw: null };
+        answer = {
+          status: 'success',
+          tools: listed.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+          raw_response: listed.raw,
+          error_message: null,
+        };
       } catch (error) {
         if (error instanceof ValidationError || (error as { status?: number }).status === 400) throw error;
-        answer = { status: (error as { status?: number }).status === 504 ? 'timeout' : 'error', tools: [], raw_response: null, error_message: (error as Error).message };
+        answer = {
+          status: (error as { status?: number }).status === 504 ? 'timeout' : 'error',
+          tools: [],
+          raw_response: null,
+          error_message: (error as Error).message,
+        };
       }
     } else {
       const outcome = await server.backend.callTool(server.connection, input.tool_name!, input.arguments ?? {}, options);
@@ -70,7 +94,10 @@ export class McpServerActions {
     await this.mounts.requireChatAgent(agentId);
     const mount = (await this.mounts.usable(agentId)).find((m) => m.mcp_server_id === input.mcp_server_id);
     if (!mount) throw new ConflictError(`MCP server ${input.mcp_server_id} is not mounted and active on agent ${agentId}`, { code: 'MCP_SERVER_NOT_MOUNTED' });
-    if (!allowedBy(mount.allowed_tools_json, input.tool_name)) throw new ConflictError(`tool "${input.tool_name}" is not in the mount's allowed_tools (${mount.allowed_tools_json.join(', ')})`, { code: 'TOOL_NOT_ALLOWED' });
+    if (!allowedBy(mount.allowed_tools_json, input.tool_name))
+      throw new ConflictError(`tool "${input.tool_name}" is not in the mount's allowed_tools (${mount.allowed_tools_json.join(', ')})`, {
+        code: 'TOOL_NOT_ALLOWED',
+      });
     const server = await this.servers.resolveRow(mount.server);
     const started = Date.now();
     const outcome = await server.backend.callTool(server.connection, input.tool_name, input.arguments, { timeoutMs: mount.timeout_ms });
@@ -105,7 +132,14 @@ export class McpServerActions {
     );
     const business = businessPayload(raw, input.tool_name);
     return redactSecrets(
-      { status: outcome.status, latency_ms: latency, raw_response_payload: raw, business_response_payload: business, field_catalog: fieldCatalog(business), error_message: outcome.error ?? null },
+      {
+        status: outcome.status,
+        latency_ms: latency,
+        raw_response_payload: raw,
+        business_response_payload: business,
+        field_catalog: fieldCatalog(business),
+        error_message: outcome.error ?? null,
+      },
       server.secretValues,
     );
   }

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type ToolBackend, type ToolServerConnection, type ValidationIssue } from '@agent-host/sdk';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+  type ToolBackend,
+  type ToolServerConnection,
+  type ValidationIssue,
+} from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { McpCredentials } from './credentials.js';
@@ -64,11 +72,27 @@ export class McpServers {
         `INSERT INTO mcp_servers (id, name, description, transport_type, connection_config, credential_schema, credential_id, status, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
         {
-          bind: [id, input.name, input.description ?? '', input.transport_type, JSON.stringify(input.connection_config), json(input.credential_schema), input.credential_id ?? null, input.status ?? 'active', op.operator.admin_user_id],
+          bind: [
+            id,
+            input.name,
+            input.description ?? '',
+            input.transport_type,
+            JSON.stringify(input.connection_config),
+            json(input.credential_schema),
+            input.credential_id ?? null,
+            input.status ?? 'active',
+            op.operator.admin_user_id,
+          ],
           transaction,
         },
       );
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.create', target_type: 'mcp_server', target_id: id, payload: { name: input.name, transport_type: input.transport_type } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        { action: 'mcp.server.create', target_type: 'mcp_server', target_id: id, payload: { name: input.name, transport_type: input.transport_type } },
+        transaction,
+      );
     });
     return this.get(id);
   }
@@ -90,22 +114,47 @@ export class McpServers {
       after: next.connection_config,
       confirmed: confirmed === true || input.credential_id !== undefined,
     });
-    if (next.credential_id && (input.credential_id || input.connection_config)) await this.credentials.checkAttachable(next.credential_id, id, next.connection_config);
+    if (next.credential_id && (input.credential_id || input.connection_config))
+      await this.credentials.checkAttachable(next.credential_id, id, next.connection_config);
     if (input.name !== undefined) await this.refuseDuplicateName(input.name, id);
     await this.db.transaction(async (transaction) => {
       await this.db.query(
         `UPDATE mcp_servers SET name = $2, description = $3, transport_type = $4, connection_config = $5, credential_schema = $6, credential_id = $7, status = $8, updated_at = now() WHERE id = $1`,
-        { bind: [id, next.name, next.description, next.transport_type, JSON.stringify(next.connection_config), json(next.credential_schema), next.credential_id, next.status], transaction },
+        {
+          bind: [
+            id,
+            next.name,
+            next.description,
+            next.transport_type,
+            JSON.stringify(next.connection_config),
+            json(next.credential_schema),
+            next.credential_id,
+            next.status,
+          ],
+          transaction,
+        },
       );
-      await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.update', target_type: 'mcp_server', target_id: id, payload: { changed: Object.keys(input) } }, transaction);
+      await auditOperation(
+        this.db,
+        'core.mcp',
+        op,
+        { action: 'mcp.server.update', target_type: 'mcp_server', target_id: id, payload: { changed: Object.keys(input) } },
+        transaction,
+      );
     });
     return this.get(id);
   }
 
   async delete(id: string, op: Operation) {
     await this.find(id);
-    const mounts = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM agent_mcp_mounts WHERE mcp_server_id = $1 ORDER BY created_at', { bind: [id], type: QueryTypes.SELECT });
-    if (mounts.length) throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.map((m) => m.agent_id).join(', ')}; unmount it first`, { code: 'MCP_SERVER_IN_USE' });
+    const mounts = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM agent_mcp_mounts WHERE mcp_server_id = $1 ORDER BY created_at', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+    });
+    if (mounts.length)
+      throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.map((m) => m.agent_id).join(', ')}; unmount it first`, {
+        code: 'MCP_SERVER_IN_USE',
+      });
     await this.db.transaction(async (transaction) => {
       await this.db.query('DELETE FROM mcp_servers WHERE id = $1', { bind: [id], transaction });
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.delete', target_type: 'mcp_server', target_id: id }, transaction);
@@ -121,7 +170,10 @@ export class McpServers {
 
   async resolveRow(row: ServerRow, credentialId?: string): Promise<ResolvedServer> {
     const backend = this.backends.get(row.transport_type);
-    if (!backend) throw new ConflictError(`MCP server "${row.name}" uses transport_type "${row.transport_type}", which no enabled plugin provides`, { code: 'MCP_TRANSPORT_UNAVAILABLE' });
+    if (!backend)
+      throw new ConflictError(`MCP server "${row.name}" uses transport_type "${row.transport_type}", which no enabled plugin provides`, {
+        code: 'MCP_TRANSPORT_UNAVAILABLE',
+      });
     const chosen = credentialId ?? row.credential_id;
     const secret = chosen ? await this.credentials.secretFor(chosen, row) : null;
     return {
@@ -151,14 +203,27 @@ export class McpServers {
   /** A server of a backend that launches processes is a program the host runs: by default only super admins define one. */
   private async refuseStdioBySubAdmin(transport: string, op: Operation, action: string, targetId: string | null): Promise<void> {
     if (!this.backends.get(transport)?.launchesProcesses || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
-    await auditOperation(this.db, 'core.mcp', op, { action, outcome: 'failure', target_type: 'mcp_server', target_id: targetId ?? 'new', payload: { reason: 'stdio_needs_super_admin' } });
-    throw new ForbiddenError('on this host only super admins create or change stdio MCP servers, which run programs on the host ([mcp] sub_admins_manage_stdio_servers)', { code: 'SUPER_ADMIN_REQUIRED' });
+    await auditOperation(this.db, 'core.mcp', op, {
+      action,
+      outcome: 'failure',
+      target_type: 'mcp_server',
+      target_id: targetId ?? 'new',
+      payload: { reason: 'stdio_needs_super_admin' },
+    });
+    throw new ForbiddenError(
+      'on this host only super admins create or change stdio MCP servers, which run programs on the host ([mcp] sub_admins_manage_stdio_servers)',
+      { code: 'SUPER_ADMIN_REQUIRED' },
+    );
   }
 
   private validateTransport(transport: string, config: Record<string, unknown>): void {
     const backend = this.backends.get(transport);
     if (!backend) {
-      const known = this.backends.list().map((b) => `"${b.key}"`).join(', ') || 'none (enable a tool backend plugin)';
+      const known =
+        this.backends
+          .list()
+          .map((b) => `"${b.key}"`)
+          .join(', ') || 'none (enable a tool backend plugin)';
       throw new ValidationError([{ loc: ['body', 'transport_type'], msg: `unknown transport_type "${transport}"; registered: ${known}`, type: 'value_error' }]);
     }
     const issues: ValidationIssue[] = [...backend.validateConfig(config), ...pastedCredentials(config)];
@@ -166,7 +231,10 @@ export class McpServers {
   }
 
   private async refuseDuplicateName(name: string, exceptId: string | null): Promise<void> {
-    const [row] = await this.db.query<{ id: string }>('SELECT id FROM mcp_servers WHERE lower(name) = lower($1) AND ($2::text IS NULL OR id::text <> $2)', { bind: [name, exceptId], type: QueryTypes.SELECT });
+    const [row] = await this.db.query<{ id: string }>('SELECT id FROM mcp_servers WHERE lower(name) = lower($1) AND ($2::text IS NULL OR id::text <> $2)', {
+      bind: [name, exceptId],
+      type: QueryTypes.SELECT,
+    });
     if (row) throw new ConflictError(`an MCP server named "${name}" already exists (${row.id})`, { code: 'MCP_SERVER_EXISTS' });
   }
 }

@@ -68,32 +68,66 @@ export function preGenerationGate(input: {
   const { toolName, schema, tracking } = input;
   if (tracking) {
     const explicit = tracking.messageIds;
-    if (input.messageType !== 'user_chat' && explicit.length === 0) return { should_attempt: false, outcome: 'skipped', reason: `message_type ${input.messageType} without an explicit identifier` };
+    if (input.messageType !== 'user_chat' && explicit.length === 0)
+      return { should_attempt: false, outcome: 'skipped', reason: `message_type ${input.messageType} without an explicit identifier` };
     if (explicit.length === 1) return { should_attempt: true, reason: 'unambiguous identifier in the current message', identifier_source: 'current_message' };
-    if (explicit.length > 1) return { should_attempt: false, outcome: 'blocked', reason: 'several identifiers in the current message', guidance: ambiguityGuidance(toolName, schema, explicit) };
+    if (explicit.length > 1)
+      return {
+        should_attempt: false,
+        outcome: 'blocked',
+        reason: 'several identifiers in the current message',
+        guidance: ambiguityGuidance(toolName, schema, explicit),
+      };
     const followUp = input.allowFollowUp && (tracking.followUp || tracking.intent);
-    if (followUp && tracking.historyIds.length === 1) return { should_attempt: true, reason: 'follow-up to a unique identifier in recent user history', identifier_source: 'history_follow_up' };
-    if (followUp && tracking.historyIds.length > 1) return { should_attempt: false, outcome: 'blocked', reason: 'several competing identifiers in recent user history', guidance: ambiguityGuidance(toolName, schema, tracking.historyIds) };
-    if (tracking.intent || tracking.followUp) return { should_attempt: false, outcome: 'blocked', reason: 'tracking intent without an identifier', guidance: missingGuidance(toolName, schema, [TRACKING_ARGUMENT]) };
+    if (followUp && tracking.historyIds.length === 1)
+      return { should_attempt: true, reason: 'follow-up to a unique identifier in recent user history', identifier_source: 'history_follow_up' };
+    if (followUp && tracking.historyIds.length > 1)
+      return {
+        should_attempt: false,
+        outcome: 'blocked',
+        reason: 'several competing identifiers in recent user history',
+        guidance: ambiguityGuidance(toolName, schema, tracking.historyIds),
+      };
+    if (tracking.intent || tracking.followUp)
+      return {
+        should_attempt: false,
+        outcome: 'blocked',
+        reason: 'tracking intent without an identifier',
+        guidance: missingGuidance(toolName, schema, [TRACKING_ARGUMENT]),
+      };
     return { should_attempt: false, outcome: 'skipped', reason: 'no tracking content in the message' };
   }
   if (input.messageType !== 'user_chat' && parseIdentifiers(input.message).length === 0) {
     return { should_attempt: false, outcome: 'skipped', reason: `message_type ${input.messageType} without an explicit identifier` };
   }
   const decision = input.decision;
-  if (!decision || decision.should_call_now) return { should_attempt: true, reason: decision ? `selector: ${decision.reason || 'call now'}` : 'selected', identifier_source: null };
+  if (!decision || decision.should_call_now)
+    return { should_attempt: true, reason: decision ? `selector: ${decision.reason || 'call now'}` : 'selected', identifier_source: null };
   if (decision.missing_required_arguments.length) {
-    return { should_attempt: false, outcome: 'blocked', reason: `selector: missing ${decision.missing_required_arguments.join(', ')}`, guidance: missingGuidance(toolName, schema, decision.missing_required_arguments) };
+    return {
+      should_attempt: false,
+      outcome: 'blocked',
+      reason: `selector: missing ${decision.missing_required_arguments.join(', ')}`,
+      guidance: missingGuidance(toolName, schema, decision.missing_required_arguments),
+    };
   }
   return { should_attempt: false, outcome: 'skipped', reason: `selector: ${decision.reason || 'not now'}` };
 }
 
 /** `mcp-tool-attempt-gate`: the tracking tool goes ahead only with one traceable identifier in its arguments. */
 export function attemptGate(toolName: string, schema: JsonSchema, args: Record<string, unknown>): GateVerdict {
-  if (!isTrackingTool(toolName)) return { should_attempt: true, reason: 'identifier arguments are traceable (untraceable ones were dropped)', identifier_source: null };
+  if (!isTrackingTool(toolName))
+    return { should_attempt: true, reason: 'identifier arguments are traceable (untraceable ones were dropped)', identifier_source: null };
   const value = args[TRACKING_ARGUMENT];
-  if (!hasValue(value)) return { should_attempt: false, outcome: 'blocked', reason: 'no traceable identifier', guidance: missingGuidance(toolName, schema, [TRACKING_ARGUMENT]) };
+  if (!hasValue(value))
+    return { should_attempt: false, outcome: 'blocked', reason: 'no traceable identifier', guidance: missingGuidance(toolName, schema, [TRACKING_ARGUMENT]) };
   const ids = parseIdentifiers(String(value));
-  if (ids.length > 1) return { should_attempt: false, outcome: 'blocked', reason: 'the identifier argument holds several identifiers', guidance: ambiguityGuidance(toolName, schema, ids) };
+  if (ids.length > 1)
+    return {
+      should_attempt: false,
+      outcome: 'blocked',
+      reason: 'the identifier argument holds several identifiers',
+      guidance: ambiguityGuidance(toolName, schema, ids),
+    };
   return { should_attempt: true, reason: 'identifier traceable to the user', identifier_source: null };
 }

@@ -39,6 +39,11 @@ export function trackingIntent(rules: readonly IntentGateRule[]): TrackingIntent
   const [rule] = enabledFor(rules, (c) => TRACKING_CAPABILITIES.has(c));
   if (!rule) return { matches: builtInTrackingIntent, allowFollowUp: true, source: 'built_in' };
   const own = (text: string) => ruleMatches(rule, text);
-  const matches = rule.match_source_mode === 'replace' ? own : rule.match_source_mode === 'append' ? (text: string) => builtInTrackingIntent(text) || own(text) : builtInTrackingIntent;
+  const matches =
+    rule.match_source_mode === 'replace'
+      ? own
+      : rule.match_source_mode === 'append'
+        ? (text: string) => builtInTrackingIntent(text) || own(text)
+        : builtInTrackingIntent;
   return { matches, allowFollowUp: rule.allow_contextual_follow_up, source: rule.match_source_mode };
 }

@@ -14,7 +14,9 @@ export function maskSensitive(value: unknown, secrets: readonly string[] = [], {
     if (typeof v === 'string') return known.reduce((text, secret) => text.split(secret).join(MASK), v);
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([key, inner]) => [key, keys && SENSITIVE_KEY.test(key) && inner !== null && inner !== undefined ? MASK : walk(inner)]));
+      return Object.fromEntries(
+        Object.entries(v).map(([key, inner]) => [key, keys && SENSITIVE_KEY.test(key) && inner !== null && inner !== undefined ? MASK : walk(inner)]),
+      );
     }
     return v;
   };

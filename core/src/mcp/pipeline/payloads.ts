@@ -1,7 +1,12 @@
 import { isTrackingTool } from '../tracking/tracking.js';
 
 /** The failure minimum raw JSON of spec 4.13. */
-export const failurePayload = (serverName: string, toolName: string, errorMessage: string) => ({ server_name: serverName, tool_name: toolName, status: 'error' as const, error_message: errorMessage });
+export const failurePayload = (serverName: string, toolName: string, errorMessage: string) => ({
+  server_name: serverName,
+  tool_name: toolName,
+  status: 'error' as const,
+  error_message: errorMessage,
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
@@ -19,14 +24,20 @@ export function valuesAt(value: unknown, path: string): unknown[] {
   let current: unknown[] = [value];
   for (const segment of path.split('.').filter(Boolean)) {
     current = current.flatMap((v) => {
-      if (Array.isArray(v)) return /^\d+$/.test(segment) ? (v[Number(segment)] === undefined ? [] : [v[Number(segment)]]) : v.flatMap((item) => (isObject(item) && segment in item ? [item[segment]] : []));
+      if (Array.isArray(v))
+        return /^\d+$/.test(segment)
+          ? v[Number(segment)] === undefined
+            ? []
+            : [v[Number(segment)]]
+          : v.flatMap((item) => (isObject(item) && segment in item ? [item[segment]] : []));
       return isObject(v) && segment in v ? [v[segment]] : [];
     });
   }
   return current;
 }
 
-const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+const isEmpty = (v: unknown) =>
+  v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
 
 /** One entry per leaf path of a payload, arrays stepped into (`tracking.trackingSub.currentStatus`), for choosing `selected_fields`. */
 export function fieldCatalog(payload: unknown, limit = 200): { path: string; type: string; example: unknown }[] {
@@ -34,7 +45,8 @@ export function fieldCatalog(payload: unknown, limit = 200): { path: string; typ
   const walk = (value: unknown, path: string) => {
     if (seen.size >= limit) return;
     if (Array.isArray(value)) {
-      if (value.every((v) => !isObject(v) && !Array.isArray(v))) return void (path && !seen.has(path) && seen.set(path, { path, type: 'array', example: value.slice(0, 3) }));
+      if (value.every((v) => !isObject(v) && !Array.isArray(v)))
+        return void (path && !seen.has(path) && seen.set(path, { path, type: 'array', example: value.slice(0, 3) }));
       for (const item of value) walk(item, path);
       return;
     }
@@ -89,7 +101,8 @@ export function renderDirectResponse(payload: unknown, rule: RenderRule): { repl
   });
   const present = fields.filter((f) => f.value !== undefined);
   if (present.length === 0) return { reply: jsonOutput(payload, rule.wrap_json_code_block), fallback: true };
-  if (rule.output_mode === 'json_subset') return { reply: jsonOutput(Object.fromEntries(present.map((f) => [f.path, f.value])), rule.wrap_json_code_block), fallback: false };
+  if (rule.output_mode === 'json_subset')
+    return { reply: jsonOutput(Object.fromEntries(present.map((f) => [f.path, f.value])), rule.wrap_json_code_block), fallback: false };
   const lines = present.map((f) => `${f.path.split('.').at(-1)}: ${textOf(f.value)}`);
   return { reply: [rule.prefix_text, ...lines, rule.suffix_text].filter((part) => part.trim() !== '').join('\n'), fallback: false };
 }

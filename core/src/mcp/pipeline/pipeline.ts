@@ -48,7 +48,15 @@ export async function runToolPipeline(turn: ToolTurn): Promise<ToolPipelineResul
     async () =>
       toolset.tools.length === 0
         ? ({ kind: 'skip', source: 'deterministic', reason: 'no eligible tool', mode: null } as const)
-        : selectTool({ tools: toolset.tools, message: input.message, userHistory: turn.userHistory, tracking, guidance: turn.guidance.selection, model, signal: input.signal }),
+        : selectTool({
+            tools: toolset.tools,
+            message: input.message,
+            userHistory: turn.userHistory,
+            tracking,
+            guidance: turn.guidance.selection,
+            model,
+            signal: input.signal,
+          }),
     (s) => ({ decision: s.kind === 'tool' ? s.tool.descriptor.name : 'no_tool', source: s.source, reason: s.reason, output_mode: s.mode }),
   );
   if (selection.kind === 'skip') {
@@ -59,13 +67,32 @@ export async function runToolPipeline(turn: ToolTurn): Promise<ToolPipelineResul
   const { name, input_schema: schema } = tool.descriptor;
   const trackingTool = isTrackingTool(name);
   const stop = async (stage: string, verdict: Exclude<GateVerdict, { should_attempt: true }>, args: Record<string, unknown> | null = null) => {
-    await turn.audit({ tool_name: name, status: verdict.outcome, stage, reason: verdict.reason, request_payload: args, response_payload: verdict.outcome === 'blocked' ? verdict.guidance : null }, tool);
+    await turn.audit(
+      {
+        tool_name: name,
+        status: verdict.outcome,
+        stage,
+        reason: verdict.reason,
+        request_payload: args,
+        response_payload: verdict.outcome === 'blocked' ? verdict.guidance : null,
+      },
+      tool,
+    );
     return proceed(verdict.outcome === 'blocked' ? verdict.guidance : null);
   };
 
   const pre = await span(
     'mcp-pre-generation-gate',
-    async () => preGenerationGate({ toolName: name, schema, messageType: input.messageType, message: input.message, tracking: trackingTool ? tracking : null, allowFollowUp: intent.allowFollowUp, decision: selection.decision }),
+    async () =>
+      preGenerationGate({
+        toolName: name,
+        schema,
+        messageType: input.messageType,
+        message: input.message,
+        tracking: trackingTool ? tracking : null,
+        allowFollowUp: intent.allowFollowUp,
+        decision: selection.decision,
+      }),
     verdictAttributes,
   );
   if (!pre.should_attempt) return stop('mcp-pre-generation-gate', pre);
@@ -76,19 +103,61 @@ export async function runToolPipeline(turn: ToolTurn): Promise<ToolPipelineResul
     async () =>
       skipGeneration
         ? { skipped: true, reason: 'the identifier comes deterministically from the current message', arguments: {}, mode: null }
-        : generateArguments({ toolName: name, description: tool.descriptor.description, schema, message: input.message, userHistory: turn.userHistory, guidance: turn.guidance.arguments, model, signal: input.signal }),
+        : generateArguments({
+            toolName: name,
+            description: tool.descriptor.description,
+            schema,
+            message: input.message,
+            userHistory: turn.userHistory,
+            guidance: turn.guidance.arguments,
+            model,
+            signal: input.signal,
+          }),
     (g) => ({ skipped: g.skipped, reason: g.reason, output_mode: g.mode, argument_names: Object.keys(g.arguments) }),
   );
-  const built = buildToolArguments({ toolName: name, schema, generated: generated.arguments, message: input.message, userHistory: turn.userHistory, messageIds: tracking.messageIds, round: turn.round });
-  turn.context.push({ stage: 'build_tool_arguments', round: turn.round, argument_names: Object.keys(built.arguments), canonicalized: built.canonicalized, dropped: built.dropped, extracted: built.extracted });
+  const built = buildToolArguments({
+    toolName: name,
+    schema,
+    generated: generated.arguments,
+    message: input.message,
+    userHistory: turn.userHistory,
+    messageIds: tracking.messageIds,
+    round: turn.round,
+  });
+  turn.context.push({
+    stage: 'build_tool_arguments',
+    round: turn.round,
+    argument_names: Object.keys(built.arguments),
+    canonicalized: built.canonicalized,
+    dropped: built.dropped,
+    extracted: built.extracted,
+  });
 
   const attempt = await span('mcp-tool-attempt-gate', async () => attemptGate(name, schema, built.arguments), verdictAttributes);
   if (!attempt.should_attempt) return stop('mcp-tool-attempt-gate', attempt, built.arguments);
 
-  const missing = await span('mcp-required-argument-check', async () => missingRequired(schema, built.arguments), (m) => ({ missing_required: m, should_attempt: m.length === 0 }));
-  if (missing.length) return stop('mcp-required-argument-check', { should_attempt: false, outcome: 'blocked', reason: `missing required arguments: ${missing.join(', ')}`, guidance: missingGuidance(name, schema, missing) }, built.arguments);
+  const missing = await span(
+    'mcp-required-argument-check',
+    async () => missingRequired(schema, built.arguments),
+    (m) => ({ missing_required: m, should_attempt: m.length === 0 }),
+  );
+  if (missing.length)
+    return stop(
+      'mcp-required-argument-check',
+      {
+        should_attempt: false,
+        outcome: 'blocked',
+        reason: `missing required arguments: ${missing.join(', ')}`,
+        guidance: missingGuidance(name, schema, missing),
+      },
+      built.arguments,
+    );
 
-  const execution = await span('mcp-call', () => turn.execute(tool, built.arguments, 'chat'), (e) => ({ tool_name: name, status: e.status, ...('latency_ms' in e && { latency_ms: e.latency_ms }) }));
+  const execution = await span(
+    'mcp-call',
+    () => turn.execute(tool, built.arguments, 'chat'),
+    (e) => ({ tool_name: name, status: e.status, ...('latency_ms' in e && { latency_ms: e.latency_ms }) }),
+  );
   if (execution.status === 'blocked') return proceed();
   if (execution.status === 'pending_approval') {
     // The held call has no result to answer from: the turn says it waits for an operator, in place of a reply.
@@ -103,7 +172,8 @@ export async function runToolPipeline(turn: ToolTurn): Promise<ToolPipelineResul
     rawPassthroughKeys: turn.deps.config.raw_passthrough_tool_keys,
     wrapRawPassthrough: turn.deps.config.raw_passthrough_wrap_json_code_block,
   });
-  if (!ruled) return proceed(null, [{ tool_name: name, status: execution.status, result: resultForContext(execution.business, turn.deps.config.result_context_chars) }]);
+  if (!ruled)
+    return proceed(null, [{ tool_name: name, status: execution.status, result: resultForContext(execution.business, turn.deps.config.result_context_chars) }]);
   // Only on this reply: a runtime that goes on to another round (and another invocation) has no direct response.
   return { action: 'reply', reply: ruled.reply, response_source: ruled.response_source, observation: { ...turn.observation, ...ruled.observation } };
 }

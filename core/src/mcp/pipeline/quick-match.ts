@@ -13,12 +13,26 @@ import type { ToolTurn } from './tool-turn.js';
 export function matchQuickRule(rules: readonly QuickMatchRule[], message: string): { rule: QuickMatchRule; suffix: string } | null {
   const text = message.trim();
   const lower = text.toLowerCase();
-  const hits = rules.filter((r) => r.enabled && lower.startsWith(r.prefix.toLowerCase()) && (text.length === r.prefix.length || /[\s:：=]/u.test(text[r.prefix.length]!) || /\W$/.test(r.prefix)));
+  const hits = rules.filter(
+    (r) =>
+      r.enabled &&
+      lower.startsWith(r.prefix.toLowerCase()) &&
+      (text.length === r.prefix.length || /[\s:：=]/u.test(text[r.prefix.length]!) || /\W$/.test(r.prefix)),
+  );
   const rule = hits.sort((a, b) => b.prefix.length - a.prefix.length)[0];
-  return rule ? { rule, suffix: text.slice(rule.prefix.length).replace(/^[\s:：=]+/u, '').trim() } : null;
+  return rule
+    ? {
+        rule,
+        suffix: text
+          .slice(rule.prefix.length)
+          .replace(/^[\s:：=]+/u, '')
+          .trim(),
+      }
+    : null;
 }
 
-const usage = (prefix: string) => `Usage: ${prefix} <cargo number>. Please send one cargo number (bill of lading, container or booking number) after ${prefix}.`;
+const usage = (prefix: string) =>
+  `Usage: ${prefix} <cargo number>. Please send one cargo number (bill of lading, container or booking number) after ${prefix}.`;
 
 /**
  * The quick-match short circuit (spec 4.13; `POST /stream`, `user_chat`
@@ -44,13 +58,23 @@ export async function runQuickMatch(turn: ToolTurn): Promise<TurnResult | null> 
     return answer(reply);
   };
 
-  const tool = findTool((await turn.toolset()).tools.filter((t) => t.mount.mcp_server_id === rule.mcp_server_id), rule.tool_name);
-  if (!tool) return block(`tool "${rule.tool_name}" is not offered by an active mount of server ${rule.mcp_server_id} (or not in its allowed_tools)`, `${rule.prefix} is not available right now.`);
+  const tool = findTool(
+    (await turn.toolset()).tools.filter((t) => t.mount.mcp_server_id === rule.mcp_server_id),
+    rule.tool_name,
+  );
+  if (!tool)
+    return block(
+      `tool "${rule.tool_name}" is not offered by an active mount of server ${rule.mcp_server_id} (or not in its allowed_tools)`,
+      `${rule.prefix} is not available right now.`,
+    );
   if (suffix === '') return block('empty suffix', usage(rule.prefix), tool);
   let value: string = suffix;
   if (isTrackingTool(rule.tool_name)) {
     const ids = parseIdentifiers(suffix);
-    if (ids.length !== 1) return block(ids.length ? 'several identifiers after the prefix' : 'no identifier after the prefix', usage(rule.prefix), tool, { [rule.suffix_parameter_name]: suffix });
+    if (ids.length !== 1)
+      return block(ids.length ? 'several identifiers after the prefix' : 'no identifier after the prefix', usage(rule.prefix), tool, {
+        [rule.suffix_parameter_name]: suffix,
+      });
     value = ids[0]!.value;
   }
   const args = { [rule.suffix_parameter_name]: value, query: input.message, round: turn.round };

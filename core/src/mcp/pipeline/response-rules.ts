@@ -30,7 +30,11 @@ export function ruledReply(rule: DirectResponseRule, payload: unknown): { reply:
   const rendered = renderDirectResponse(payload, rule);
   return {
     reply: rendered.reply,
-    observation: { mcp_output_mode: rendered.fallback ? 'raw_json' : rule.output_mode, mcp_response_rule_key: rule.rule_key, mcp_format_fallback_used: rendered.fallback },
+    observation: {
+      mcp_output_mode: rendered.fallback ? 'raw_json' : rule.output_mode,
+      mcp_response_rule_key: rule.rule_key,
+      mcp_format_fallback_used: rendered.fallback,
+    },
   };
 }
 
@@ -56,7 +60,11 @@ export function applyResponseRules(input: {
     return { reply, response_source: 'mcp_direct_response', observation: { ...observation, mcp_direct_response: true } };
   }
   if (input.rawPassthroughKeys.some((key) => sameTool(key, input.toolName))) {
-    return { reply: jsonOutput(input.payload, input.wrapRawPassthrough), response_source: 'mcp_raw', observation: { mcp_raw_passthrough: true, mcp_output_mode: 'raw_json' } };
+    return {
+      reply: jsonOutput(input.payload, input.wrapRawPassthrough),
+      response_source: 'mcp_raw',
+      observation: { mcp_raw_passthrough: true, mcp_output_mode: 'raw_json' },
+    };
   }
   return null;
 }

@@ -47,14 +47,17 @@ export async function selectTool(input: SelectionInput): Promise<Selection> {
   const { tools, tracking } = input;
   const trackingTool = tools.find((t) => isTrackingTool(t.descriptor.name));
   const signal = tracking.intent || tracking.messageIds.length > 0 || tracking.followUp;
-  if (trackingTool && signal) return { kind: 'tool', tool: trackingTool, source: 'deterministic', decision: null, reason: 'tracking signal in the message', mode: null };
-  if (tools.every((t) => isTrackingTool(t.descriptor.name))) return { kind: 'skip', source: 'deterministic', reason: 'only the tracking tool is eligible and the message has no tracking signal', mode: null };
+  if (trackingTool && signal)
+    return { kind: 'tool', tool: trackingTool, source: 'deterministic', decision: null, reason: 'tracking signal in the message', mode: null };
+  if (tools.every((t) => isTrackingTool(t.descriptor.name)))
+    return { kind: 'skip', source: 'deterministic', reason: 'only the tracking tool is eligible and the message has no tracking signal', mode: null };
   const answer = await askStructured(input.model(), selectionPrompt(input), SELECTION_SCHEMA, input.signal);
   if (!answer.value) return { kind: 'skip', source: 'ai', reason: `no usable selector answer: ${answer.error ?? 'empty'}`, mode: answer.mode };
   const decision = readDecision(answer.value);
   const tool = decision.selected_tool_name === null ? undefined : findTool(tools, decision.selected_tool_name);
   if (!tool) {
-    const named = decision.selected_tool_name && decision.selected_tool_name !== 'no_tool' ? ` (it named "${decision.selected_tool_name}", which is not eligible)` : '';
+    const named =
+      decision.selected_tool_name && decision.selected_tool_name !== 'no_tool' ? ` (it named "${decision.selected_tool_name}", which is not eligible)` : '';
     return { kind: 'skip', source: 'ai', reason: `no_tool${named}: ${decision.reason}`, mode: answer.mode };
   }
   return { kind: 'tool', tool, source: 'ai', decision, reason: decision.reason, mode: answer.mode };
@@ -65,7 +68,9 @@ function readDecision(value: Record<string, unknown>): SelectorDecision {
   return {
     selected_tool_name: name === '' || name === 'no_tool' ? null : name,
     should_call_now: value.should_call_now !== false,
-    missing_required_arguments: Array.isArray(value.missing_required_arguments) ? value.missing_required_arguments.filter((v): v is string => typeof v === 'string') : [],
+    missing_required_arguments: Array.isArray(value.missing_required_arguments)
+      ? value.missing_required_arguments.filter((v): v is string => typeof v === 'string')
+      : [],
     reason: typeof value.reason === 'string' ? value.reason : '',
   };
 }

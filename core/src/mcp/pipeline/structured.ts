@@ -26,7 +26,12 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
  * model that refuses structured output is asked again for JSON text, which is
  * parsed. A cancelled turn rethrows; other failures answer `value: null`.
  */
-export async function askStructured(model: ChatModel, messages: ChatMessage[], schema: { name: string; schema: JsonSchema }, signal: AbortSignal): Promise<StructuredAnswer> {
+export async function askStructured(
+  model: ChatModel,
+  messages: ChatMessage[],
+  schema: { name: string; schema: JsonSchema },
+  signal: AbortSignal,
+): Promise<StructuredAnswer> {
   let structuredError: string;
   try {
     const completion = await model.invoke(messages, { signal, responseSchema: schema });
@@ -40,7 +45,9 @@ export async function askStructured(model: ChatModel, messages: ChatMessage[], s
   try {
     const completion = await model.invoke(messages, { signal });
     const value = parseJsonObject(completion.content);
-    return value ? { value, mode: 'json_text' } : { value: null, mode: 'json_text', error: `no JSON object in the answer (structured output failed: ${structuredError})` };
+    return value
+      ? { value, mode: 'json_text' }
+      : { value: null, mode: 'json_text', error: `no JSON object in the answer (structured output failed: ${structuredError})` };
   } catch (error) {
     if (signal.aborted) throw error;
     return { value: null, mode: 'json_text', error: (error as Error).message };

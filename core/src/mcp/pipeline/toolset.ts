@@ -48,16 +48,32 @@ export interface DiscoveryDeps {
  * then each server's `tools/list`, empty names dropped, then the mount's
  * allowlist. A server that fails to list is left out and reported.
  */
-export async function discoverTools(deps: Pick<DiscoveryDeps, 'resolve'>, usableMounts: Promise<UsableMount[]>, message: string, rules: readonly IntentGateRule[], signal: AbortSignal): Promise<Toolset> {
+export async function discoverTools(
+  deps: Pick<DiscoveryDeps, 'resolve'>,
+  usableMounts: Promise<UsableMount[]>,
+  message: string,
+  rules: readonly IntentGateRule[],
+  signal: AbortSignal,
+): Promise<Toolset> {
   const mounts = await usableMounts;
   const listed = await Promise.all(
     mounts.map(async (mount) => {
-      const seen: MountDiscovery = { mount_id: mount.id, mcp_server_id: mount.mcp_server_id, server_name: mount.server_name, tool_capability: mount.tool_capability, gated_out: false, tools: [], error: null };
+      const seen: MountDiscovery = {
+        mount_id: mount.id,
+        mcp_server_id: mount.mcp_server_id,
+        server_name: mount.server_name,
+        tool_capability: mount.tool_capability,
+        gated_out: false,
+        tools: [],
+        error: null,
+      };
       if (!customCapabilityAllows(mount.tool_capability, rules, message)) return { seen: { ...seen, gated_out: true }, tools: [] };
       try {
         const server = await deps.resolve(mount.server);
         const descriptors = await server.backend.listTools(server.connection, { timeoutMs: mount.timeout_ms, signal });
-        const tools = descriptors.filter((d) => d.name.trim() !== '' && allowedBy(mount.allowed_tools_json, d.name)).map((descriptor) => ({ descriptor, mount, server }));
+        const tools = descriptors
+          .filter((d) => d.name.trim() !== '' && allowedBy(mount.allowed_tools_json, d.name))
+          .map((descriptor) => ({ descriptor, mount, server }));
         return { seen: { ...seen, tools: tools.map((t) => t.descriptor.name) }, tools };
       } catch (error) {
         if (signal.aborted) throw error;

@@ -61,10 +61,12 @@ export class TurnTools implements ToolTurn {
   toolset(): Promise<Toolset> {
     const agent = this.input.agent;
     if (!agent) return Promise.resolve({ mounts: [], tools: [] });
-    this.toolsetPromise ??= discoverTools(this.deps, this.usableMounts, this.input.message, this.responseConfig.intent_gate_rules, this.input.signal).then((toolset) => {
-      if (toolset.mounts.length) this.context.push({ stage: 'tool-discovery', mounts: toolset.mounts });
-      return toolset;
-    });
+    this.toolsetPromise ??= discoverTools(this.deps, this.usableMounts, this.input.message, this.responseConfig.intent_gate_rules, this.input.signal).then(
+      (toolset) => {
+        if (toolset.mounts.length) this.context.push({ stage: 'tool-discovery', mounts: toolset.mounts });
+        return toolset;
+      },
+    );
     return this.toolsetPromise;
   }
 
@@ -133,7 +135,17 @@ export class TurnTools implements ToolTurn {
       );
     });
     await this.audit(
-      { tool_name: name, status: outcome.status as McpCallStatus, stage: 'mcp-call', origin, reason: null, request_payload: args, response_payload: raw, error_message: outcome.error ?? null, latency_ms: latency },
+      {
+        tool_name: name,
+        status: outcome.status as McpCallStatus,
+        stage: 'mcp-call',
+        origin,
+        reason: null,
+        request_payload: args,
+        response_payload: raw,
+        error_message: outcome.error ?? null,
+        latency_ms: latency,
+      },
       tool,
     );
     return { status: outcome.status, raw, business: businessPayload(raw, name), error: outcome.error ?? null, latency_ms: latency };
@@ -156,7 +168,17 @@ export class TurnTools implements ToolTurn {
       Object.assign(attributes, { tool_name: tool.descriptor.name, approval: 'operator', approval_id: held.approval_id });
       return held;
     });
-    await this.audit({ tool_name: tool.descriptor.name, status: 'blocked', stage: 'mcp-approval-checkpoint', origin, reason: `approval_required: request ${approval.approval_id}`, request_payload: args }, tool);
+    await this.audit(
+      {
+        tool_name: tool.descriptor.name,
+        status: 'blocked',
+        stage: 'mcp-approval-checkpoint',
+        origin,
+        reason: `approval_required: request ${approval.approval_id}`,
+        request_payload: args,
+      },
+      tool,
+    );
     return { status: 'pending_approval', approval_id: approval.approval_id };
   }
 
@@ -164,17 +186,38 @@ export class TurnTools implements ToolTurn {
   private async callByRuntime(name: string, args: Record<string, unknown>): Promise<ToolCallOutcome> {
     const tool = findTool((await this.toolset()).tools, name);
     if (!tool) {
-      await this.audit({ tool_name: name, status: 'blocked', stage: 'mcp-call', origin: 'tool_handle', reason: 'not a mounted, allowed tool of this agent', request_payload: args });
+      await this.audit({
+        tool_name: name,
+        status: 'blocked',
+        stage: 'mcp-call',
+        origin: 'tool_handle',
+        reason: 'not a mounted, allowed tool of this agent',
+        request_payload: args,
+      });
       return { status: 'error', result: null, error: `tool "${name}" is not available to this agent` };
     }
     const missing = missingRequired(tool.descriptor.input_schema, args);
     if (missing.length) {
-      await this.audit({ tool_name: name, status: 'blocked', stage: 'mcp-required-argument-check', origin: 'tool_handle', reason: `missing required arguments: ${missing.join(', ')}`, request_payload: args }, tool);
+      await this.audit(
+        {
+          tool_name: name,
+          status: 'blocked',
+          stage: 'mcp-required-argument-check',
+          origin: 'tool_handle',
+          reason: `missing required arguments: ${missing.join(', ')}`,
+          request_payload: args,
+        },
+        tool,
+      );
       return { status: 'error', result: { missing_identifiers: missing }, error: `missing required arguments: ${missing.join(', ')}` };
     }
     const execution = await this.execute(tool, args, 'tool_handle');
     if (execution.status === 'blocked') return { status: 'error', result: null, error: execution.reason };
     if (execution.status === 'pending_approval') return { status: 'error', result: { approval_id: execution.approval_id }, error: pendingApprovalReply(name) };
-    return { status: execution.status, result: resultForContext(execution.business, this.deps.config.result_context_chars), ...(execution.error && { error: execution.error }) };
+    return {
+      status: execution.status,
+      result: resultForContext(execution.business, this.deps.config.result_context_chars),
+      ...(execution.error && { error: execution.error }),
+    };
   }
 }

@@ -6,11 +6,29 @@ import { askStructured } from '../pipeline/structured.js';
 import { isTrackingTool, TRACKING_ARGUMENT } from './tracking.js';
 
 /** How models and people name the tracking argument. */
-const TRACKING_ALIASES = ['selectno', 'select_no', 'number', 'no', 'trackingnumber', 'trackingno', 'blno', 'bl', 'billno', 'billoflading', 'containerno', 'containernumber', 'container', 'bookingno', 'bookingnumber', 'booking'];
+const TRACKING_ALIASES = [
+  'selectno',
+  'select_no',
+  'number',
+  'no',
+  'trackingnumber',
+  'trackingno',
+  'blno',
+  'bl',
+  'billno',
+  'billoflading',
+  'containerno',
+  'containernumber',
+  'container',
+  'bookingno',
+  'bookingnumber',
+  'booking',
+];
 
 const squash = (name: string) => name.toLowerCase().replace(/[\s_.-]/g, '');
 
-const propertiesOf = (schema: JsonSchema): Record<string, unknown> => (schema.properties && typeof schema.properties === 'object' ? (schema.properties as Record<string, unknown>) : {});
+const propertiesOf = (schema: JsonSchema): Record<string, unknown> =>
+  schema.properties && typeof schema.properties === 'object' ? (schema.properties as Record<string, unknown>) : {};
 
 /** A schema the structured-output call can take: an object schema, whatever the server sent. */
 const objectSchema = (schema: JsonSchema): JsonSchema => ({ ...schema, type: 'object', properties: propertiesOf(schema) });
@@ -66,7 +84,8 @@ export interface BuiltArguments {
 }
 
 /** An argument value an identifier rule applies to: a string or number with at least four characters and a digit. */
-const looksLikeIdentifier = (value: unknown) => (typeof value === 'string' || typeof value === 'number') && /\d/.test(String(value)) && normalizeIdentifier(String(value)).length >= 4;
+const looksLikeIdentifier = (value: unknown) =>
+  (typeof value === 'string' || typeof value === 'number') && /\d/.test(String(value)) && normalizeIdentifier(String(value)).length >= 4;
 
 /**
  * `build_tool_arguments` (spec 4.13 row 4). Source A: the model's arguments,
@@ -125,11 +144,18 @@ function canonicalName(key: string, properties: readonly string[], tracking: boo
  * message holds exactly one, or a bare identifier reply filling the one
  * required string field still empty.
  */
-function extractFromMessage(input: { schema: JsonSchema; message: string; messageIds: readonly Identifier[] }, properties: readonly string[], tracking: boolean, args: Record<string, unknown>): Record<string, unknown> {
+function extractFromMessage(
+  input: { schema: JsonSchema; message: string; messageIds: readonly Identifier[] },
+  properties: readonly string[],
+  tracking: boolean,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
   if (tracking) return input.messageIds.length === 1 ? { [TRACKING_ARGUMENT]: input.messageIds[0]!.value } : {};
   const ids = parseIdentifiers(input.message);
   const bare = ids.length === 1 && input.message.trim().split(/\s+/).length <= 3;
   const required = Array.isArray(input.schema.required) ? (input.schema.required as string[]) : [];
-  const open = required.filter((name) => properties.includes(name) && !hasValue(args[name]) && (propertiesOf(input.schema)[name] as { type?: unknown } | undefined)?.type === 'string');
+  const open = required.filter(
+    (name) => properties.includes(name) && !hasValue(args[name]) && (propertiesOf(input.schema)[name] as { type?: unknown } | undefined)?.type === 'string',
+  );
   return bare && open.length === 1 ? { [open[0]!]: ids[0]!.value } : {};
 }

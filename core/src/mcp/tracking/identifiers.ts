@@ -64,7 +64,8 @@ export function parseIdentifiers(input: string): Identifier[] {
       if (/\d/.test(value)) add(match.index, { value, kind, strong: true });
     }
   }
-  for (const match of text.matchAll(CONTAINER)) add(match.index, { value: normalizeIdentifier(match[1]! + match[2]! + match[3]!), kind: 'container', strong: true });
+  for (const match of text.matchAll(CONTAINER))
+    add(match.index, { value: normalizeIdentifier(match[1]! + match[2]! + match[3]!), kind: 'container', strong: true });
   for (const match of text.matchAll(BARE)) {
     const value = normalizeIdentifier(match[0]);
     const kind = bareKind(value);

@@ -69,7 +69,9 @@ export function trackingSignals(message: string, userHistory: readonly string[],
 }
 
 const pick = (value: unknown, keys: readonly string[]) =>
-  value && typeof value === 'object' ? Object.fromEntries(keys.filter((k) => k in (value as object)).map((k) => [k, (value as Record<string, unknown>)[k]])) : {};
+  value && typeof value === 'object'
+    ? Object.fromEntries(keys.filter((k) => k in (value as object)).map((k) => [k, (value as Record<string, unknown>)[k]]))
+    : {};
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /**

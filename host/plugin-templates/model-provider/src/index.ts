@@ -1,4 +1,15 @@
-import { definePlugin, extensionPoints, type ChatCallOptions, type ChatCompletion, type ChatMessage, type ChatModel, type ChatModelSpec, type ChatStreamChunk, type ModelAvailability, type ModelProvider } from '@agent-host/sdk';
+import {
+  definePlugin,
+  extensionPoints,
+  type ChatCallOptions,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatModel,
+  type ChatModelSpec,
+  type ChatStreamChunk,
+  type ModelAvailability,
+  type ModelProvider,
+} from '@agent-host/sdk';
 
 /**
  * A chat model. This one answers offline by repeating the last user message; replace `stream` with calls to your

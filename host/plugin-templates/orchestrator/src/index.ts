@@ -11,7 +11,11 @@ class __CLASS__ implements Orchestrator {
 
   async *run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void> {
     const system = [this.preamble, context.agent.system_prompt].filter(Boolean).join('\n\n');
-    const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), ...context.history, { role: 'user', content: context.message }];
+    const messages: ChatMessage[] = [
+      ...(system ? [{ role: 'system' as const, content: system }] : []),
+      ...context.history,
+      { role: 'user', content: context.message },
+    ];
     let reply = '';
     // A model failure or an aborted turn throws out of the loop: the host ends the turn with an error event.
     for await (const chunk of context.models.chatModel('final').stream(messages, { signal: context.signal })) {

@@ -11,7 +11,10 @@ class __CLASS__ implements DocumentParser {
   async parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument> {
     options?.signal?.throwIfAborted();
     const text = new TextDecoder().decode(input.data);
-    const paragraphs = text.split(/\n\s*\n/).map((part) => part.trim()).filter(Boolean);
+    const paragraphs = text
+      .split(/\n\s*\n/)
+      .map((part) => part.trim())
+      .filter(Boolean);
     return {
       text,
       elements: paragraphs.map((paragraph) => ({ type: 'paragraph', text: paragraph })),

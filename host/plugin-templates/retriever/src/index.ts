@@ -35,7 +35,12 @@ class __CLASS__ implements Retriever {
   async query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter }): Promise<VectorHit[]> {
     return [...this.collection(collection).values()]
       .filter((point) => matches(point, query.where))
-      .map((point) => ({ id: point.id, document: point.document, metadata: point.metadata, score: Math.max(0, Math.min(1, cosine(point.vector, query.vector))) }))
+      .map((point) => ({
+        id: point.id,
+        document: point.document,
+        metadata: point.metadata,
+        score: Math.max(0, Math.min(1, cosine(point.vector, query.vector))),
+      }))
       .sort((a, b) => b.score - a.score)
       .slice(0, query.topK);
   }

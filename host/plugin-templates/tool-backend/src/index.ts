@@ -1,4 +1,13 @@
-import { definePlugin, extensionPoints, z, type ToolBackend, type ToolCallOutcome, type ToolDescriptor, type ToolServerConnection, type ValidationIssue } from '@agent-host/sdk';
+import {
+  definePlugin,
+  extensionPoints,
+  z,
+  type ToolBackend,
+  type ToolCallOutcome,
+  type ToolDescriptor,
+  type ToolServerConnection,
+  type ValidationIssue,
+} from '@agent-host/sdk';
 
 /** What an administrator enters as the server's `connection_config`. */
 const connectionConfig = z.object({ greeting: z.string().min(1).describe('Put before every echoed text') }).strict();
@@ -18,7 +27,9 @@ const TOOLS: ToolDescriptor[] = [
 class __CLASS__ implements ToolBackend {
   validateConfig(config: Readonly<Record<string, unknown>>): ValidationIssue[] {
     const parsed = connectionConfig.safeParse(config);
-    return parsed.success ? [] : parsed.error.issues.map((issue) => ({ loc: ['connection_config', ...issue.path.map(String)], msg: issue.message, type: issue.code }));
+    return parsed.success
+      ? []
+      : parsed.error.issues.map((issue) => ({ loc: ['connection_config', ...issue.path.map(String)], msg: issue.message, type: issue.code }));
   }
 
   async healthCheck(server: ToolServerConnection): Promise<{ ok: boolean; message?: string }> {
@@ -30,7 +41,12 @@ class __CLASS__ implements ToolBackend {
     return TOOLS;
   }
 
-  async callTool(server: ToolServerConnection, name: string, args: Record<string, unknown>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ToolCallOutcome> {
+  async callTool(
+    server: ToolServerConnection,
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<ToolCallOutcome> {
     if (options.signal?.aborted) return { status: 'error', result: null, error: 'the caller has gone' };
     if (name !== 'echo') return { status: 'error', result: null, error: `no tool named "${name}"` };
     if (typeof args.text !== 'string') return { status: 'error', result: null, error: 'text must be a string' };

@@ -105,7 +105,9 @@ export class OpenAiEmbedder implements Embedder {
       });
       const retryAfter = Number(response.headers.get('retry-after'));
       const body = await response.text();
-      return Number.isFinite(retryAfter) && retryAfter > 0 ? { status: response.status, body, retryAfterMs: retryAfter * 1000 } : { status: response.status, body };
+      return Number.isFinite(retryAfter) && retryAfter > 0
+        ? { status: response.status, body, retryAfterMs: retryAfter * 1000 }
+        : { status: response.status, body };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) throw new UpstreamTimeoutError(`embeddings request to ${this.url} timed out after ${this.options.timeoutMs} ms`);
@@ -146,7 +148,8 @@ export class OpenAiEmbedder implements Embedder {
           `model "${this.options.model}" returned ${embedding.length}-dimensional vectors, but openai_dim is ${this.options.dim}: set [plugins.embedders].openai_dim to the model's size`,
         );
       }
-      if (index < 0 || index >= count || vectors[index]) throw new UpstreamError(`embeddings endpoint ${this.url} returned a duplicate or out-of-range index ${index}`);
+      if (index < 0 || index >= count || vectors[index])
+        throw new UpstreamError(`embeddings endpoint ${this.url} returned a duplicate or out-of-range index ${index}`);
       vectors[index] = embedding as number[];
     }
     return vectors;

@@ -1,7 +1,18 @@
 import { ChatAnthropic, type ChatAnthropicCallOptions } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, type LangChainProviderOptions, sdkFetch, usageOf, withApiKey, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import {
+  baseUrlOf,
+  jsonSchemaOf,
+  LangChainChatModel,
+  keyAvailability,
+  type LangChainProviderOptions,
+  sdkFetch,
+  usageOf,
+  withApiKey,
+  type ChatRunnable,
+  type ResponseSchema,
+} from './langchain-chat-model.js';
 
 /** The Anthropic API URL `@anthropic-ai/sdk` uses when none is given (it appends `/v1/messages`). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';

@@ -27,7 +27,11 @@ import {
 import { textOf, toLangChain } from './langchain-messages.js';
 
 /** A LangChain chat model, possibly with tools or call options bound. */
-export type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions>;
+export type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<
+  BaseLanguageModelInput,
+  AIMessageChunk,
+  CallOptions
+>;
 
 /** The structured-output request of one call. */
 export type ResponseSchema = NonNullable<ChatCallOptions['responseSchema']>;
@@ -67,7 +71,10 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
   readonly modelName: string;
   private readonly timeoutMs: number;
 
-  constructor(spec: ChatModelSpec, private readonly log: Logger) {
+  constructor(
+    spec: ChatModelSpec,
+    private readonly log: Logger,
+  ) {
     this.modelName = spec.model_name;
     this.timeoutMs = spec.timeoutMs;
   }
@@ -253,7 +260,10 @@ export function keyAvailability(spec: ChatModelSpec, options: LangChainProviderO
   } catch (error) {
     return { available: false, reason: (error as Error).message };
   }
-  return { available: false, reason: `no API key: set ${options.apiKeyEnv ?? 'the provider\'s key variable'}, or the entry's options.api_key_env or options.api_key_encrypted` };
+  return {
+    available: false,
+    reason: `no API key: set ${options.apiKeyEnv ?? "the provider's key variable"}, or the entry's options.api_key_env or options.api_key_encrypted`,
+  };
 }
 
 /**
@@ -261,7 +271,12 @@ export function keyAvailability(spec: ChatModelSpec, options: LangChainProviderO
  * a model whose every call rejects with why: the turn reports it in its error
  * event, and the host keeps serving the other models.
  */
-export function withApiKey(provider: string, spec: ChatModelSpec, options: LangChainProviderOptions, build: (apiKey: string | undefined) => ChatModel): ChatModel {
+export function withApiKey(
+  provider: string,
+  spec: ChatModelSpec,
+  options: LangChainProviderOptions,
+  build: (apiKey: string | undefined) => ChatModel,
+): ChatModel {
   let apiKey: string | undefined;
   try {
     apiKey = options.apiKey?.(spec);

@@ -3,7 +3,9 @@ import type { ChatCallOptions, ChatCompletion, ChatMessage, ChatModel, ChatModel
 const WORD = /[\p{L}\p{N}]+/gu;
 // Function words carry no topic, so sharing them must not make a passage relevant.
 const STOPWORDS = new Set(
-  'the and are was were for you your with that this from have has had not but can will what when where which who why how all any our out its into than then them they their there these those about would could should been being does did answer passages relevant'.split(' '),
+  'the and are was were for you your with that this from have has had not but can will what when where which who why how all any our out its into than then them they their there these those about would could should been being does did answer passages relevant'.split(
+    ' ',
+  ),
 );
 const words = (text: string) => new Set((text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 2 && !STOPWORDS.has(w)));
 
@@ -31,7 +33,10 @@ export function offlineAnswer(messages: ChatMessage[]): string {
   if (scored.length === 0) {
     return `[offline model] No language model is configured, so this reply is deterministic. I found nothing in my context that matches: "${question.trim()}"`;
   }
-  const best = scored.sort((a, b) => b.score - a.score || a.index - b.index).slice(0, 3).sort((a, b) => a.index - b.index);
+  const best = scored
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, 3)
+    .sort((a, b) => a.index - b.index);
   return best.map((p) => p.text).join('\n\n');
 }
 

@@ -1,7 +1,16 @@
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOllama, type ChatOllamaCallOptions } from '@langchain/ollama';
 import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, sdkFetch, usageOf, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import {
+  baseUrlOf,
+  jsonSchemaOf,
+  LangChainChatModel,
+  type LangChainProviderOptions,
+  sdkFetch,
+  usageOf,
+  type ChatRunnable,
+  type ResponseSchema,
+} from './langchain-chat-model.js';
 
 export const OLLAMA_DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider } from '@agent-host/sdk';
-import { baseUrlOf, jsonSchemaOf, LangChainChatModel, keyAvailability, sdkFetch, withApiKey, type LangChainProviderOptions, type ChatRunnable, type ResponseSchema } from './langchain-chat-model.js';
+import {
+  baseUrlOf,
+  jsonSchemaOf,
+  LangChainChatModel,
+  keyAvailability,
+  sdkFetch,
+  withApiKey,
+  type LangChainProviderOptions,
+  type ChatRunnable,
+  type ResponseSchema,
+} from './langchain-chat-model.js';
 
 class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   readonly provider = 'openai';

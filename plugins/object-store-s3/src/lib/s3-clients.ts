@@ -51,7 +51,12 @@ function hostRequestHandler(http: HttpClient): FetchHttpHandler {
  * set, one that signs download URLs for it (the signature covers the host
  * name, so it must be the one clients will use).
  */
-export function createS3Clients(options: S3ConnectionOptions, publicEndpoint: string, env: NodeJS.ProcessEnv, http: HttpClient): { client: S3Client; publicClient?: S3Client } {
+export function createS3Clients(
+  options: S3ConnectionOptions,
+  publicEndpoint: string,
+  env: NodeJS.ProcessEnv,
+  http: HttpClient,
+): { client: S3Client; publicClient?: S3Client } {
   const credentials = credentialsFromEnv(options, env);
   const clientFor = (endpoint: string) =>
     new S3Client({

@@ -1,7 +1,15 @@
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertObjectKey, attachmentDisposition, NotFoundError, objectKeyFilename, objectStoreProxyDownload, type Logger, type ObjectStoreBackend } from '@agent-host/sdk';
+import {
+  assertObjectKey,
+  attachmentDisposition,
+  NotFoundError,
+  objectKeyFilename,
+  objectStoreProxyDownload,
+  type Logger,
+  type ObjectStoreBackend,
+} from '@agent-host/sdk';
 
 export interface S3ObjectStoreOptions {
   /** Reads and writes, against the endpoint the host reaches. */
@@ -44,7 +52,14 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStoreB
     // response-content-disposition would also cover older objects, but S3-compatible servers disagree on how its
     // quotes and asterisk are encoded when they check the signature.)
     await client.send(
-      new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, ContentDisposition: attachmentDisposition(objectKeyFilename(key)), ContentLength: size }),
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: body,
+        ContentType: contentType,
+        ContentDisposition: attachmentDisposition(objectKeyFilename(key)),
+        ContentLength: size,
+      }),
     );
     return { key, size, content_type: contentType };
   };

@@ -47,7 +47,11 @@ export class CoreChatOrchestrator implements Orchestrator {
     if (tools.action === 'reply') {
       // A direct response or raw passthrough is the whole reply: no final model call.
       for (const content of tools.reply.split(/(?<= )/)) if (content) yield { type: 'token', content };
-      return { reply: tools.reply, response_source: tools.response_source, observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation } };
+      return {
+        reply: tools.reply,
+        response_source: tools.response_source,
+        observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation },
+      };
     }
     const system = systemMessage(context, chunks, skills, tools);
     const messages: ChatMessage[] = [...(system ? [system] : []), ...context.history, { role: 'user', content: context.message }];
@@ -59,6 +63,10 @@ export class CoreChatOrchestrator implements Orchestrator {
       reply += chunk.content;
       yield { type: 'token', content: chunk.content };
     }
-    return { reply, response_source: 'llm_generated', observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation } };
+    return {
+      reply,
+      response_source: 'llm_generated',
+      observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation },
+    };
   }
 }

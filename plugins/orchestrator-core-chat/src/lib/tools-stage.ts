@@ -27,7 +27,9 @@ export function toolSection(tools: ToolPipelineResult): string | undefined {
     parts.push('Results of the tools called for this request:\n\n' + tools.tool_results.map((r) => `[${r.tool_name}] ${text(r.result)}`).join('\n\n'));
   }
   if (tools.guidance) {
-    parts.push(`A tool could not be called yet. ${tools.guidance.message} Do not guess a value. Details: ${JSON.stringify({ missing_identifiers: tools.guidance.missing_identifiers, candidate_identifier_arguments: tools.guidance.candidate_identifier_arguments, candidate_identifiers: tools.guidance.candidate_identifiers })}`);
+    parts.push(
+      `A tool could not be called yet. ${tools.guidance.message} Do not guess a value. Details: ${JSON.stringify({ missing_identifiers: tools.guidance.missing_identifiers, candidate_identifier_arguments: tools.guidance.candidate_identifier_arguments, candidate_identifiers: tools.guidance.candidate_identifiers })}`,
+    );
   }
   return parts.length ? parts.join('\n\n') : undefined;
 }

@@ -39,7 +39,8 @@ export class CsvParser implements DocumentParser {
     }
     const [header = [], ...rows] = records;
     const widest = records.reduce((most, record) => Math.max(most, record.length), 0);
-    if (widest > this.limits.csvMaxColumns) throw overLimit(input.filename, `a row has ${widest} columns (limit ${this.limits.csvMaxColumns})`, 'csv_max_columns');
+    if (widest > this.limits.csvMaxColumns)
+      throw overLimit(input.filename, `a row has ${widest} columns (limit ${this.limits.csvMaxColumns})`, 'csv_max_columns');
     const columns = header.map((name, i) => cut(name, this.limits.csvMaxHeaderChars) || `column_${i + 1}`);
     // Every row repeats the column names, so the text may be far larger than the file: counted as it is built.
     let produced = 0;

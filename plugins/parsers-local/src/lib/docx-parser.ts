@@ -22,7 +22,10 @@ export class DocxParser implements DocumentParser {
     if (refusal) throw new BadRequestError(`${input.filename}: not a readable DOCX file (${refusal.reason})`, { code: 'DOCUMENT_UNREADABLE' });
     let result: { value: string; messages: { type: string; message: string }[] };
     try {
-      result = await mammoth.convertToHtml({ buffer: Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength) }, { convertImage: dropImages });
+      result = await mammoth.convertToHtml(
+        { buffer: Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength) },
+        { convertImage: dropImages },
+      );
     } catch (error) {
       throw new BadRequestError(`${input.filename}: not a readable DOCX file (${(error as Error).message})`, { code: 'DOCUMENT_UNREADABLE' });
     }

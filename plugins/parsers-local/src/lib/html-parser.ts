@@ -9,8 +9,31 @@ type Node = ReturnType<typeof parseDocument>['children'][number];
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'head', 'iframe', 'object']);
 // Elements that end the paragraph before them and start a new one.
 const BLOCKS = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'nav', 'blockquote', 'figure', 'figcaption',
-  'address', 'dl', 'dt', 'dd', 'hr', 'form', 'fieldset', 'details', 'summary', 'center', 'ul', 'ol', 'body',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'nav',
+  'blockquote',
+  'figure',
+  'figcaption',
+  'address',
+  'dl',
+  'dt',
+  'dd',
+  'hr',
+  'form',
+  'fieldset',
+  'details',
+  'summary',
+  'center',
+  'ul',
+  'ol',
+  'body',
 ]);
 const LISTS = new Set(['ul', 'ol']);
 
@@ -24,7 +47,12 @@ function textOf(node: Node, exclude: ReadonlySet<string> = SKIPPED): string {
 
 function tableText(table: Node): string {
   return DomUtils.getElementsByTagName('tr', table)
-    .map((row) => row.children.filter((cell) => DomUtils.isTag(cell) && (cell.name === 'td' || cell.name === 'th')).map((cell) => squash(textOf(cell))).join(' | '))
+    .map((row) =>
+      row.children
+        .filter((cell) => DomUtils.isTag(cell) && (cell.name === 'td' || cell.name === 'th'))
+        .map((cell) => squash(textOf(cell)))
+        .join(' | '),
+    )
     .filter((row) => row.replace(/[\s|]/g, '') !== '')
     .join('\n');
 }

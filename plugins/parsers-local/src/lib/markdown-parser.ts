@@ -38,7 +38,11 @@ function blockElements(tokens: Token[], out: ParsedElement[], html: HtmlBlocks):
       case 'list':
         for (const item of (token as Tokens.List).items) {
           out.push({ type: 'ListItem', text: squash(inlineText(item.tokens.filter((t) => t.type !== 'list'))) });
-          blockElements(item.tokens.filter((t) => t.type === 'list'), out, html);
+          blockElements(
+            item.tokens.filter((t) => t.type === 'list'),
+            out,
+            html,
+          );
         }
         break;
       case 'code':

@@ -127,13 +127,19 @@ export class PdfParser implements DocumentParser {
     options?.signal?.throwIfAborted();
     const pdf = await openPdf(input);
     try {
-      if (pdf.numPages > this.limits.pdfMaxPages) throw overLimit(input.filename, `it has ${pdf.numPages} pages (limit ${this.limits.pdfMaxPages})`, 'pdf_max_pages');
+      if (pdf.numPages > this.limits.pdfMaxPages)
+        throw overLimit(input.filename, `it has ${pdf.numPages} pages (limit ${this.limits.pdfMaxPages})`, 'pdf_max_pages');
       const lines: Line[] = [];
       for (let number = 1; number <= pdf.numPages; number++) {
         options?.signal?.throwIfAborted();
         const page = await pdf.getPage(number);
         const content = await page.getTextContent();
-        lines.push(...pageLines(content.items.flatMap((item) => ('str' in item ? [item] : [])), number));
+        lines.push(
+          ...pageLines(
+            content.items.flatMap((item) => ('str' in item ? [item] : [])),
+            number,
+          ),
+        );
         page.cleanup();
       }
       const info = (await pdf.getMetadata().catch(() => undefined))?.info as { Title?: unknown } | undefined;

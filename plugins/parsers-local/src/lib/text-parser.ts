@@ -7,7 +7,13 @@ export class TextParser implements DocumentParser {
     options?.signal?.throwIfAborted();
     const paragraphs = decodeText(input)
       .split(/\r?\n\s*\r?\n/)
-      .map((p) => p.split(/\r?\n/).map((line) => line.trimEnd()).join('\n').trim());
+      .map((p) =>
+        p
+          .split(/\r?\n/)
+          .map((line) => line.trimEnd())
+          .join('\n')
+          .trim(),
+      );
     return parsedDocument(
       paragraphs.map((text) => ({ type: 'NarrativeText', text })),
       { parser: 'local-text', filename: input.filename },

@@ -63,7 +63,8 @@ function hostError(error: unknown, input: DocumentInput, url: string, signal?: A
   if (error instanceof ConnectionError) return new UpstreamError(`cannot reach the Unstructured API at ${url}: ${error.message}`, { cause: error });
   if (error instanceof UnstructuredClientError) {
     const detail = detailOf(error);
-    if ([400, 415, 422].includes(error.statusCode)) return new BadRequestError(`Unstructured API refused ${input.filename} (${error.statusCode}): ${detail}`, { code: 'DOCUMENT_UNREADABLE' });
+    if ([400, 415, 422].includes(error.statusCode))
+      return new BadRequestError(`Unstructured API refused ${input.filename} (${error.statusCode}): ${detail}`, { code: 'DOCUMENT_UNREADABLE' });
     if ([401, 403].includes(error.statusCode)) return new UpstreamError(`Unstructured API at ${url} refused the API key (${error.statusCode}): ${detail}`);
     return new UpstreamError(`Unstructured API at ${url} failed (${error.statusCode}): ${detail}`, { cause: error });
   }

@@ -51,7 +51,10 @@ t.test('a document goes to POST /general/v0/general as multipart, with the strat
   t.equal(request?.headers['unstructured-api-key'], 'sk-unstructured', 'the key is read from the configured variable and sent in unstructured-api-key');
   t.same(
     doc.elements.map((e) => [e.type, e.text]),
-    [['Title', 'Refund policy'], ['NarrativeText', 'Refunds take five days.']],
+    [
+      ['Title', 'Refund policy'],
+      ['NarrativeText', 'Refunds take five days.'],
+    ],
     'the API’s elements become the parse, in order',
   );
   t.match(doc.metadata, { parser: 'unstructured', strategy: 'hi_res' }, 'the snapshot records that Unstructured parsed it');
@@ -74,7 +77,10 @@ t.test('element metadata keeps page numbers, depth and ids, drops bulky fields, 
   t.equal(body.metadata?.page_number, 2, 'page_number is kept');
   t.same(body.metadata?.headings, ['Handbook', 'Leave'], 'headings are derived from the Titles’ category_depth');
   t.type(body.metadata?.element_id, 'string', 'the element id is kept');
-  t.notOk('coordinates' in body.metadata! || 'image_base64' in body.metadata! || 'filename' in body.metadata!, 'coordinates, images and the filename are dropped');
+  t.notOk(
+    'coordinates' in body.metadata! || 'image_base64' in body.metadata! || 'filename' in body.metadata!,
+    'coordinates, images and the filename are dropped',
+  );
   t.equal(doc.elements.length, 3, 'elements without text (page breaks) are dropped');
 });
 
@@ -94,7 +100,10 @@ t.test('by default every local content type goes to Unstructured once it is conf
   const parserFor = await parsersWith({ unstructured_api_url: `${server.url}/general/v0/general` });
   for (const type of ['application/pdf', 'text/html', 'text/markdown', 'text/csv', 'text/plain']) await parserFor(type).parse(input('x', 'f', type));
   t.equal(server.requests.length, 5, 'each of them was sent to the API');
-  t.ok(server.requests.every((r) => r.file), 'a URL quoted with /general/v0/general (as Unstructured documents it) reaches the same endpoint');
+  t.ok(
+    server.requests.every((r) => r.file),
+    'a URL quoted with /general/v0/general (as Unstructured documents it) reaches the same endpoint',
+  );
 });
 
 t.test('a document the API rejects (400, 422) is a 400 carrying the API’s detail; nothing is retried', async (t) => {
@@ -102,7 +111,11 @@ t.test('a document the API rejects (400, 422) is a 400 carrying the API’s deta
   const parserFor = await parsersWith({ unstructured_api_url: server.url });
   const error = await rejection(parserFor('text/plain').parse(input('x', 'odd.bin')));
   t.type(error, BadRequestError, 'the document is at fault, so the caller gets a 4xx');
-  t.match((error as Error).message, /refused odd\.bin \(400\): File type application\/x-odd is not supported\./, 'the message names the file, the status and the API’s detail');
+  t.match(
+    (error as Error).message,
+    /refused odd\.bin \(400\): File type application\/x-odd is not supported\./,
+    'the message names the file, the status and the API’s detail',
+  );
   server.setRespond(() => ({ status: 422, detail: [{ loc: ['body', 'strategy'], msg: 'bad strategy', type: 'value_error' }] }));
   const invalid = await rejection(parserFor('text/plain').parse(input('x')));
   t.match((invalid as Error).message, /\(422\).*bad strategy/, 'a validation list is passed on as JSON');
@@ -114,7 +127,11 @@ t.test('a wrong API key is an upstream error that says so', async (t) => {
   const parserFor = await parsersWith({ unstructured_api_url: server.url });
   const error = await rejection(parserFor('text/plain').parse(input('x')));
   t.type(error, UpstreamError, 'a refused key is an upstream fault');
-  t.match((error as Error).message, /refused the API key \(401\): API key is invalid or missing/, 'the message says the key was refused, with the API’s detail');
+  t.match(
+    (error as Error).message,
+    /refused the API key \(401\): API key is invalid or missing/,
+    'the message says the key was refused, with the API’s detail',
+  );
 });
 
 t.test('a server error is an upstream error with the API’s detail, tried once, and nothing is printed', async (t) => {
@@ -179,10 +196,20 @@ t.test('a host with an Unstructured API URL configured ingests a document throug
   t.equal(server.requests.length, 1, 'the document was sent to the Unstructured API once');
   t.equal(server.requests[0]?.file?.name, 'policy.txt', 'with its original filename');
   t.equal(server.requests[0]?.file?.data.toString('utf8'), 'raw bytes of a scan', 'and its stored bytes');
-  const [snapshot] = await query<{ metadata: Record<string, unknown> }>(host.databaseUrl, 'SELECT metadata FROM knowledge_parse_snapshots WHERE document_id = $1', [doc.document_id]);
+  const [snapshot] = await query<{ metadata: Record<string, unknown> }>(
+    host.databaseUrl,
+    'SELECT metadata FROM knowledge_parse_snapshots WHERE document_id = $1',
+    [doc.document_id],
+  );
   t.match(snapshot?.metadata, { parser: 'unstructured' }, 'the parse snapshot records that Unstructured parsed it');
-  const chunks = await query<{ content: string }>(host.databaseUrl, 'SELECT content FROM knowledge_chunks WHERE document_id = $1 ORDER BY chunk_index', [doc.document_id]);
-  t.match(chunks.map((c) => c.content).join('\n'), /Refunds are paid within five working days, as read by Unstructured/, 'the chunks hold the text of the API’s elements');
+  const chunks = await query<{ content: string }>(host.databaseUrl, 'SELECT content FROM knowledge_chunks WHERE document_id = $1 ORDER BY chunk_index', [
+    doc.document_id,
+  ]);
+  t.match(
+    chunks.map((c) => c.content).join('\n'),
+    /Refunds are paid within five working days, as read by Unstructured/,
+    'the chunks hold the text of the API’s elements',
+  );
   t.notMatch(chunks.map((c) => c.content).join('\n'), /raw bytes of a scan/, 'not the bytes read locally');
   const indexed = (await admin.request('GET', `/knowledge-sources/${source.source_id}/documents/${doc.document_id}`)).body;
   t.match(indexed, { status: 'indexed', vector_status: 'indexed', actual_point_count: chunks.length }, 'and the document is indexed with one point per chunk');

@@ -9,7 +9,16 @@ import {
   type VectorMetadata,
   type VectorPoint,
 } from '@agent-host/sdk';
-import { ChromaClient, ChromaClientError, ChromaConnectionError, ChromaNotFoundError, ChromaValueError, type Collection, type Metadata, type Where } from 'chromadb';
+import {
+  ChromaClient,
+  ChromaClientError,
+  ChromaConnectionError,
+  ChromaNotFoundError,
+  ChromaValueError,
+  type Collection,
+  type Metadata,
+  type Where,
+} from 'chromadb';
 
 /** Collection metadata key holding the vector length the collection was created for. */
 const DIM_KEY = 'agent_host_dim';
@@ -134,14 +143,20 @@ export class ChromaRetriever implements Retriever {
     let collection: Collection;
     try {
       collection = create
-        ? await client.getOrCreateCollection({ name, metadata: { [DIM_KEY]: create.dim }, configuration: { hnsw: { space: 'cosine' } }, embeddingFunction: null })
+        ? await client.getOrCreateCollection({
+            name,
+            metadata: { [DIM_KEY]: create.dim },
+            configuration: { hnsw: { space: 'cosine' } },
+            embeddingFunction: null,
+          })
         : await client.getCollection({ name });
     } catch (error) {
       if (error instanceof ChromaNotFoundError) return undefined;
       throw error;
     }
     const space = collection.configuration?.hnsw?.space;
-    if (space && space !== 'cosine') throw new ConflictError(`Chroma collection "${name}" uses the ${space} space; this retriever scores by cosine`, { code: 'VECTOR_STORE_MISMATCH' });
+    if (space && space !== 'cosine')
+      throw new ConflictError(`Chroma collection "${name}" uses the ${space} space; this retriever scores by cosine`, { code: 'VECTOR_STORE_MISMATCH' });
     this.collections.set(name, collection);
     return collection;
   }
@@ -149,7 +164,10 @@ export class ChromaRetriever implements Retriever {
   private checkDim(name: string, collection: Collection, dim: number): void {
     const expected = collection.metadata?.[DIM_KEY];
     if (typeof expected === 'number' && expected !== dim) {
-      throw new ConflictError(`Chroma collection "${name}" holds ${expected}-dimensional vectors, not ${dim}: was the embedder changed? Re-index into a new collection`, { code: 'VECTOR_STORE_MISMATCH' });
+      throw new ConflictError(
+        `Chroma collection "${name}" holds ${expected}-dimensional vectors, not ${dim}: was the embedder changed? Re-index into a new collection`,
+        { code: 'VECTOR_STORE_MISMATCH' },
+      );
     }
   }
 

@@ -69,12 +69,23 @@ t.test('query returns the topK nearest with cosine similarity scores in [0, 1], 
     point('opposite', [-1, 0, 0], { doc: 'd2', page: 2 }),
   ]);
   const hits = await store.query(name, { vector: [2, 0, 0], topK: 4 });
-  t.same(hits.map((h) => h.id), ['same', 'near', 'orthogonal', 'opposite'], 'ordered by similarity');
+  t.same(
+    hits.map((h) => h.id),
+    ['same', 'near', 'orthogonal', 'opposite'],
+    'ordered by similarity',
+  );
   t.ok(Math.abs(hits[0]!.score - 1) < 1e-3, 'the same direction scores 1, whatever the length');
   t.ok(Math.abs(hits[1]!.score - Math.SQRT1_2) < 1e-3, 'a 45° angle scores its cosine');
   t.ok(hits[2]!.score < 1e-3 && hits[3]!.score === 0, 'orthogonal scores 0, and opposite is floored at 0');
-  t.ok(hits.every((h) => h.score >= 0 && h.score <= 1), 'every score lies in [0, 1]');
-  t.same(hits[1], { id: 'near', score: hits[1]!.score, document: 'text of near', metadata: { doc: 'd1', page: 2 } }, 'hits carry the stored document and metadata');
+  t.ok(
+    hits.every((h) => h.score >= 0 && h.score <= 1),
+    'every score lies in [0, 1]',
+  );
+  t.same(
+    hits[1],
+    { id: 'near', score: hits[1]!.score, document: 'text of near', metadata: { doc: 'd1', page: 2 } },
+    'hits carry the stored document and metadata',
+  );
   t.equal((await store.query(name, { vector: [1, 0, 0], topK: 2 })).length, 2, 'topK limits the hits');
 });
 
@@ -106,7 +117,11 @@ t.test('metadata keys set to null are not stored, and a point without metadata r
   const name = collectionFor(t);
   await store.upsert(name, [point('a', [1, 0], { doc: 'd1', page: null }), point('b', [0, 1])]);
   const hits = await store.query(name, { vector: [1, 0], topK: 2 });
-  t.same(hits.map((h) => h.metadata), [{ doc: 'd1' }, {}], 'null values are dropped; no metadata is an empty object');
+  t.same(
+    hits.map((h) => h.metadata),
+    [{ doc: 'd1' }, {}],
+    'null values are dropped; no metadata is an empty object',
+  );
 });
 
 t.test('delete removes points by id or by filter; with neither it is refused rather than emptying the collection', async (t) => {
@@ -115,7 +130,11 @@ t.test('delete removes points by id or by filter; with neither it is refused rat
   await store.delete(name, { ids: ['a'] });
   t.equal(await store.count(name), 2, 'by id');
   await store.delete(name, { where: { doc: 'd1' } });
-  t.same((await store.query(name, { vector: [1, 1], topK: 5 })).map((h) => h.id), ['c'], 'by filter');
+  t.same(
+    (await store.query(name, { vector: [1, 1], topK: 5 })).map((h) => h.id),
+    ['c'],
+    'by filter',
+  );
   t.type(await rejection(store.delete(name, {})), BadRequestError, 'an empty selector is refused');
   t.equal(await store.count(name), 1, 'and deleted nothing');
 });
@@ -135,7 +154,11 @@ t.test('a vector of another length than the collection holds is a conflict that 
   t.type(onQuery, ConflictError, 'on query');
   t.match((onQuery as Error).message, /holds 3-dimensional vectors, not 2/, 'the message gives the collection’s and the query’s lengths');
   t.type(await rejection(store.upsert(name, [point('b', [1, 0])])), ConflictError, 'on upsert');
-  t.type(await rejection(store.upsert(name, [point('c', [1, 0, 0]), point('d', [1, 0])])), BadRequestError, 'mixed lengths in one upsert are refused before sending');
+  t.type(
+    await rejection(store.upsert(name, [point('c', [1, 0, 0]), point('d', [1, 0])])),
+    BadRequestError,
+    'mixed lengths in one upsert are refused before sending',
+  );
 });
 
 t.test('upserts larger than Chroma’s max batch size are split into batches', async (t) => {
@@ -151,7 +174,11 @@ t.test('a collection deleted behind the retriever’s back is recreated by the n
   await store.upsert(name, [point('a', [1, 0])]);
   await chroma.deleteCollection({ name });
   await store.upsert(name, [point('b', [0, 1])]);
-  t.same((await store.query(name, { vector: [0, 1], topK: 5 })).map((h) => h.id), ['b'], 'the points written before the deletion are gone and the new one is found');
+  t.same(
+    (await store.query(name, { vector: [0, 1], topK: 5 })).map((h) => h.id),
+    ['b'],
+    'the points written before the deletion are gone and the new one is found',
+  );
 });
 
 t.test('a collection name Chroma rejects is a 400 carrying Chroma’s reason', async (t) => {
@@ -177,7 +204,11 @@ t.test('an unreachable server fails health and every call with an upstream error
 
 t.test('without any Chroma URL, health and calls say which settings to set', async (t) => {
   const none = await retriever({ hostUrl: '' });
-  t.match(await none.health(), { state: 'failed', message: /\[plugins\.retriever-chroma\]\.url.*\[chroma\]\.url \(CHROMA_URL\)/ }, 'health fails naming both settings');
+  t.match(
+    await none.health(),
+    { state: 'failed', message: /\[plugins\.retriever-chroma\]\.url.*\[chroma\]\.url \(CHROMA_URL\)/ },
+    'health fails naming both settings',
+  );
   t.type(await rejection(none.query('anything', { vector: [1], topK: 1 })), UpstreamError, 'calls fail as upstream faults');
 });
 

@@ -29,7 +29,12 @@ export class McpSkillBackend implements SkillBackend {
   async invoke(invocation: SkillInvocation): Promise<ToolCallOutcome> {
     if (!invocation.tools) return { status: 'error', result: null, error: 'no MCP server was handed to the mcp skill backend' };
     const parsed = safeValidate(mcpSkillConfig, invocation.config);
-    if (!parsed.success) return { status: 'error', result: null, error: `the skill version's config is not valid for the mcp backend: ${parsed.issues.map((i) => `${i.loc.join('.')} ${i.msg}`).join('; ')}` };
+    if (!parsed.success)
+      return {
+        status: 'error',
+        result: null,
+        error: `the skill version's config is not valid for the mcp backend: ${parsed.issues.map((i) => `${i.loc.join('.')} ${i.msg}`).join('; ')}`,
+      };
     // The tools handle already applies the invocation's deadline and signal to each call.
     return invocation.tools.call(parsed.data.tool_name, toolArguments(parsed.data, invocation.input));
   }

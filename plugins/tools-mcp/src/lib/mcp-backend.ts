@@ -118,7 +118,11 @@ export class McpToolBackend implements ToolBackend {
         let first: Record<string, unknown> | undefined;
         let cursor: string | undefined;
         do {
-          const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, RAW_TOOLS_PAGE, deadline.requestOptions());
+          const page = await client.request(
+            { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+            RAW_TOOLS_PAGE,
+            deadline.requestOptions(),
+          );
           first ??= page;
           listed.push(...page.tools);
           cursor = page.nextCursor;
@@ -215,10 +219,18 @@ export class McpToolBackend implements ToolBackend {
 
   private async open(server: ToolServerConnection, target: McpTarget, deadline: Deadline, onDead: () => void): Promise<McpConnection> {
     const log = this.options.log.child({ server_id: server.server_id });
-    const connection: McpConnection = await openConnection(target, deadline, () => {
-      log.debug({ wire: connection.wire, pid: connection.pid, detail: redactSecrets(connection.diagnosis(), server.secret) }, 'tool server connection closed');
-      onDead();
-    }, this.guardedFetch);
+    const connection: McpConnection = await openConnection(
+      target,
+      deadline,
+      () => {
+        log.debug(
+          { wire: connection.wire, pid: connection.pid, detail: redactSecrets(connection.diagnosis(), server.secret) },
+          'tool server connection closed',
+        );
+        onDead();
+      },
+      this.guardedFetch,
+    );
     log.debug({ wire: connection.wire, pid: connection.pid }, 'tool server connected');
     return connection;
   }

@@ -11,8 +11,7 @@ const CLIENT_INFO = { name: 'agent-host', version };
 
 /** How to reach an MCP server. */
 export type McpTarget =
-  | { kind: 'stdio'; launch: StdioLaunch }
-  | { kind: 'http'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable_http' | 'sse' };
+  { kind: 'stdio'; launch: StdioLaunch } | { kind: 'http'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable_http' | 'sse' };
 
 /** The wire an open connection runs over; `auto` resolves to one of the HTTP two. */
 export type McpWire = 'stdio' | 'streamable_http' | 'sse';

@@ -106,7 +106,10 @@ export class ConnectionPool<C extends Closable> {
   private shut(entry: Entry<C>): Promise<void> {
     clearTimeout(entry.idleTimer);
     entry.closing ??= entry.ready
-      .then((connection) => connection.close(), () => undefined)
+      .then(
+        (connection) => connection.close(),
+        () => undefined,
+      )
       .catch(() => undefined)
       .finally(() => this.live.delete(entry));
     return entry.closing;

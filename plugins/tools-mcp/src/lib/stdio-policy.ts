@@ -10,7 +10,10 @@ const REFUSED_ENV = [/^LD_/, /^DYLD_/, /^NODE_OPTIONS$/, /^NODE_PATH$/, /^PYTHON
 
 /** One `[mcp] stdio_allowed_commands` entry: a command name or path, or a table with its argument prefix and env. */
 const entrySchema = z.union([
-  z.string().min(1).transform((command) => ({ command, args_prefix: [] as string[], env: undefined as string[] | undefined })),
+  z
+    .string()
+    .min(1)
+    .transform((command) => ({ command, args_prefix: [] as string[], env: undefined as string[] | undefined })),
   z
     .object({
       command: z.string().min(1),
@@ -59,7 +62,10 @@ export class StdioPolicy {
   static from(configured: unknown, defaults: { appEnv: string; loopback: boolean }): StdioPolicy {
     if (configured === undefined) {
       const development = (defaults.appEnv === 'development' || defaults.appEnv === 'test') && defaults.loopback;
-      return new StdioPolicy(development ? [process.execPath, 'npx'].map((command) => allowedCommand({ command, args_prefix: [], env: undefined })) : [], development ? 'the development default' : 'the default (nothing)');
+      return new StdioPolicy(
+        development ? [process.execPath, 'npx'].map((command) => allowedCommand({ command, args_prefix: [], env: undefined })) : [],
+        development ? 'the development default' : 'the default (nothing)',
+      );
     }
     const entries = z.array(entrySchema).parse(configured);
     return new StdioPolicy(entries.map(allowedCommand), '[mcp] stdio_allowed_commands');
@@ -75,22 +81,30 @@ export class StdioPolicy {
     const issues: ValidationIssue[] = [];
     const refuse = (field: string, msg: string) => issues.push({ loc: ['connection_config', field], msg, type: 'policy' });
     for (const name of Object.keys(launch.env)) {
-      if (REFUSED_ENV.some((pattern) => pattern.test(name))) refuse('env', `${name} is never passed to a stdio server: it changes which code the loader or interpreter runs`);
+      if (REFUSED_ENV.some((pattern) => pattern.test(name)))
+        refuse('env', `${name} is never passed to a stdio server: it changes which code the loader or interpreter runs`);
     }
     const executable = resolveExecutable(launch.command);
     const candidates = this.allowed.filter((entry) => entry.executable !== undefined && entry.executable === executable);
     if (candidates.length === 0) {
       const names = this.allowed.map((entry) => entry.command).join(', ') || 'none';
-      refuse('command', `command "${launch.command}" is not allowed by ${this.source} of stdio commands (allowed: ${names}); an operator adds executables to [mcp] stdio_allowed_commands in the host configuration`);
+      refuse(
+        'command',
+        `command "${launch.command}" is not allowed by ${this.source} of stdio commands (allowed: ${names}); an operator adds executables to [mcp] stdio_allowed_commands in the host configuration`,
+      );
       return issues;
     }
     const entry = candidates.find((c) => c.argsPrefix.every((arg, i) => launch.args[i] === arg));
     if (!entry) {
-      refuse('args', `command "${launch.command}" is allowed only with the arguments it is configured with: ${candidates.map((c) => JSON.stringify(c.argsPrefix)).join(' or ')} first`);
+      refuse(
+        'args',
+        `command "${launch.command}" is allowed only with the arguments it is configured with: ${candidates.map((c) => JSON.stringify(c.argsPrefix)).join(' or ')} first`,
+      );
       return issues;
     }
     for (const name of Object.keys(launch.env)) {
-      if (entry.env && !entry.env.includes(name)) refuse('env', `${name} is not among the environment names [mcp] stdio_allowed_commands allows "${entry.command}" (${entry.env.join(', ') || 'none'})`);
+      if (entry.env && !entry.env.includes(name))
+        refuse('env', `${name} is not among the environment names [mcp] stdio_allowed_commands allows "${entry.command}" (${entry.env.join(', ') || 'none'})`);
     }
     return issues;
   }
