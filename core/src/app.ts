@@ -118,6 +118,8 @@ export class AgentHostApp {
       pluginsDir: FIRST_PARTY_PLUGINS_DIR,
       baseDir: process.cwd(),
       pluginConfig: (id) => (config.plugins as Record<string, unknown>)[id],
+      initTimeoutMs: config.plugins.init_timeout_seconds * 1000,
+      optional: config.plugins.optional,
       scopedServices: {
         [coreServices.logger.id]: (id) => logger.child({ plugin: id }),
         [coreServices.health.id]: (id) => this.health.forOwner(id),
@@ -275,7 +277,8 @@ export class AgentHostApp {
    */
   private checkReferences(): void {
     const loaded = {
-      pluginIds: this.kernel.plugins().map((p) => p.id),
+      // A left-out optional plugin's section is not a typo: its refusal is reported on its own.
+      pluginIds: [...this.kernel.plugins().map((p) => p.id), ...this.kernel.refused().map((refusal) => refusal.pluginId)],
       registered: (point: ExtensionPoint<ExtensionRegistry<unknown>>) => {
         const registry = this.kernel.registry(point);
         return { name: registry.name, keys: registry.list().map((entry) => entry.key) };
@@ -286,6 +289,8 @@ export class AgentHostApp {
       throw new StartupError(`configuration refers to what no loaded plugin provides: ${this.configurationProblems.join('; ')}`);
     }
     for (const problem of this.configurationProblems) this.logger.warn(problem);
+    // The kernel logged each already; the banner and /healthz show them too.
+    this.configurationProblems.push(...this.kernel.refused().map((refusal) => `${refusal.message}; it is in [plugins] optional, so the host runs without it`));
   }
 
   /** `attach`: use the embedded cluster a running host owns on this data directory instead of refusing. */

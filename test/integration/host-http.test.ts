@@ -195,6 +195,25 @@ t.test('disabling the default orchestrator is reported as a guard warning', asyn
   t.match(body.guard_messages, [/\[agent\] default_orchestrator_key = "core_chat_v1", but no enabled plugin registers orchestrators "core_chat_v1"/]);
 });
 
+t.test('an optional plugin whose init fails is left out: the host serves with the others and says why on /healthz', async (t) => {
+  const initThrows = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/kernel/init-throws');
+  const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_EXTRA: initThrows, AGENT_HOST_PLUGINS_OPTIONAL: 'init-throws' } });
+  const { body } = await getJson(host, '/healthz');
+  t.equal(body.guard_state, 'warning');
+  t.match(body.guard_messages, [
+    'plugin "init-throws" refused (init_failed): init threw: cannot reach the license server; it is in [plugins] optional, so the host runs without it',
+  ]);
+  t.notOk(
+    host.app.kernel.plugins().some((p) => p.id === 'init-throws'),
+    'it is not among the loaded plugins',
+  );
+  const orchestrators = await adminGet(host, '/chat-orchestrators');
+  t.ok(
+    orchestrators.body.items.some((o: { key: string }) => o.key === 'core_chat_v1'),
+    'the default plugins serve',
+  );
+});
+
 t.test('a third-party plugin loaded by path registers an orchestrator that /chat-orchestrators lists', async (t) => {
   const host = await startTestHost(t, {
     env: {

@@ -9,8 +9,10 @@ import { container } from 'tsyringe';
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/kernel');
 const logger = createRootLogger('silent');
 
-function kernel(specifiers: string[], options: { config?: Record<string, unknown>; disabled?: string[] } = {}) {
+function kernel(specifiers: string[], options: { config?: Record<string, unknown>; disabled?: string[]; optional?: string[]; initTimeoutMs?: number } = {}) {
   return new Kernel({
+    optional: options.optional,
+    initTimeoutMs: options.initTimeoutMs,
     container: container.createChildContainer(),
     logger,
     specifiers,
@@ -81,6 +83,49 @@ t.test('an init that throws refuses start-up, naming the plugin and the cause', 
   const error = await refusal(t, kernel(['./init-throws']));
   t.equal(error.reason, 'init_failed');
   t.match(error.message, /plugin "init-throws" refused \(init_failed\): init threw: cannot reach the license server/);
+});
+
+t.test('an init that outlasts [plugins] init_timeout_seconds refuses start-up, naming the plugin and the deadline', async (t) => {
+  const started = Date.now();
+  const error = await refusal(t, kernel(['./hangs-in-init'], { initTimeoutMs: 200 }));
+  t.equal(error.reason, 'init_failed');
+  t.equal(error.message, 'plugin "hangs-in-init" refused (init_failed): init did not finish within 0.2 s');
+  t.ok(Date.now() - started < 450, 'refused at the deadline, not when the init ends');
+});
+
+t.test('an optional plugin refused at init is left out, with what it registered; the others load, its dependents are refused', async (t) => {
+  const k = kernel(['./claims-key-a', './registers-then-throws', './hangs-in-init', './needs-partial'], {
+    optional: ['registers-then-throws', 'hangs-in-init', 'needs-partial'],
+    initTimeoutMs: 200,
+  });
+  await k.init();
+  t.same(
+    k.plugins().map((p) => p.id),
+    ['claims-key-a'],
+    'the plugin that initialised is loaded',
+  );
+  t.same(
+    k.refused().map((r) => r.message),
+    [
+      'plugin "registers-then-throws" refused (init_failed): init threw: the vendor service refused the licence',
+      'plugin "hangs-in-init" refused (init_failed): init did not finish within 0.2 s',
+      'plugin "needs-partial" refused (missing_dependency): depends on plugin "registers-then-throws", which was left out',
+    ],
+    'each left-out plugin has one line naming it and the reason',
+  );
+  const orchestrators = k.registry(extensionPoints.orchestrators);
+  t.same(
+    orchestrators.list().map((e) => e.key),
+    ['shared_key_v1'],
+    'what the failed plugin registered before it threw is dropped',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.notOk(orchestrators.has('late_v1'), 'an init that finishes after its deadline registers nothing');
+});
+
+t.test('a required plugin refused at init still refuses start-up when others are optional', async (t) => {
+  const error = await refusal(t, kernel(['./claims-key-a', './init-throws'], { optional: ['claims-key-a'] }));
+  t.equal(error.pluginId, 'init-throws');
 });
 
 t.test('an unknown plugin specifier refuses start-up', async (t) => {

@@ -28,6 +28,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'AGENT_HOST_PLUGINS_DISABLED', path: ['plugins', 'disabled'], type: 'list' },
   { env: 'AGENT_HOST_PLUGINS_EXTRA', path: ['plugins', 'extra'], type: 'list' },
   { env: 'AGENT_HOST_PLUGINS_DIR', path: ['plugins', 'dir'], type: 'string' },
+  { env: 'AGENT_HOST_PLUGINS_OPTIONAL', path: ['plugins', 'optional'], type: 'list' },
+  { env: 'AGENT_HOST_PLUGIN_INIT_TIMEOUT_SECONDS', path: ['plugins', 'init_timeout_seconds'], type: 'number' },
   { env: 'AGENT_SYSTEM_PROMPT_MAX_LENGTH', path: ['agent', 'system_prompt_max_length'], type: 'integer' },
   { env: 'AGENT_JUDGE_PROMPT_MAX_LENGTH', path: ['agent', 'judge_prompt_max_length'], type: 'integer' },
   { env: 'MODEL_REQUEST_TIMEOUT_SECONDS', path: ['timeouts', 'model_request_seconds'], type: 'number' },

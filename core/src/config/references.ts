@@ -1,5 +1,5 @@
 import { extensionPoints, type ExtensionPoint, type ExtensionRegistry } from '@agent-host/sdk';
-import type { HostConfig } from './schema.js';
+import { configSchema, type HostConfig } from './schema.js';
 
 /** What the loaded plugins provide: their ids, and per extension point its name and the keys registered in it. */
 export interface LoadedExtensions {
@@ -8,7 +8,7 @@ export interface LoadedExtensions {
 }
 
 // Keys of the [plugins] table that are settings, not plugin sections.
-const PLUGIN_SETTINGS = new Set(['enabled', 'disabled', 'extra', 'dir']);
+const PLUGIN_SETTINGS = new Set(Object.keys(configSchema.shape.plugins.shape));
 
 /**
  * Configuration that names something no loaded plugin provides: a typo in `[plugins] disabled`, a section for a

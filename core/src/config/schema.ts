@@ -76,6 +76,8 @@ export const configSchema = z
         disabled: z.array(z.string().min(1)).default([]),
         extra: z.array(z.string().min(1)).default([]),
         dir: z.string().default(''),
+        optional: z.array(z.string().min(1)).default([]),
+        init_timeout_seconds: z.number().positive().default(30),
       })
       .catchall(z.record(z.string(), z.unknown())),
     agent: z

@@ -55,6 +55,10 @@ export interface KernelOptions {
   pluginConfig(id: string): unknown;
   /** Plugin-scoped services by ref id. */
   scopedServices: Record<string, ScopedServiceFactory>;
+  /** How long one plugin's `init` may take before it is refused (`[plugins] init_timeout_seconds`); 30 s by default. */
+  initTimeoutMs?: number;
+  /** Plugin ids whose refusal at init leaves them out instead of refusing start-up (`[plugins] optional`). */
+  optional?: readonly string[];
 }
 
 type Hook = () => void | Promise<void>;
@@ -75,6 +79,7 @@ interface LoadedPlugin {
 export class Kernel {
   private readonly registries = new Map<string, KeyedRegistry<unknown>>();
   private loaded: LoadedPlugin[] = [];
+  private readonly leftOut: PluginRefusedError[] = [];
   private started: LoadedPlugin[] = [];
 
   constructor(private readonly options: KernelOptions) {
@@ -103,10 +108,25 @@ export class Kernel {
       imported.push({ candidate, plugin, startHooks: [], stopHooks: [], info: infoOf(candidate, plugin, {}) });
     }
     const ordered = dependencyOrder(imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn })));
+    const optional = new Set(this.options.optional ?? []);
     for (const entry of ordered) {
-      await this.initPlugin(entry);
-      this.loaded.push(entry);
+      try {
+        const missing = entry.plugin.dependsOn.find((id) => this.leftOut.some((refused) => refused.pluginId === id));
+        if (missing) throw new PluginRefusedError(entry.plugin.id, 'missing_dependency', `depends on plugin "${missing}", which was left out`);
+        await this.initPlugin(entry);
+        this.loaded.push(entry);
+      } catch (error) {
+        if (!(error instanceof PluginRefusedError) || !optional.has(entry.plugin.id)) throw error;
+        for (const registry of this.registries.values()) registry.revoke(entry.plugin.id);
+        this.leftOut.push(error);
+        this.options.logger.warn({ plugin: entry.plugin.id, reason: error.reason }, `${error.message}; it is optional, so the host starts without it`);
+      }
     }
+  }
+
+  /** The optional plugins refused at init, each with the one-line reason; the host runs without them. */
+  refused(): readonly PluginRefusedError[] {
+    return this.leftOut;
   }
 
   /** Whether an enabled plugin's manifest contributes `key` to the extension point named `point`; runs no plugin code. */
@@ -195,7 +215,7 @@ export class Kernel {
     const config = this.pluginConfig(plugin);
     const init = declaredInit(plugin);
     const scope = this.scopeFor(entry);
-    await runInit(plugin, init, config, (refId) => (scope.isRegistered(refId, true) ? scope.resolve(refId) : undefined));
+    await runInit(plugin, init, config, (refId) => (scope.isRegistered(refId, true) ? scope.resolve(refId) : undefined), this.options.initTimeoutMs ?? 30_000);
     checkContributions(plugin.id, entry.candidate.manifest.contributes ?? {}, entry.info.registered);
     // The banner and `plugins list` name what loaded; one line per plugin is for debugging.
     this.options.logger.debug({ plugin: plugin.id, version: entry.info.version, registered: entry.info.registered }, 'plugin initialised');

@@ -27,14 +27,15 @@ export function validatedConfig(plugin: AgentHostPlugin, raw: unknown): unknown 
 }
 
 /**
- * Resolves the init's deps through `resolve` (undefined: nobody provides it), runs it, and wraps what it throws.
- * A missing dependency names the ref and the `deps` key that asked for it.
+ * Resolves the init's deps through `resolve` (undefined: nobody provides it), runs it within `timeoutMs`, and wraps
+ * what it throws. A missing dependency names the ref and the `deps` key that asked for it.
  */
 export async function runInit(
   plugin: AgentHostPlugin,
   init: PluginInit<Record<string, DependencyRef>, unknown>,
   config: unknown,
   resolve: (refId: string) => unknown,
+  timeoutMs: number,
 ): Promise<void> {
   const deps: Record<string, unknown> = {};
   for (const [name, ref] of Object.entries(init.deps)) {
@@ -48,11 +49,20 @@ export async function runInit(
     }
     deps[name] = value;
   }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const running = Promise.resolve().then(() => init.init(deps as never, config));
+  // An init that goes on past its deadline is left behind: what it throws later must not end the process.
+  running.catch(() => undefined);
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PluginRefusedError(plugin.id, 'init_failed', `init did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
   try {
-    await init.init(deps as never, config);
+    await Promise.race([running, deadline]);
   } catch (error) {
     if (error instanceof PluginRefusedError) throw error;
     throw new PluginRefusedError(plugin.id, 'init_failed', `init threw: ${(error as Error).message}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -30,6 +30,8 @@ export interface TestKernelOptions {
   hostConfig?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** The plugins' manifests (`agentHost` of their package.json): what they register is held to `contributes`. */
   manifests?: readonly PluginManifest[];
+  /** How long one plugin's `init` may take before it is refused, as `[plugins] init_timeout_seconds`; 30 s by default. */
+  initTimeoutMs?: number;
   /** Replaces a fake core service or provides a service another plugin would: `[[coreServices.clock, myClock]]`. */
   services?: readonly (readonly [ServiceRef<unknown>, unknown])[];
 }
@@ -60,7 +62,7 @@ export interface TestKernel {
 
 /**
  * Boots the plugins in-process as the host would, without Postgres, Chroma or a job store: the same rules (SDK
- * dependency order, one init, config validated by the plugin's schema, every dep provided, no key registered twice,
+ * dependency order, one init finished within its deadline, config validated by the plugin's schema, every dep provided, no key registered twice,
  * the manifest held to what was registered, start hooks run) over fake core services that keep what plugins did in
  * memory. A refusal rejects with the host's `PluginRefusedError`, naming the plugin and the reason.
  * @beta
@@ -105,7 +107,7 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
       [coreServices.health.id, { register: (name: string, check: HealthCheck) => void checks.set(`${plugin.id}.${name}`, check) }],
       ...[...registries].map(([id, registry]) => [id, registry.forPlugin(plugin.id, (key) => void (registered[registry.name] ??= []).push(key))] as const),
     ]);
-    await runInit(plugin, init, config, (refId) => (shared.has(refId) ? shared.get(refId) : scoped.get(refId)));
+    await runInit(plugin, init, config, (refId) => (shared.has(refId) ? shared.get(refId) : scoped.get(refId)), options.initTimeoutMs ?? 30_000);
     const manifest = options.manifests?.find((m) => m.id === plugin.id);
     if (manifest) checkContributions(plugin.id, manifest.contributes ?? {}, registered);
   }
