@@ -95,6 +95,14 @@ t.test('the host refusals, with the plugin named', async (t) => {
       env.registerInit({ deps: {}, init: () => undefined });
     },
   });
+  const hanging = definePlugin({
+    id: 'hangs',
+    sdk: '^1.0.0',
+    register: (env) => env.registerInit({ deps: {}, init: () => new Promise<void>((resolve) => setTimeout(resolve, 1_000)) }),
+  });
+  error = await refusal(startTestKernel({ plugins: [hanging], initTimeoutMs: 100 }));
+  t.equal(error.message, 'plugin "hangs" refused (init_failed): init did not finish within 0.1 s', 'an init past its deadline');
+
   error = await refusal(startTestKernel({ plugins: [twice] }));
   t.match(error.message, /registerInit exactly once \(called 2 times\)/);
 });
