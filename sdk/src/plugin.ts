@@ -15,10 +15,29 @@ export interface PluginInit<D extends Record<string, DependencyRef>, C> {
   init(deps: ResolvedDeps<D>, config: C): void | Promise<void>;
 }
 
+/**
+ * A service one plugin offers others: its ref, the deps its factory needs, and the factory. Since SDK 1.8.0.
+ * @beta
+ */
+export interface PluginServiceFactory<T, D extends Record<string, DependencyRef>, C> {
+  /** The ref other plugins list in their `deps`; create it with `createServiceRef` and export it from your package. */
+  service: ServiceRef<T>;
+  deps: D;
+  /** Runs once, before the plugin's own `init`; the plugins that use the service initialise after this one. */
+  factory(deps: ResolvedDeps<D>, config: C): T | Promise<T>;
+}
+
 /** What `register` receives. @public */
 export interface PluginEnvironment<C> {
   /** Declares the plugin's dependencies and init; call exactly once. */
   registerInit<D extends Record<string, DependencyRef>>(options: PluginInit<D, C>): void;
+  /**
+   * Offers a service to other plugins (any number of calls, one per ref). A plugin that lists the ref in its `deps`
+   * is initialised after this one; a ref offered twice, or a cycle of plugins needing each other's services, refuses
+   * start-up naming the plugins. Since SDK 1.8.0.
+   * @beta
+   */
+  registerService<T, D extends Record<string, DependencyRef>>(options: PluginServiceFactory<T, D, C>): void;
 }
 
 /** What a plugin author passes to {@link definePlugin}. @public */

@@ -128,6 +128,27 @@ t.test('a required plugin refused at init still refuses start-up when others are
   t.equal(error.pluginId, 'init-throws');
 });
 
+t.test('a service one plugin offers reaches the plugin that needs it, which initialises after it whatever the configured order', async (t) => {
+  const k = kernel(['./uses-service', './offers-service']);
+  await k.init();
+  t.same(
+    k.plugins().map((p) => p.id),
+    ['offers-service', 'uses-service'],
+    'the provider initialises first',
+  );
+  const run = k
+    .registry(extensionPoints.orchestrators)
+    .get('priced_v1')!
+    .run({} as never);
+  t.same(await run.next(), { done: false, value: { type: 'token', content: '1 USD is 0.92 EUR' } }, 'the consumer used the service');
+});
+
+t.test('a service nobody offers refuses the plugin that needs it, naming the ref', async (t) => {
+  const error = await refusal(t, kernel(['./uses-service']));
+  t.equal(error.reason, 'missing_dependency');
+  t.match(error.message, /plugin "uses-service" refused \(missing_dependency\): requires service "offers-service\.rates" \(deps\.rates\)/);
+});
+
 t.test('an unknown plugin specifier refuses start-up', async (t) => {
   const error = await refusal(t, kernel(['no-such-plugin-anywhere']));
   t.equal(error.reason, 'invalid_plugin');

@@ -1,7 +1,7 @@
 // startTestKernel (@agent-host/sdk/testing) boots plugins as the host does, over fake services in memory: a
 // first-party plugin through its package entry keeps its suite there, each way a plugin can be refused is refused
 // with the host's reason, and what plugins do to the fake services can be read back.
-import { coreServices, definePlugin, extensionPoints, PluginRefusedError, z, type Embedder, type PluginManifest } from '@agent-host/sdk';
+import { coreServices, createServiceRef, definePlugin, extensionPoints, PluginRefusedError, z, type Embedder, type PluginManifest } from '@agent-host/sdk';
 import { embedderConformance, startTestKernel } from '@agent-host/sdk/testing';
 import embedders from '@agent-host/plugin-embedders';
 import t from 'tap';
@@ -168,4 +168,73 @@ t.test('the fake services keep what a plugin did', async (t) => {
   await kernel.stop();
   await kernel.stop();
   t.same(order, ['start', 'job 1', 'stop'], 'stop hooks run once');
+});
+
+t.test('a plugin offers a service; the plugins that list it in deps initialise after it, whatever the order given', async (t) => {
+  const greeter = createServiceRef<{ greet(name: string): string }>({ id: 'acme.greeter' });
+  const provider = definePlugin({
+    id: 'acme-greeter',
+    sdk: '^1.8.0',
+    config: z.object({ salutation: z.string().default('Hello') }),
+    register(env) {
+      env.registerService({
+        service: greeter,
+        deps: { log: coreServices.logger },
+        factory: ({ log }, config) => ({ greet: (name) => (log.info('greeting'), `${config.salutation}, ${name}`) }),
+      });
+      env.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
+  let greeting = '';
+  const consumer = definePlugin({
+    id: 'acme-desk',
+    sdk: '^1.8.0',
+    register: (env) => env.registerInit({ deps: { greeter }, init: ({ greeter }) => void (greeting = greeter.greet('Ada')) }),
+  });
+  const kernel = await startTestKernel({ plugins: [consumer, provider], config: { 'acme-greeter': { salutation: 'Welcome' } } });
+  t.equal(greeting, 'Welcome, Ada', 'the consumer got the service, built with its provider config and deps');
+  t.match(kernel.logs, [{ msg: 'greeting', fields: { plugin: 'acme-greeter' } }]);
+
+  const copy = definePlugin({
+    id: 'copycat',
+    sdk: '^1.8.0',
+    register: (env) => {
+      env.registerService({ service: greeter, deps: {}, factory: () => ({ greet: () => '' }) });
+      env.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
+  let error = await refusal(startTestKernel({ plugins: [provider, copy] }));
+  t.equal(error.message, 'plugin "copycat" refused (duplicate_key): service "acme.greeter" is already offered by plugin "acme-greeter"');
+
+  const clock = definePlugin({
+    id: 'clockmaker',
+    sdk: '^1.8.0',
+    register: (env) => {
+      env.registerService({ service: coreServices.clock, deps: {}, factory: () => ({ now: () => new Date(0) }) });
+      env.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
+  error = await refusal(startTestKernel({ plugins: [clock] }));
+  t.equal(error.message, 'plugin "clockmaker" refused (duplicate_key): offers service "core.clock", which core provides');
+
+  const a = createServiceRef<object>({ id: 'cycle.a' });
+  const b = createServiceRef<object>({ id: 'cycle.b' });
+  const offersA = definePlugin({
+    id: 'offers-a',
+    sdk: '^1.8.0',
+    register: (env) => {
+      env.registerService({ service: a, deps: { b }, factory: () => ({}) });
+      env.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
+  const offersB = definePlugin({
+    id: 'offers-b',
+    sdk: '^1.8.0',
+    register: (env) => {
+      env.registerService({ service: b, deps: { a }, factory: () => ({}) });
+      env.registerInit({ deps: {}, init: () => undefined });
+    },
+  });
+  error = await refusal(startTestKernel({ plugins: [offersA, offersB] }));
+  t.match(error.message, /dependency cycle among plugins offers-a, offers-b/);
 });

@@ -14,7 +14,10 @@ import type { DependencyContainer } from 'tsyringe';
 import {
   checkContributions,
   CONFIG_DEPENDENT_KEYS,
-  declaredInit,
+  buildServices,
+  declaredParts,
+  type PluginParts,
+  withServiceProviders,
   dependencyOrder,
   KeyedRegistry,
   runInit,
@@ -66,6 +69,7 @@ type Hook = () => void | Promise<void>;
 interface LoadedPlugin {
   candidate: PluginCandidate;
   plugin: AgentHostPlugin;
+  parts: PluginParts;
   info: PluginInfo;
   startHooks: Hook[];
   stopHooks: Hook[];
@@ -102,26 +106,41 @@ export class Kernel {
   /** Loads, checks and initialises every enabled plugin, in dependency order. */
   async init(): Promise<void> {
     const candidates = this.readCandidates();
+    const optional = new Set(this.options.optional ?? []);
     const imported: LoadedPlugin[] = [];
     for (const candidate of candidates) {
       const plugin = await importPlugin(candidate);
-      imported.push({ candidate, plugin, startHooks: [], stopHooks: [], info: infoOf(candidate, plugin, {}) });
+      try {
+        imported.push({ candidate, plugin, parts: declaredParts(plugin), startHooks: [], stopHooks: [], info: infoOf(candidate, plugin, {}) });
+      } catch (error) {
+        this.leaveOut(plugin.id, error, optional);
+      }
     }
-    const ordered = dependencyOrder(imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn })));
-    const optional = new Set(this.options.optional ?? []);
+    const coreIds = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
+    const ordered = dependencyOrder(
+      withServiceProviders(
+        imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn })),
+        coreIds,
+      ),
+    );
     for (const entry of ordered) {
       try {
-        const missing = entry.plugin.dependsOn.find((id) => this.leftOut.some((refused) => refused.pluginId === id));
+        const missing = entry.dependsOn.find((id) => this.leftOut.some((refused) => refused.pluginId === id));
         if (missing) throw new PluginRefusedError(entry.plugin.id, 'missing_dependency', `depends on plugin "${missing}", which was left out`);
         await this.initPlugin(entry);
         this.loaded.push(entry);
       } catch (error) {
-        if (!(error instanceof PluginRefusedError) || !optional.has(entry.plugin.id)) throw error;
-        for (const registry of this.registries.values()) registry.revoke(entry.plugin.id);
-        this.leftOut.push(error);
-        this.options.logger.warn({ plugin: entry.plugin.id, reason: error.reason }, `${error.message}; it is optional, so the host starts without it`);
+        this.leaveOut(entry.plugin.id, error, optional);
       }
     }
+  }
+
+  /** Rethrows the refusal of a required plugin; an optional one is left out, with what it registered. */
+  private leaveOut(pluginId: string, error: unknown, optional: ReadonlySet<string>): void {
+    if (!(error instanceof PluginRefusedError) || !optional.has(pluginId)) throw error;
+    for (const registry of this.registries.values()) registry.revoke(pluginId);
+    this.leftOut.push(error);
+    this.options.logger.warn({ plugin: pluginId, reason: error.reason }, `${error.message}; it is optional, so the host starts without it`);
   }
 
   /** The optional plugins refused at init, each with the one-line reason; the host runs without them. */
@@ -213,9 +232,11 @@ export class Kernel {
   private async initPlugin(entry: LoadedPlugin): Promise<void> {
     const { plugin } = entry;
     const config = this.pluginConfig(plugin);
-    const init = declaredInit(plugin);
     const scope = this.scopeFor(entry);
-    await runInit(plugin, init, config, (refId) => (scope.isRegistered(refId, true) ? scope.resolve(refId) : undefined), this.options.initTimeoutMs ?? 30_000);
+    const resolve = (refId: string) => (scope.isRegistered(refId, true) ? scope.resolve(refId) : undefined);
+    // Services a plugin offers live in the root container, where the plugins after it resolve them.
+    for (const [refId, service] of await buildServices(plugin, entry.parts, config, resolve)) this.options.container.register(refId, { useValue: service });
+    await runInit(plugin, entry.parts.init, config, resolve, this.options.initTimeoutMs ?? 30_000);
     checkContributions(plugin.id, entry.candidate.manifest.contributes ?? {}, entry.info.registered);
     // The banner and `plugins list` name what loaded; one line per plugin is for debugging.
     this.options.logger.debug({ plugin: plugin.id, version: entry.info.version, registered: entry.info.registered }, 'plugin initialised');

@@ -3,4 +3,14 @@
 // plugin's own tests refuse what the host would refuse. Internal: plugins do not import it.
 export { dependencyOrder } from './order.js';
 export { KeyedRegistry } from './registry.js';
-export { checkContributions, CONFIG_DEPENDENT_KEYS, declaredInit, runInit, runLifecycleHook, validatedConfig } from './plugin-init.js';
+export {
+  buildServices,
+  checkContributions,
+  CONFIG_DEPENDENT_KEYS,
+  declaredParts,
+  runInit,
+  runLifecycleHook,
+  validatedConfig,
+  withServiceProviders,
+  type PluginParts,
+} from './plugin-init.js';

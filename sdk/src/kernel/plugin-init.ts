@@ -1,19 +1,58 @@
 import { PluginRefusedError } from '../errors.js';
-import type { AgentHostPlugin, PluginInit } from '../plugin.js';
+import type { AgentHostPlugin, PluginInit, PluginServiceFactory } from '../plugin.js';
 import type { DependencyRef } from '../refs.js';
 
-/** The one init a plugin's `register` declares; refuses a plugin that declares none, several, or throws. */
-export function declaredInit(plugin: AgentHostPlugin): PluginInit<Record<string, DependencyRef>, unknown> {
-  const inits: PluginInit<Record<string, DependencyRef>, unknown>[] = [];
+type AnyDeps = Record<string, DependencyRef>;
+
+/** What a plugin's `register` declares: its one init and the services it offers other plugins. */
+export interface PluginParts {
+  init: PluginInit<AnyDeps, unknown>;
+  services: PluginServiceFactory<unknown, AnyDeps, unknown>[];
+}
+
+/** Runs `register`; refuses a plugin that declares no init or several, offers one service twice, or throws. */
+export function declaredParts(plugin: AgentHostPlugin): PluginParts {
+  const inits: PluginInit<AnyDeps, unknown>[] = [];
+  const services: PluginServiceFactory<unknown, AnyDeps, unknown>[] = [];
   try {
-    plugin.register({ registerInit: (init) => void inits.push(init as unknown as PluginInit<Record<string, DependencyRef>, unknown>) });
+    plugin.register({
+      registerInit: (init) => void inits.push(init as unknown as PluginInit<AnyDeps, unknown>),
+      registerService: (service) => void services.push(service as unknown as PluginServiceFactory<unknown, AnyDeps, unknown>),
+    });
   } catch (error) {
     throw new PluginRefusedError(plugin.id, 'init_failed', `register() threw: ${(error as Error).message}`, { cause: error });
   }
   if (inits.length !== 1) {
     throw new PluginRefusedError(plugin.id, 'invalid_plugin', `register() must call registerInit exactly once (called ${inits.length} times)`);
   }
-  return inits[0]!;
+  const offered = services.map((s) => s.service?.id);
+  const twice = offered.find((id, i) => offered.indexOf(id) !== i);
+  if (twice !== undefined) throw new PluginRefusedError(plugin.id, 'duplicate_key', `offers service "${twice}" twice`);
+  return { init: inits[0]!, services };
+}
+
+/**
+ * Adds to each plugin's `dependsOn` the plugins whose services it (or a service it offers) needs, so dependency order
+ * puts providers first and reports a cycle. Refuses a service offered by two plugins or by a plugin and core.
+ */
+export function withServiceProviders<P extends { id: string; dependsOn: readonly string[]; parts: PluginParts }>(
+  plugins: P[],
+  coreServiceIds: ReadonlySet<string>,
+): P[] {
+  const providers = new Map<string, string>();
+  for (const plugin of plugins) {
+    for (const { service } of plugin.parts.services) {
+      if (coreServiceIds.has(service.id)) throw new PluginRefusedError(plugin.id, 'duplicate_key', `offers service "${service.id}", which core provides`);
+      const other = providers.get(service.id);
+      if (other) throw new PluginRefusedError(plugin.id, 'duplicate_key', `service "${service.id}" is already offered by plugin "${other}"`);
+      providers.set(service.id, plugin.id);
+    }
+  }
+  return plugins.map((plugin) => {
+    const needed = [plugin.parts.init.deps, ...plugin.parts.services.map((s) => s.deps)].flatMap((deps) => Object.values(deps).map((ref) => ref?.id));
+    const from = needed.map((id) => providers.get(id)).filter((id): id is string => id !== undefined && id !== plugin.id);
+    return { ...plugin, dependsOn: [...new Set([...plugin.dependsOn, ...from])] };
+  });
 }
 
 /** The plugin's config section, validated by its schema; a refusal names each key. */
@@ -24,6 +63,41 @@ export function validatedConfig(plugin: AgentHostPlugin, raw: unknown): unknown 
     throw new PluginRefusedError(plugin.id, 'invalid_config', issues.join('; '));
   }
   return parsed.data;
+}
+
+function resolvedDeps(plugin: AgentHostPlugin, wanted: AnyDeps, resolve: (refId: string) => unknown): Record<string, unknown> {
+  const deps: Record<string, unknown> = {};
+  for (const [name, ref] of Object.entries(wanted)) {
+    const value = ref && typeof ref.id === 'string' ? resolve(ref.id) : undefined;
+    if (value === undefined) {
+      throw new PluginRefusedError(
+        plugin.id,
+        'missing_dependency',
+        `requires ${ref?.kind ?? 'service'} "${ref?.id ?? String(ref)}" (deps.${name}), which neither core nor any loaded plugin provides`,
+      );
+    }
+    deps[name] = value;
+  }
+  return deps;
+}
+
+/** Builds the services a plugin offers, each from its resolved deps; what a factory throws refuses the plugin. */
+export async function buildServices(
+  plugin: AgentHostPlugin,
+  parts: PluginParts,
+  config: unknown,
+  resolve: (refId: string) => unknown,
+): Promise<Map<string, unknown>> {
+  const built = new Map<string, unknown>();
+  for (const { service, deps, factory } of parts.services) {
+    const resolved = resolvedDeps(plugin, deps, (refId) => built.get(refId) ?? resolve(refId));
+    try {
+      built.set(service.id, await factory(resolved as never, config));
+    } catch (error) {
+      throw new PluginRefusedError(plugin.id, 'init_failed', `the factory of service "${service.id}" threw: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return built;
 }
 
 /**
@@ -37,18 +111,7 @@ export async function runInit(
   resolve: (refId: string) => unknown,
   timeoutMs: number,
 ): Promise<void> {
-  const deps: Record<string, unknown> = {};
-  for (const [name, ref] of Object.entries(init.deps)) {
-    const value = ref && typeof ref.id === 'string' ? resolve(ref.id) : undefined;
-    if (value === undefined) {
-      throw new PluginRefusedError(
-        plugin.id,
-        'missing_dependency',
-        `requires ${ref?.kind ?? 'service'} "${ref?.id ?? String(ref)}" (deps.${name}), which neither core nor any loaded plugin provides`,
-      );
-    }
-    deps[name] = value;
-  }
+  const deps = resolvedDeps(plugin, init.deps, resolve);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const running = Promise.resolve().then(() => init.init(deps as never, config));
   // An init that goes on past its deadline is left behind: what it throws later must not end the process.

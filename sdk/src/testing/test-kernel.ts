@@ -1,6 +1,16 @@
 import { extensionPoints } from '../extensions/index.js';
 import type { ExtensionRegistry } from '../extensions/registry.js';
-import { checkContributions, declaredInit, dependencyOrder, KeyedRegistry, runInit, runLifecycleHook, validatedConfig } from '../kernel/index.js';
+import {
+  buildServices,
+  checkContributions,
+  declaredParts,
+  dependencyOrder,
+  KeyedRegistry,
+  runInit,
+  runLifecycleHook,
+  validatedConfig,
+  withServiceProviders,
+} from '../kernel/index.js';
 import type { PluginManifest } from '../manifest.js';
 import type { AgentHostPlugin } from '../plugin.js';
 import type { ExtensionPoint, ServiceRef } from '../refs.js';
@@ -88,9 +98,10 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
   const registries = new Map(Object.entries(extensionPoints).map(([name, point]) => [point.id, new KeyedRegistry<unknown>(name)]));
 
   const starts: { pluginId: string; hook: () => void | Promise<void> }[] = [];
-  for (const plugin of dependencyOrder([...options.plugins])) {
+  const coreIds = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
+  const declared = options.plugins.map((plugin) => ({ id: plugin.id, dependsOn: plugin.dependsOn, plugin, parts: declaredParts(plugin) }));
+  for (const { plugin, parts } of dependencyOrder(withServiceProviders(declared, coreIds))) {
     const config = validatedConfig(plugin, options.config?.[plugin.id]);
-    const init = declaredInit(plugin);
     const registered: Record<string, string[]> = {};
     const scoped = new Map<string, unknown>([
       [coreServices.logger.id, memoryLogger(logs, { plugin: plugin.id })],
@@ -107,7 +118,9 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
       [coreServices.health.id, { register: (name: string, check: HealthCheck) => void checks.set(`${plugin.id}.${name}`, check) }],
       ...[...registries].map(([id, registry]) => [id, registry.forPlugin(plugin.id, (key) => void (registered[registry.name] ??= []).push(key))] as const),
     ]);
-    await runInit(plugin, init, config, (refId) => (shared.has(refId) ? shared.get(refId) : scoped.get(refId)), options.initTimeoutMs ?? 30_000);
+    const resolve = (refId: string) => (shared.has(refId) ? shared.get(refId) : scoped.get(refId));
+    for (const [refId, service] of await buildServices(plugin, parts, config, resolve)) shared.set(refId, service);
+    await runInit(plugin, parts.init, config, resolve, options.initTimeoutMs ?? 30_000);
     const manifest = options.manifests?.find((m) => m.id === plugin.id);
     if (manifest) checkContributions(plugin.id, manifest.contributes ?? {}, registered);
   }
