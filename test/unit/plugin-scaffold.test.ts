@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import ts from 'typescript';
 import { PLACEHOLDER, PLUGIN_KINDS, scaffoldPlugin } from '../../host/src/plugin-scaffold.js';
 
 t.test('bad input is refused, saying what to do', async (t) => {
@@ -46,5 +47,14 @@ t.test('every kind: the manifest declares the key the implementation registers, 
     t.ok(manifest.devDependencies.typescript, `${kind}: typescript is a devDependency`);
     for (const file of files)
       t.notMatch(await readFile(path.join(target, file), 'utf8'), new RegExp(PLACEHOLDER.source), `${kind}: ${file} has no placeholder left`);
+    // The vendor path (test/e2e/vendor-plugin.test.ts) compiles and runs them; here, at least, they parse.
+    for (const file of files.filter((f) => f.endsWith('.ts'))) {
+      const { diagnostics } = ts.transpileModule(await readFile(path.join(target, file), 'utf8'), { reportDiagnostics: true, fileName: file });
+      t.same(
+        diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')),
+        [],
+        `${kind}: ${file} parses`,
+      );
+    }
   }
 });
