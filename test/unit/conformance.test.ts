@@ -302,6 +302,20 @@ t.test('a tool backend that breaks a rule fails that rule, and says how', async 
     ['a call that fails is an error outcome, not an exception'],
   );
   t.match(failures[0]!.message, 'callTool() threw Error: unknown tool');
+  const rootless: ToolBackend = {
+    ...memoryToolBackend(),
+    validateConfig: (config) =>
+      memoryToolBackend()
+        .validateConfig(config)
+        .map((issue) => ({ ...issue, loc: issue.loc.slice(1) })),
+  };
+  const misplaced = await broken(toolBackendConformance(rootless, sample));
+  t.same(
+    misplaced.map((f) => f.rule),
+    ['validateConfig() accepts a working configuration and refuses a broken one with issues under connection_config'],
+    'issues not under connection_config break that rule alone',
+  );
+  t.match(misplaced[0]!.message, 'does not start its loc at "connection_config"');
 });
 
 t.test('the skills-mcp plugin: the mcp skill backend keeps every skill backend rule; one whose issues sit elsewhere fails that rule', async (t) => {

@@ -30,16 +30,22 @@ export interface ToolBackendSample {
 export function toolBackendConformance(backend: ToolBackend, sample: ToolBackendSample): ConformanceRule[] {
   const options = { timeoutMs: 15_000 };
   return [
-    conformanceRule(SUITE, 'validateConfig() accepts a working configuration and refuses a broken one with issues', async (fail: Fail) => {
-      const accepted = backend.validateConfig(sample.server.connection_config);
-      if (accepted.length > 0) fail(`the working configuration was refused: ${JSON.stringify(accepted)}`);
-      const refused = backend.validateConfig(sample.invalidConfig);
-      if (refused.length === 0) fail(`${JSON.stringify(sample.invalidConfig)} was accepted`);
-      for (const issue of refused) {
-        if (!Array.isArray(issue.loc) || typeof issue.msg !== 'string' || issue.msg === '' || typeof issue.type !== 'string')
-          fail(`the issue ${JSON.stringify(issue)} is not {loc, msg, type}`);
-      }
-    }),
+    conformanceRule(
+      SUITE,
+      'validateConfig() accepts a working configuration and refuses a broken one with issues under connection_config',
+      async (fail: Fail) => {
+        const accepted = backend.validateConfig(sample.server.connection_config);
+        if (accepted.length > 0) fail(`the working configuration was refused: ${JSON.stringify(accepted)}`);
+        const refused = backend.validateConfig(sample.invalidConfig);
+        if (refused.length === 0) fail(`${JSON.stringify(sample.invalidConfig)} was accepted`);
+        for (const issue of refused) {
+          if (!Array.isArray(issue.loc) || typeof issue.msg !== 'string' || issue.msg === '' || typeof issue.type !== 'string')
+            fail(`the issue ${JSON.stringify(issue)} is not {loc, msg, type}`);
+          // The host serves the issue under `body`, so its loc must name the field the administrator sent.
+          if (issue.loc[0] !== 'connection_config') fail(`the issue ${JSON.stringify(issue)} does not start its loc at "connection_config"`);
+        }
+      },
+    ),
     conformanceRule(SUITE, 'healthCheck() reports a working server healthy', async (fail: Fail) => {
       const health = await backend.healthCheck(sample.server, options);
       if (health.ok !== true) fail(`healthCheck() gave ${JSON.stringify(health)}`);
