@@ -123,6 +123,32 @@ t.test('an optional plugin refused at init is left out, with what it registered;
   t.notOk(orchestrators.has('late_v1'), 'an init that finishes after its deadline registers nothing');
 });
 
+t.test('an optional plugin whose register throws is left out before ordering; a plugin depending on it is refused, left out when optional', async (t) => {
+  const k = kernel(['./needs-register-throws', './register-throws', './claims-key-a'], { optional: ['register-throws', 'needs-register-throws'] });
+  await k.init();
+  t.same(
+    k.plugins().map((p) => p.id),
+    ['claims-key-a'],
+  );
+  t.same(
+    k.refused().map((r) => r.message),
+    [
+      'plugin "register-throws" refused (init_failed): register() threw: a declaration it could not make',
+      'plugin "needs-register-throws" refused (missing_dependency): depends on plugin "register-throws", which was left out',
+    ],
+  );
+  const required = await refusal(t, kernel(['./needs-register-throws', './register-throws'], { optional: ['register-throws'] }));
+  t.equal(required.message, 'plugin "needs-register-throws" refused (missing_dependency): depends on plugin "register-throws", which was left out');
+});
+
+t.test('plugins list orders a plugin after the one whose service it needs, without running any init', async (t) => {
+  const infos = await kernel(['./uses-service', './offers-service']).inspect();
+  t.same(
+    infos.map((p) => p.id),
+    ['offers-service', 'uses-service'],
+  );
+});
+
 t.test('a required plugin refused at init still refuses start-up when others are optional', async (t) => {
   const error = await refusal(t, kernel(['./claims-key-a', './init-throws'], { optional: ['claims-key-a'] }));
   t.equal(error.pluginId, 'init-throws');

@@ -66,6 +66,9 @@ export interface KernelOptions {
 
 type Hook = () => void | Promise<void>;
 
+/** What core provides: a plugin may not offer a service under one of these refs. */
+const CORE_REF_IDS: ReadonlySet<string> = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
+
 interface LoadedPlugin {
   candidate: PluginCandidate;
   plugin: AgentHostPlugin;
@@ -116,16 +119,16 @@ export class Kernel {
         this.leaveOut(plugin.id, error, optional);
       }
     }
-    const coreIds = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
+    const declaredOut = new Set(this.leftOut.map((refused) => refused.pluginId));
     const ordered = dependencyOrder(
       withServiceProviders(
         imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn })),
-        coreIds,
-      ),
+        CORE_REF_IDS,
+      ).map((p) => ({ ...p, needs: p.dependsOn, dependsOn: p.dependsOn.filter((id) => !declaredOut.has(id)) })),
     );
     for (const entry of ordered) {
       try {
-        const missing = entry.dependsOn.find((id) => this.leftOut.some((refused) => refused.pluginId === id));
+        const missing = entry.needs.find((id) => this.leftOut.some((refused) => refused.pluginId === id));
         if (missing) throw new PluginRefusedError(entry.plugin.id, 'missing_dependency', `depends on plugin "${missing}", which was left out`);
         await this.initPlugin(entry);
         this.loaded.push(entry);
@@ -159,17 +162,19 @@ export class Kernel {
    * `init` is held to.
    */
   async inspect(): Promise<PluginInfo[]> {
-    const inspected: { id: string; dependsOn: readonly string[]; info: PluginInfo }[] = [];
+    const inspected: { id: string; dependsOn: readonly string[]; parts: PluginParts; info: PluginInfo }[] = [];
     for (const candidate of this.readCandidates()) {
       const plugin = await importPlugin(candidate);
       this.pluginConfig(plugin);
+      // `register` only declares (no init runs): it says which services the plugin offers and needs, for the order.
+      const parts = declaredParts(plugin);
       const declared = Object.entries(candidate.manifest.contributes ?? {}).map(([point, keys]) => [
         point,
         (keys ?? []).filter((key) => key !== CONFIG_DEPENDENT_KEYS),
       ]);
-      inspected.push({ id: plugin.id, dependsOn: plugin.dependsOn, info: infoOf(candidate, plugin, Object.fromEntries(declared)) });
+      inspected.push({ id: plugin.id, dependsOn: plugin.dependsOn, parts, info: infoOf(candidate, plugin, Object.fromEntries(declared)) });
     }
-    return dependencyOrder(inspected).map((entry) => entry.info);
+    return dependencyOrder(withServiceProviders(inspected, CORE_REF_IDS)).map((entry) => entry.info);
   }
 
   /** Runs start hooks in dependency order. */
