@@ -66,9 +66,6 @@ export interface KernelOptions {
 
 type Hook = () => void | Promise<void>;
 
-/** What core provides: a plugin may not offer a service under one of these refs. */
-const CORE_REF_IDS: ReadonlySet<string> = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
-
 interface LoadedPlugin {
   candidate: PluginCandidate;
   plugin: AgentHostPlugin;
@@ -121,10 +118,11 @@ export class Kernel {
     }
     const declaredOut = new Set(this.leftOut.map((refused) => refused.pluginId));
     const ordered = dependencyOrder(
-      withServiceProviders(
-        imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn })),
-        CORE_REF_IDS,
-      ).map((p) => ({ ...p, needs: p.dependsOn, dependsOn: p.dependsOn.filter((id) => !declaredOut.has(id)) })),
+      withServiceProviders(imported.map((p) => ({ ...p, id: p.plugin.id, dependsOn: p.plugin.dependsOn }))).map((p) => ({
+        ...p,
+        needs: p.dependsOn,
+        dependsOn: p.dependsOn.filter((id) => !declaredOut.has(id)),
+      })),
     );
     for (const entry of ordered) {
       try {
@@ -174,7 +172,7 @@ export class Kernel {
       ]);
       inspected.push({ id: plugin.id, dependsOn: plugin.dependsOn, parts, info: infoOf(candidate, plugin, Object.fromEntries(declared)) });
     }
-    return dependencyOrder(withServiceProviders(inspected, CORE_REF_IDS)).map((entry) => entry.info);
+    return dependencyOrder(withServiceProviders(inspected)).map((entry) => entry.info);
   }
 
   /** Runs start hooks in dependency order. */

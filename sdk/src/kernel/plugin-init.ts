@@ -1,4 +1,6 @@
 import { PluginRefusedError } from '../errors.js';
+import { extensionPoints } from '../extensions/index.js';
+import { coreServices } from '../services/index.js';
 import type { AgentHostPlugin, PluginInit, PluginServiceFactory } from '../plugin.js';
 import type { DependencyRef } from '../refs.js';
 
@@ -31,18 +33,18 @@ export function declaredParts(plugin: AgentHostPlugin): PluginParts {
   return { init: inits[0]!, services };
 }
 
+/** What core provides: a plugin may not offer a service under one of these refs. */
+const CORE_REF_IDS: ReadonlySet<string> = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
+
 /**
  * Adds to each plugin's `dependsOn` the plugins whose services it (or a service it offers) needs, so dependency order
  * puts providers first and reports a cycle. Refuses a service offered by two plugins or by a plugin and core.
  */
-export function withServiceProviders<P extends { id: string; dependsOn: readonly string[]; parts: PluginParts }>(
-  plugins: P[],
-  coreServiceIds: ReadonlySet<string>,
-): P[] {
+export function withServiceProviders<P extends { id: string; dependsOn: readonly string[]; parts: PluginParts }>(plugins: P[]): P[] {
   const providers = new Map<string, string>();
   for (const plugin of plugins) {
     for (const { service } of plugin.parts.services) {
-      if (coreServiceIds.has(service.id)) throw new PluginRefusedError(plugin.id, 'duplicate_key', `offers service "${service.id}", which core provides`);
+      if (CORE_REF_IDS.has(service.id)) throw new PluginRefusedError(plugin.id, 'duplicate_key', `offers service "${service.id}", which core provides`);
       const other = providers.get(service.id);
       if (other) throw new PluginRefusedError(plugin.id, 'duplicate_key', `service "${service.id}" is already offered by plugin "${other}"`);
       providers.set(service.id, plugin.id);

@@ -98,9 +98,8 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
   const registries = new Map(Object.entries(extensionPoints).map(([name, point]) => [point.id, new KeyedRegistry<unknown>(name)]));
 
   const starts: { pluginId: string; hook: () => void | Promise<void> }[] = [];
-  const coreIds = new Set([...Object.values(coreServices), ...Object.values(extensionPoints)].map((ref) => ref.id));
   const declared = options.plugins.map((plugin) => ({ id: plugin.id, dependsOn: plugin.dependsOn, plugin, parts: declaredParts(plugin) }));
-  for (const { plugin, parts } of dependencyOrder(withServiceProviders(declared, coreIds))) {
+  for (const { plugin, parts } of dependencyOrder(withServiceProviders(declared))) {
     const config = validatedConfig(plugin, options.config?.[plugin.id]);
     const registered: Record<string, string[]> = {};
     const scoped = new Map<string, unknown>([
