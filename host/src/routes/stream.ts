@@ -63,7 +63,7 @@ export const streamRoutes: RouteFactory<'chat' | 'trafficLimits'> = (domains) =>
         const issuedSession = body.thread_id === undefined;
         const request = { ...body, thread_id: body.thread_id ?? issueSessionId() };
         // Refused before the stream opens, as an HTTP error: an unknown or non-public agent, a bad message or override.
-        const admitted = await domains.chat.admit(request, { principal, callerKey, channel: 'http', issuedSession });
+        const admitted = await domains.chat.admit(request, { principal, callerKey, channel: 'http', issuedSession, requestId: req.id() });
         const disconnected = new AbortController();
         res.on('close', () => {
           if (!res.writableFinished) disconnected.abort();

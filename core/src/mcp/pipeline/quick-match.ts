@@ -1,4 +1,4 @@
-import type { TurnEvent, TurnResult } from '@agent-host/sdk';
+import type { TurnResult } from '@agent-host/sdk';
 import type { QuickMatchRule } from '../admin/agent-config.js';
 import { parseIdentifiers } from '../tracking/identifiers.js';
 import { jsonOutput } from './payloads.js';
@@ -93,12 +93,4 @@ export async function runQuickMatch(turn: ToolTurn): Promise<TurnResult | null> 
   const ruled = ruledReply(direct, execution.business);
   Object.assign(turn.observation, ruled.observation);
   return answer(ruled.reply);
-}
-
-/** The quick-match reply, as tokens split on spaces, when a rule matches; else the runtime's turn. */
-export async function* quickMatchOr(turn: ToolTurn, run: () => AsyncGenerator<TurnEvent, TurnResult, void>): AsyncGenerator<TurnEvent, TurnResult, void> {
-  const quick = await runQuickMatch(turn);
-  if (!quick) return yield* run();
-  for (const content of quick.reply.split(/(?<= )/)) if (content) yield { type: 'token', content };
-  return quick;
 }

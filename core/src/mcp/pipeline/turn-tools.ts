@@ -1,4 +1,4 @@
-import type { ToolCallOutcome, ToolDescriptor, TurnEvent, TurnResult, TurnToolHandle } from '@agent-host/sdk';
+import type { ToolCallOutcome, ToolDescriptor, TurnResult, TurnToolHandle } from '@agent-host/sdk';
 import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from '../admin/agent-config.js';
 import { pendingApprovalReply } from './approvals.js';
 import type { McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
@@ -6,7 +6,7 @@ import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, resultForContext } from './payloads.js';
 import { runToolPipeline } from './pipeline.js';
 import { missingRequired } from './policy.js';
-import { quickMatchOr } from './quick-match.js';
+import { runQuickMatch } from './quick-match.js';
 import { baseObservation } from './response-rules.js';
 import type { Execution, ToolTurn, TurnToolsDeps, TurnToolsInput } from './tool-turn.js';
 import { discoverTools, findTool, type MountedTool, type Toolset, type UsableMount } from './toolset.js';
@@ -52,9 +52,9 @@ export class TurnTools implements ToolTurn {
     this.usableMounts.catch(() => undefined);
   }
 
-  /** The quick-match short circuit before `run` (the runtime's turn): a matching prefix command answers without runtime or model. */
-  quickMatchOr(run: () => AsyncGenerator<TurnEvent, TurnResult, void>): AsyncGenerator<TurnEvent, TurnResult, void> {
-    return quickMatchOr(this, run);
+  /** The quick-match short circuit: a matching prefix command answers without runtime or model; else `null`. */
+  quickMatch(): Promise<TurnResult | null> {
+    return runQuickMatch(this);
   }
 
   /** The tools of the agent's active mounts, discovered once per turn. */

@@ -1,0 +1,90 @@
+import { ValidationError, type ErrorCode, type ModelProvider } from '@agent-host/sdk';
+import type { KeyedRegistry } from '@agent-host/sdk/kernel';
+import type { AdminPrincipal } from '../../admin/admin-auth.js';
+import type { Agents, AgentView } from '../../agents/agents.js';
+import type { HostConfig } from '../../config/schema.js';
+import { primaryModel, type ModelOverride } from '../model-router.js';
+import type { SessionTurns } from '../session-turns.js';
+import { mayChooseSessions, refusal, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
+
+export interface AdmitDeps {
+  config: HostConfig;
+  agents: Agents;
+  providers: KeyedRegistry<ModelProvider>;
+  turns: SessionTurns;
+}
+
+/**
+ * Stage 1, resolve the agent: everything about a request that can be refused before a stream opens (the message, the
+ * agent and whether this caller may use it, the model override), and the turn's place in its session's line. Throws
+ * the refusal as an `AgentHostError` with its catalog code.
+ */
+export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn> {
+  const { config } = deps;
+  const message = request.message;
+  const messageIssue = (msg: string, type: string, code: ErrorCode) => new ValidationError([{ loc: ['body', 'message'], msg, type }], { code });
+  if (message.trim() === '') throw messageIssue('message is empty', 'empty', 'MESSAGE_EMPTY');
+  if (message.length > config.agent.message_max_length) {
+    throw messageIssue(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`, 'too_long', 'MESSAGE_TOO_LONG');
+  }
+  const trusted = mayChooseSessions(caller.principal);
+  // Without an agent a turn runs the default model with the operator's key and no agent limits: not for the public.
+  if (!request.agent_id && !trusted) throw refusal('AGENT_REQUIRED', 'agent_id is required: chat goes through a public agent');
+  const agent = request.agent_id ? await loadAgent(deps.agents, request.agent_id, caller.principal) : null;
+  const override = validatedOverride(deps, request, agent, trusted);
+  // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused.
+  const ticket = request.thread_id === undefined ? null : await deps.turns.enter(request.thread_id);
+  if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
+    await ticket.leave();
+    throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);
+  }
+  return { request, caller, agent, override, trusted, ticket };
+}
+
+async function loadAgent(agents: Agents, agentId: string, principal: AdminPrincipal | undefined): Promise<AgentView> {
+  let agent: AgentView;
+  try {
+    agent = await agents.get(agentId);
+  } catch {
+    throw refusal('AGENT_NOT_FOUND', `agent ${agentId} not found`);
+  }
+  if (agent.status !== 'active') throw refusal('AGENT_INACTIVE', `agent ${agentId} is not active`);
+  if (agent.public_access_mode === 'public_anonymous') return agent;
+  if (agent.public_access_mode === 'admin_only' && mayChooseSessions(principal)) return agent;
+  if (agent.public_access_mode === 'admin_only')
+    throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is only available to administrators with conversations.write`);
+  throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is served through its public API, not /stream`);
+}
+
+/**
+ * A request override is used only when its provider exists and the model it names (the missing half taken from the
+ * agent's primary triple or the global default) is in the model catalog; otherwise the request is refused. Anonymous
+ * callers override only where the agent's `model_routing_config.allow_public_model_override` allows it.
+ */
+function validatedOverride(deps: AdmitDeps, request: ChatRequest, agent: AgentView | null, trusted: boolean): ModelOverride | null {
+  if (request.model_name === undefined && request.model_provider === undefined && request.model_temperature === undefined) return null;
+  const { config, providers } = deps;
+  const routing = agent?.model_routing_config as { allow_public_model_override?: boolean } | null | undefined;
+  if (!trusted && routing?.allow_public_model_override !== true) {
+    throw refusal('MODEL_OVERRIDE_REFUSED', 'this agent does not take model_name, model_provider or model_temperature from public clients');
+  }
+  if (request.model_provider !== undefined && !providers.has(request.model_provider)) {
+    throw refusal('UNKNOWN_MODEL', `unknown model_provider "${request.model_provider}"`);
+  }
+  if (request.model_name !== undefined || request.model_provider !== undefined) {
+    const primary = primaryModel(
+      agent && {
+        model_name: agent.model_name as string | null,
+        model_provider: agent.model_provider as string | null,
+        model_temperature: agent.model_temperature as number | null,
+      },
+      config,
+    );
+    const model_name = request.model_name ?? primary.model_name;
+    const model_provider = request.model_provider ?? primary.model_provider;
+    if (!config.models.catalog.some((m) => m.model_name === model_name && m.model_provider === model_provider)) {
+      throw refusal('UNKNOWN_MODEL', `unknown model "${model_name}" of model_provider "${model_provider}"; GET /models lists the models`);
+    }
+  }
+  return { model_name: request.model_name, model_provider: request.model_provider, model_temperature: request.model_temperature };
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatMessage, MessageType } from '@agent-host/sdk';
+import type { HostConfig } from '../../config/schema.js';
+import type { Conversations, SessionRow } from '../conversations.js';
+import { normalizeMessageType } from '../fixed-response.js';
+import { presentMessage, type MessageRow } from '../messages.js';
+import type { SessionEvents } from '../session-events.js';
+import { issueSessionId, refusal, type AdmittedTurn, type TurnIdentity } from './turn-request.js';
+
+export interface SessionStageDeps {
+  config: HostConfig;
+  conversations: Conversations;
+  events: SessionEvents;
+}
+
+/** A turn with its session open: the session, the history the runtime sees, and the turn's identity. */
+export interface OpenTurn {
+  session: SessionRow;
+  history: ChatMessage[];
+  messageType: MessageType;
+  identity: TurnIdentity;
+}
+
+/** Stored messages, shown at once to everyone watching the session. */
+export function publishMessages(events: SessionEvents, sessionId: string, messages: MessageRow[]): void {
+  events.publish(...messages.map((m) => ({ type: 'message' as const, session_id: sessionId, message: presentMessage(m) })));
+}
+
+/**
+ * Stage 2, resolve the session: opens (or starts) the request's session if this caller may use it. While a human
+ * operator answers the session, the message is stored and shown, the AI stays silent and no turn runs: `null`.
+ */
+export async function openTurnSession(deps: SessionStageDeps, admitted: AdmittedTurn, traceId: string): Promise<OpenTurn | null> {
+  const { config, conversations } = deps;
+  const { request, caller, agent, trusted } = admitted;
+  const messageType = normalizeMessageType(request.message_type);
+  const threadId = request.thread_id ?? issueSessionId();
+  const mode = trusted ? 'choose' : caller.issuedSession || request.thread_id === undefined ? 'issue' : 'continue_issued';
+  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode);
+  if (!opened) {
+    // The same words whether the session exists or not, so a refusal tells a guesser nothing.
+    throw trusted
+      ? refusal('SESSION_AGENT_MISMATCH', `session ${threadId} belongs to another agent; continue it through that agent`)
+      : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
+  }
+  const { session, history } = opened;
+  if (session.status === 'HUMAN_ACTIVE') {
+    publishMessages(deps.events, session.id, [await conversations.storeCustomerMessage(session.id, request.message, messageType)]);
+    return null;
+  }
+  const identity: TurnIdentity = {
+    turn_id: randomUUID(),
+    session_id: session.id,
+    agent_id: agent?.agent_id ?? null,
+    message_type: messageType,
+    user_message: { id: randomUUID(), created_at: session.opened_at },
+    user_text: request.message,
+    caller_key: caller.callerKey,
+    trace_id: traceId,
+  };
+  return { session, history, messageType, identity };
+}

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { AgentHostError, ERROR_CODES, type ErrorCode } from '@agent-host/sdk';
+import { z } from 'zod';
+import type { AdminPrincipal } from '../../admin/admin-auth.js';
+import type { AgentView } from '../../agents/agents.js';
+import type { TokenUsageSummary } from '../../usage/token-usage.js';
+import type { TurnRecord } from '../conversations.js';
+import type { ModelOverride } from '../model-router.js';
+import type { TurnTicket } from '../session-turns.js';
+
+/** `ChatRequest` (spec 4.2). `message_type` is free text: unknown values become `other`, never a 422. */
+export const chatRequestSchema = z
+  .object({
+    thread_id: z.string().trim().min(1).max(200).optional(),
+    agent_id: z.string().trim().min(1).max(64).nullable().optional(),
+    message: z.string(),
+    message_type: z.string().max(64).optional(),
+    model_name: z.string().trim().min(1).max(200).optional(),
+    model_provider: z.string().trim().min(1).max(80).optional(),
+    model_temperature: z.number().min(0).max(2).optional(),
+  })
+  .strict();
+
+export type ChatRequest = z.output<typeof chatRequestSchema>;
+
+/** The turn a stream stored, which its `done` event names; none for a refusal or a message during a takeover. */
+export interface StoredTurn {
+  session_id: string;
+  turn_id: string;
+  usage: TokenUsageSummary;
+}
+
+/** SSE events of spec 6.1; `done` is always the last, and names the turn it stored. The host's `error` events carry a stable `code`. */
+export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string; code: ErrorCode } | ({ type: 'done' } & Partial<StoredTurn>);
+
+/** A session id a client cannot guess (128 random bits): the id of every session an anonymous client starts. */
+export const issueSessionId = () => randomBytes(16).toString('base64url');
+
+/**
+ * Who starts a turn, and through which channel: quick match answers only `POST /stream` (spec 4.13); a WebSocket
+ * customer message always goes to the orchestrator.
+ */
+export interface TurnCaller {
+  principal: AdminPrincipal | undefined;
+  callerKey: string | null;
+  channel: 'http' | 'websocket';
+  /** The request's `thread_id` was issued by the server for this request: a new session for its caller. */
+  issuedSession?: boolean;
+  /** The request's id (`X-Request-Id`), logged with a failure the caller is told about only by its code. */
+  requestId?: string;
+}
+
+/** A request `admit` accepted: what `stream` runs, with what it already looked up. */
+export interface AdmittedTurn {
+  request: ChatRequest;
+  caller: TurnCaller;
+  agent: AgentView | null;
+  override: ModelOverride | null;
+  /** The caller may choose sessions (an administrator with conversations.write). */
+  trusted: boolean;
+  /** The turn's place in its session's line; none for a session this request starts. */
+  ticket: TurnTicket | null;
+}
+
+/** The identity of a running turn: what every stage names it by, and the columns its stored record starts from. */
+export type TurnIdentity = Pick<TurnRecord, 'turn_id' | 'session_id' | 'agent_id' | 'message_type' | 'user_message' | 'user_text' | 'caller_key' | 'trace_id'>;
+
+/**
+ * A turn that cannot run, with its catalog code. Found by `admit`, it is an HTTP error before any stream opens;
+ * found once streaming, it is an `error` event, then `done`.
+ */
+export const refusal = (code: ErrorCode, message: string) => new AgentHostError(ERROR_CODES[code].status ?? 409, message, { code });
+
+/**
+ * Administrators who may write conversations choose session ids and continue any session; everyone else
+ * (anonymous clients, administrators without the permission) chats only in sessions the server issued to them.
+ */
+export const mayChooseSessions = (principal: AdminPrincipal | undefined) => principal?.permissions.includes('conversations.write') ?? false;
