@@ -180,6 +180,8 @@ export class AgentHostApp {
       this.registerCoreHealthChecks();
       await this.kernel.init();
       this.checkReferences();
+      for (const listed of await domains.mcp.servers.listToolProviders())
+        if (listed.created) this.logger.info(listed, 'tool provider listed as a tool server; mount it on agents to use its tools');
       this.selectObjectStore();
       await this.kernel.start();
       this.cleanups.push(() => this.kernel.stop());

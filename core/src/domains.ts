@@ -89,7 +89,14 @@ export function createDomains(deps: DomainDeps): Domains {
     objectStore: deps.objectStore,
     logger: logger.child({ component: 'knowledge' }),
   });
-  const mcp = new Mcp({ db, config: config.mcp, secrets: deps.secrets, backends: kernel.registry(extensionPoints.toolBackends), events: sessionEvents });
+  const mcp = new Mcp({
+    db,
+    config: config.mcp,
+    secrets: deps.secrets,
+    backends: kernel.registry(extensionPoints.toolBackends),
+    providers: kernel.registry(extensionPoints.toolProviders),
+    events: sessionEvents,
+  });
   const skills = new Skills({
     db,
     backends: kernel.registry(extensionPoints.skillBackends),

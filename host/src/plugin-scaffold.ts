@@ -39,6 +39,15 @@ export const PLUGIN_KINDS = {
     use: (key) =>
       `Create a tool server with \`"transport_type": "${key}"\` and \`"connection_config": {"greeting": "Hello"}\` (\`POST /mcp-servers\`; \`POST /mcp-servers/{mcp_server_id}/test-call\` calls a tool), mount it on an agent, and its \`echo\` tool is called by the same pipeline, policy and audits as any MCP tool.`,
   },
+  'tool-provider': {
+    point: nameOf(extensionPoints.toolProviders),
+    suite: 'toolProviderConformance',
+    suiteName: 'tool provider',
+    key: snake,
+    summary: 'native tools (a word counter) that agents call through the tool pipeline.',
+    use: () =>
+      'Enable the plugin: the host lists it as a tool server of transport `tool_provider` (`GET /mcp-servers`). Mount that server on an agent (`POST /agents/{agent_id}/mcp-mounts`) and its `count_words` tool is called by the same pipeline, policy and audits as any MCP tool.',
+  },
   'skill-backend': {
     point: nameOf(extensionPoints.skillBackends),
     suite: 'skillBackendConformance',

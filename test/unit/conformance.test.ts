@@ -8,6 +8,7 @@ import {
   type ModelProvider,
   type SkillBackend,
   type ToolBackend,
+  type ToolProvider,
   type ToolHandle,
   type Embedder,
   type Orchestrator,
@@ -29,6 +30,7 @@ import {
   scriptedModel,
   skillBackendConformance,
   toolBackendConformance,
+  toolProviderConformance,
   type ConformanceRule,
 } from '@agent-host/sdk/testing';
 import { Document, Packer, Paragraph } from 'docx';
@@ -316,6 +318,31 @@ t.test('a tool backend that breaks a rule fails that rule, and says how', async 
     'issues not under connection_config break that rule alone',
   );
   t.match(misplaced[0]!.message, 'does not start its loc at "connection_config"');
+});
+
+t.test('a tool provider keeps every rule; one that schemas arguments as a string, or answers any name, breaks exactly that rule', async (t) => {
+  const provider = (overrides: Partial<ToolProvider> = {}): ToolProvider => ({
+    displayName: 'Weather',
+    listTools: async () => [{ name: 'forecast', description: 'The forecast for a city.', input_schema: { type: 'object', required: ['city'] } }],
+    callTool: async (name, args) =>
+      name === 'forecast' ? { status: 'success', result: { city: args.city, sky: 'clear' } } : { status: 'error', result: null, error: `unknown tool ${name}` },
+    ...overrides,
+  });
+  const sample = { tool: { name: 'forecast', args: { city: 'Oslo' } } };
+  t.same(await broken(toolProviderConformance(provider(), sample)), [], 'a correct provider breaks no rule');
+  const stringly = await broken(
+    toolProviderConformance(provider({ listTools: async () => [{ name: 'forecast', description: 'The forecast.', input_schema: 'city' as never }] }), sample),
+  );
+  t.same(
+    stringly.map((f) => f.rule),
+    ['listTools() lists each tool once, with a description and an object input schema'],
+  );
+  t.match(stringly[0]!.message, "a tool's arguments are an object");
+  const anything = await broken(toolProviderConformance(provider({ callTool: async () => ({ status: 'success', result: 'sunny' }) }), sample));
+  t.same(
+    anything.map((f) => f.rule),
+    ['a tool it does not list is not a success'],
+  );
 });
 
 t.test('the skills-mcp plugin: the mcp skill backend keeps every skill backend rule; one whose issues sit elsewhere fails that rule', async (t) => {

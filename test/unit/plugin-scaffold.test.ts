@@ -14,7 +14,7 @@ t.test('bad input is refused, saying what to do', async (t) => {
   await t.rejects(scaffoldPlugin({ id: 'Acme_Chat', kind: 'orchestrator', directory: path.join(dir, 'a') }), /must be kebab-case/);
   await t.rejects(
     scaffoldPlugin({ id: 'acme', kind: 'widget', directory: path.join(dir, 'b') }),
-    /unknown kind "widget": choose one of orchestrator, tool-backend, skill-backend, retriever, embedder, parser, model-provider/,
+    /unknown kind "widget": choose one of orchestrator, tool-backend, tool-provider, skill-backend, retriever, embedder, parser, model-provider/,
   );
   await mkdir(path.join(dir, 'taken'));
   await writeFile(path.join(dir, 'taken', 'notes.txt'), 'mine');

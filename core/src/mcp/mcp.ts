@@ -1,4 +1,4 @@
-import type { SecretsService, ToolBackend } from '@agent-host/sdk';
+import type { SecretsService, ToolBackend, ToolProvider } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
@@ -17,6 +17,8 @@ export interface McpDeps {
   config: HostConfig['mcp'];
   secrets: SecretsService;
   backends: KeyedRegistry<ToolBackend>;
+  /** Native tools of plugins, each listed as a server of transport `tool_provider`. */
+  providers: KeyedRegistry<ToolProvider>;
   /** Held tool calls are announced to the session's room. */
   events: SessionEvents;
 }
@@ -32,7 +34,7 @@ export class Mcp {
 
   constructor(readonly deps: McpDeps) {
     this.credentials = new McpCredentials(deps.db, deps.secrets);
-    this.servers = new McpServers(deps.db, deps.backends, this.credentials, deps.config.sub_admins_manage_stdio_servers);
+    this.servers = new McpServers(deps.db, deps.backends, deps.providers, this.credentials, deps.config.sub_admins_manage_stdio_servers);
     this.mounts = new McpMounts(deps.db);
     this.audits = new McpCallAudits(deps.db);
     this.actions = new McpServerActions(deps.db, this.servers, this.mounts, this.audits);

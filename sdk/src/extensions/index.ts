@@ -7,7 +7,7 @@ import type { ObjectStoreBackend } from './object-stores.js';
 import type { Orchestrator } from './orchestrators.js';
 import type { ExtensionRegistry } from './registry.js';
 import type { Retriever } from './retrievers.js';
-import type { SkillBackend, ToolBackend } from './tools.js';
+import type { SkillBackend, ToolBackend, ToolProvider } from './tools.js';
 
 export type { DocumentInput, DocumentParser, DocumentRecognizer, ParsedDocument, ParsedElement, RecognitionField, RecognizedField } from './documents.js';
 export type { Embedder, EmbedderInfo } from './embedders.js';
@@ -63,6 +63,7 @@ export type {
   ToolCallOutcome,
   ToolDescriptor,
   ToolHandle,
+  ToolProvider,
   ToolServerConnection,
 } from './tools.js';
 
@@ -75,6 +76,8 @@ export const extensionPoints = Object.freeze({
   orchestrators: createExtensionPoint<ExtensionRegistry<Orchestrator>>({ id: 'core.orchestrators' }),
   /** Tool transports by `transport_type` (`stdio`, `http_sse`). */
   toolBackends: createExtensionPoint<ExtensionRegistry<ToolBackend>>({ id: 'core.toolBackends' }),
+  /** Native tools by provider key, each listed as a tool server of transport `tool_provider`. @beta */
+  toolProviders: createExtensionPoint<ExtensionRegistry<ToolProvider>>({ id: 'core.toolProviders' }),
   /** Skill backends by backend type (`mcp`, `http`). */
   skillBackends: createExtensionPoint<ExtensionRegistry<SkillBackend>>({ id: 'core.skillBackends' }),
   /** Vector stores by backend name (`chroma`). */

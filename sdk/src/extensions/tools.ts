@@ -61,6 +61,25 @@ export interface ToolBackend {
   close(): Promise<void>;
 }
 
+/**
+ * Native tools a plugin offers without a transport: each has a JSON Schema input, and core calls it through the same
+ * tool pipeline as MCP tools (mounts and allowlists, gates, per-turn limits, approvals, audits). Core lists every
+ * enabled provider as a tool server of transport `tool_provider`, which administrators mount on agents; nobody creates
+ * it by hand. Core enforces `timeoutMs` and turns a throw into an `error` outcome, so a provider may simply throw.
+ * Since SDK 1.9.0.
+ * @beta
+ */
+export interface ToolProvider {
+  /** The name of the tool server core lists for this provider. */
+  readonly displayName: string;
+  /** The description of that tool server. */
+  readonly description?: string;
+  /** The tools, each with an object input schema; core lists them for mounts and turns. */
+  listTools(options: ToolCallOptions): Promise<ToolDescriptor[]>;
+  /** Runs one tool with arguments the pipeline checked against the mount's policy; an unknown name is not a `success`. */
+  callTool(name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutcome>;
+}
+
 /** A skill invocation. @public */
 export interface SkillInvocation {
   skill_version_id: string;

@@ -8,6 +8,7 @@ export { fakeAgentSnapshot, fakeTurnContext, scriptedModel, type ModelCall, type
 export { orchestratorConformance, runTurn } from './orchestrator-conformance.js';
 export { objectStoreConformance } from './object-store-conformance.js';
 export { toolBackendConformance, type ToolBackendSample, type ToolSample } from './tool-backend-conformance.js';
+export { toolProviderConformance } from './tool-provider-conformance.js';
 export { skillBackendConformance, type SkillBackendSample } from './skill-backend-conformance.js';
 export { modelProviderConformance } from './model-provider-conformance.js';
 export { startTestKernel, type TestKernel, type TestKernelOptions } from './test-kernel.js';

@@ -5,6 +5,7 @@ import {
   NotFoundError,
   ValidationError,
   type ToolBackend,
+  type ToolProvider,
   type ToolServerConnection,
   type ValidationIssue,
 } from '@agent-host/sdk';
@@ -15,6 +16,7 @@ import { auditOperation, type Operation } from '../../admin/operation.js';
 import { newestFirst } from '../../db/keyset-cursor.js';
 import { maskConnectionConfig, pastedCredentials, refuseUnconfirmedRepoint, unmask } from './connection-secrets.js';
 import type { ServerCreateInput, ServerUpdateInput } from './schemas.js';
+import { TOOL_PROVIDER_TRANSPORT, toolProviderBackend } from '../providers/tool-provider-backend.js';
 
 export interface ServerRow {
   id: string;
@@ -45,13 +47,65 @@ export interface ResolvedServer {
  * checked by that backend before it is stored.
  */
 export class McpServers {
+  private readonly providerBackend: ToolBackend;
+
   constructor(
     private readonly db: Sequelize,
     private readonly backends: KeyedRegistry<ToolBackend>,
+    private readonly providers: KeyedRegistry<ToolProvider>,
     private readonly credentials: McpCredentials,
     /** `[mcp] sub_admins_manage_stdio_servers`. */
     private readonly subAdminsManageStdio: boolean,
-  ) {}
+  ) {
+    this.providerBackend = toolProviderBackend(providers);
+  }
+
+  /**
+   * Lists every enabled tool provider as a server of transport `tool_provider`, once: its row is made at the first
+   * start with the plugin enabled (named after the provider, or after the provider and its key when an administrator's
+   * server has that name) and kept afterwards, so its mounts and audits stay. Instances starting together take turns.
+   */
+  async listToolProviders(): Promise<{ provider: string; mcp_server_id: string; created: boolean }[]> {
+    const listed: { provider: string; mcp_server_id: string; created: boolean }[] = [];
+    for (const { key, value: provider } of this.providers.list()) {
+      listed.push(
+        await this.db.transaction(async (transaction) => {
+          await this.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', { bind: [`tool_provider:${key}`], transaction });
+          const [existing] = await this.db.query<{ id: string }>(
+            `SELECT id FROM mcp_servers WHERE transport_type = $1 AND connection_config->>'provider' = $2 ORDER BY created_at LIMIT 1`,
+            { bind: [TOOL_PROVIDER_TRANSPORT, key], type: QueryTypes.SELECT, transaction },
+          );
+          if (existing) return { provider: key, mcp_server_id: existing.id, created: false };
+          const [taken] = await this.db.query('SELECT 1 FROM mcp_servers WHERE lower(name) = lower($1)', {
+            bind: [provider.displayName],
+            type: QueryTypes.SELECT,
+            transaction,
+          });
+          const id = randomUUID();
+          await this.db.query(
+            `INSERT INTO mcp_servers (id, name, description, transport_type, connection_config, status, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, 'active', now(), now())`,
+            {
+              bind: [
+                id,
+                taken ? `${provider.displayName} (${key})` : provider.displayName,
+                provider.description ?? '',
+                TOOL_PROVIDER_TRANSPORT,
+                JSON.stringify({ provider: key }),
+              ],
+              transaction,
+            },
+          );
+          return { provider: key, mcp_server_id: id, created: true };
+        }),
+      );
+    }
+    return listed;
+  }
+
+  private backendFor(transport: string): ToolBackend | undefined {
+    return transport === TOOL_PROVIDER_TRANSPORT ? this.providerBackend : this.backends.get(transport);
+  }
 
   list(page: { limit: number; cursor?: string }) {
     return newestFirst(this.db, { from: 'mcp_servers', where: 'true', bind: [] }, page, presentServer);
@@ -62,6 +116,7 @@ export class McpServers {
   }
 
   async create(input: ServerCreateInput, op: Operation) {
+    if (input.transport_type === TOOL_PROVIDER_TRANSPORT) throw providerServerRefusal();
     await this.refuseStdioBySubAdmin(input.transport_type, op, 'mcp.server.create', null);
     this.validateTransport(input.transport_type, input.connection_config);
     const id = randomUUID();
@@ -101,6 +156,8 @@ export class McpServers {
     const { confirm_credential: confirmed, ...input } = body;
     const current = await this.find(id);
     const next = { ...current, ...input };
+    const repointed = input.transport_type !== undefined || input.connection_config !== undefined;
+    if (repointed && (current.transport_type === TOOL_PROVIDER_TRANSPORT || next.transport_type === TOOL_PROVIDER_TRANSPORT)) throw providerServerRefusal();
     if (input.connection_config) next.connection_config = unmask(input.connection_config, current.connection_config);
     if (input.transport_type !== undefined || input.connection_config !== undefined) {
       await this.refuseStdioBySubAdmin(current.transport_type, op, 'mcp.server.update', id);
@@ -169,7 +226,7 @@ export class McpServers {
   }
 
   async resolveRow(row: ServerRow, credentialId?: string): Promise<ResolvedServer> {
-    const backend = this.backends.get(row.transport_type);
+    const backend = this.backendFor(row.transport_type);
     if (!backend)
       throw new ConflictError(`MCP server "${row.name}" uses transport_type "${row.transport_type}", which no enabled plugin provides`, {
         code: 'MCP_TRANSPORT_UNAVAILABLE',
@@ -202,7 +259,7 @@ export class McpServers {
 
   /** A server of a backend that launches processes is a program the host runs: by default only super admins define one. */
   private async refuseStdioBySubAdmin(transport: string, op: Operation, action: string, targetId: string | null): Promise<void> {
-    if (!this.backends.get(transport)?.launchesProcesses || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
+    if (!this.backendFor(transport)?.launchesProcesses || this.subAdminsManageStdio || op.operator.role_code === 'super_admin') return;
     await auditOperation(this.db, 'core.mcp', op, {
       action,
       outcome: 'failure',
@@ -217,7 +274,7 @@ export class McpServers {
   }
 
   private validateTransport(transport: string, config: Record<string, unknown>): void {
-    const backend = this.backends.get(transport);
+    const backend = this.backendFor(transport);
     if (!backend) {
       const known =
         this.backends
@@ -238,6 +295,16 @@ export class McpServers {
     if (row) throw new ConflictError(`an MCP server named "${name}" already exists (${row.id})`, { code: 'MCP_SERVER_EXISTS' });
   }
 }
+
+/** Servers of tool providers come and go with their plugins; an administrator mounts them but does not define them. */
+const providerServerRefusal = () =>
+  new ValidationError([
+    {
+      loc: ['body', 'transport_type'],
+      msg: `"${TOOL_PROVIDER_TRANSPORT}" servers are listed by the host, one per enabled tool provider plugin; mount the one GET /mcp-servers shows`,
+      type: 'value_error',
+    },
+  ]);
 
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
