@@ -49,9 +49,9 @@ async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
 }
 
 const files = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-// Unit tests, and a plugin's tests outside its test/integration, need no server: asked for them alone
-// (`npm run test:unit`), nothing is started.
-const needsNoServer = (file: string) => file.startsWith('test/unit/') || /^plugins\/[^/]+\/test\/(?!integration\/)/.test(file);
+// Unit tests, repository checks, tests that run processes, and a plugin's tests outside its test/integration need
+// no server: asked for them alone (`npm run test:unit`, or one such file), nothing is started.
+const needsNoServer = (file: string) => /^test\/(unit|checks|process)\//.test(file) || /^plugins\/[^/]+\/test\/(?!integration\/)/.test(file);
 if (files.length > 0 && files.every(needsNoServer)) process.exit(await runTap(process.env));
 
 const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');

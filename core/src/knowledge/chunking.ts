@@ -1,5 +1,4 @@
 import { validate, ValidationError, type ParsedDocument, type ParsedElement } from '@agent-host/sdk';
-import { MarkdownTextSplitter, RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { z } from 'zod';
 
 const sizes = z
@@ -52,8 +51,15 @@ export function parseChunking(strategy: string, params: unknown, at: { strategy:
 }
 
 /** Splits a parse snapshot into chunks with the given strategy; empty chunks are dropped. */
+/**
+ * LangChain's splitters, loaded with the first document chunked: they bring @langchain/core (some 250 modules) that a
+ * host which never ingests, and every process that imports core for something else, should not load.
+ */
+const splitters = () => import('@langchain/textsplitters');
+
 export async function chunkDocument(doc: ParsedDocument, chunking: Chunking): Promise<Chunk[]> {
   const { strategy, params } = chunking;
+  const { MarkdownTextSplitter, RecursiveCharacterTextSplitter } = await splitters();
   let chunks: Chunk[];
   if (strategy === 'by_title') chunks = await chunkByTitle(doc.elements, params);
   else {
@@ -123,6 +129,7 @@ async function chunkByTitle(elements: ParsedElement[], params: Record<string, nu
     // Each part of a long section keeps its title, so no part loses what it is about.
     const head = section.title === null ? '' : `${section.title}\n\n`;
     const size = Math.max(params.max_characters! - head.length, params.overlap! + 1);
+    const { RecursiveCharacterTextSplitter } = await splitters();
     const parts = await new RecursiveCharacterTextSplitter({ chunkSize: size, chunkOverlap: params.overlap! }).splitText(section.texts.join('\n\n'));
     for (const part of parts) chunks.push({ content: head + part, metadata });
   }

@@ -3,8 +3,17 @@
 // Every child is checked to be gone (exited and reaped) when its use ends.
 import t from 'tap';
 import { ValidationError } from '@agent-host/sdk';
-import { trackingResult } from '../../../test/fixtures/mcp/tracking-server.js';
-import { backendFor, capturingLogger, everythingStdio, goneWithin, processExists, server, trackingStdio, whoami } from '../../../test/fixtures/mcp/clients.js';
+import { trackingResult } from '../../../../test/fixtures/mcp/tracking-server.js';
+import {
+  backendFor,
+  capturingLogger,
+  everythingStdio,
+  goneWithin,
+  processExists,
+  server,
+  trackingStdio,
+  whoami,
+} from '../../../../test/fixtures/mcp/clients.js';
 
 const opts = { timeoutMs: 15_000 };
 

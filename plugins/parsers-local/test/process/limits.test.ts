@@ -2,9 +2,9 @@
 // this process's event loop keeps turning (what keeps a host's chat streams flowing during ingestion).
 import { BadRequestError, extensionPoints, type DocumentParser } from '@agent-host/sdk';
 import t from 'tap';
-import { amplifyingCsv, deepHtml, docxBomb } from '../../../test/fixtures/hostile-documents.js';
-import { manyPagePdf } from '../../../test/fixtures/many-page-pdf.js';
-import { loadFirstPartyPlugin } from '../../../test/helpers/first-party-plugin.js';
+import { amplifyingCsv, deepHtml, docxBomb } from '../../../../test/fixtures/hostile-documents.js';
+import { manyPagePdf } from '../../../../test/fixtures/many-page-pdf.js';
+import { loadFirstPartyPlugin } from '../../../../test/helpers/first-party-plugin.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
