@@ -1,22 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type Orchestrator, type ValidationIssue } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { AdminAuth } from '../admin/admin-auth.js';
 import type { Operation } from '../admin/operation.js';
 import type { SystemSettings } from '../admin/system-settings.js';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, USAGE_LIMIT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
-
-/** Every stored agent field, as validated input defines it. */
-type AgentFields = { [K in keyof AgentUpdateInput]-?: Exclude<AgentUpdateInput[K], undefined> };
-
-interface AgentRow extends AgentFields {
-  id: string;
-  published_agent_version_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+import { AgentStore, type AgentFields, type AgentRow, type AgentVersionRow } from './agent-store.js';
 
 /**
  * Refuses an `agent_type` change while incompatible work runs; later
@@ -28,15 +19,6 @@ export type AgentTypeChangeCheck = (agentId: string, from: string, to: string) =
 /** Agent types whose runtime executes the published snapshot: Fusion (spec 4.7 "publish fusion snapshot", 9.2). */
 const PUBLISHABLE_TYPES = new Set(['fusion']);
 
-const JSON_FIELDS = new Set([
-  'model_routing_config',
-  'message_type_response_config',
-  'mcp_response_config',
-  'mcp_runtime_config',
-  'response_grounding_config',
-  'retrieval_config',
-]);
-
 /** Read-only `judge_prompt_version`: `default` for the built-in prompt, else a hash of the stored text. */
 export function judgePromptVersion(judgePrompt: string | null): string {
   const text = judgePrompt?.trim() ?? '';
@@ -46,14 +28,17 @@ export function judgePromptVersion(judgePrompt: string | null): string {
 /** Agents and their versions (spec 2.4, 4.7, 9.1). Every write commits with its audit record. */
 export class Agents {
   private readonly typeChangeChecks: AgentTypeChangeCheck[] = [];
+  private readonly store: AgentStore;
 
   constructor(
-    private readonly db: Sequelize,
+    db: Sequelize,
     private readonly config: HostConfig,
     private readonly settings: SystemSettings,
     private readonly orchestrators: KeyedRegistry<Orchestrator>,
     private readonly auth: AdminAuth,
-  ) {}
+  ) {
+    this.store = new AgentStore(db);
+  }
 
   /** Lets a domain refuse `agent_type` changes while its jobs run. */
   addTypeChangeCheck(check: AgentTypeChangeCheck): void {
@@ -61,10 +46,7 @@ export class Agents {
   }
 
   async list(options: { limit: number; cursor?: string }) {
-    const rows = await this.db.query<AgentRow>('SELECT * FROM agents WHERE ($1::text IS NULL OR id::text > $1) ORDER BY id LIMIT $2', {
-      bind: [options.cursor ?? null, options.limit + 1],
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.store.page(options.cursor ?? null, options.limit);
     const page = rows.slice(0, options.limit);
     return { items: page.map(present), next_cursor: rows.length > options.limit ? page.at(-1)!.id : null, limit: options.limit };
   }
@@ -75,22 +57,15 @@ export class Agents {
 
   /** `GET /public/agents`: active, anonymous-public agents, with no prompt or governance fields. */
   async listPublic() {
-    const rows = await this.db.query<AgentRow>("SELECT * FROM agents WHERE status = 'active' AND public_access_mode = 'public_anonymous' ORDER BY name, id", {
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.store.publicAgents();
     return { items: rows.map((r) => ({ agent_id: r.id, name: r.name, description: r.description, agent_type: r.agent_type })) };
   }
 
   async create(input: AgentCreateInput, op: Operation) {
     const fields = await this.validate(defaults(), input);
     const id = randomUUID();
-    await this.db.transaction(async (transaction) => {
-      const columns = Object.keys(fields);
-      await this.db.query(
-        `INSERT INTO agents (id, ${columns.join(', ')}, created_by, created_at, updated_at)
-         VALUES ($1, ${columns.map((_, i) => `$${i + 2}`).join(', ')}, $${columns.length + 2}, now(), now())`,
-        { bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields])), op.operator.admin_user_id], transaction },
-      );
+    await this.store.transaction(async (transaction) => {
+      await this.store.insert(id, fields, op.operator.admin_user_id, transaction);
       await this.audit(op, 'agent.create', id, { name: fields.name, agent_type: fields.agent_type }, transaction);
     });
     return this.get(id);
@@ -98,8 +73,8 @@ export class Agents {
 
   async update(id: string, input: AgentUpdateInput, op: Operation) {
     const fields = await this.validateChange(id, await this.find(id), input);
-    await this.db.transaction(async (transaction) => {
-      await this.write(id, fields, transaction);
+    await this.store.transaction(async (transaction) => {
+      await this.store.update(id, fields, SNAPSHOT_FIELDS, transaction);
       await this.audit(op, 'agent.update', id, { changed: Object.keys(input) }, transaction);
     });
     return this.get(id);
@@ -107,29 +82,20 @@ export class Agents {
 
   async delete(id: string, op: Operation): Promise<void> {
     await this.find(id);
-    await this.db.transaction(async (transaction) => {
-      await this.db.query('DELETE FROM agents WHERE id = $1', { bind: [id], transaction });
+    await this.store.transaction(async (transaction) => {
+      await this.store.delete(id, transaction);
       await this.audit(op, 'agent.delete', id, {}, transaction);
     });
   }
 
   async listVersions(id: string) {
     await this.find(id);
-    const rows = await this.db.query<{
-      id: string;
-      version_number: number;
-      reason: string;
-      note: string | null;
-      snapshot: Record<string, unknown>;
-      created_by: string | null;
-      created_at: Date;
-    }>('SELECT * FROM agent_versions WHERE agent_id = $1 ORDER BY version_number DESC', { bind: [id], type: QueryTypes.SELECT });
-    return { items: rows.map(presentVersion) };
+    return { items: (await this.store.versions(id)).map(presentVersion) };
   }
 
   /** Stores the live configuration as an immutable snapshot. */
   async snapshot(id: string, note: string | null, op: Operation) {
-    const version = await this.db.transaction(async (transaction) => {
+    const version = await this.store.transaction(async (transaction) => {
       const created = await this.storeSnapshot(id, 'manual', note, op, transaction);
       await this.audit(op, 'agent.version.create', id, { version_id: created.id, version_number: created.version_number }, transaction);
       return created;
@@ -139,18 +105,15 @@ export class Agents {
 
   /** Snapshots the current configuration first, then restores `versionId`. */
   async rollback(id: string, versionId: string, op: Operation) {
-    const [target] = await this.db.query<{ snapshot: AgentFields }>('SELECT snapshot FROM agent_versions WHERE id = try_uuid($1) AND agent_id = $2', {
-      bind: [versionId, id],
-      type: QueryTypes.SELECT,
-    });
-    if (!target) throw new NotFoundError(`version ${versionId} of agent ${id} not found`, { code: 'AGENT_VERSION_NOT_FOUND' });
-    const restored = { ...target.snapshot };
+    const snapshot = await this.store.versionSnapshot(id, versionId);
+    if (!snapshot) throw new NotFoundError(`version ${versionId} of agent ${id} not found`, { code: 'AGENT_VERSION_NOT_FOUND' });
+    const restored = { ...snapshot };
     if (restored.agent_type === 'chat' && !restored.orchestrator_key) restored.orchestrator_key = this.config.agent.default_orchestrator_key;
     // A snapshot may predate today's rules (a lower prompt limit, a removed orchestrator): it passes the checks of a PATCH.
     const fields = await this.validateChange(id, await this.find(id), restored);
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       const backup = await this.storeSnapshot(id, 'rollback_backup', `before rollback to ${versionId}`, op, transaction);
-      await this.write(id, fields, transaction);
+      await this.store.update(id, fields, SNAPSHOT_FIELDS, transaction);
       await this.audit(op, 'agent.rollback', id, { version_id: versionId, backup_version_id: backup.id }, transaction);
     });
     return this.get(id);
@@ -169,46 +132,20 @@ export class Agents {
         { code: 'AGENT_NOT_PUBLISHABLE' },
       );
     }
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
-      await this.db.query('UPDATE agents SET published_agent_version_id = $2, updated_at = now() WHERE id = $1', { bind: [id, version.id], transaction });
+      await this.store.setPublished(id, version.id, transaction);
       await this.audit(op, 'agent.publish', id, { version_id: version.id, version_number: version.version_number }, transaction);
     });
     return this.get(id);
   }
 
   private async storeSnapshot(id: string, reason: string, note: string | null, op: Operation, transaction: Transaction) {
-    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1) FOR UPDATE', {
-      bind: [id],
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const row = await this.store.find(id, transaction);
     if (!row) throw new NotFoundError(`agent ${id} not found`, { code: 'AGENT_NOT_FOUND' });
     const live = present(row);
     const snapshot = Object.fromEntries(SNAPSHOT_FIELDS.map((f) => [f, live[f]]));
-    const [version] = await this.db.query<{
-      id: string;
-      version_number: number;
-      reason: string;
-      note: string | null;
-      snapshot: Record<string, unknown>;
-      created_by: string | null;
-      created_at: Date;
-    }>(
-      `INSERT INTO agent_versions (id, agent_id, version_number, reason, note, snapshot, created_by, created_at)
-       SELECT $1, $2, COALESCE(MAX(version_number), 0) + 1, $3, $4, $5, $6, now() FROM agent_versions WHERE agent_id = $2
-       RETURNING *`,
-      { bind: [randomUUID(), id, reason, note, JSON.stringify(snapshot), op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
-    );
-    return version!;
-  }
-
-  private async write(id: string, fields: Partial<AgentFields>, transaction: Transaction): Promise<void> {
-    const columns = Object.keys(fields).filter((c) => (SNAPSHOT_FIELDS as readonly string[]).includes(c));
-    await this.db.query(`UPDATE agents SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`, {
-      bind: [id, ...columns.map((c) => toColumn(c, fields[c as keyof AgentFields]))],
-      transaction,
-    });
+    return this.store.insertVersion(id, { reason, note, snapshot, createdBy: op.operator.admin_user_id }, transaction);
   }
 
   /** {@link validate}, then the registered checks when `agent_type` changes (409 while incompatible work runs). */
@@ -300,7 +237,7 @@ export class Agents {
   }
 
   private async find(id: string): Promise<AgentRow> {
-    const [row] = await this.db.query<AgentRow>('SELECT * FROM agents WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
+    const row = await this.store.find(id);
     if (!row) throw new NotFoundError(`agent ${id} not found`, { code: 'AGENT_NOT_FOUND' });
     return row;
   }
@@ -326,11 +263,6 @@ function defaults(): AgentFields {
   };
 }
 
-function toColumn(column: string, value: unknown): unknown {
-  if (value === undefined) return null;
-  return JSON_FIELDS.has(column) && value !== null ? JSON.stringify(value) : value;
-}
-
 /** An agent as the API shows it. */
 export type AgentView = ReturnType<typeof present>;
 
@@ -352,15 +284,7 @@ function present(row: AgentRow) {
   };
 }
 
-function presentVersion(v: {
-  id: string;
-  version_number: number;
-  reason: string;
-  note: string | null;
-  snapshot: Record<string, unknown>;
-  created_by: string | null;
-  created_at: Date;
-}) {
+function presentVersion(v: AgentVersionRow) {
   return {
     version_id: v.id,
     version_number: v.version_number,

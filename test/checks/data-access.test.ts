@@ -1,0 +1,95 @@
+// Data access in one place per domain (issue 14, item 9): SQL is written only in a domain's store modules
+// (`<domain>/<name>-store.ts`) and in `core/src/db` (the pool, keyset pages, prepared statements, locks) and
+// `core/src/infra` (the embedded Postgres). LEGACY lists the modules that still write SQL beside their rules; it may
+// only shrink: a module that moves its SQL into a store leaves the list, and a new module that writes SQL fails here.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const LEGACY = [
+  'core/src/admin/admin-auth.ts',
+  'core/src/admin/admin-users.ts',
+  'core/src/admin/api-tokens.ts',
+  'core/src/admin/audit-log.ts',
+  'core/src/admin/challenges.ts',
+  'core/src/admin/create-super-admin.ts',
+  'core/src/admin/system-settings.ts',
+  'core/src/agents/mount-exposure.ts',
+  'core/src/app.ts',
+  'core/src/chat/conversations.ts',
+  'core/src/chat/cost-overview.ts',
+  'core/src/chat/request-limits.ts',
+  'core/src/chat/session-queries.ts',
+  'core/src/chat/session-turns.ts',
+  'core/src/knowledge/corrections.ts',
+  'core/src/knowledge/document-repository.ts',
+  'core/src/knowledge/documents.ts',
+  'core/src/knowledge/ingestion-jobs.ts',
+  'core/src/knowledge/ingestion-worker.ts',
+  'core/src/knowledge/inspect-runs.ts',
+  'core/src/knowledge/keyword-search.ts',
+  'core/src/knowledge/knowledge.ts',
+  'core/src/knowledge/mounts.ts',
+  'core/src/knowledge/rag-debug.ts',
+  'core/src/knowledge/retrieval.ts',
+  'core/src/knowledge/sources.ts',
+  'core/src/mcp/admin/credentials.ts',
+  'core/src/mcp/admin/mounts.ts',
+  'core/src/mcp/admin/servers.ts',
+  'core/src/mcp/pipeline/approvals.ts',
+  'core/src/mcp/pipeline/call-audits.ts',
+  'core/src/services/audit.ts',
+  'core/src/services/encrypted-columns.ts',
+  'core/src/services/usage.ts',
+  'core/src/skills/skill-assets.ts',
+  'core/src/skills/skill-call-audits.ts',
+  'core/src/skills/skill-mounts.ts',
+  'core/src/skills/skill-versions.ts',
+  'core/src/takeover/takeover.ts',
+  'core/src/usage/usage-events.ts',
+];
+
+/** A string literal that opens an SQL statement (the codebase writes SQL keywords in capitals). */
+const SQL = /[`'"]\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s/;
+const mayWriteSql = (file: string) => /-store\.ts$/.test(file) || file.startsWith('core/src/db/') || file.startsWith('core/src/infra/');
+
+function sources(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sources(relative);
+    return entry.name.endsWith('.ts') ? [relative] : [];
+  });
+}
+
+const writesSql = (file: string) => SQL.test(readFileSync(path.join(root, file), 'utf8'));
+
+t.test('SQL is written in store modules only; the modules that still write it elsewhere are listed, and the list only shrinks', async (t) => {
+  const plugins = readdirSync(path.join(root, 'plugins'))
+    .map((id) => `plugins/${id}/src`)
+    .filter((dir) => existsSync(path.join(root, dir)));
+  const files = ['core/src', 'host/src', ...plugins].flatMap(sources);
+  const outside = files.filter((file) => writesSql(file) && !mayWriteSql(file));
+  t.same(
+    outside.filter((file) => !LEGACY.includes(file)),
+    [],
+    'a new module writes SQL outside a store: put it in <domain>/<name>-store.ts',
+  );
+  t.same(
+    LEGACY.filter((file) => !outside.includes(file)),
+    [],
+    'a listed module no longer writes SQL outside a store: take it off LEGACY',
+  );
+  t.ok(
+    files.some((file) => /-store\.ts$/.test(file) && writesSql(file)),
+    'the check sees SQL where it belongs (a store module)',
+  );
+});
+
+t.test('the check sees SQL in a service module', async (t) => {
+  t.ok(SQL.test("await this.db.query('DELETE FROM agents WHERE id = $1', { bind: [id] });"));
+  t.ok(SQL.test('`\n  SELECT * FROM agents`'));
+  t.notOk(SQL.test("throw new ConflictError('cannot update the agent now');"), 'words in a message are not SQL');
+});
