@@ -23,7 +23,7 @@ import { AgendaJobs } from './jobs/agenda-scheduler.js';
 import { createAgenda } from './jobs/create-agenda.js';
 import { Kernel } from './kernel/kernel.js';
 import { DEFAULT_CONFIG_DIR, FIRST_PARTY_PLUGINS_DIR, MIGRATIONS_DIR } from './paths.js';
-import { createAuditWriter } from './services/audit.js';
+import { createAuditWriter } from './services/audit-store.js';
 import { HealthRegistry } from './services/health.js';
 import { createHttpClient } from './services/http-client.js';
 import { createRootLogger } from './services/logger.js';

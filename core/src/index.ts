@@ -29,7 +29,7 @@ export { Challenges } from './admin/challenges.js';
 export { API_TOKEN_PREFIX, ApiTokens, type ApiTokenInput, type ApiTokenView } from './admin/api-tokens.js';
 export { SystemSettings } from './admin/system-settings.js';
 export { AdminUsers } from './admin/admin-users.js';
-export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type AuditLogQuery } from './admin/audit-log.js';
+export { AuditLog, decodeAuditCursor, type AuditLogItem, type AuditLogPage, type AuditLogQuery } from './admin/audit-log-store.js';
 export { createSuperAdmin, type CreatedSuperAdmin } from './admin/create-super-admin.js';
 export { agentCreateSchema, agentUpdateSchema, agentViewSchema, type AgentCreateInput, type AgentUpdateInput } from './agents/agent-schema.js';
 export { Agents, judgePromptVersion, type AgentTypeChangeCheck } from './agents/agents.js';
@@ -43,7 +43,7 @@ export {
   type TokenUsageSummary,
 } from './usage/token-usage.js';
 export { estimateCost, pricingFromConfig, pricingKey, type CostEntry, type EstimatedCostSummary, type ModelPrices, type PricingTable } from './usage/cost.js';
-export { groupCallsByScope, readUsageCalls, type StoredModelCall } from './usage/usage-events.js';
+export { groupCallsByScope, readUsageCalls, type StoredModelCall } from './usage/usage-event-store.js';
 export { ChatService } from './chat/chat-service.js';
 export { chatRequestSchema, issueSessionId, type ChatRequest, type StreamEvent } from './chat/turn/turn-request.js';
 export type { RateLimitRefusal, TrafficLimits } from './chat/traffic-limits.js';
@@ -79,6 +79,6 @@ export { Skills } from './skills/skills.js';
 export { SKILL_STATUSES, skillCreateSchema, skillUpdateSchema } from './skills/skill-assets.js';
 export { versionCreateSchema, versionUpdateSchema } from './skills/skill-versions.js';
 export { skillMountCreateSchema, skillMountUpdateSchema } from './skills/skill-mounts.js';
-export { SKILL_CALL_STATUSES } from './skills/skill-call-audits.js';
+export { SKILL_CALL_STATUSES } from './skills/skill-call-audit-store.js';
 export { ToolCallBudget } from './chat/tool-budget.js';
 export { ENCRYPTED_COLUMNS, reencryptAll } from './services/encrypted-columns.js';

@@ -7,7 +7,7 @@ import { migrate } from '../../core/src/db/migrator.js';
 import { MIGRATIONS_DIR } from '../../core/src/paths.js';
 import { createUsageRecorder } from '../../core/src/services/usage.js';
 import { rollupUsage, summarizeTurnUsage } from '../../core/src/usage/token-usage.js';
-import { groupCallsByScope, readUsageCalls } from '../../core/src/usage/usage-events.js';
+import { groupCallsByScope, readUsageCalls } from '../../core/src/usage/usage-event-store.js';
 import { createTestDatabase } from '../helpers/services.js';
 
 const noop = () => {};

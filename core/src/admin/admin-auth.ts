@@ -4,7 +4,7 @@ import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '@agent-
 import { jwtVerify, SignJWT } from 'jose';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
-import { insertAudit } from '../services/audit.js';
+import { insertAudit } from '../services/audit-store.js';
 import { LoginThrottle } from './login-throttle.js';
 import { PERMISSION_CATALOG, type RoleCode } from './permissions.js';
 import { burnPasswordCheck, hashPassword, randomToken, sha256, verifyPassword } from './secrets.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, ConflictError } from '@agent-host/sdk';
 import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
-import { insertAudit } from '../services/audit.js';
+import { insertAudit } from '../services/audit-store.js';
 import { hashPassword, randomToken } from './secrets.js';
 
 export const SUPER_ADMIN_PASSWORD_MIN = 12;

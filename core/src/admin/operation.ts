@@ -1,5 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
-import { insertAudit } from '../services/audit.js';
+import { insertAudit } from '../services/audit-store.js';
 import type { AdminPrincipal, RequestOrigin } from './admin-auth.js';
 
 /** Who changes something through the control plane, from where. */

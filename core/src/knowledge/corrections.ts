@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, ValidationError, type Logger } from '@age
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { CORRECTION_COLUMNS, CORRECTION_JOINS, presentCorrection, presentNoCorrection, type CorrectionRow } from './correction-views.js';
-import type { DocumentRepository } from './document-repository.js';
+import type { DocumentRepository } from './document-store.js';
 import type { KnowledgeDocuments } from './documents.js';
 import type { IngestionJobs } from './ingestion-jobs.js';
 import type { KnowledgeMounts } from './mounts.js';

@@ -10,7 +10,7 @@ import {
 import pRetry from 'p-retry';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { chunkDocument, type Chunking } from './chunking.js';
-import type { DocumentRepository, DocumentRow } from './document-repository.js';
+import type { DocumentRepository, DocumentRow } from './document-store.js';
 import { baseContentType } from './documents.js';
 import { pointId, type VectorIndex } from './vector-index.js';
 

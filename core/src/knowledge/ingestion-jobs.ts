@@ -4,7 +4,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { parseChunking, type Chunking } from './chunking.js';
 import type { DocumentResult, IndexMode } from './document-indexer.js';
-import type { DocumentRepository } from './document-repository.js';
+import type { DocumentRepository } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';

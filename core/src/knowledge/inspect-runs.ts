@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { chunkDocument, parseChunking, type Chunking } from './chunking.js';
-import type { DocumentRepository, DocumentRow } from './document-repository.js';
+import type { DocumentRepository, DocumentRow } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';

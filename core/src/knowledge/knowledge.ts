@@ -4,7 +4,7 @@ import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { DocumentIndexer } from './document-indexer.js';
-import { DocumentRepository } from './document-repository.js';
+import { DocumentRepository } from './document-store.js';
 import { KnowledgeDocuments } from './documents.js';
 import { KnowledgeCorrections } from './corrections.js';
 import { checkEmbeddingReadiness } from './embedding-readiness.js';

@@ -4,7 +4,7 @@ import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { SessionEvents } from '../chat/session-events.js';
 import { ToolApprovals } from './pipeline/approvals.js';
-import { McpCallAudits } from './pipeline/call-audits.js';
+import { McpCallAudits } from './pipeline/call-audit-store.js';
 import { McpCredentials } from './admin/credentials.js';
 import { McpMounts } from './admin/mounts.js';
 import { McpServerActions } from './admin/server-actions.js';

@@ -2,7 +2,7 @@ import type { SkillBackend, ToolCallOutcome, ToolHandle } from '@agent-host/sdk'
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { allowedBy } from '../mcp/pipeline/policy.js';
 import { inactiveReason, MCP_BACKEND, type SkillMcpServers } from './mcp-servers.js';
-import type { RunnableSkill } from './skill-mounts.js';
+import type { RunnableSkill } from './skill-mount-store.js';
 
 /** What one skill execution did, for its audit: the tools it called, an allowlist block, the secrets to mask. */
 export class ExecutionTrail {

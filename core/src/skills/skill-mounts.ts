@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { MOUNT_DEFAULTS } from '../mcp/admin/schemas.js';
 import { requireActiveServer } from './backend-checks.js';
@@ -8,7 +8,9 @@ import type { SkillMcpServers } from './mcp-servers.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { mountExposure } from '../agents/mount-exposure.js';
 import type { SkillAssets } from './skill-assets.js';
-import type { SkillVersions, VersionRow } from './skill-versions.js';
+import type { SkillVersions } from './skill-versions.js';
+import type { VersionRow } from './skill-store.js';
+import { SkillMountStore, type MountRow, type RunnableSkill } from './skill-mount-store.js';
 
 /** Mount policy (spec 2.8, 8), with the defaults and allowlist rule of MCP mounts so both kinds read alike. */
 const policyFields = {
@@ -37,64 +39,32 @@ export const skillMountUpdateSchema = z
 export type SkillMountCreateInput = z.output<typeof skillMountCreateSchema>;
 export type SkillMountUpdateInput = z.output<typeof skillMountUpdateSchema>;
 
-interface MountRow {
-  id: string;
-  agent_id: string;
-  skill_id: string;
-  skill_version_id: string;
-  is_active: boolean;
-  priority: number;
-  timeout_ms: number;
-  max_calls_per_turn: number;
-  tool_allowlist: string[];
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** A mount as a turn runs it: the policy with its skill and released version. */
-export interface RunnableSkill extends MountRow {
-  skill_name: string;
-  skill_description: string;
-  version_number: number;
-  backend_type: string;
-  backend_ref_id: string | null;
-  config: Record<string, unknown>;
-}
-
-const MOUNT_SELECT = `SELECT m.*, s.name AS skill_name, s.description AS skill_description, v.version_number, v.backend_type, v.backend_ref_id, v.config
-  FROM agent_skill_mounts m JOIN skills s ON s.id = m.skill_id JOIN skill_versions v ON v.id = m.skill_version_id`;
-
 /**
  * Skill mounts on agents (spec 4.12): only released versions are mounted
  * (409), an `mcp` version only while its server is active (409), and a skill
  * once per agent, so its name is unambiguous there.
  */
 export class SkillMounts {
+  private readonly store: SkillMountStore;
+
   constructor(
+    /** For the audit rows each write commits with, and the agent's mount exposure they record. */
     private readonly db: Sequelize,
     private readonly assets: SkillAssets,
     private readonly versions: SkillVersions,
     private readonly servers: SkillMcpServers,
-  ) {}
+  ) {
+    this.store = new SkillMountStore(db);
+  }
 
   async list(agentId: string) {
     await this.requireAgent(agentId);
-    const rows = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.priority DESC, m.created_at, m.id`, {
-      bind: [agentId],
-      type: QueryTypes.SELECT,
-    });
-    return { items: rows.map(presentMount) };
+    return { items: (await this.store.ofAgent(agentId, false)).map(presentMount) };
   }
 
   /** The mounts a turn runs, highest priority first: active, of an active skill (their versions are released by construction). */
   runnable(agentId: string): Promise<RunnableSkill[]> {
-    return this.db.query<RunnableSkill>(
-      `${MOUNT_SELECT} WHERE m.agent_id = $1 AND m.is_active AND s.status = 'active' ORDER BY m.priority DESC, m.created_at, m.id`,
-      {
-        bind: [agentId],
-        type: QueryTypes.SELECT,
-      },
-    );
+    return this.store.ofAgent(agentId, true);
   }
 
   async create(agentId: string, input: SkillMountCreateInput, op: Operation) {
@@ -102,27 +72,13 @@ export class SkillMounts {
     const policy = { ...DEFAULT_POLICY, ...input };
     const id = randomUUID();
     try {
-      await this.db.transaction(async (transaction) => {
+      await this.store.transaction(async (transaction) => {
         const version = await this.mountableVersion(input.skill_version_id, transaction);
         await requireActiveServer(this.servers, version, 'mounted');
-        await this.db.query(
-          `INSERT INTO agent_skill_mounts (id, agent_id, skill_id, skill_version_id, is_active, priority, timeout_ms, max_calls_per_turn, tool_allowlist, created_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())`,
-          {
-            bind: [
-              id,
-              agentId,
-              version.skill_id,
-              version.id,
-              policy.is_active,
-              policy.priority,
-              policy.timeout_ms,
-              policy.max_calls_per_turn,
-              JSON.stringify(policy.tool_allowlist),
-              op.operator.admin_user_id,
-            ],
-            transaction,
-          },
+        await this.store.insert(
+          { ...policy, id, agent_id: agentId, skill_id: version.skill_id, skill_version_id: version.id },
+          op.operator.admin_user_id,
+          transaction,
         );
         await auditOperation(
           this.db,
@@ -147,7 +103,7 @@ export class SkillMounts {
 
   /** Changes the policy or the version; a new version, or switching a mount on, passes the mount checks again. */
   async update(agentId: string, mountId: string, input: SkillMountUpdateInput, op: Operation) {
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       const current = await this.find(agentId, mountId, transaction);
       const versionId = input.skill_version_id ?? current.skill_version_id;
       if (versionId !== current.skill_version_id || (input.is_active && !current.is_active)) {
@@ -160,13 +116,7 @@ export class SkillMounts {
         await requireActiveServer(this.servers, version, 'mounted');
       }
       const next = { ...current, ...input, skill_version_id: versionId };
-      await this.db.query(
-        `UPDATE agent_skill_mounts SET skill_version_id = $2, is_active = $3, priority = $4, timeout_ms = $5, max_calls_per_turn = $6, tool_allowlist = $7, updated_at = now() WHERE id = $1`,
-        {
-          bind: [mountId, next.skill_version_id, next.is_active, next.priority, next.timeout_ms, next.max_calls_per_turn, JSON.stringify(next.tool_allowlist)],
-          transaction,
-        },
-      );
+      await this.store.update(mountId, next, transaction);
       await auditOperation(
         this.db,
         'core.skills',
@@ -179,9 +129,9 @@ export class SkillMounts {
   }
 
   async delete(agentId: string, mountId: string, op: Operation) {
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       const mount = await this.find(agentId, mountId, transaction);
-      await this.db.query('DELETE FROM agent_skill_mounts WHERE id = $1', { bind: [mountId], transaction });
+      await this.store.delete(mountId, transaction);
       await auditOperation(
         this.db,
         'core.skills',
@@ -194,20 +144,13 @@ export class SkillMounts {
   }
 
   private async get(agentId: string, mountId: string) {
-    const [row] = await this.db.query<RunnableSkill>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, {
-      bind: [agentId, mountId],
-      type: QueryTypes.SELECT,
-    });
+    const row = await this.store.runnable(agentId, mountId);
     if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return presentMount(row);
   }
 
   private async find(agentId: string, mountId: string, transaction: Transaction): Promise<MountRow> {
-    const [row] = await this.db.query<MountRow>('SELECT * FROM agent_skill_mounts WHERE agent_id = try_uuid($1) AND id = try_uuid($2) FOR UPDATE', {
-      bind: [agentId, mountId],
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const row = await this.store.lock(agentId, mountId, transaction);
     if (!row) throw new NotFoundError(`agent ${agentId} has no skill mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return row;
   }
@@ -223,8 +166,7 @@ export class SkillMounts {
   }
 
   private async requireAgent(agentId: string): Promise<void> {
-    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
+    if (!(await this.store.agentExists(agentId))) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
   }
 }
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, type SkillBackend } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
-import { newestFirst } from '../db/keyset-cursor.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { requireActiveServer, validateBackend } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import type { SkillAssets } from './skill-assets.js';
+import type { SkillStore, VersionRow } from './skill-store.js';
 
 const versionFields = {
   backend_type: z.string().trim().min(1).max(64),
@@ -25,41 +25,27 @@ export const versionUpdateSchema = z.object(versionFields).partial().strict();
 export type VersionCreateInput = z.output<typeof versionCreateSchema>;
 export type VersionUpdateInput = z.output<typeof versionUpdateSchema>;
 
-export interface VersionRow {
-  id: string;
-  skill_id: string;
-  version_number: number;
-  backend_type: string;
-  backend_ref_id: string | null;
-  config: Record<string, unknown>;
-  is_released: boolean;
-  released_at: Date | null;
-  released_by: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /**
  * Skill versions (spec 3.3, 4.12): a draft is edited in place; release checks
  * the backend once more (an `mcp` server must be active, else 409) and makes
  * the version immutable.
  */
 export class SkillVersions {
+  private readonly store: SkillStore;
+
   constructor(
+    /** For the audit rows each write commits with. */
     private readonly db: Sequelize,
     private readonly assets: SkillAssets,
     private readonly backends: KeyedRegistry<SkillBackend>,
     private readonly servers: SkillMcpServers,
-  ) {}
+  ) {
+    this.store = assets.store;
+  }
 
   async list(skillId: string, options: { released_only: boolean; limit: number; cursor?: string }) {
     await this.assets.find(skillId);
-    return newestFirst(
-      this.db,
-      { from: 'skill_versions', where: 'r.skill_id = $1 AND (NOT $2::boolean OR r.is_released)', bind: [skillId, options.released_only] },
-      options,
-      presentVersion,
-    );
+    return this.store.versionsPage(skillId, options.released_only, options, presentVersion);
   }
 
   async get(skillId: string, versionId: string) {
@@ -71,27 +57,10 @@ export class SkillVersions {
     validateBackend(this.backends, backend);
     const id = randomUUID();
     if (input.is_released) await requireActiveServer(this.servers, { ...backend, id }, 'released');
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       // Locking the skill numbers its versions one at a time.
       await this.assets.find(skillId, transaction);
-      await this.db.query(
-        `INSERT INTO skill_versions (id, skill_id, version_number, backend_type, backend_ref_id, config, is_released, released_at, released_by, created_by, created_at, updated_at)
-         SELECT $1::uuid, $2::uuid, COALESCE(max(version_number), 0) + 1, $3::text, $4::text, $5::jsonb, $6::boolean,
-                CASE WHEN $6::boolean THEN now() END, CASE WHEN $6::boolean THEN $7::uuid END, $7::uuid, now(), now()
-         FROM skill_versions WHERE skill_id = $2`,
-        {
-          bind: [
-            id,
-            skillId,
-            backend.backend_type,
-            backend.backend_ref_id,
-            JSON.stringify(backend.config),
-            input.is_released ?? false,
-            op.operator.admin_user_id,
-          ],
-          transaction,
-        },
-      );
+      await this.store.insertVersion({ id, skill_id: skillId, ...backend, is_released: input.is_released ?? false }, op.operator.admin_user_id, transaction);
       const payload = {
         skill_id: skillId,
         backend_type: backend.backend_type,
@@ -105,7 +74,7 @@ export class SkillVersions {
 
   /** Edits a draft in place; a released version is immutable (409). */
   async update(skillId: string, versionId: string, input: VersionUpdateInput, op: Operation) {
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       const current = await this.find(skillId, versionId, transaction);
       if (current.is_released) throw immutable(current);
       const next = {
@@ -114,10 +83,7 @@ export class SkillVersions {
         config: input.config ?? current.config,
       };
       validateBackend(this.backends, next);
-      await this.db.query('UPDATE skill_versions SET backend_type = $2, backend_ref_id = $3, config = $4, updated_at = now() WHERE id = $1', {
-        bind: [versionId, next.backend_type, next.backend_ref_id, JSON.stringify(next.config)],
-        transaction,
-      });
+      await this.store.updateDraft({ id: versionId, ...next }, transaction);
       await auditOperation(
         this.db,
         'core.skills',
@@ -130,7 +96,7 @@ export class SkillVersions {
   }
 
   async release(skillId: string, versionId: string, op: Operation) {
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       const version = await this.find(skillId, versionId, transaction);
       if (version.is_released)
         throw new ConflictError(`skill version ${versionId} is already released (at ${version.released_at!.toISOString()})`, {
@@ -142,10 +108,7 @@ export class SkillVersions {
         });
       }
       await requireActiveServer(this.servers, version, 'released');
-      await this.db.query('UPDATE skill_versions SET is_released = true, released_at = now(), released_by = $2, updated_at = now() WHERE id = $1', {
-        bind: [versionId, op.operator.admin_user_id],
-        transaction,
-      });
+      await this.store.markReleased(versionId, op.operator.admin_user_id, transaction);
       await auditOperation(
         this.db,
         'core.skills',
@@ -164,11 +127,7 @@ export class SkillVersions {
 
   /** A version by id alone (mounts name only the version); `FOR UPDATE` inside a transaction. */
   async findById(versionId: string, transaction?: Transaction): Promise<VersionRow> {
-    const [row] = await this.db.query<VersionRow>(`SELECT * FROM skill_versions WHERE id = try_uuid($1)${transaction ? ' FOR UPDATE' : ''}`, {
-      bind: [versionId],
-      type: QueryTypes.SELECT,
-      ...(transaction && { transaction }),
-    });
+    const row = await this.store.version(versionId, transaction);
     if (!row) throw new NotFoundError(`skill version ${versionId} not found`, { code: 'SKILL_VERSION_NOT_FOUND' });
     return row;
   }

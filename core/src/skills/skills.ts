@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { SkillAssets } from './skill-assets.js';
-import { SkillCallAudits } from './skill-call-audits.js';
+import { SkillCallAudits } from './skill-call-audit-store.js';
 import { SkillMounts } from './skill-mounts.js';
 import { SkillVersions } from './skill-versions.js';
 import { TurnSkills, type SkillTurn } from './turn-skills.js';

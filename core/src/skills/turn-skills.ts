@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { JsonSchema, Logger, ToolCallOutcome, ToolHandle } from '@agent-host/sdk';
 import type { ToolCallBudget } from '../chat/tool-budget.js';
 import { maskSensitive, redactSecrets, redactText } from '../mcp/pipeline/masking.js';
-import { presentSkillCall, type SkillCallAudits, type SkillCallRecord } from './skill-call-audits.js';
+import { presentSkillCall, type SkillCallAudits, type SkillCallRecord } from './skill-call-audit-store.js';
 import { executeSkill, ExecutionTrail, type ExecutionDeps } from './skill-execution.js';
-import type { RunnableSkill, SkillMounts } from './skill-mounts.js';
+import type { RunnableSkill } from './skill-mount-store.js';
+import type { SkillMounts } from './skill-mounts.js';
 
 /** Every skill takes the user's request; a backend maps it onto what it calls (for `mcp`, `query_argument`). */
 const SKILL_INPUT: JsonSchema = {

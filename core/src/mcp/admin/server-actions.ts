@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError, type ToolDescriptor } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
-import type { McpCallAudits } from '../pipeline/call-audits.js';
+import type { McpCallAudits } from '../pipeline/call-audit-store.js';
 import { redactSecrets, redactText } from '../pipeline/masking.js';
 import type { McpMounts } from './mounts.js';
 import { auditOperation, type Operation } from '../../admin/operation.js';

@@ -5,7 +5,7 @@ import { auditOperation, type Operation } from '../../admin/operation.js';
 import { MESSAGE_COLUMNS, presentMessage, type MessageRow } from '../../chat/messages.js';
 import type { SessionEvents } from '../../chat/session-events.js';
 import { presentApproval, type ApprovalRow, type ApprovalStatus, type ToolApprovalView } from './approval-view.js';
-import type { McpCallAudits } from './call-audits.js';
+import type { McpCallAudits } from './call-audit-store.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, jsonOutput } from './payloads.js';
 import type { McpServers } from '../admin/servers.js';

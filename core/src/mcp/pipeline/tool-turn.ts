@@ -6,7 +6,7 @@ import type { ToolCallBudget } from '../../chat/tool-budget.js';
 import type { HostConfig } from '../../config/schema.js';
 import type { McpResponseConfig } from '../admin/agent-config.js';
 import type { ToolApprovals } from './approvals.js';
-import type { McpCallAudits, McpCallRecord } from './call-audits.js';
+import type { McpCallAudits, McpCallRecord } from './call-audit-store.js';
 import type { baseObservation } from './response-rules.js';
 import type { DiscoveryDeps, MountedTool, Toolset } from './toolset.js';
 

@@ -1,7 +1,7 @@
 import type { ToolCallOutcome, ToolDescriptor, TurnResult, TurnToolHandle } from '@agent-host/sdk';
 import { readResponseConfig, readRuntimeConfig, type McpResponseConfig } from '../admin/agent-config.js';
 import { pendingApprovalReply } from './approvals.js';
-import type { McpCallRecord, McpCallStatus, McpCallView } from './call-audits.js';
+import type { McpCallRecord, McpCallStatus, McpCallView } from './call-audit-store.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, resultForContext } from './payloads.js';
 import { runToolPipeline } from './pipeline.js';

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
+import type { TakeoverEventView } from '../chat/session-events.js';
+import type { Operator } from './operator.js';
+
+export interface TakeoverSessionRow extends SessionStateRow {
+  agent_type: string | null;
+}
+
+/** A stored takeover event: the view's fields under their column names. */
+export type EventRow = Omit<TakeoverEventView, 'event_id' | 'created_at'> & { id: string; created_at: Date };
+
+const SESSION_STATE_SELECT = `SELECT s.id, s.agent_id, s.status, a.human_takeover_enabled, a.agent_type, s.takeover_owner_id, s.takeover_owner_name,
+  s.takeover_started_at, s.takeover_released_at, s.updated_at FROM chat_sessions s LEFT JOIN agents a ON a.id = s.agent_id`;
+
+/** The SQL of human takeover: session states, takeover events, and the messages operators add. */
+export class TakeoverStore {
+  constructor(private readonly db: Sequelize) {}
+
+  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** The session's state; only one the server issued publicly with `issuedOnly`; locked with a transaction. */
+  async session(sessionId: string, options: { issuedOnly?: boolean; transaction?: Transaction } = {}): Promise<TakeoverSessionRow | undefined> {
+    const where = `WHERE s.id = $1${options.issuedOnly ? ' AND s.issued_publicly' : ''}${options.transaction ? ' FOR UPDATE OF s' : ''}`;
+    const [row] = await this.db.query<TakeoverSessionRow>(`${SESSION_STATE_SELECT} ${where}`, {
+      bind: [sessionId],
+      type: QueryTypes.SELECT,
+      transaction: options.transaction,
+    });
+    return row;
+  }
+
+  async sessionExists(sessionId: string): Promise<boolean> {
+    const [row] = await this.db.query('SELECT 1 FROM chat_sessions WHERE id = $1', { bind: [sessionId], type: QueryTypes.SELECT });
+    return row !== undefined;
+  }
+
+  /** A new session under an id the server issued to an anonymous client. */
+  async insertIssued(sessionId: string, agentId: string): Promise<void> {
+    await this.db.query(
+      "INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())",
+      { bind: [sessionId, agentId] },
+    );
+  }
+
+  /** The session bound to `agentId`, unless it exists. */
+  async ensure(sessionId: string, agentId: string): Promise<void> {
+    await this.db.query(
+      "INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now()) ON CONFLICT (id) DO NOTHING",
+      { bind: [sessionId, agentId] },
+    );
+  }
+
+  /** Hands the session to `owner` (`HUMAN_ACTIVE`), or back to the AI with `null`. */
+  async setOwner(sessionId: string, owner: Operator | null, transaction: Transaction): Promise<SessionStateRow> {
+    const [updated] = await this.db.query<SessionStateRow>(
+      `UPDATE chat_sessions SET status = $2, takeover_owner_id = $3, takeover_owner_name = $4, takeover_owner_admin_user_id = $5,
+              takeover_started_at = CASE WHEN $6 THEN now() ELSE takeover_started_at END,
+              takeover_released_at = CASE WHEN $6 THEN NULL ELSE now() END, updated_at = now()
+       WHERE id = $1 RETURNING id, agent_id, status, takeover_owner_id, takeover_owner_name, takeover_started_at, takeover_released_at, updated_at`,
+      {
+        bind: [
+          sessionId,
+          owner ? 'HUMAN_ACTIVE' : 'AI_ACTIVE',
+          owner?.operator_id ?? null,
+          owner?.operator_name ?? null,
+          owner?.admin_user_id ?? null,
+          owner !== null,
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return updated!;
+  }
+
+  /** An operator's reply (role `agent`), which also marks the session updated. */
+  async insertOperatorMessage(sessionId: string, operator: Operator, content: string, transaction: Transaction): Promise<MessageRow> {
+    const [row] = await this.db.query<MessageRow>(
+      `INSERT INTO chat_messages (id, session_id, role, content, message_type, sender_id_snapshot, sender_name_snapshot, created_at)
+       VALUES ($1, $2, 'agent', $3, 'user_chat', $4, $5, now()) RETURNING ${MESSAGE_COLUMNS}`,
+      { bind: [randomUUID(), sessionId, content, operator.operator_id, operator.operator_name], type: QueryTypes.SELECT, transaction },
+    );
+    await this.db.query('UPDATE chat_sessions SET updated_at = now() WHERE id = $1', { bind: [sessionId], transaction });
+    return row!;
+  }
+
+  /** The `system` message a transition adds, with its state in `metadata`. */
+  async insertSystemMessage(
+    sessionId: string,
+    operator: Operator,
+    text: string,
+    metadata: Record<string, unknown>,
+    transaction: Transaction,
+  ): Promise<MessageRow> {
+    const [row] = await this.db.query<MessageRow>(
+      `INSERT INTO chat_messages (id, session_id, role, content, sender_id_snapshot, sender_name_snapshot, metadata, created_at)
+       VALUES ($1, $2, 'system', $3, $4, $5, $6, now()) RETURNING ${MESSAGE_COLUMNS}`,
+      { bind: [randomUUID(), sessionId, text, operator.operator_id, operator.operator_name, JSON.stringify(metadata)], type: QueryTypes.SELECT, transaction },
+    );
+    return row!;
+  }
+
+  async insertEvent(
+    sessionId: string,
+    event: { type: TakeoverEventView['event_type']; operator: Operator; previousOwner: string | null; messageId: string | null },
+    transaction: Transaction,
+  ): Promise<EventRow> {
+    const { operator } = event;
+    const [row] = await this.db.query<EventRow>(
+      `INSERT INTO session_takeover_events (id, session_id, event_type, operator_id, operator_name, admin_user_id, previous_owner_id, message_id, channel, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) RETURNING *`,
+      {
+        bind: [
+          randomUUID(),
+          sessionId,
+          event.type,
+          operator.operator_id,
+          operator.operator_name,
+          operator.admin_user_id,
+          event.previousOwner,
+          event.messageId,
+          operator.channel,
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return row!;
+  }
+
+  /** Events oldest first after the keyset cursor (`at`, `id`), one more than `limit` when another page follows. */
+  events(sessionId: string, after: [string | null, string | null], limit: number): Promise<EventRow[]> {
+    return this.db.query<EventRow>(
+      `SELECT * FROM session_takeover_events WHERE session_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id::text) > ($2::timestamptz, $3::text))
+       ORDER BY created_at, id LIMIT $4`,
+      { bind: [sessionId, after[0], after[1], limit + 1], type: QueryTypes.SELECT },
+    );
+  }
+}
