@@ -33,10 +33,6 @@ const LEGACY = [
   'core/src/knowledge/rag-debug.ts',
   'core/src/knowledge/retrieval.ts',
   'core/src/knowledge/sources.ts',
-  'core/src/mcp/admin/credentials.ts',
-  'core/src/mcp/admin/mounts.ts',
-  'core/src/mcp/admin/servers.ts',
-  'core/src/mcp/pipeline/approvals.ts',
   'core/src/services/encrypted-columns.ts',
   'core/src/services/usage.ts',
 ];

@@ -1,33 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../../admin/operation.js';
 import { mountExposure } from '../../agents/mount-exposure.js';
 import { MOUNT_DEFAULTS, type McpMountCreateInput, type McpMountUpdateInput } from './schemas.js';
-import type { ServerRow } from './servers.js';
-
-export interface MountRow {
-  id: string;
-  agent_id: string;
-  mcp_server_id: string;
-  server_name: string;
-  server_status: string;
-  allowed_tools_json: string[];
-  tool_capability: string | null;
-  timeout_ms: number;
-  max_calls_per_turn: number;
-  priority: number;
-  is_active: boolean;
-  approval: 'none' | 'operator';
-  created_at: Date;
-  updated_at: Date;
-}
-
-const MOUNT_SELECT = `SELECT m.*, s.name AS server_name, s.status AS server_status FROM agent_mcp_mounts m JOIN mcp_servers s ON s.id = m.mcp_server_id`;
+import type { ServerRow } from './server-store.js';
+import { MountStore, type MountRow } from './mount-store.js';
 
 /** Mounts of MCP servers on chat agents, with their policy (spec 2.7, 4.13, 8). */
 export class McpMounts {
-  constructor(private readonly db: Sequelize) {}
+  private readonly store: MountStore;
+
+  constructor(
+    /** For the audit rows each write commits with, and the agent's mount exposure they record. */
+    private readonly db: Sequelize,
+  ) {
+    this.store = new MountStore(db);
+  }
 
   async list(agentId: string) {
     await this.requireAgent(agentId);
@@ -35,52 +24,38 @@ export class McpMounts {
   }
 
   /** Every mount of the agent, highest priority first. */
-  async rowsOf(agentId: string): Promise<MountRow[]> {
-    return this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) ORDER BY m.priority DESC, m.created_at, m.id`, {
-      bind: [agentId],
-      type: QueryTypes.SELECT,
-    });
+  rowsOf(agentId: string): Promise<MountRow[]> {
+    return this.store.ofAgent(agentId);
   }
 
   /** The active mounts of active servers: what a turn may use. */
-  async usable(agentId: string): Promise<(MountRow & { server: ServerRow })[]> {
-    const rows = await this.db.query<MountRow & { server: ServerRow }>(
-      `SELECT m.*, s.name AS server_name, s.status AS server_status, to_jsonb(s) AS server FROM agent_mcp_mounts m JOIN mcp_servers s ON s.id = m.mcp_server_id
-       WHERE m.agent_id = try_uuid($1) AND m.is_active AND s.status = 'active' ORDER BY m.priority DESC, m.created_at, m.id`,
-      { bind: [agentId], type: QueryTypes.SELECT },
-    );
-    // to_jsonb turns timestamps into strings; the server row is used for its connection only.
-    return rows.map((r) => ({ ...r, server: { ...r.server, created_at: new Date(r.server.created_at), updated_at: new Date(r.server.updated_at) } }));
+  usable(agentId: string): Promise<(MountRow & { server: ServerRow })[]> {
+    return this.store.usable(agentId);
   }
 
   async create(agentId: string, input: McpMountCreateInput, op: Operation) {
     await this.requireChatAgent(agentId);
-    const [server] = await this.db.query('SELECT 1 FROM mcp_servers WHERE id = $1', { bind: [input.mcp_server_id], type: QueryTypes.SELECT });
-    if (!server) throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: `MCP server ${input.mcp_server_id} not found`, type: 'value_error' }]);
+    if (!(await this.store.serverExists(input.mcp_server_id)))
+      throw new ValidationError([{ loc: ['body', 'mcp_server_id'], msg: `MCP server ${input.mcp_server_id} not found`, type: 'value_error' }]);
     const id = randomUUID();
-    await this.db.transaction(async (transaction) => {
-      const inserted = await this.db.query(
-        `INSERT INTO agent_mcp_mounts (id, agent_id, mcp_server_id, allowed_tools_json, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active, created_by, approval, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now(), now()) ON CONFLICT (agent_id, mcp_server_id) DO NOTHING RETURNING id`,
+    await this.store.transaction(async (transaction) => {
+      const inserted = await this.store.insert(
         {
-          bind: [
-            id,
-            agentId,
-            input.mcp_server_id,
-            JSON.stringify(input.allowed_tools ?? []),
-            input.tool_capability ?? null,
-            input.timeout_ms ?? MOUNT_DEFAULTS.timeout_ms,
-            input.max_calls_per_turn ?? MOUNT_DEFAULTS.max_calls_per_turn,
-            input.priority ?? MOUNT_DEFAULTS.priority,
-            input.is_active ?? true,
-            op.operator.admin_user_id,
-            input.approval ?? 'none',
-          ],
-          type: QueryTypes.SELECT,
-          transaction,
+          id,
+          agent_id: agentId,
+          mcp_server_id: input.mcp_server_id,
+          allowed_tools_json: input.allowed_tools ?? [],
+          tool_capability: input.tool_capability ?? null,
+          timeout_ms: input.timeout_ms ?? MOUNT_DEFAULTS.timeout_ms,
+          max_calls_per_turn: input.max_calls_per_turn ?? MOUNT_DEFAULTS.max_calls_per_turn,
+          priority: input.priority ?? MOUNT_DEFAULTS.priority,
+          is_active: input.is_active ?? true,
+          approval: input.approval ?? 'none',
         },
+        op.operator.admin_user_id,
+        transaction,
       );
-      if (!inserted.length)
+      if (!inserted)
         throw new ConflictError(`MCP server ${input.mcp_server_id} is already mounted on agent ${agentId}; change that mount instead`, {
           code: 'MOUNT_EXISTS',
         });
@@ -103,22 +78,19 @@ export class McpMounts {
   async update(agentId: string, mountId: string, input: McpMountUpdateInput, op: Operation) {
     const current = await this.find(agentId, mountId);
     const allowed = input.allowed_tools !== undefined ? (input.allowed_tools ?? []) : current.allowed_tools_json;
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `UPDATE agent_mcp_mounts SET allowed_tools_json = $2, tool_capability = $3, timeout_ms = $4, max_calls_per_turn = $5, priority = $6, is_active = $7, approval = $8, updated_at = now() WHERE id = $1`,
+    await this.store.transaction(async (transaction) => {
+      await this.store.update(
+        mountId,
         {
-          bind: [
-            mountId,
-            JSON.stringify(allowed),
-            input.tool_capability !== undefined ? input.tool_capability : current.tool_capability,
-            input.timeout_ms ?? current.timeout_ms,
-            input.max_calls_per_turn ?? current.max_calls_per_turn,
-            input.priority ?? current.priority,
-            input.is_active ?? current.is_active,
-            input.approval ?? current.approval,
-          ],
-          transaction,
+          allowed_tools_json: allowed,
+          tool_capability: input.tool_capability !== undefined ? input.tool_capability : current.tool_capability,
+          timeout_ms: input.timeout_ms ?? current.timeout_ms,
+          max_calls_per_turn: input.max_calls_per_turn ?? current.max_calls_per_turn,
+          priority: input.priority ?? current.priority,
+          is_active: input.is_active ?? current.is_active,
+          approval: input.approval ?? current.approval,
         },
+        transaction,
       );
       await auditOperation(
         this.db,
@@ -133,8 +105,8 @@ export class McpMounts {
 
   async delete(agentId: string, mountId: string, op: Operation) {
     const mount = await this.find(agentId, mountId);
-    await this.db.transaction(async (transaction) => {
-      await this.db.query('DELETE FROM agent_mcp_mounts WHERE id = $1', { bind: [mountId], transaction });
+    await this.store.transaction(async (transaction) => {
+      await this.store.delete(mountId, transaction);
       await auditOperation(
         this.db,
         'core.mcp',
@@ -147,10 +119,7 @@ export class McpMounts {
   }
 
   async find(agentId: string, mountId: string): Promise<MountRow> {
-    const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND m.id = try_uuid($2)`, {
-      bind: [agentId, mountId],
-      type: QueryTypes.SELECT,
-    });
+    const row = await this.store.find(agentId, mountId);
     if (!row) throw new NotFoundError(`agent ${agentId} has no MCP mount ${mountId}`, { code: 'MOUNT_NOT_FOUND' });
     return row;
   }
@@ -162,12 +131,9 @@ export class McpMounts {
   }
 
   private async requireAgent(agentId: string): Promise<string> {
-    const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id = try_uuid($1)', {
-      bind: [agentId],
-      type: QueryTypes.SELECT,
-    });
-    if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
-    return row.agent_type;
+    const type = await this.store.agentType(agentId);
+    if (type === undefined) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
+    return type;
   }
 }
 

@@ -9,29 +9,14 @@ import {
   type ToolServerConnection,
   type ValidationIssue,
 } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { McpCredentials } from './credentials.js';
 import { auditOperation, type Operation } from '../../admin/operation.js';
-import { newestFirst } from '../../db/keyset-cursor.js';
 import { maskConnectionConfig, pastedCredentials, refuseUnconfirmedRepoint, unmask } from './connection-secrets.js';
 import type { ServerCreateInput, ServerUpdateInput } from './schemas.js';
 import { TOOL_PROVIDER_TRANSPORT, toolProviderBackend } from '../providers/tool-provider-backend.js';
-
-export interface ServerRow {
-  id: string;
-  name: string;
-  description: string;
-  transport_type: string;
-  connection_config: Record<string, unknown>;
-  credential_schema: Record<string, unknown> | null;
-  credential_id: string | null;
-  status: 'active' | 'inactive' | 'error';
-  last_health_check_at: Date | null;
-  last_health_message: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+import { ServerStore, type ServerRow } from './server-store.js';
 
 /** A server ready for its backend: the connection with its decrypted secret, and the values to mask. */
 export interface ResolvedServer {
@@ -48,8 +33,10 @@ export interface ResolvedServer {
  */
 export class McpServers {
   private readonly providerBackend: ToolBackend;
+  private readonly store: ServerStore;
 
   constructor(
+    /** For the audit rows each write commits with. */
     private readonly db: Sequelize,
     private readonly backends: KeyedRegistry<ToolBackend>,
     private readonly providers: KeyedRegistry<ToolProvider>,
@@ -58,6 +45,7 @@ export class McpServers {
     private readonly subAdminsManageStdio: boolean,
   ) {
     this.providerBackend = toolProviderBackend(providers);
+    this.store = new ServerStore(db);
   }
 
   /**
@@ -68,37 +56,13 @@ export class McpServers {
   async listToolProviders(): Promise<{ provider: string; mcp_server_id: string; created: boolean }[]> {
     const listed: { provider: string; mcp_server_id: string; created: boolean }[] = [];
     for (const { key, value: provider } of this.providers.list()) {
-      listed.push(
-        await this.db.transaction(async (transaction) => {
-          await this.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', { bind: [`tool_provider:${key}`], transaction });
-          const [existing] = await this.db.query<{ id: string }>(
-            `SELECT id FROM mcp_servers WHERE transport_type = $1 AND connection_config->>'provider' = $2 ORDER BY created_at LIMIT 1`,
-            { bind: [TOOL_PROVIDER_TRANSPORT, key], type: QueryTypes.SELECT, transaction },
-          );
-          if (existing) return { provider: key, mcp_server_id: existing.id, created: false };
-          const [taken] = await this.db.query('SELECT 1 FROM mcp_servers WHERE lower(name) = lower($1)', {
-            bind: [provider.displayName],
-            type: QueryTypes.SELECT,
-            transaction,
-          });
-          const id = randomUUID();
-          await this.db.query(
-            `INSERT INTO mcp_servers (id, name, description, transport_type, connection_config, status, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, 'active', now(), now())`,
-            {
-              bind: [
-                id,
-                taken ? `${provider.displayName} (${key})` : provider.displayName,
-                provider.description ?? '',
-                TOOL_PROVIDER_TRANSPORT,
-                JSON.stringify({ provider: key }),
-              ],
-              transaction,
-            },
-          );
-          return { provider: key, mcp_server_id: id, created: true };
-        }),
-      );
+      const { id, created } = await this.store.ensureProviderServer(TOOL_PROVIDER_TRANSPORT, {
+        key,
+        name: provider.displayName,
+        fallbackName: `${provider.displayName} (${key})`,
+        description: provider.description ?? '',
+      });
+      listed.push({ provider: key, mcp_server_id: id, created });
     }
     return listed;
   }
@@ -108,7 +72,7 @@ export class McpServers {
   }
 
   list(page: { limit: number; cursor?: string }) {
-    return newestFirst(this.db, { from: 'mcp_servers', where: 'true', bind: [] }, page, presentServer);
+    return this.store.page(page, presentServer);
   }
 
   async get(id: string) {
@@ -121,25 +85,21 @@ export class McpServers {
     this.validateTransport(input.transport_type, input.connection_config);
     const id = randomUUID();
     if (input.credential_id) await this.credentials.checkAttachable(input.credential_id, id, input.connection_config);
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       await this.refuseDuplicateName(input.name, null);
-      await this.db.query(
-        `INSERT INTO mcp_servers (id, name, description, transport_type, connection_config, credential_schema, credential_id, status, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
+      await this.store.insert(
+        id,
         {
-          bind: [
-            id,
-            input.name,
-            input.description ?? '',
-            input.transport_type,
-            JSON.stringify(input.connection_config),
-            json(input.credential_schema),
-            input.credential_id ?? null,
-            input.status ?? 'active',
-            op.operator.admin_user_id,
-          ],
-          transaction,
+          name: input.name,
+          description: input.description ?? '',
+          transport_type: input.transport_type,
+          connection_config: input.connection_config,
+          credential_schema: input.credential_schema ?? null,
+          credential_id: input.credential_id ?? null,
+          status: input.status ?? 'active',
         },
+        op.operator.admin_user_id,
+        transaction,
       );
       await auditOperation(
         this.db,
@@ -174,23 +134,8 @@ export class McpServers {
     if (next.credential_id && (input.credential_id || input.connection_config))
       await this.credentials.checkAttachable(next.credential_id, id, next.connection_config);
     if (input.name !== undefined) await this.refuseDuplicateName(input.name, id);
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `UPDATE mcp_servers SET name = $2, description = $3, transport_type = $4, connection_config = $5, credential_schema = $6, credential_id = $7, status = $8, updated_at = now() WHERE id = $1`,
-        {
-          bind: [
-            id,
-            next.name,
-            next.description,
-            next.transport_type,
-            JSON.stringify(next.connection_config),
-            json(next.credential_schema),
-            next.credential_id,
-            next.status,
-          ],
-          transaction,
-        },
-      );
+    await this.store.transaction(async (transaction) => {
+      await this.store.update(id, next, transaction);
       await auditOperation(
         this.db,
         'core.mcp',
@@ -204,16 +149,13 @@ export class McpServers {
 
   async delete(id: string, op: Operation) {
     await this.find(id);
-    const mounts = await this.db.query<{ agent_id: string }>('SELECT agent_id FROM agent_mcp_mounts WHERE mcp_server_id = $1 ORDER BY created_at', {
-      bind: [id],
-      type: QueryTypes.SELECT,
-    });
+    const mounts = await this.store.mountingAgents(id);
     if (mounts.length)
-      throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.map((m) => m.agent_id).join(', ')}; unmount it first`, {
+      throw new ConflictError(`MCP server ${id} is mounted on agent(s) ${mounts.join(', ')}; unmount it first`, {
         code: 'MCP_SERVER_IN_USE',
       });
-    await this.db.transaction(async (transaction) => {
-      await this.db.query('DELETE FROM mcp_servers WHERE id = $1', { bind: [id], transaction });
+    await this.store.transaction(async (transaction) => {
+      await this.store.delete(id, transaction);
       await auditOperation(this.db, 'core.mcp', op, { action: 'mcp.server.delete', target_type: 'mcp_server', target_id: id }, transaction);
     });
     return { status: 'deleted', mcp_server_id: id };
@@ -242,17 +184,12 @@ export class McpServers {
   }
 
   /** Records a health check's result: a passing check makes an `error` server `active` again; an `inactive` one stays so. */
-  async recordHealth(id: string, ok: boolean, message: string, transaction: Transaction): Promise<ServerRow['status']> {
-    const [row] = await this.db.query<{ status: ServerRow['status'] }>(
-      `UPDATE mcp_servers SET status = CASE WHEN status = 'inactive' THEN status WHEN $2 THEN 'active' ELSE 'error' END,
-              last_health_check_at = now(), last_health_message = $3, updated_at = now() WHERE id = $1 RETURNING status`,
-      { bind: [id, ok, message], type: QueryTypes.SELECT, transaction },
-    );
-    return row!.status;
+  recordHealth(id: string, ok: boolean, message: string, transaction: Transaction): Promise<ServerRow['status']> {
+    return this.store.recordHealth(id, ok, message, transaction);
   }
 
   async find(id: string): Promise<ServerRow> {
-    const [row] = await this.db.query<ServerRow>('SELECT * FROM mcp_servers WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
+    const row = await this.store.find(id);
     if (!row) throw new NotFoundError(`MCP server ${id} not found`, { code: 'MCP_SERVER_NOT_FOUND' });
     return row;
   }
@@ -288,11 +225,8 @@ export class McpServers {
   }
 
   private async refuseDuplicateName(name: string, exceptId: string | null): Promise<void> {
-    const [row] = await this.db.query<{ id: string }>('SELECT id FROM mcp_servers WHERE lower(name) = lower($1) AND ($2::text IS NULL OR id::text <> $2)', {
-      bind: [name, exceptId],
-      type: QueryTypes.SELECT,
-    });
-    if (row) throw new ConflictError(`an MCP server named "${name}" already exists (${row.id})`, { code: 'MCP_SERVER_EXISTS' });
+    const row = await this.store.named(name, exceptId);
+    if (row) throw new ConflictError(`an MCP server named "${name}" already exists (${row})`, { code: 'MCP_SERVER_EXISTS' });
   }
 }
 
@@ -305,8 +239,6 @@ const providerServerRefusal = () =>
       type: 'value_error',
     },
   ]);
-
-const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
 export function presentServer(row: ServerRow) {
   return {

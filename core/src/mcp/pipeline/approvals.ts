@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../../admin/operation.js';
-import { MESSAGE_COLUMNS, presentMessage, type MessageRow } from '../../chat/messages.js';
+import { presentMessage } from '../../chat/messages.js';
 import type { SessionEvents } from '../../chat/session-events.js';
 import { presentApproval, type ApprovalRow, type ApprovalStatus, type ToolApprovalView } from './approval-view.js';
 import type { McpCallAudits } from './call-audit-store.js';
 import { redactSecrets } from './masking.js';
 import { businessPayload, failurePayload, jsonOutput } from './payloads.js';
 import type { McpServers } from '../admin/servers.js';
+import { ApprovalStore } from './approval-store.js';
 
 /** The text a turn answers when its tool call waits for an operator. */
 export const pendingApprovalReply = (toolName: string) => `The ${toolName} request needs an operator's approval; its result will be posted here once approved.`;
@@ -20,66 +20,38 @@ export const pendingApprovalReply = (toolName: string) => `The ${toolName} reque
  * rejection records the decision and calls nothing.
  */
 export class ToolApprovals {
+  private readonly store: ApprovalStore;
+
   constructor(
+    /** For the audit rows each decision commits with. */
     private readonly db: Sequelize,
     private readonly servers: McpServers,
     private readonly audits: McpCallAudits,
     private readonly events: SessionEvents,
-  ) {}
+  ) {
+    this.store = new ApprovalStore(db);
+  }
 
   async request(
     input: Pick<ApprovalRow, 'session_id' | 'turn_id' | 'agent_id' | 'mount_id' | 'mcp_server_id' | 'tool_name' | 'arguments' | 'origin'>,
   ): Promise<ToolApprovalView> {
-    const [row] = await this.db.query<ApprovalRow>(
-      `INSERT INTO tool_approval_requests (id, session_id, turn_id, agent_id, mount_id, mcp_server_id, tool_name, arguments, origin, status, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', now()) RETURNING *`,
-      {
-        bind: [
-          randomUUID(),
-          input.session_id,
-          input.turn_id,
-          input.agent_id,
-          input.mount_id,
-          input.mcp_server_id,
-          input.tool_name,
-          JSON.stringify(input.arguments),
-          input.origin,
-        ],
-        type: QueryTypes.SELECT,
-      },
-    );
-    const view = presentApproval(row!);
+    const view = presentApproval(await this.store.insert(input));
     this.events.publish({ type: 'tool_approval', session_id: view.session_id, approval: view });
     return view;
   }
 
   async listBySession(sessionId: string) {
-    const rows = await this.db.query<ApprovalRow>('SELECT * FROM tool_approval_requests WHERE session_id = $1 ORDER BY created_at DESC, id', {
-      bind: [sessionId],
-      type: QueryTypes.SELECT,
-    });
-    return { items: rows.map(presentApproval) };
+    return { items: (await this.store.ofSession(sessionId)).map(presentApproval) };
   }
 
   /** An operator's decision on a pending request; an approval runs the call and posts its result to the session. */
   async decide(id: string, decision: 'approve' | 'reject', op: Operation): Promise<ToolApprovalView> {
-    const row = await this.db.transaction(async (transaction) => {
-      const [pending] = await this.db.query<ApprovalRow>('SELECT * FROM tool_approval_requests WHERE id = try_uuid($1) FOR UPDATE', {
-        bind: [id],
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+    const row = await this.store.transaction(async (transaction) => {
+      const pending = await this.store.lock(id, transaction);
       if (!pending) throw new NotFoundError(`tool approval ${id} not found`, { code: 'TOOL_APPROVAL_NOT_FOUND' });
       if (pending.status !== 'pending') throw new ConflictError(`tool approval ${id} is already ${pending.status}`, { code: 'TOOL_APPROVAL_DECIDED' });
       const status: ApprovalStatus = decision === 'approve' ? 'approved' : 'rejected';
-      const [updated] = await this.db.query<ApprovalRow>(
-        'UPDATE tool_approval_requests SET status = $2, decided_by = $3, decided_at = now() WHERE id = $1 RETURNING *',
-        {
-          bind: [pending.id, status, op.operator.admin_user_id],
-          type: QueryTypes.SELECT,
-          transaction,
-        },
-      );
+      const updated = await this.store.decide(pending.id, status, op.operator.admin_user_id, transaction);
       await auditOperation(
         this.db,
         'core.mcp',
@@ -92,7 +64,7 @@ export class ToolApprovals {
         },
         transaction,
       );
-      return updated!;
+      return updated;
     });
     if (decision === 'reject') {
       const view = presentApproval(row);
@@ -104,10 +76,7 @@ export class ToolApprovals {
 
   /** Makes the approved call, audits it, and posts its result (or its failure) to the session. */
   private async run(row: ApprovalRow): Promise<ToolApprovalView> {
-    const [mount] = await this.db.query<{ timeout_ms: number; server_name: string }>(
-      'SELECT m.timeout_ms, s.name AS server_name FROM agent_mcp_mounts m JOIN mcp_servers s ON s.id = m.mcp_server_id WHERE m.id = $1',
-      { bind: [row.mount_id], type: QueryTypes.SELECT },
-    );
+    const mount = await this.store.mount(row.mount_id);
     const started = Date.now();
     let status: 'success' | 'error' | 'timeout' = 'error';
     let payload: unknown;
@@ -151,23 +120,11 @@ export class ToolApprovals {
       secretValues,
     );
     const content = jsonOutput(status === 'success' ? businessPayload(payload, row.tool_name) : payload, false);
-    const [message] = await this.db.query<MessageRow>(
-      `INSERT INTO chat_messages (id, session_id, role, content, metadata, created_at) VALUES ($1, $2, 'assistant', $3, $4, now()) RETURNING ${MESSAGE_COLUMNS}`,
-      {
-        bind: [randomUUID(), row.session_id, content, JSON.stringify({ tool_approval_id: row.id, tool_name: row.tool_name, status })],
-        type: QueryTypes.SELECT,
-      },
-    );
-    const [updated] = await this.db.query<ApprovalRow>(
-      'UPDATE tool_approval_requests SET status = $2, result = $3, error_message = $4, result_message_id = $5 WHERE id = $1 RETURNING *',
-      {
-        bind: [row.id, status === 'success' ? 'approved' : 'failed', JSON.stringify(payload ?? null), error, message!.id],
-        type: QueryTypes.SELECT,
-      },
-    );
-    const view = presentApproval(updated!);
+    const message = await this.store.insertResultMessage(row.session_id, content, { tool_approval_id: row.id, tool_name: row.tool_name, status });
+    const updated = await this.store.recordResult(row.id, { status: status === 'success' ? 'approved' : 'failed', payload, error, messageId: message.id });
+    const view = presentApproval(updated);
     this.events.publish(
-      { type: 'message', session_id: row.session_id, message: presentMessage(message!) },
+      { type: 'message', session_id: row.session_id, message: presentMessage(message) },
       { type: 'tool_approval', session_id: row.session_id, approval: view },
     );
     return view;

@@ -1,9 +1,10 @@
 import type { ToolDescriptor } from '@agent-host/sdk';
 import type { IntentGateRule } from '../admin/agent-config.js';
 import { customCapabilityAllows } from './intent-gates.js';
-import type { MountRow } from '../admin/mounts.js';
+import type { MountRow } from '../admin/mount-store.js';
 import { allowedBy } from './policy.js';
-import type { ResolvedServer, ServerRow } from '../admin/servers.js';
+import type { ServerRow } from '../admin/server-store.js';
+import type { ResolvedServer } from '../admin/servers.js';
 import { sameTool } from '../tracking/tracking.js';
 
 export type UsableMount = MountRow & { server: ServerRow };
