@@ -8,7 +8,7 @@ import { Challenges } from './admin/challenges.js';
 import { SystemSettings } from './admin/system-settings.js';
 import { Agents } from './agents/agents.js';
 import { ChatService } from './chat/chat-service.js';
-import { Conversations } from './chat/conversations.js';
+import { ConversationStore } from './chat/conversation-store.js';
 import { agentCostOverview } from './chat/cost-overview.js';
 import { RequestLimits } from './chat/request-limits.js';
 import type { SessionEvents } from './chat/session-events.js';
@@ -107,7 +107,7 @@ export function createDomains(deps: DomainDeps): Domains {
   const chat = new ChatService({
     config,
     agents,
-    conversations: new Conversations(db),
+    conversations: new ConversationStore(db),
     limits: new RequestLimits(db, deps.instanceId, config.agent.per_caller_daily_requests),
     turns: sessionTurns,
     orchestrators: kernel.registry(extensionPoints.orchestrators),

@@ -1,7 +1,8 @@
 import { ConflictError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { LEASE_SECONDS } from './request-limits.js';
+import { TurnQueueStore } from './turn-queue-store.js';
 
 /**
  * What a session does with a message that arrives while it is answering another (an agent's `multitask_strategy`):
@@ -30,7 +31,7 @@ export class TurnTicket {
   private left = false;
 
   constructor(
-    private readonly db: Sequelize,
+    private readonly store: TurnQueueStore,
     readonly id: string,
     readonly sessionId: string,
     private readonly leaseSeconds: number,
@@ -38,9 +39,7 @@ export class TurnTicket {
     this.renewal = setInterval(
       () => {
         // A failed renewal is retried on the next tick.
-        this.db
-          .query('UPDATE session_turn_queue SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [this.id, this.leaseSeconds] })
-          .catch(() => undefined);
+        this.store.renew(this.id, this.leaseSeconds).catch(() => undefined);
       },
       (this.leaseSeconds * 1000) / 3,
     );
@@ -49,11 +48,7 @@ export class TurnTicket {
 
   /** Whether this ticket is the session's running one: no live ticket is ahead of it. */
   async first(): Promise<boolean> {
-    const [ahead] = await this.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM session_turn_queue WHERE session_id = $1 AND id < $2 AND expires_at > now()',
-      { bind: [this.sessionId, this.id], type: QueryTypes.SELECT },
-    );
-    return ahead!.n === 0;
+    return (await this.store.ahead(this.sessionId, this.id)) === 0;
   }
 
   /** Resolves once the turns ahead are done; `false` when `signal` stops the wait or `timeoutMs` passes first. */
@@ -68,20 +63,20 @@ export class TurnTicket {
 
   /** Names the turn this ticket runs, so an administrator's cancel can say which turn it stopped. */
   async running(turnId: string): Promise<void> {
-    await this.db.query('UPDATE session_turn_queue SET turn_id = $2 WHERE id = $1', { bind: [this.id, turnId] });
+    await this.store.setTurn(this.id, turnId);
   }
 
   /** Calls `onCancel` once an administrator cancels this ticket's turn; returns the function that stops watching. */
   watchCancel(onCancel: (cancellation: Cancellation) => void): () => void {
     let stopped = false;
     const poll = setInterval(() => {
-      this.db
-        .query<{ cancelled_by: string | null }>('SELECT cancelled_by FROM session_turn_queue WHERE id = $1', { bind: [this.id], type: QueryTypes.SELECT })
-        .then(([row]) => {
-          if (!stopped && row?.cancelled_by) {
+      this.store
+        .cancelledBy(this.id)
+        .then((by) => {
+          if (!stopped && by) {
             stopped = true;
             clearInterval(poll);
-            onCancel({ by: row.cancelled_by });
+            onCancel({ by });
           }
         })
         .catch(() => undefined);
@@ -98,26 +93,27 @@ export class TurnTicket {
     if (this.left) return;
     this.left = true;
     clearInterval(this.renewal);
-    await this.db.query("DELETE FROM session_turn_queue WHERE id = $1 OR expires_at < now() - interval '1 hour'", { bind: [this.id] });
+    await this.store.delete(this.id);
   }
 }
 
 /** One turn at a time per session, across instances (issue: double texting). */
 export class SessionTurns {
+  private readonly store: TurnQueueStore;
+
   constructor(
+    /** For the audit row of a cancel. */
     private readonly db: Sequelize,
     private readonly instanceId: string,
     private readonly leaseSeconds = LEASE_SECONDS,
-  ) {}
+  ) {
+    this.store = new TurnQueueStore(db);
+  }
 
   /** Joins the session's line; the caller must `leave` the ticket whatever happens. */
   async enter(sessionId: string): Promise<TurnTicket> {
-    const [row] = await this.db.query<{ id: string }>(
-      `INSERT INTO session_turn_queue (session_id, instance_id, expires_at, created_at)
-       VALUES ($1, $2, now() + make_interval(secs => $3), now()) RETURNING id::text AS id`,
-      { bind: [sessionId, this.instanceId, this.leaseSeconds], type: QueryTypes.SELECT },
-    );
-    return new TurnTicket(this.db, row!.id, sessionId, this.leaseSeconds);
+    const id = await this.store.insert(sessionId, this.instanceId, this.leaseSeconds);
+    return new TurnTicket(this.store, id, sessionId, this.leaseSeconds);
   }
 
   /**
@@ -126,13 +122,8 @@ export class SessionTurns {
    */
   async cancel(sessionId: string, op: Operation): Promise<{ session_id: string; turn_id: string | null; status: 'cancelling' }> {
     const by = op.operator.display_name || op.operator.username;
-    const row = await this.db.transaction(async (transaction) => {
-      const [cancelled] = await this.db.query<{ turn_id: string | null }>(
-        `UPDATE session_turn_queue SET cancelled_by = $2
-         WHERE id = (SELECT min(id) FROM session_turn_queue WHERE session_id = $1 AND expires_at > now()) AND cancelled_by IS NULL
-         RETURNING turn_id::text AS turn_id`,
-        { bind: [sessionId, by], type: QueryTypes.SELECT, transaction },
-      );
+    const row = await this.store.transaction(async (transaction) => {
+      const cancelled = await this.store.cancelRunning(sessionId, by, transaction);
       if (!cancelled) throw new ConflictError(`session ${sessionId} is not answering anything to cancel`, { code: 'NO_TURN_RUNNING' });
       await auditOperation(
         this.db,

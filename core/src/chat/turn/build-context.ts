@@ -8,7 +8,7 @@ import type { Mcp } from '../../mcp/mcp.js';
 import type { TurnTools } from '../../mcp/pipeline/turn-tools.js';
 import type { Skills } from '../../skills/skills.js';
 import type { TurnSkills } from '../../skills/turn-skills.js';
-import type { Conversations } from '../conversations.js';
+import type { ConversationStore } from '../conversation-store.js';
 import { agentText } from '../fixed-response.js';
 import { TurnModelRouter, type ModelOverride } from '../model-router.js';
 import { ToolCallBudget } from '../tool-budget.js';
@@ -18,7 +18,7 @@ import type { TurnTrace } from './turn-trace.js';
 
 export interface ContextStageDeps {
   config: HostConfig;
-  conversations: Conversations;
+  conversations: ConversationStore;
   orchestrators: KeyedRegistry<Orchestrator>;
   providers: KeyedRegistry<ModelProvider>;
   /** Retrieval over the agent's mounted sources. */

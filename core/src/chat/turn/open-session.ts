@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import type { HostConfig } from '../../config/schema.js';
-import type { Conversations, SessionRow } from '../conversations.js';
+import type { ConversationStore, SessionRow } from '../conversation-store.js';
 import { normalizeMessageType } from '../fixed-response.js';
 import { presentMessage, type MessageRow } from '../messages.js';
 import type { SessionEvents } from '../session-events.js';
@@ -9,7 +9,7 @@ import { issueSessionId, refusal, type AdmittedTurn, type TurnIdentity } from '.
 
 export interface SessionStageDeps {
   config: HostConfig;
-  conversations: Conversations;
+  conversations: ConversationStore;
   events: SessionEvents;
 }
 

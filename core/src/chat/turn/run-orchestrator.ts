@@ -1,5 +1,5 @@
 import type { TurnEvent, TurnResult } from '@agent-host/sdk';
-import type { TurnRecord } from '../conversations.js';
+import type { TurnRecord } from '../conversation-store.js';
 import { TAKEN_OVER, type RuntimeTurn } from './build-context.js';
 import { quickMatch, shortcutEvents } from './shortcuts.js';
 import type { StreamEvent, TurnCaller } from './turn-request.js';

@@ -4,7 +4,7 @@ import type { HostConfig } from '../../config/schema.js';
 import type { TurnTraceExporter } from '../../observability/turn-trace-exporter.js';
 import { EMPTY_COST, estimateInteractionCost, type PricingTable } from '../../usage/cost.js';
 import { countTurnUsage, type CountedCall, type TokenUsageSummary } from '../../usage/token-usage.js';
-import type { Conversations } from '../conversations.js';
+import type { ConversationStore } from '../conversation-store.js';
 import type { SessionEvents } from '../session-events.js';
 import type { RuntimeTurn } from './build-context.js';
 import { publishMessages, type OpenTurn } from './open-session.js';
@@ -14,7 +14,7 @@ import type { TurnTrace } from './turn-trace.js';
 
 export interface SaveStageDeps {
   config: HostConfig;
-  conversations: Conversations;
+  conversations: ConversationStore;
   events: SessionEvents;
   /** Prices of the model catalog, for each model call's estimated cost. */
   pricing: PricingTable;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AdminPrincipal } from '../../admin/admin-auth.js';
 import type { AgentView } from '../../agents/agents.js';
 import type { TokenUsageSummary } from '../../usage/token-usage.js';
-import type { TurnRecord } from '../conversations.js';
+import type { TurnRecord } from '../conversation-store.js';
 import type { ModelOverride } from '../model-router.js';
 import type { TurnTicket } from '../session-turns.js';
 

@@ -47,7 +47,7 @@ export interface TurnRecord {
 
 export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
 
-/** Who may open which session (see {@link Conversations.openSession}). */
+/** Who may open which session (see {@link ConversationStore.openSession}). */
 export type SessionMode = 'choose' | 'issue' | 'continue_issued';
 
 // $1 session id, $2 agent id; each statement returns the session row only when the mode allows it.
@@ -60,7 +60,7 @@ const OPEN_SESSION: Record<SessionMode, string> = {
 };
 
 /** Sessions, messages, turns and context snapshots in Postgres. */
-export class Conversations {
+export class ConversationStore {
   constructor(private readonly db: Sequelize) {}
 
   /**

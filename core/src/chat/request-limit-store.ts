@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+/** An agent's counted use in its windows (UTC day and month); numbers as Postgres returns them. */
+export interface AgentUsage {
+  total: string;
+  today: string;
+  tokens_today: string;
+  tokens_month: string;
+  cost_today: string;
+  cost_month: string;
+}
+
+/** The SQL of request limits: counted turns (`conversation_turns`) and concurrency leases (`agent_request_leases`). */
+export class RequestLimitStore {
+  constructor(private readonly db: Sequelize) {}
+
+  /** The caller's counted turns since the start of the UTC day, across agents. */
+  async callerTurnsToday(callerKey: string): Promise<number> {
+    const [row] = await this.db.query<{ today: string }>(
+      `SELECT count(*) AS today FROM conversation_turns
+       WHERE caller_key = $1 AND counts_toward_limits AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+      { bind: [callerKey], type: QueryTypes.SELECT },
+    );
+    return Number(row!.today);
+  }
+
+  async agentUsage(agentId: string): Promise<AgentUsage> {
+    const [row] = await this.db.query<AgentUsage>(
+      `WITH w AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day,
+                         date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month)
+       SELECT count(*) AS total,
+              count(*) FILTER (WHERE t.created_at >= w.day) AS today,
+              COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= w.day), 0) AS tokens_today,
+              COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= w.month), 0) AS tokens_month,
+              COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= w.day), 0) AS cost_today,
+              COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= w.month), 0) AS cost_month
+       FROM conversation_turns t, w WHERE t.agent_id = $1 AND t.counts_toward_limits`,
+      { bind: [agentId], type: QueryTypes.SELECT },
+    );
+    return row!;
+  }
+
+  /**
+   * A lease of `seconds` on one of the agent's `max` slots, serialised per agent by a transaction-scoped advisory lock;
+   * `undefined` when every slot is held.
+   */
+  takeLease(agentId: string, max: number, instanceId: string, seconds: number): Promise<string | undefined> {
+    return this.db.transaction(async (transaction) => {
+      await this.db.query('SELECT pg_advisory_xact_lock(hashtext($1))', { bind: [agentId], transaction });
+      const [row] = await this.db.query<{ active: string }>('SELECT count(*) AS active FROM agent_request_leases WHERE agent_id = $1 AND expires_at > now()', {
+        bind: [agentId],
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      if (Number(row!.active) >= max) return undefined;
+      const leaseId = randomUUID();
+      await this.db.query(
+        'INSERT INTO agent_request_leases (id, agent_id, instance_id, expires_at, created_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4), now())',
+        { bind: [leaseId, agentId, instanceId, seconds], transaction },
+      );
+      return leaseId;
+    });
+  }
+
+  async renewLease(leaseId: string, seconds: number): Promise<void> {
+    await this.db.query('UPDATE agent_request_leases SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [leaseId, seconds] });
+  }
+
+  /** Drops the lease, and any expired one on the way. */
+  async releaseLease(leaseId: string): Promise<void> {
+    await this.db.query('DELETE FROM agent_request_leases WHERE id = $1 OR expires_at < now()', { bind: [leaseId] });
+  }
+}

@@ -1,0 +1,62 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+
+/** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
+export class TurnQueueStore {
+  constructor(private readonly db: Sequelize) {}
+
+  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** A new ticket at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
+  async insert(sessionId: string, instanceId: string, seconds: number): Promise<string> {
+    const [row] = await this.db.query<{ id: string }>(
+      `INSERT INTO session_turn_queue (session_id, instance_id, expires_at, created_at)
+       VALUES ($1, $2, now() + make_interval(secs => $3), now()) RETURNING id::text AS id`,
+      { bind: [sessionId, instanceId, seconds], type: QueryTypes.SELECT },
+    );
+    return row!.id;
+  }
+
+  async renew(ticketId: string, seconds: number): Promise<void> {
+    await this.db.query('UPDATE session_turn_queue SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [ticketId, seconds] });
+  }
+
+  /** How many live tickets of the session are ahead of this one. */
+  async ahead(sessionId: string, ticketId: string): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM session_turn_queue WHERE session_id = $1 AND id < $2 AND expires_at > now()',
+      { bind: [sessionId, ticketId], type: QueryTypes.SELECT },
+    );
+    return row!.n;
+  }
+
+  async setTurn(ticketId: string, turnId: string): Promise<void> {
+    await this.db.query('UPDATE session_turn_queue SET turn_id = $2 WHERE id = $1', { bind: [ticketId, turnId] });
+  }
+
+  /** Who cancelled the ticket's turn, if anyone. */
+  async cancelledBy(ticketId: string): Promise<string | null> {
+    const [row] = await this.db.query<{ cancelled_by: string | null }>('SELECT cancelled_by FROM session_turn_queue WHERE id = $1', {
+      bind: [ticketId],
+      type: QueryTypes.SELECT,
+    });
+    return row?.cancelled_by ?? null;
+  }
+
+  /** Drops the ticket, and tickets that expired over an hour ago. */
+  async delete(ticketId: string): Promise<void> {
+    await this.db.query("DELETE FROM session_turn_queue WHERE id = $1 OR expires_at < now() - interval '1 hour'", { bind: [ticketId] });
+  }
+
+  /** Marks the session's running ticket cancelled by `by`; resolves with its turn, or `undefined` when none runs. */
+  async cancelRunning(sessionId: string, by: string, transaction: Transaction): Promise<{ turn_id: string | null } | undefined> {
+    const [row] = await this.db.query<{ turn_id: string | null }>(
+      `UPDATE session_turn_queue SET cancelled_by = $2
+       WHERE id = (SELECT min(id) FROM session_turn_queue WHERE session_id = $1 AND expires_at > now()) AND cancelled_by IS NULL
+       RETURNING turn_id::text AS turn_id`,
+      { bind: [sessionId, by], type: QueryTypes.SELECT, transaction },
+    );
+    return row;
+  }
+}
