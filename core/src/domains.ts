@@ -124,7 +124,7 @@ export function createDomains(deps: DomainDeps): Domains {
     adminAuth,
     challenges,
     apiTokens: new ApiTokens(db, adminAuth, challenges),
-    adminUsers: new AdminUsers(db, adminAuth, challenges, config.admin.sub_admins_manage_permissions),
+    adminUsers: new AdminUsers(adminAuth, challenges, config.admin.sub_admins_manage_permissions),
     auditLog: new AuditLog(db),
     systemSettings,
     agents,

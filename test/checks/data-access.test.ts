@@ -10,11 +10,8 @@ import t from 'tap';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const LEGACY = [
-  'core/src/admin/admin-auth.ts',
-  'core/src/admin/admin-users.ts',
   'core/src/admin/api-tokens.ts',
   'core/src/admin/challenges.ts',
-  'core/src/admin/create-super-admin.ts',
   'core/src/admin/system-settings.ts',
   'core/src/agents/mount-exposure.ts',
   'core/src/app.ts',

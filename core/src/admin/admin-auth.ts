@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '@agent-host/sdk';
 import { jwtVerify, SignJWT } from 'jose';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
+import { AdminStore } from './admin-store.js';
 import type { HostConfig } from '../config/schema.js';
 import { insertAudit } from '../services/audit-store.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -35,15 +36,6 @@ export interface RequestOrigin {
   userAgent: string | null;
 }
 
-interface SessionRow {
-  session_id: string;
-  access_version: number;
-  admin_user_id: string;
-  username: string;
-  display_name: string;
-  role_code: RoleCode;
-}
-
 const SOURCE = 'core.admin';
 const INVALID_LOGIN = 'invalid username or password';
 
@@ -55,6 +47,8 @@ const INVALID_LOGIN = 'invalid username or password';
 export class AdminAuth {
   /** Password guesses, logins and challenge verifies alike. */
   readonly throttle: LoginThrottle;
+  /** Also the store of AdminUsers and Challenges: one place for the administrator tables. */
+  readonly store: AdminStore;
 
   constructor(
     private readonly db: Sequelize,
@@ -62,6 +56,7 @@ export class AdminAuth {
     private readonly signingKey: Uint8Array,
   ) {
     this.throttle = new LoginThrottle(db, config.login_max_failures, config.login_lockout_seconds);
+    this.store = new AdminStore(db);
   }
 
   async login(username: string, password: string, origin: RequestOrigin): Promise<{ principal: AdminPrincipal; tokens: IssuedTokens }> {
@@ -73,10 +68,7 @@ export class AdminAuth {
       });
     }
     await sleep(await this.throttle.delayMs(username));
-    const [user] = await this.db.query<{ id: string; password_hash: string; status: string }>(
-      'SELECT id, password_hash, status FROM admin_users WHERE lower(username) = lower($1)',
-      { bind: [username.trim()], type: QueryTypes.SELECT },
-    );
+    const user = await this.store.credentials(username.trim());
     const valid = user ? await verifyPassword(user.password_hash, password) : (await burnPasswordCheck(password), false);
     if (!user || !valid) {
       await this.throttle.failed(username);
@@ -90,16 +82,18 @@ export class AdminAuth {
     await this.throttle.succeeded(username, origin.clientIp);
     const refreshToken = randomToken();
     const sessionId = randomUUID();
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `INSERT INTO admin_sessions (id, admin_user_id, refresh_token_hash, refresh_expires_at, client_ip, user_agent, created_at, last_seen_at)
-         VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6, now(), now())`,
+    await this.store.transaction(async (transaction) => {
+      await this.store.insertSession(
         {
-          bind: [sessionId, user.id, sha256(refreshToken), this.config.refresh_token_ttl_seconds, origin.clientIp, origin.userAgent?.slice(0, 400) ?? null],
-          transaction,
+          id: sessionId,
+          adminUserId: user.id,
+          refreshTokenHash: sha256(refreshToken),
+          ttlSeconds: this.config.refresh_token_ttl_seconds,
+          clientIp: origin.clientIp,
+          userAgent: origin.userAgent?.slice(0, 400) ?? null,
         },
+        transaction,
       );
-      await this.db.query('UPDATE admin_users SET last_login_at = now() WHERE id = $1', { bind: [user.id], transaction });
       await this.audit(
         { action: 'auth.login', outcome: 'success', actor_id: user.id, target_type: 'admin_session', target_id: sessionId },
         origin,
@@ -117,15 +111,7 @@ export class AdminAuth {
    */
   async refresh(refreshToken: string, origin: RequestOrigin): Promise<{ principal: AdminPrincipal; tokens: IssuedTokens }> {
     const next = randomToken();
-    const [rows] = (await this.db.query(
-      `UPDATE admin_sessions s SET refresh_token_hash = $2, access_version = access_version + 1, last_seen_at = now()
-       FROM admin_users u
-       WHERE s.refresh_token_hash = $1 AND s.revoked_at IS NULL AND s.refresh_expires_at > now()
-         AND u.id = s.admin_user_id AND u.status = 'active'
-       RETURNING s.id, s.access_version, s.admin_user_id`,
-      { bind: [sha256(refreshToken), sha256(next)] },
-    )) as [{ id: string; access_version: number; admin_user_id: string }[], unknown];
-    const row = rows[0];
+    const row = await this.store.rotateRefresh(sha256(refreshToken), sha256(next));
     if (!row) {
       await this.audit({ action: 'auth.refresh', outcome: 'failure', payload: { reason: 'invalid_or_used_refresh_token' } }, origin);
       throw new UnauthorizedError('refresh token is invalid, expired or already used; log in again', { code: 'REFRESH_TOKEN_INVALID' });
@@ -137,11 +123,8 @@ export class AdminAuth {
 
   /** Revokes the session; its access and refresh tokens stop working at once. */
   async logout(principal: AdminPrincipal, origin: RequestOrigin): Promise<void> {
-    await this.db.transaction(async (transaction) => {
-      await this.db.query("UPDATE admin_sessions SET revoked_at = now(), revoked_reason = 'logout' WHERE id = $1 AND revoked_at IS NULL", {
-        bind: [principal.session_id],
-        transaction,
-      });
+    await this.store.transaction(async (transaction) => {
+      await this.store.revokeSession(principal.session_id, 'logout', transaction);
       await this.audit(
         { action: 'auth.logout', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_session', target_id: principal.session_id },
         origin,
@@ -180,15 +163,13 @@ export class AdminAuth {
     const generated = this.config.bootstrap_password ? undefined : randomToken(15);
     const passwordHash = await hashPassword(this.config.bootstrap_password || generated!);
     // Instances starting together on one database: the lock lets exactly one of them create the admin.
-    const created = await this.db.transaction(async (transaction) => {
-      await this.db.query("SELECT pg_advisory_xact_lock(hashtext('agent-host.admin-bootstrap'))", { transaction });
-      const [existing] = await this.db.query('SELECT 1 FROM admin_users LIMIT 1', { type: QueryTypes.SELECT, transaction });
-      if (existing) return false;
+    const created = await this.store.transaction(async (transaction) => {
+      await this.store.lockBootstrap(transaction);
+      if (await this.store.anyUser(transaction)) return false;
       const id = randomUUID();
-      await this.db.query(
-        `INSERT INTO admin_users (id, username, display_name, password_hash, role_code, status, is_protected, created_at, updated_at)
-         VALUES ($1, $2, $2, $3, 'super_admin', 'active', true, now(), now())`,
-        { bind: [id, username, passwordHash], transaction },
+      await this.store.insertUser(
+        { id, username, display_name: username, role_code: 'super_admin', is_protected: true, password_hash: passwordHash },
+        transaction,
       );
       await this.audit(
         { action: 'admin_user.bootstrap', outcome: 'success', actor_id: 'system', target_type: 'admin_user', target_id: id, payload: { username } },
@@ -202,12 +183,7 @@ export class AdminAuth {
 
   /** A live session; with `accessVersion`, only while that is its current access version. */
   private async loadSession(sessionId: string, accessVersion: number | null): Promise<AdminPrincipal | undefined> {
-    const [row] = await this.db.query<SessionRow>(
-      `SELECT s.id AS session_id, s.access_version, u.id AS admin_user_id, u.username, u.display_name, u.role_code
-       FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
-       WHERE s.id = $1 AND ($2::int IS NULL OR s.access_version = $2) AND s.revoked_at IS NULL AND s.refresh_expires_at > now() AND u.status = 'active'`,
-      { bind: [sessionId, accessVersion], type: QueryTypes.SELECT },
-    );
+    const row = await this.store.liveSession(sessionId, accessVersion);
     if (!row) return undefined;
     return { ...row, permissions: await this.permissionsOf(row.admin_user_id, row.role_code) };
   }
@@ -215,11 +191,7 @@ export class AdminAuth {
   /** `super_admin`: the whole catalog, dynamically. `sub_admin`: its active grants. */
   async permissionsOf(adminUserId: string, role: RoleCode): Promise<string[]> {
     if (role === 'super_admin') return PERMISSION_CATALOG.map((p) => p.code);
-    const grants = await this.db.query<{ permission_code: string }>(
-      "SELECT permission_code FROM admin_permission_grants WHERE admin_user_id = $1 AND status = 'active' ORDER BY permission_code",
-      { bind: [adminUserId], type: QueryTypes.SELECT },
-    );
-    return grants.map((g) => g.permission_code);
+    return (await this.store.activeGrants(adminUserId)).map((g) => g.permission_code);
   }
 
   private async issue(principal: AdminPrincipal, refreshToken: string): Promise<IssuedTokens> {

@@ -1,29 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '@agent-host/sdk';
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { UniqueConstraintError, type Transaction } from 'sequelize';
 import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
 import type { Challenges } from './challenges.js';
 import { isPermissionCode, type RoleCode } from './permissions.js';
 import { hashPassword } from './secrets.js';
-
-interface UserRow {
-  id: string;
-  username: string;
-  display_name: string;
-  role_code: RoleCode;
-  status: 'active' | 'disabled';
-  is_protected: boolean;
-  created_at: Date;
-  updated_at: Date;
-  last_login_at: Date | null;
-}
-
-interface GrantRow {
-  id: string;
-  permission_code: string;
-  granted_by: string | null;
-  created_at: Date;
-}
+import type { AdminStore, UserRow } from './admin-store.js';
 
 /** What an operator asked for, with the credentials of the request. */
 interface Operation {
@@ -32,27 +14,25 @@ interface Operation {
   challengeToken: string | undefined;
 }
 
-const USER_COLUMNS = 'id, username, display_name, role_code, status, is_protected, created_at, updated_at, last_login_at';
-
 /**
  * Administrator users and their grants (spec 4.5) with every guard of 5.5.
  * Each write, the challenge it spends and its audit record commit in one
  * transaction; a refused operation is audited as a failure.
  */
 export class AdminUsers {
+  private readonly store: AdminStore;
+
   constructor(
-    private readonly db: Sequelize,
     private readonly auth: AdminAuth,
     private readonly challenges: Challenges,
     /** `[admin] sub_admins_manage_permissions`. */
     private readonly subAdminsManagePermissions: boolean,
-  ) {}
+  ) {
+    this.store = auth.store;
+  }
 
   async list(options: { limit: number; cursor?: string }) {
-    const rows = await this.db.query<UserRow>(
-      `SELECT ${USER_COLUMNS} FROM admin_users WHERE ($1::text IS NULL OR lower(username) > $1) ORDER BY lower(username) LIMIT $2`,
-      { bind: [options.cursor ?? null, options.limit + 1], type: QueryTypes.SELECT },
-    );
+    const rows = await this.store.users(options.cursor ?? null, options.limit);
     const page = rows.slice(0, options.limit);
     return {
       items: await Promise.all(page.map((row) => this.present(row))),
@@ -76,12 +56,18 @@ export class AdminUsers {
     const id = randomUUID();
     const passwordHash = await hashPassword(input.password);
     try {
-      await this.db.transaction(async (transaction) => {
+      await this.store.transaction(async (transaction) => {
         if (codes.length) await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
-        await this.db.query(
-          `INSERT INTO admin_users (id, username, display_name, password_hash, role_code, status, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 'sub_admin', 'active', now(), now())`,
-          { bind: [id, input.username, input.display_name ?? input.username, passwordHash], transaction },
+        await this.store.insertUser(
+          {
+            id,
+            username: input.username,
+            display_name: input.display_name ?? input.username,
+            role_code: 'sub_admin',
+            is_protected: false,
+            password_hash: passwordHash,
+          },
+          transaction,
         );
         await this.insertGrants(id, codes, op.operator, transaction);
         await this.success(op, 'admin_user.create', id, { username: input.username, permission_codes: codes }, transaction);
@@ -110,13 +96,9 @@ export class AdminUsers {
         throw new ForbiddenError('only a super_admin can change role_code or status', { code: 'SUPER_ADMIN_REQUIRED' });
       }
     }
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       if (governance) await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
-      await this.db.query(
-        `UPDATE admin_users SET display_name = COALESCE($2, display_name), role_code = COALESCE($3, role_code),
-                status = COALESCE($4, status), updated_at = now() WHERE id = $1`,
-        { bind: [id, input.display_name ?? null, input.role_code ?? null, input.status ?? null], transaction },
-      );
+      await this.store.updateUser(id, input, transaction);
       if (input.status === 'disabled' || (input.role_code && input.role_code !== target.role_code)) {
         await this.revokeSessions(id, 'account_changed', transaction);
       }
@@ -169,7 +151,7 @@ export class AdminUsers {
       throw new ConflictError('permissions are granted to sub_admin users only; a super_admin holds them all', { code: 'GRANT_REFUSED' });
     }
     await this.refuseEscalation(op, 'admin_permission.grant', id, codes);
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       const added = await this.insertGrants(id, codes, op.operator, transaction);
       await this.success(op, 'admin_permission.grant', id, { permission_codes: added }, transaction);
@@ -182,14 +164,11 @@ export class AdminUsers {
     const target = await this.find(id);
     await this.refuseEscalation(op, 'admin_permission.revoke', id, []);
     await this.refuseStrongerTarget(target, op, 'admin_permission.revoke');
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
-      const [rows] = (await this.db.query(
-        "UPDATE admin_permission_grants SET status = 'revoked', revoked_at = now() WHERE id = $1 AND admin_user_id = $2 AND status = 'active' RETURNING permission_code",
-        { bind: [grantId, id], transaction },
-      )) as [{ permission_code: string }[], unknown];
-      if (!rows[0]) throw new NotFoundError(`no active grant ${grantId} on this administrator`, { code: 'GRANT_NOT_FOUND' });
-      await this.success(op, 'admin_permission.revoke', id, { grant_id: grantId, permission_code: rows[0].permission_code }, transaction);
+      const permissionCode = await this.store.revokeGrant(id, grantId, transaction);
+      if (!permissionCode) throw new NotFoundError(`no active grant ${grantId} on this administrator`, { code: 'GRANT_NOT_FOUND' });
+      await this.success(op, 'admin_permission.revoke', id, { grant_id: grantId, permission_code: permissionCode }, transaction);
     });
     return this.get(id);
   }
@@ -200,26 +179,22 @@ export class AdminUsers {
     await this.requireSuperAdminForSuperAdminTarget(target, op, 'admin_user.password_reset');
     await this.refuseStrongerTarget(target, op, 'admin_user.password_reset');
     const passwordHash = await hashPassword(newPassword);
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
-      await this.db.query('UPDATE admin_users SET password_hash = $2, updated_at = now() WHERE id = $1', { bind: [id, passwordHash], transaction });
+      await this.store.setPassword(id, passwordHash, transaction);
       await this.revokeSessions(id, 'password_reset', transaction);
       await this.success(op, 'admin_user.password_reset', id, {}, transaction);
     });
   }
 
   private async remove(target: UserRow, op: Operation, action: string, payload: Record<string, unknown>): Promise<void> {
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
       if (target.role_code === 'super_admin') {
-        const [other] = await this.db.query("SELECT 1 FROM admin_users WHERE role_code = 'super_admin' AND status = 'active' AND id <> $1 LIMIT 1", {
-          bind: [target.id],
-          type: QueryTypes.SELECT,
-          transaction,
-        });
-        if (!other) throw new ConflictError('the last active super admin cannot be deleted', { code: 'LAST_SUPER_ADMIN' });
+        if (!(await this.store.otherActiveSuperAdmin(target.id, transaction)))
+          throw new ConflictError('the last active super admin cannot be deleted', { code: 'LAST_SUPER_ADMIN' });
       }
-      await this.db.query('DELETE FROM admin_users WHERE id = $1', { bind: [target.id], transaction });
+      await this.store.deleteUser(target.id, transaction);
       await this.success(op, action, target.id, { username: target.username, ...payload }, transaction);
     });
   }
@@ -275,35 +250,22 @@ export class AdminUsers {
   /** Adds grants not already active; resolves with the codes added. */
   private async insertGrants(adminUserId: string, codes: string[], operator: AdminPrincipal, transaction: Transaction): Promise<string[]> {
     const added: string[] = [];
-    for (const code of codes) {
-      const [rows] = (await this.db.query(
-        `INSERT INTO admin_permission_grants (id, admin_user_id, permission_code, status, granted_by, created_at)
-         VALUES ($1, $2, $3, 'active', $4, now()) ON CONFLICT (admin_user_id, permission_code) WHERE status = 'active' DO NOTHING RETURNING id`,
-        { bind: [randomUUID(), adminUserId, code, operator.admin_user_id], transaction },
-      )) as [unknown[], unknown];
-      if (rows.length) added.push(code);
-    }
+    for (const code of codes) if (await this.store.insertGrant(adminUserId, code, operator.admin_user_id, transaction)) added.push(code);
     return added;
   }
 
-  private async revokeSessions(adminUserId: string, reason: string, transaction: Transaction): Promise<void> {
-    await this.db.query('UPDATE admin_sessions SET revoked_at = now(), revoked_reason = $2 WHERE admin_user_id = $1 AND revoked_at IS NULL', {
-      bind: [adminUserId, reason],
-      transaction,
-    });
+  private revokeSessions(adminUserId: string, reason: string, transaction: Transaction): Promise<void> {
+    return this.store.revokeSessionsOf(adminUserId, reason, transaction);
   }
 
   private async find(id: string): Promise<UserRow> {
-    const [row] = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM admin_users WHERE id = try_uuid($1)`, { bind: [id], type: QueryTypes.SELECT });
+    const row = await this.store.user(id);
     if (!row) throw new NotFoundError(`administrator ${id} not found`, { code: 'ADMIN_USER_NOT_FOUND' });
     return row;
   }
 
   private async present(row: UserRow) {
-    const grants = await this.db.query<GrantRow>(
-      "SELECT id, permission_code, granted_by, created_at FROM admin_permission_grants WHERE admin_user_id = $1 AND status = 'active' ORDER BY permission_code",
-      { bind: [row.id], type: QueryTypes.SELECT },
-    );
+    const grants = await this.store.activeGrants(row.id);
     return {
       admin_user_id: row.id,
       username: row.username,

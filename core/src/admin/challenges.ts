@@ -96,9 +96,7 @@ export class Challenges {
     // A verify is a password guess, counted with logins: past the attempts the session that guesses is ended.
     const throttled = await this.auth.throttle.reserve(principal.username, origin.clientIp);
     if (throttled) {
-      await this.db.query("UPDATE admin_sessions SET revoked_at = now(), revoked_reason = 'challenge_failures' WHERE id = $1 AND revoked_at IS NULL", {
-        bind: [principal.session_id],
-      });
+      await this.auth.store.revokeSession(principal.session_id, 'challenge_failures');
       await this.auth.audit(
         {
           action: 'auth.challenge.verify',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, ConflictError } from '@agent-host/sdk';
-import { QueryTypes, UniqueConstraintError, type Sequelize } from 'sequelize';
+import { UniqueConstraintError, type Sequelize } from 'sequelize';
+import { AdminStore } from './admin-store.js';
 import { insertAudit } from '../services/audit-store.js';
 import { hashPassword, randomToken } from './secrets.js';
 
@@ -33,17 +34,13 @@ export async function createSuperAdmin(db: Sequelize, input: { username: string;
   if (password.length < SUPER_ADMIN_PASSWORD_MIN || password.length > SUPER_ADMIN_PASSWORD_MAX) {
     throw new BadRequestError(`password must be ${SUPER_ADMIN_PASSWORD_MIN}-${SUPER_ADMIN_PASSWORD_MAX} characters`);
   }
-  const [existing] = await db.query('SELECT 1 FROM admin_users WHERE lower(username) = lower($1)', { bind: [username], type: QueryTypes.SELECT });
-  if (existing) throw taken(username);
+  const store = new AdminStore(db);
+  if (await store.usernameTaken(username)) throw taken(username);
   const id = randomUUID();
   const passwordHash = await hashPassword(password);
   try {
-    await db.transaction(async (transaction) => {
-      await db.query(
-        `INSERT INTO admin_users (id, username, display_name, password_hash, role_code, status, is_protected, created_at, updated_at)
-         VALUES ($1, $2, $2, $3, 'super_admin', 'active', false, now(), now())`,
-        { bind: [id, username, passwordHash], transaction },
-      );
+    await store.transaction(async (transaction) => {
+      await store.insertUser({ id, username, display_name: username, role_code: 'super_admin', is_protected: false, password_hash: passwordHash }, transaction);
       await insertAudit(
         db,
         'core.admin',
