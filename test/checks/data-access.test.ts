@@ -10,9 +10,6 @@ import t from 'tap';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const LEGACY = [
-  'core/src/admin/api-tokens.ts',
-  'core/src/admin/challenges.ts',
-  'core/src/admin/system-settings.ts',
   'core/src/agents/mount-exposure.ts',
   'core/src/app.ts',
   'core/src/chat/cost-overview.ts',

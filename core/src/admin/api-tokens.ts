@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ForbiddenError, NotFoundError, ValidationError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
 import type { Challenges } from './challenges.js';
-import { isPermissionCode, type RoleCode } from './permissions.js';
+import { ApiTokenStore, type TokenRow } from './api-token-store.js';
+import { isPermissionCode } from './permissions.js';
 import { randomToken, sha256 } from './secrets.js';
 
 /** Every token starts so, to be told apart in logs and found by secret scanners. */
@@ -11,17 +12,6 @@ export const API_TOKEN_PREFIX = 'ahp_';
 
 /** How often `last_used_at` is written for a token in steady use. */
 const LAST_USED_RESOLUTION = '1 minute';
-
-interface TokenRow {
-  id: string;
-  name: string;
-  token_prefix: string;
-  permissions: string[] | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  created_at: Date;
-}
 
 /** A token as the API shows it: never the token itself, which is shown once when it is made. */
 function present(row: TokenRow) {
@@ -54,11 +44,15 @@ export interface ApiTokenInput {
  * challenges itself, so it never reaches operations that need one.
  */
 export class ApiTokens {
+  private readonly store: ApiTokenStore;
+
   constructor(
-    private readonly db: Sequelize,
+    db: Sequelize,
     private readonly auth: AdminAuth,
     private readonly challenges: Challenges,
-  ) {}
+  ) {
+    this.store = new ApiTokenStore(db);
+  }
 
   async create(input: ApiTokenInput, op: { operator: AdminPrincipal; origin: RequestOrigin; challengeToken: string | undefined }) {
     const permissions = input.permissions ?? null;
@@ -72,25 +66,19 @@ export class ApiTokens {
     }
     const id = randomUUID();
     const token = `${API_TOKEN_PREFIX}${randomToken(32)}`;
-    const row = await this.db.transaction(async (transaction) => {
+    const row = await this.store.transaction(async (transaction) => {
       await this.challenges.consume(op.challengeToken, op.operator, op.origin, transaction);
-      const [created] = await this.db.query<TokenRow>(
-        `INSERT INTO admin_api_tokens (id, admin_user_id, name, token_hash, token_prefix, permissions, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(days => $7::int) END, now())
-         RETURNING *`,
+      const created = await this.store.insert(
         {
-          bind: [
-            id,
-            op.operator.admin_user_id,
-            input.name,
-            sha256(token),
-            token.slice(0, API_TOKEN_PREFIX.length + 6),
-            permissions,
-            input.expires_in_days ?? null,
-          ],
-          type: QueryTypes.SELECT,
-          transaction,
+          id,
+          adminUserId: op.operator.admin_user_id,
+          name: input.name,
+          hash: sha256(token),
+          prefix: token.slice(0, API_TOKEN_PREFIX.length + 6),
+          permissions,
+          expiresInDays: input.expires_in_days ?? null,
         },
+        transaction,
       );
       await this.auth.audit(
         {
@@ -104,27 +92,20 @@ export class ApiTokens {
         op.origin,
         transaction,
       );
-      return created!;
+      return created;
     });
     return { ...present(row), token };
   }
 
   /** The administrator's own tokens, newest first, revoked ones included. */
   async list(principal: AdminPrincipal) {
-    const rows = await this.db.query<TokenRow>('SELECT * FROM admin_api_tokens WHERE admin_user_id = $1 ORDER BY created_at DESC, id', {
-      bind: [principal.admin_user_id],
-      type: QueryTypes.SELECT,
-    });
-    return { items: rows.map(present) };
+    return { items: (await this.store.ofAdmin(principal.admin_user_id)).map(present) };
   }
 
   /** Revokes one of the administrator's own tokens; it stops working at once. */
   async revoke(tokenId: string, op: { operator: AdminPrincipal; origin: RequestOrigin }): Promise<void> {
-    const [row] = await this.db.query<{ id: string }>(
-      'UPDATE admin_api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = try_uuid($1) AND admin_user_id = $2 RETURNING id',
-      { bind: [tokenId, op.operator.admin_user_id], type: QueryTypes.SELECT },
-    );
-    if (!row) throw new NotFoundError(`you have no API token ${tokenId}`, { code: 'API_TOKEN_NOT_FOUND' });
+    if (!(await this.store.revoke(tokenId, op.operator.admin_user_id)))
+      throw new NotFoundError(`you have no API token ${tokenId}`, { code: 'API_TOKEN_NOT_FOUND' });
     await this.auth.audit(
       { action: 'auth.api_token.revoke', outcome: 'success', actor_id: op.operator.admin_user_id, target_type: 'admin_api_token', target_id: tokenId },
       op.origin,
@@ -137,24 +118,10 @@ export class ApiTokens {
    */
   async authenticate(token: string): Promise<AdminPrincipal | undefined> {
     if (!token.startsWith(API_TOKEN_PREFIX)) return undefined;
-    const [row] = await this.db.query<{
-      id: string;
-      permissions: string[] | null;
-      stale_use: boolean;
-      admin_user_id: string;
-      username: string;
-      display_name: string;
-      role_code: RoleCode;
-    }>(
-      `SELECT t.id, t.permissions, t.last_used_at IS NULL OR t.last_used_at < now() - interval '${LAST_USED_RESOLUTION}' AS stale_use,
-              u.id AS admin_user_id, u.username, u.display_name, u.role_code
-       FROM admin_api_tokens t JOIN admin_users u ON u.id = t.admin_user_id
-       WHERE t.token_hash = $1 AND u.status = 'active' AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`,
-      { bind: [sha256(token)], type: QueryTypes.SELECT },
-    );
+    const row = await this.store.live(sha256(token), LAST_USED_RESOLUTION);
     if (!row) return undefined;
     // last_used_at to the minute: a token in steady use writes once a minute, not once a request.
-    if (row.stale_use) await this.db.query('UPDATE admin_api_tokens SET last_used_at = now() WHERE id = $1', { bind: [row.id] });
+    if (row.stale_use) await this.store.markUsed(row.id);
     const held = await this.auth.permissionsOf(row.admin_user_id, row.role_code);
     return {
       admin_user_id: row.admin_user_id,

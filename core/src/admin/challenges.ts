@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { ForbiddenError, NotFoundError, TooManyRequestsError } from '@agent-host/sdk';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
+import { ChallengeStore } from './challenge-store.js';
 import { randomToken, sha256, verifyPassword } from './secrets.js';
 
 /** Why an API token never reaches a sensitive operation. */
 const TOKENS_TAKE_NO_CHALLENGES = 'sensitive operations need a browser session and a challenge (password re-entry); API tokens cannot take challenges';
 
 const CREATIONS_PER_MINUTE = 30;
-
-interface ChallengeRow {
-  admin_user_id: string;
-  status: string;
-  session_live: boolean;
-}
 
 /**
  * One-time challenges for sensitive operations (spec 3.5, 5.4): create, verify
@@ -25,12 +20,14 @@ interface ChallengeRow {
 export class Challenges {
   /** Challenges one session may ask for per minute: each is a chance to guess the password. */
   private readonly creations: RateLimiterPostgres;
+  private readonly store: ChallengeStore;
 
   constructor(
-    private readonly db: Sequelize,
+    db: Sequelize,
     private readonly auth: AdminAuth,
     private readonly config: HostConfig['admin'],
   ) {
+    this.store = new ChallengeStore(db);
     this.creations = new RateLimiterPostgres({
       storeClient: db,
       storeType: 'sequelize',
@@ -55,22 +52,24 @@ export class Challenges {
     }
     const id = randomUUID();
     const nonce = randomToken(16);
-    const [row] = await this.db.query<{ expires_at: Date }>(
-      `INSERT INTO admin_challenges (id, admin_user_id, session_id, nonce, status, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, 'pending', now() + make_interval(secs => $5), now()) RETURNING expires_at`,
-      { bind: [id, principal.admin_user_id, principal.session_id, nonce, this.config.challenge_ttl_seconds], type: QueryTypes.SELECT },
-    );
+    const expiresAt = await this.store.insert({
+      id,
+      adminUserId: principal.admin_user_id,
+      sessionId: principal.session_id,
+      nonce,
+      ttlSeconds: this.config.challenge_ttl_seconds,
+    });
     await this.auth.audit(
       { action: 'auth.challenge.create', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: id },
       origin,
     );
-    return { challenge_id: id, nonce, expires_at: row!.expires_at.toISOString() };
+    return { challenge_id: id, nonce, expires_at: expiresAt.toISOString() };
   }
 
   /** Password re-entry. Any failure burns the challenge: the client must ask for a new one. */
   async verify(challengeId: string, nonce: string, password: string, principal: AdminPrincipal, origin: RequestOrigin) {
     const fail = async (reason: string, message: string): Promise<never> => {
-      await this.db.query("UPDATE admin_challenges SET status = 'burned' WHERE id = $1 AND status = 'pending'", { bind: [challengeId] });
+      await this.store.burn(challengeId);
       await this.auth.audit(
         {
           action: 'auth.challenge.verify',
@@ -84,11 +83,7 @@ export class Challenges {
       );
       throw new ForbiddenError(message, { code: 'CHALLENGE_REFUSED' });
     };
-    const [row] = await this.db.query<{ nonce: string; status: string; admin_user_id: string; expired: boolean; password_hash: string }>(
-      `SELECT c.nonce, c.status, c.admin_user_id, c.expires_at <= now() AS expired, u.password_hash
-       FROM admin_challenges c JOIN admin_users u ON u.id = c.admin_user_id WHERE c.id = try_uuid($1)`,
-      { bind: [challengeId], type: QueryTypes.SELECT },
-    );
+    const row = await this.store.forVerify(challengeId);
     if (!row || row.admin_user_id !== principal.admin_user_id) throw new NotFoundError('challenge not found', { code: 'CHALLENGE_NOT_FOUND' });
     if (row.status !== 'pending') return fail('not_pending', `challenge is ${row.status}; request a new one`);
     if (row.expired) return fail('expired', 'challenge expired; request a new one');
@@ -118,17 +113,13 @@ export class Challenges {
     }
     await this.auth.throttle.succeeded(principal.username, origin.clientIp);
     const token = randomToken();
-    const [updated] = (await this.db.query(
-      `UPDATE admin_challenges SET status = 'verified', token_hash = $2, token_expires_at = now() + make_interval(secs => $3)
-       WHERE id = $1 AND status = 'pending' RETURNING token_expires_at`,
-      { bind: [challengeId, sha256(token), this.config.challenge_token_ttl_seconds] },
-    )) as [{ token_expires_at: Date }[], unknown];
-    if (!updated[0]) return fail('raced', 'challenge was already used; request a new one');
+    const tokenExpiresAt = await this.store.verify(challengeId, sha256(token), this.config.challenge_token_ttl_seconds);
+    if (!tokenExpiresAt) return fail('raced', 'challenge was already used; request a new one');
     await this.auth.audit(
       { action: 'auth.challenge.verify', outcome: 'success', actor_id: principal.admin_user_id, target_type: 'admin_challenge', target_id: challengeId },
       origin,
     );
-    return { challenge_token: token, expires_at: updated[0].token_expires_at.toISOString() };
+    return { challenge_token: token, expires_at: tokenExpiresAt.toISOString() };
   }
 
   /**
@@ -146,20 +137,8 @@ export class Challenges {
     };
     if (principal.api_token_id) return refuse('api_token', TOKENS_TAKE_NO_CHALLENGES);
     if (!token) return refuse('challenge_missing', 'challenge required: send x-admin-challenge-token from a verified challenge');
-    const [spent] = (await this.db.query(
-      `UPDATE admin_challenges c SET status = 'used', used_at = now()
-       FROM admin_sessions s
-       WHERE c.token_hash = $1 AND c.admin_user_id = $2 AND c.status = 'verified' AND c.token_expires_at > now()
-         AND s.id = c.session_id AND s.revoked_at IS NULL
-       RETURNING c.id`,
-      { bind: [sha256(token), principal.admin_user_id], transaction },
-    )) as [{ id: string }[], unknown];
-    if (spent[0]) return;
-    const [row] = await this.db.query<ChallengeRow>(
-      `SELECT c.admin_user_id, c.status, s.revoked_at IS NULL AS session_live
-       FROM admin_challenges c JOIN admin_sessions s ON s.id = c.session_id WHERE c.token_hash = $1`,
-      { bind: [sha256(token)], type: QueryTypes.SELECT, transaction },
-    );
+    if (await this.store.spend(sha256(token), principal.admin_user_id, transaction)) return;
+    const row = await this.store.byToken(sha256(token), transaction);
     if (!row) return refuse('challenge_invalid', 'challenge token is not valid');
     if (row.admin_user_id !== principal.admin_user_id) return refuse('challenge_foreign', 'challenge token belongs to another administrator');
     if (row.status === 'used') return refuse('challenge_used', 'challenge token was already used; request a new challenge');

@@ -1,9 +1,10 @@
 import { BadRequestError, NotFoundError, safeValidate } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { HostConfig } from '../config/schema.js';
 import type { AdminAuth, AdminPrincipal, RequestOrigin } from './admin-auth.js';
 import type { Challenges } from './challenges.js';
+import { SystemSettingStore } from './system-setting-store.js';
 
 interface SettingDefinition {
   description: string;
@@ -27,18 +28,19 @@ const SETTINGS: Record<string, SettingDefinition> = {
 
 /** Database-backed system settings; each read sees the latest write of any host instance. */
 export class SystemSettings {
+  private readonly store: SystemSettingStore;
+
   constructor(
-    private readonly db: Sequelize,
+    db: Sequelize,
     private readonly config: HostConfig,
     private readonly auth: AdminAuth,
     private readonly challenges: Challenges,
-  ) {}
+  ) {
+    this.store = new SystemSettingStore(db);
+  }
 
   async list() {
-    const rows = await this.db.query<{ config_key: string; value: unknown; updated_by: string | null; updated_at: Date }>(
-      'SELECT config_key, value, updated_by, updated_at FROM system_settings',
-      { type: QueryTypes.SELECT },
-    );
+    const rows = await this.store.all();
     const stored = new Map(rows.map((r) => [r.config_key, r]));
     return {
       items: Object.entries(SETTINGS).map(([key, def]) => {
@@ -58,8 +60,8 @@ export class SystemSettings {
 
   /** The effective value of a setting: the stored override, else the configuration. */
   async value<T>(key: keyof typeof SETTINGS & string): Promise<T> {
-    const [row] = await this.db.query<{ value: T }>('SELECT value FROM system_settings WHERE config_key = $1', { bind: [key], type: QueryTypes.SELECT });
-    return row ? row.value : (SETTINGS[key]!.fromConfig(this.config) as T);
+    const row = await this.store.value(key);
+    return (row ? row.value : SETTINGS[key]!.fromConfig(this.config)) as T;
   }
 
   /** Needs a challenge; the change, the spent challenge and the audit record commit together. */
@@ -85,13 +87,9 @@ export class SystemSettings {
       const why = parsed.issues.map((i) => [...i.loc, i.msg].join(' ')).join('; ');
       return refuse('invalid_value', new BadRequestError(`invalid value for ${key}: ${why}`, { code: 'SETTING_VALUE_INVALID' }));
     }
-    await this.db.transaction(async (transaction) => {
+    await this.store.transaction(async (transaction) => {
       await this.challenges.consume(challengeToken, principal, origin, transaction);
-      await this.db.query(
-        `INSERT INTO system_settings (config_key, value, updated_by, updated_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (config_key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-        { bind: [key, JSON.stringify(parsed.data), principal.admin_user_id], transaction },
-      );
+      await this.store.put(key, parsed.data, principal.admin_user_id, transaction);
       await this.auth.audit(
         {
           action: 'system_setting.update',
