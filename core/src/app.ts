@@ -15,6 +15,7 @@ import type { HostConfig } from './config/schema.js';
 import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
 import { EmbeddedPostgresServer } from './infra/postgres/embedded-postgres.js';
 import { withAdvisoryLock } from './db/advisory-lock.js';
+import { HostInstanceStore } from './db/host-instance-store.js';
 import { migrate, pendingMigrations, STARTUP_LOCK } from './db/migrator.js';
 import { createDomains, type Domains } from './domains.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
@@ -352,12 +353,9 @@ export class AgentHostApp {
       const applied = await migrate(sequelize, MIGRATIONS_DIR, this.logger);
       if (applied.length) this.logger.info({ count: applied.length, from: applied[0], to: applied.at(-1) }, 'migrations applied');
     }
-    await sequelize.query('INSERT INTO host_instances (id, hostname, pid, app_env, started_at) VALUES ($1, $2, $3, $4, now())', {
-      bind: [this.instanceId, os.hostname(), process.pid, this.config.app.env],
-    });
-    this.cleanups.push(async () => {
-      await sequelize.query('UPDATE host_instances SET stopped_at = now() WHERE id = $1', { bind: [this.instanceId] });
-    });
+    const instances = new HostInstanceStore(sequelize);
+    await instances.started(this.instanceId, this.config.app.env);
+    this.cleanups.push(() => instances.stopped(this.instanceId));
     this.logger.info({ database: redactUrl(this.databaseUrl) }, 'database ready');
   }
 
@@ -470,11 +468,11 @@ export class AgentHostApp {
   }
 
   private registerCoreHealthChecks(): void {
-    const sequelize = this.requireDatabase();
+    const instances = new HostInstanceStore(this.requireDatabase());
     this.health.add(
       'postgres',
       async () => {
-        await sequelize.query('SELECT 1');
+        await instances.ping();
         return { state: 'ok' };
       },
       { required: true },

@@ -10,22 +10,13 @@ import t from 'tap';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const LEGACY = [
-  'core/src/agents/mount-exposure.ts',
-  'core/src/app.ts',
   'core/src/chat/cost-overview.ts',
   'core/src/knowledge/corrections.ts',
-  'core/src/knowledge/documents.ts',
   'core/src/knowledge/ingestion-jobs.ts',
   'core/src/knowledge/ingestion-worker.ts',
   'core/src/knowledge/inspect-runs.ts',
-  'core/src/knowledge/keyword-search.ts',
-  'core/src/knowledge/knowledge.ts',
   'core/src/knowledge/mounts.ts',
-  'core/src/knowledge/rag-debug.ts',
-  'core/src/knowledge/retrieval.ts',
   'core/src/knowledge/sources.ts',
-  'core/src/services/encrypted-columns.ts',
-  'core/src/services/usage.ts',
 ];
 
 /** A string literal that opens an SQL statement (the codebase writes SQL keywords in capitals). */

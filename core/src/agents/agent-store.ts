@@ -68,6 +68,16 @@ export class AgentStore {
     return row;
   }
 
+  /** The agent's `public_access_mode`, read in the caller's transaction; `undefined` for an unknown agent. */
+  async publicAccessMode(id: string, transaction?: Transaction): Promise<string | undefined> {
+    const [row] = await this.db.query<{ public_access_mode: string }>('SELECT public_access_mode FROM agents WHERE id = try_uuid($1)', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    return row?.public_access_mode;
+  }
+
   async insert(id: string, fields: Partial<AgentFields>, createdBy: string | null, transaction: Transaction): Promise<void> {
     const columns = Object.keys(fields);
     await this.db.query(

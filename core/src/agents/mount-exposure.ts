@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
+import { AgentStore } from './agent-store.js';
 
 /**
  * What a new mount exposes, for its audit entry: a source, tool or skill mounted on a `public_anonymous` agent
@@ -9,10 +10,6 @@ export async function mountExposure(
   agentId: string,
   transaction: Transaction,
 ): Promise<{ agent_public_access_mode: string | null; exposed_publicly: boolean }> {
-  const [row] = await db.query<{ public_access_mode: string }>('SELECT public_access_mode FROM agents WHERE id = try_uuid($1)', {
-    bind: [agentId],
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  return { agent_public_access_mode: row?.public_access_mode ?? null, exposed_publicly: row?.public_access_mode === 'public_anonymous' };
+  const mode = await new AgentStore(db).publicAccessMode(agentId, transaction);
+  return { agent_public_access_mode: mode ?? null, exposed_publicly: mode === 'public_anonymous' };
 }

@@ -36,6 +36,45 @@ export class DocumentRepository {
     private readonly textSearchConfig: string,
   ) {}
 
+  /** A new upload's row: `uploaded`, its vectors to build. */
+  async insert(
+    document: {
+      id: string;
+      sourceId: string;
+      filename: string;
+      contentType: string;
+      size: number;
+      sha256: string;
+      objectKey: string;
+      metadata: Record<string, unknown>;
+    },
+    createdBy: string | null,
+    transaction: Transaction,
+  ): Promise<void> {
+    await this.db.query(
+      `INSERT INTO knowledge_documents (id, source_id, filename, content_type, size_bytes, sha256, object_key, status, vector_status, metadata_json, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploaded', 'reindex_required', $8, $9, now(), now())`,
+      {
+        bind: [
+          document.id,
+          document.sourceId,
+          document.filename,
+          document.contentType,
+          document.size,
+          document.sha256,
+          document.objectKey,
+          JSON.stringify(document.metadata),
+          createdBy,
+        ],
+        transaction,
+      },
+    );
+  }
+
+  async delete(documentId: string, transaction: Transaction): Promise<void> {
+    await this.db.query('DELETE FROM knowledge_documents WHERE id = $1', { bind: [documentId], transaction });
+  }
+
   async find(documentId: string): Promise<DocumentRow | undefined> {
     const [row] = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE id = try_uuid($1)', {
       bind: [documentId],

@@ -98,13 +98,10 @@ export class KnowledgeDocuments {
     else await this.objectStore.putStream(key, createReadStream(file.data.path), { contentType: file.contentType, size });
     try {
       await this.db.transaction(async (transaction) => {
-        await this.db.query(
-          `INSERT INTO knowledge_documents (id, source_id, filename, content_type, size_bytes, sha256, object_key, status, vector_status, metadata_json, created_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploaded', 'reindex_required', $8, $9, now(), now())`,
-          {
-            bind: [id, sourceId, file.filename, file.contentType, size, sha256, key, JSON.stringify(metadata), op.operator.admin_user_id],
-            transaction,
-          },
+        await this.repository.insert(
+          { id, sourceId, filename: file.filename, contentType: file.contentType, size, sha256, objectKey: key, metadata },
+          op.operator.admin_user_id,
+          transaction,
         );
         await auditOperation(
           this.db,
@@ -164,7 +161,7 @@ export class KnowledgeDocuments {
   async purge(row: DocumentRow, alsoWrite?: (transaction: Transaction) => Promise<void>): Promise<void> {
     if (row.vector_collection) await this.index.deleteDocument(row.vector_collection, row.id);
     await this.db.transaction(async (transaction) => {
-      await this.db.query('DELETE FROM knowledge_documents WHERE id = $1', { bind: [row.id], transaction });
+      await this.repository.delete(row.id, transaction);
       await alsoWrite?.(transaction);
     });
     await this.objectStore

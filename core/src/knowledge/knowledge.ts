@@ -13,6 +13,7 @@ import { IngestionWorker } from './ingestion-worker.js';
 import { InspectRuns } from './inspect-runs.js';
 import { KnowledgeMounts } from './mounts.js';
 import { ragDebug, type RagDebugInput } from './rag-debug.js';
+import { RetrievalStore } from './retrieval-store.js';
 import { Retrieval } from './retrieval.js';
 import { KnowledgeSources } from './sources.js';
 import { TurnRetrieval, type RetrievingAgent } from './turn-retrieval.js';
@@ -70,7 +71,7 @@ export class Knowledge {
 
   /** Checks the text search configuration and defines the ingestion jobs; call before the job store starts. */
   async start(jobs: JobScheduler): Promise<void> {
-    await this.deps.db.query('SELECT $1::regconfig', { bind: [this.deps.config.text_search_config] }).catch((error: unknown) => {
+    await new RetrievalStore(this.deps.db).checkTextSearchConfig(this.deps.config.text_search_config).catch((error: unknown) => {
       throw new Error(`[knowledge] text_search_config "${this.deps.config.text_search_config}" is not a Postgres text search configuration`, { cause: error });
     });
     this.scheduler = jobs;

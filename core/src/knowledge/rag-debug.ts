@@ -1,6 +1,7 @@
 import { NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
+import { RetrievalStore } from './retrieval-store.js';
 import { emptyRun, type Retrieval, type RetrievalRun } from './retrieval.js';
 
 export const ragDebugSchema = z
@@ -34,12 +35,7 @@ function conclusion(run: RetrievalRun, agentId: string | null): { code: string; 
  * text, with `query`, `threshold` and `top_k` overridable; nothing is stored.
  */
 export async function ragDebug(db: Sequelize, retrieval: Retrieval, sessionId: string, turnId: string, input: RagDebugInput) {
-  const [turn] = await db.query<{ agent_id: string | null; user_text: string; retrieval_config: { top_k?: number; score_threshold?: number } | null }>(
-    `SELECT t.agent_id, um.content AS user_text, a.retrieval_config FROM conversation_turns t
-     JOIN chat_messages um ON um.id = t.user_message_id LEFT JOIN agents a ON a.id = t.agent_id
-     WHERE t.session_id = $1 AND t.id = try_uuid($2)`,
-    { bind: [sessionId, turnId], type: QueryTypes.SELECT },
-  );
+  const turn = await new RetrievalStore(db).storedTurn(sessionId, turnId);
   if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
   const defaults = retrieval.settingsFor(turn.retrieval_config);
   const settings = { top_k: input.top_k ?? defaults.top_k, threshold: input.threshold ?? defaults.threshold };

@@ -1,21 +1,12 @@
 import type { Logger } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
-import { preparedQuery } from '../db/prepared-query.js';
-import { keywordSearch, queryWords } from './keyword-search.js';
-import { servableDocument } from './servable.js';
+import { queryWords, RetrievalStore, type DocumentInfo, type MountedSource } from './retrieval-store.js';
 import type { VectorIndex } from './vector-index.js';
 
 export interface RetrievalSettings {
   top_k: number;
   threshold: number;
-}
-
-export interface MountedSource {
-  source_id: string;
-  name: string;
-  source_kind: string;
-  priority: number;
 }
 
 /** One chunk retrieval hands on, with its source fields (spec 2.2). */
@@ -69,14 +60,6 @@ export interface RetrievalRun {
   chunks: RagChunk[];
 }
 
-interface DocumentInfo {
-  id: string;
-  filename: string;
-  status: string;
-  metadata_json: Record<string, unknown>;
-  servable: boolean;
-}
-
 /** A run that found nothing (yet). */
 export function emptyRun(query: string, settings: RetrievalSettings, sources: MountedSource[] = []): RetrievalRun {
   return {
@@ -101,26 +84,24 @@ const preview = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…
  * Only chunks of documents currently `indexed` and servable are returned.
  */
 export class Retrieval {
+  private readonly store: RetrievalStore;
+
   constructor(
-    private readonly db: Sequelize,
+    db: Sequelize,
     private readonly index: VectorIndex,
     private readonly config: HostConfig['knowledge'],
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.store = new RetrievalStore(db);
+  }
 
   /** The agent's `retrieval_config` over the `[knowledge]` defaults. */
   settingsFor(retrievalConfig: { top_k?: number; score_threshold?: number } | null | undefined): RetrievalSettings {
     return { top_k: retrievalConfig?.top_k ?? this.config.default_top_k, threshold: retrievalConfig?.score_threshold ?? this.config.default_score_threshold };
   }
 
-  async mountedSources(agentId: string): Promise<MountedSource[]> {
-    return preparedQuery<MountedSource>(
-      this.db,
-      'turn_knowledge_sources',
-      `SELECT s.id AS source_id, s.name, s.source_kind, s.priority FROM knowledge_mounts m JOIN knowledge_sources s ON s.id = m.source_id
-       WHERE m.agent_id = try_uuid($1) ORDER BY s.priority DESC, s.name, s.id`,
-      [agentId],
-    );
+  mountedSources(agentId: string): Promise<MountedSource[]> {
+    return this.store.mountedSources(agentId);
   }
 
   /** `sources`: the agent's mounted sources when the caller has read them already. */
@@ -190,7 +171,7 @@ export class Retrieval {
 
   private async keywordFallback(run: RetrievalRun, sources: Map<string, MountedSource>): Promise<RagChunk[]> {
     const words = queryWords(run.query);
-    const hits = await keywordSearch(this.db, this.config.text_search_config, [...sources.keys()], words, run.top_k);
+    const hits = await this.store.keywordSearch(this.config.text_search_config, [...sources.keys()], words, run.top_k);
     const documents = await this.documents(hits.map((h) => h.document_id));
     run.keyword_fallback = {
       used: true,
@@ -222,13 +203,7 @@ export class Retrieval {
   private async documents(ids: string[]): Promise<Map<string, DocumentInfo>> {
     const wanted = [...new Set(ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)))];
     if (!wanted.length) return new Map();
-    const rows = await this.db.query<DocumentInfo>(
-      `SELECT d.id, d.filename, d.status, d.metadata_json, ${servableDocument('d')} AS servable FROM knowledge_documents d WHERE d.id = ANY($1::uuid[])`,
-      {
-        bind: [wanted],
-        type: QueryTypes.SELECT,
-      },
-    );
+    const rows = await this.store.documentInfos(wanted);
     return new Map(rows.map((r) => [r.id, r]));
   }
 }

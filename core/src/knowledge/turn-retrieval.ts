@@ -1,5 +1,6 @@
 import type { Logger, RetrievalHandle, RetrievedChunk } from '@agent-host/sdk';
-import type { MountedSource, RagChunk, Retrieval, RetrievalRun } from './retrieval.js';
+import type { MountedSource } from './retrieval-store.js';
+import type { RagChunk, Retrieval, RetrievalRun } from './retrieval.js';
 
 /** The agent fields retrieval needs. */
 export interface RetrievingAgent {

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { EncryptedColumnStore } from './encrypted-column-store.js';
 import type { Keyring } from './secrets.js';
 
 /** Every column holding ciphertexts, by table and key column: what `agent-host secrets reencrypt` walks. */
@@ -14,11 +15,10 @@ export const storedAt = (at: Pick<EncryptedColumn, 'table' | 'column'>, rowId: s
  * value without its row bound), one row at a time; a value no key decrypts stops the walk with its row named.
  */
 export async function reencryptAll(db: Sequelize, keyring: Keyring): Promise<{ table: string; column: string; rewritten: number; current: number }[]> {
+  const store = new EncryptedColumnStore(db);
   const report = [];
   for (const at of ENCRYPTED_COLUMNS) {
-    const rows = await db.query<{ id: string; value: string }>(`SELECT ${at.id} AS id, ${at.column} AS value FROM ${at.table} ORDER BY ${at.id}`, {
-      type: QueryTypes.SELECT,
-    });
+    const rows = await store.values(at);
     let rewritten = 0;
     for (const row of rows) {
       if (keyring.isCurrent(row.value)) continue;
@@ -29,9 +29,7 @@ export async function reencryptAll(db: Sequelize, keyring: Keyring): Promise<{ t
         throw new Error(`${at.table} ${row.id} (${at.column}): ${(error as Error).message}`, { cause: error });
       }
       // Only if nobody rewrote it meanwhile (a rotation between the read and this update).
-      await db.query(`UPDATE ${at.table} SET ${at.column} = $2 WHERE ${at.id} = $1 AND ${at.column} = $3`, {
-        bind: [row.id, keyring.encrypt(plaintext, storedAt(at, row.id)), row.value],
-      });
+      await store.replace(at, row.id, row.value, keyring.encrypt(plaintext, storedAt(at, row.id)));
       rewritten++;
     }
     report.push({ table: at.table, column: at.column, rewritten, current: rows.length - rewritten });

@@ -1,6 +1,7 @@
 import { getEncoding, type Tiktoken } from 'js-tiktoken';
 import type { Sequelize } from 'sequelize';
 import type { UsageRecorder } from '@agent-host/sdk';
+import { insertUsageEvent } from '../usage/usage-event-store.js';
 
 let encoder: Tiktoken | undefined;
 
@@ -18,15 +19,6 @@ export function estimateTokens(text: string): number | undefined {
 export function createUsageRecorder(sequelize: Sequelize, source: string): UsageRecorder {
   return {
     estimateTokens,
-    async record(scope, usage) {
-      await sequelize.query(
-        `INSERT INTO model_usage_events
-           (scope_kind, scope_id, model_provider, model_name, input_tokens, output_tokens, token_usage_source, source, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
-        {
-          bind: [scope.scope_kind, scope.scope_id, usage.model_provider, usage.model_name, usage.input_tokens, usage.output_tokens, usage.source, source],
-        },
-      );
-    },
+    record: (scope, usage) => insertUsageEvent(sequelize, scope, usage, source),
   };
 }

@@ -1,6 +1,6 @@
-// Reads the model calls stored in `model_usage_events` (written by the
-// UsageRecorder) back as `ModelCall`s, so turns, scheduled runs and
-// evaluation items can be summarized from stored events.
+// The SQL of `model_usage_events`: each model call's usage as the UsageRecorder writes it, read back as `ModelCall`s,
+// so turns, scheduled runs and evaluation items can be summarized from stored events.
+import type { ModelCallUsage, UsageScope } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ModelCall } from './token-usage.js';
 
@@ -36,6 +36,16 @@ function toCall(row: UsageEventRow): StoredModelCall {
  * 'no_model_invocation'` are not model calls and are left out, so a scope
  * without calls summarizes as `no_model_invocation`.
  */
+/** Writes one model call's usage, with the plugin or core part that made it. */
+export async function insertUsageEvent(sequelize: Sequelize, scope: UsageScope, usage: ModelCallUsage, source: string): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO model_usage_events
+       (scope_kind, scope_id, model_provider, model_name, input_tokens, output_tokens, token_usage_source, source, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
+    { bind: [scope.scope_kind, scope.scope_id, usage.model_provider, usage.model_name, usage.input_tokens, usage.output_tokens, usage.source, source] },
+  );
+}
+
 export async function readUsageCalls(sequelize: Sequelize, scope_kind: string, scope_ids: readonly string[]): Promise<StoredModelCall[]> {
   if (scope_ids.length === 0) return [];
   const rows = await sequelize.query<UsageEventRow>(
