@@ -15,8 +15,6 @@ const LEGACY = [
   'core/src/knowledge/ingestion-jobs.ts',
   'core/src/knowledge/ingestion-worker.ts',
   'core/src/knowledge/inspect-runs.ts',
-  'core/src/knowledge/mounts.ts',
-  'core/src/knowledge/sources.ts',
 ];
 
 /** A string literal that opens an SQL statement (the codebase writes SQL keywords in capitals). */

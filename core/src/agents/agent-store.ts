@@ -68,6 +68,11 @@ export class AgentStore {
     return row;
   }
 
+  async exists(id: string): Promise<boolean> {
+    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [id], type: QueryTypes.SELECT });
+    return row !== undefined;
+  }
+
   /** The agent's `public_access_mode`, read in the caller's transaction; `undefined` for an unknown agent. */
   async publicAccessMode(id: string, transaction?: Transaction): Promise<string | undefined> {
     const [row] = await this.db.query<{ public_access_mode: string }>('SELECT public_access_mode FROM agents WHERE id = try_uuid($1)', {

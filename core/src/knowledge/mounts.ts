@@ -1,25 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
 import { auditOperation, type Operation } from '../admin/operation.js';
+import { AgentStore } from '../agents/agent-store.js';
 import { mountExposure } from '../agents/mount-exposure.js';
-import { MANAGED_CORRECTION, type SourceRow } from './sources.js';
+import { SourceMountStore, type SourceMountRow } from './source-mount-store.js';
+import { SourceStore } from './source-store.js';
+import { MANAGED_CORRECTION } from './sources.js';
 
 export const mountCreateSchema = z.object({ source_id: z.string().uuid() }).strict();
 export type MountCreateInput = z.output<typeof mountCreateSchema>;
-
-interface MountRow {
-  id: string;
-  agent_id: string;
-  source_id: string;
-  source_name: string;
-  source_kind: string;
-  created_at: Date;
-}
-
-const MOUNT_SELECT = `SELECT m.id, m.agent_id, m.source_id, s.name AS source_name, s.source_kind, m.created_at
-  FROM knowledge_mounts m JOIN knowledge_sources s ON s.id = m.source_id`;
 
 /**
  * Mounts of knowledge sources on agents (spec 4.8). Managed-correction
@@ -27,20 +18,27 @@ const MOUNT_SELECT = `SELECT m.id, m.agent_id, m.source_id, s.name AS source_nam
  * agent, and never unmounted here (rule 1).
  */
 export class KnowledgeMounts {
-  constructor(private readonly db: Sequelize) {}
+  private readonly store: SourceMountStore;
+  private readonly sources: SourceStore;
+  private readonly agents: AgentStore;
+
+  constructor(
+    /** For the audit rows each write commits with, and the agent's mount exposure they record. */
+    private readonly db: Sequelize,
+  ) {
+    this.store = new SourceMountStore(db);
+    this.sources = new SourceStore(db);
+    this.agents = new AgentStore(db);
+  }
 
   async list(agentId: string) {
     await this.requireAgent(agentId);
-    const rows = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.created_at, m.id`, {
-      bind: [agentId],
-      type: QueryTypes.SELECT,
-    });
-    return { items: rows.map(presentMount) };
+    return { items: (await this.store.ofAgent(agentId)).map(presentMount) };
   }
 
   async create(agentId: string, input: MountCreateInput, op: Operation) {
     await this.requireAgent(agentId);
-    const [source] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = $1', { bind: [input.source_id], type: QueryTypes.SELECT });
+    const source = await this.sources.find(input.source_id);
     if (!source) throw new NotFoundError(`knowledge source ${input.source_id} not found`, { code: 'KNOWLEDGE_SOURCE_NOT_FOUND' });
     if (source.source_kind === MANAGED_CORRECTION) {
       throw new ConflictError(
@@ -49,13 +47,9 @@ export class KnowledgeMounts {
       );
     }
     const id = randomUUID();
-    await this.db.transaction(async (transaction) => {
-      const inserted = await this.db.query<{ id: string }>(
-        `INSERT INTO knowledge_mounts (id, agent_id, source_id, created_by, created_at) VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (agent_id, source_id) DO NOTHING RETURNING id`,
-        { bind: [id, agentId, source.id, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
-      );
-      if (!inserted.length) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`, { code: 'MOUNT_EXISTS' });
+    await this.store.transaction(async (transaction) => {
+      const inserted = await this.store.insert({ id, agentId, sourceId: source.id }, op.operator.admin_user_id, transaction);
+      if (!inserted) throw new ConflictError(`knowledge source ${source.id} is already mounted on agent ${agentId}`, { code: 'MOUNT_EXISTS' });
       await auditOperation(
         this.db,
         'core.knowledge',
@@ -69,24 +63,17 @@ export class KnowledgeMounts {
         transaction,
       );
     });
-    const [row] = await this.db.query<MountRow>(`${MOUNT_SELECT} WHERE m.id = $1`, { bind: [id], type: QueryTypes.SELECT });
-    return presentMount(row!);
+    return presentMount((await this.store.find(id))!);
   }
 
   /** Deletes by `mount_id`, or, when no mount of the agent has that id, by the agent and `source_id` (the transition rule of 4.8). */
   async delete(agentId: string, key: string, op: Operation) {
-    const [mount] = await this.db.query<MountRow>(
-      `${MOUNT_SELECT} WHERE m.agent_id = try_uuid($1) AND (m.id = try_uuid($2) OR m.source_id = try_uuid($2)) ORDER BY (m.id = try_uuid($2)) DESC LIMIT 1`,
-      {
-        bind: [agentId, key],
-        type: QueryTypes.SELECT,
-      },
-    );
+    const mount = await this.store.byMountOrSource(agentId, key);
     if (!mount) throw new NotFoundError(`agent ${agentId} has no mount ${key} (looked up as mount_id, then as source_id)`, { code: 'MOUNT_NOT_FOUND' });
     if (mount.source_kind === MANAGED_CORRECTION)
       throw new ConflictError(`the mount of managed_correction source ${mount.source_id} cannot be removed by hand`, { code: 'MANAGED_SOURCE_READ_ONLY' });
-    await this.db.transaction(async (transaction) => {
-      await this.db.query('DELETE FROM knowledge_mounts WHERE id = $1', { bind: [mount.id], transaction });
+    await this.store.transaction(async (transaction) => {
+      await this.store.delete(mount.id, transaction);
       await auditOperation(
         this.db,
         'core.knowledge',
@@ -101,12 +88,7 @@ export class KnowledgeMounts {
   /** Mounts an agent's managed-correction source on it, in the publish's transaction (rule 1); mounting twice is a no-op. */
   async mountManaged(agentId: string, sourceId: string, op: Operation, transaction: Transaction): Promise<void> {
     const id = randomUUID();
-    const inserted = await this.db.query(
-      `INSERT INTO knowledge_mounts (id, agent_id, source_id, created_by, created_at) VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (agent_id, source_id) DO NOTHING RETURNING id`,
-      { bind: [id, agentId, sourceId, op.operator.admin_user_id], type: QueryTypes.SELECT, transaction },
-    );
-    if (inserted.length) {
+    if (await this.store.insert({ id, agentId, sourceId }, op.operator.admin_user_id, transaction)) {
       await auditOperation(
         this.db,
         'core.knowledge',
@@ -118,12 +100,11 @@ export class KnowledgeMounts {
   }
 
   private async requireAgent(agentId: string): Promise<void> {
-    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    if (!row) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
+    if (!(await this.agents.exists(agentId))) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
   }
 }
 
-function presentMount(row: MountRow) {
+function presentMount(row: SourceMountRow) {
   return {
     mount_id: row.id,
     agent_id: row.agent_id,

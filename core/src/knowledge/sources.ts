@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
 import { DEFAULT_CHUNKING, parseChunking } from './chunking.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
+import { SourceStore, type SourceRow } from './source-store.js';
 
-export const MANAGED_CORRECTION = 'managed_correction';
+export const MANAGED_CORRECTION = 'managed_correction' as const;
 /** Managed-correction sources rank first among equally close chunks: a correction is an operator's verified answer. */
 const MANAGED_CORRECTION_PRIORITY = 1000;
 
@@ -49,44 +49,24 @@ export const sourceViewSchema = z
   .meta({ id: 'KnowledgeSource' });
 export type SourceView = z.output<typeof sourceViewSchema>;
 
-export interface SourceRow {
-  id: string;
-  name: string;
-  description: string;
-  source_kind: SourceView['source_kind'];
-  managed_for_agent_id: string | null;
-  priority: number;
-  chunking_strategy: string;
-  chunking_params: Record<string, number>;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** Knowledge sources (spec 2.6, 4.8). Every write commits with its audit record. */
 export class KnowledgeSources {
-  constructor(private readonly db: Sequelize) {}
+  private readonly store: SourceStore;
+
+  constructor(
+    /** For the audit rows each write commits with. */
+    private readonly db: Sequelize,
+  ) {
+    this.store = new SourceStore(db);
+  }
 
   list(options: { limit: number; cursor?: string }) {
-    return newestFirst<SourceRow & { document_count: string }, ReturnType<typeof presentSource>>(
-      this.db,
-      {
-        select: 'r.*, (SELECT count(*) FROM knowledge_documents d WHERE d.source_id = r.id) AS document_count',
-        from: 'knowledge_sources',
-        where: 'true',
-        bind: [],
-      },
-      options,
-      (r) => presentSource(r, Number(r.document_count)),
-    );
+    return this.store.page(options, presentSource);
   }
 
   async get(id: string) {
     const row = await this.find(id);
-    const [{ count }] = (await this.db.query<{ count: string }>('SELECT count(*) FROM knowledge_documents WHERE source_id = $1', {
-      bind: [id],
-      type: QueryTypes.SELECT,
-    })) as [{ count: string }];
-    return presentSource(row, Number(count));
+    return presentSource(row, await this.store.documentCount(id));
   }
 
   async create(input: SourceCreateInput, op: Operation) {
@@ -95,14 +75,18 @@ export class KnowledgeSources {
       params: ['body', 'chunking_params'],
     });
     const id = randomUUID();
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `INSERT INTO knowledge_sources (id, name, description, source_kind, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
-         VALUES ($1, $2, $3, 'standard', $4, $5, $6, $7, now(), now())`,
+    await this.store.transaction(async (transaction) => {
+      await this.store.insertStandard(
+        id,
         {
-          bind: [id, input.name, input.description ?? '', input.priority ?? 0, chunking.strategy, JSON.stringify(chunking.params), op.operator.admin_user_id],
-          transaction,
+          name: input.name,
+          description: input.description ?? '',
+          priority: input.priority ?? 0,
+          chunking_strategy: chunking.strategy,
+          chunking_params: chunking.params,
         },
+        op.operator.admin_user_id,
+        transaction,
       );
       await auditOperation(
         this.db,
@@ -128,20 +112,17 @@ export class KnowledgeSources {
             },
           )
         : { strategy: current.chunking_strategy, params: current.chunking_params };
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `UPDATE knowledge_sources SET name = $2, description = $3, priority = $4, chunking_strategy = $5, chunking_params = $6, updated_at = now() WHERE id = $1`,
+    await this.store.transaction(async (transaction) => {
+      await this.store.update(
+        id,
         {
-          bind: [
-            id,
-            input.name ?? current.name,
-            input.description ?? current.description,
-            input.priority ?? current.priority,
-            chunking.strategy,
-            JSON.stringify(chunking.params),
-          ],
-          transaction,
+          name: input.name ?? current.name,
+          description: input.description ?? current.description,
+          priority: input.priority ?? current.priority,
+          chunking_strategy: chunking.strategy,
+          chunking_params: chunking.params,
         },
+        transaction,
       );
       await auditOperation(
         this.db,
@@ -160,27 +141,20 @@ export class KnowledgeSources {
    * once meet on the unique index and both get the same source.
    */
   async managedCorrectionSource(agent: { id: string; name: string }, op: Operation, transaction: Transaction): Promise<SourceRow> {
-    const created = await this.db.query<SourceRow>(
-      `INSERT INTO knowledge_sources (id, name, description, source_kind, managed_for_agent_id, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())
-       ON CONFLICT (managed_for_agent_id) WHERE source_kind = 'managed_correction' DO NOTHING RETURNING *`,
+    const { row, created } = await this.store.ensureManaged(
+      agent.id,
       {
-        bind: [
-          randomUUID(),
-          `Corrections: ${agent.name}`.slice(0, 200),
-          "Published corrections of this agent's answers; maintained by the correction publish flow.",
-          MANAGED_CORRECTION,
-          agent.id,
-          MANAGED_CORRECTION_PRIORITY,
-          DEFAULT_CHUNKING.strategy,
-          JSON.stringify(DEFAULT_CHUNKING.params),
-          op.operator.admin_user_id,
-        ],
-        type: QueryTypes.SELECT,
-        transaction,
+        name: `Corrections: ${agent.name}`.slice(0, 200),
+        description: "Published corrections of this agent's answers; maintained by the correction publish flow.",
+        source_kind: MANAGED_CORRECTION,
+        priority: MANAGED_CORRECTION_PRIORITY,
+        chunking_strategy: DEFAULT_CHUNKING.strategy,
+        chunking_params: DEFAULT_CHUNKING.params,
       },
+      op.operator.admin_user_id,
+      transaction,
     );
-    if (created[0]) {
+    if (created) {
       await auditOperation(
         this.db,
         'core.knowledge',
@@ -188,30 +162,17 @@ export class KnowledgeSources {
         {
           action: 'knowledge_source.create',
           target_type: 'knowledge_source',
-          target_id: created[0].id,
+          target_id: row.id,
           payload: { source_kind: MANAGED_CORRECTION, agent_id: agent.id },
         },
         transaction,
       );
-      return created[0];
     }
-    const [existing] = await this.db.query<SourceRow>(
-      `SELECT * FROM knowledge_sources WHERE managed_for_agent_id = $1 AND source_kind = '${MANAGED_CORRECTION}'`,
-      {
-        bind: [agent.id],
-        type: QueryTypes.SELECT,
-        transaction,
-      },
-    );
-    return existing!;
+    return row;
   }
 
   async find(id: string, transaction?: Transaction): Promise<SourceRow> {
-    const [row] = await this.db.query<SourceRow>('SELECT * FROM knowledge_sources WHERE id = try_uuid($1)', {
-      bind: [id],
-      type: QueryTypes.SELECT,
-      ...(transaction && { transaction }),
-    });
+    const row = await this.store.find(id, transaction);
     if (!row) throw new NotFoundError(`knowledge source ${id} not found`, { code: 'KNOWLEDGE_SOURCE_NOT_FOUND' });
     return row;
   }

@@ -37,11 +37,6 @@ export class SkillMountStore {
     return this.db.transaction(work);
   }
 
-  async agentExists(agentId: string): Promise<boolean> {
-    const [row] = await this.db.query('SELECT 1 FROM agents WHERE id = try_uuid($1)', { bind: [agentId], type: QueryTypes.SELECT });
-    return row !== undefined;
-  }
-
   /** The agent's mounts, highest priority first; only those a turn runs (active, of an active skill) with `runnableOnly`. */
   ofAgent(agentId: string, runnableOnly: boolean): Promise<RunnableSkill[]> {
     return this.db.query<RunnableSkill>(

@@ -6,6 +6,7 @@ import { MOUNT_DEFAULTS } from '../mcp/admin/schemas.js';
 import { requireActiveServer } from './backend-checks.js';
 import type { SkillMcpServers } from './mcp-servers.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
+import { AgentStore } from '../agents/agent-store.js';
 import { mountExposure } from '../agents/mount-exposure.js';
 import type { SkillAssets } from './skill-assets.js';
 import type { SkillVersions } from './skill-versions.js';
@@ -46,6 +47,7 @@ export type SkillMountUpdateInput = z.output<typeof skillMountUpdateSchema>;
  */
 export class SkillMounts {
   private readonly store: SkillMountStore;
+  private readonly agents: AgentStore;
 
   constructor(
     /** For the audit rows each write commits with, and the agent's mount exposure they record. */
@@ -55,6 +57,7 @@ export class SkillMounts {
     private readonly servers: SkillMcpServers,
   ) {
     this.store = new SkillMountStore(db);
+    this.agents = new AgentStore(db);
   }
 
   async list(agentId: string) {
@@ -166,7 +169,7 @@ export class SkillMounts {
   }
 
   private async requireAgent(agentId: string): Promise<void> {
-    if (!(await this.store.agentExists(agentId))) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
+    if (!(await this.agents.exists(agentId))) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
   }
 }
 
