@@ -12,8 +12,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const LEGACY = [
   'core/src/chat/cost-overview.ts',
   'core/src/knowledge/corrections.ts',
-  'core/src/knowledge/ingestion-jobs.ts',
-  'core/src/knowledge/ingestion-worker.ts',
   'core/src/knowledge/inspect-runs.ts',
 ];
 

@@ -9,7 +9,7 @@ import { pipPackageOf } from '../../core/src/infra/process/pip-venv.js';
 import { HealthRegistry } from '../../core/src/services/health.js';
 import { createLocalObjectStore } from '../../core/src/services/object-store-local.js';
 import { createSecrets, parseSecretsKey, resolveSecretsKey } from '../../core/src/services/secrets.js';
-import { estimateTokens } from '../../core/src/services/usage.js';
+import { estimateTokens } from '../../core/src/usage/token-estimate.js';
 
 t.test('secrets: AES-256-GCM round trip, fresh IV each time, tampering detected', async (t) => {
   const secrets = createSecrets(parseSecretsKey(Buffer.alloc(32, 7).toString('base64')));

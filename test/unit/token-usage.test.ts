@@ -3,7 +3,7 @@
 import t from 'tap';
 import { DEFAULT_CONFIG_DIR, loadConfig } from '../../core/src/index.js';
 import { configSchema, type CatalogModel } from '../../core/src/config/schema.js';
-import { estimateTokens } from '../../core/src/services/usage.js';
+import { estimateTokens } from '../../core/src/usage/token-estimate.js';
 import { estimateCost, estimateInteractionCost, pricingFromConfig, pricingKey, type CostEntry, type ModelPrices } from '../../core/src/usage/cost.js';
 import { countTurnUsage, rollupUsage, summarizeTurnUsage, type ModelCall, type TokenUsageSummary } from '../../core/src/usage/token-usage.js';
 

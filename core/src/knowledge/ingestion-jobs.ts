@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type JobScheduler } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
 import { parseChunking, type Chunking } from './chunking.js';
 import type { DocumentResult, IndexMode } from './document-indexer.js';
 import type { DocumentRepository } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
+import { IngestionJobStore, type IngestionJobRow, type JobKind } from './ingestion-job-store.js';
 import type { KnowledgeSources } from './sources.js';
 
 export const INGEST_JOB = 'ingest';
@@ -24,65 +24,32 @@ export const rebuildSchema = z
 export type IngestInput = z.output<typeof ingestSchema>;
 export type RebuildInput = z.output<typeof rebuildSchema>;
 
-/** What a job does: index documents (parsing them), rebuild from their parse snapshots, or index a correction's candidate document (from the snapshot its publish wrote). */
-export type JobKind = IndexMode | 'publish_correction';
-
-/** `queued -> running -> succeeded | partially_failed | failed`; a running job whose lease lapsed is `recovering` until a worker claims it again. */
-export type IngestionStatus = 'queued' | 'running' | 'recovering' | 'succeeded' | 'partially_failed' | 'failed';
-
-export interface IngestionJobRow {
-  id: string;
-  source_id: string;
-  job_kind: JobKind;
-  status: IngestionStatus;
-  document_ids: string[];
-  documents_total: number;
-  documents_done: number;
-  documents_failed: number;
-  document_results: DocumentResult[];
-  chunking_strategy: string | null;
-  chunking_params: Record<string, number> | null;
-  error_message: string | null;
-  attempt_count: number;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  worker_heartbeat_at: Date | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-}
-
-const ACTIVE = "('queued', 'running', 'recovering')";
-
 /** Ingestion jobs: what `POST .../ingest` and `.../rebuild-from-snapshot` queue, and their status (spec 4.8). */
 export class IngestionJobs {
+  private readonly store: IngestionJobStore;
+
   constructor(
+    /** For the audit rows each job commits with. */
     private readonly db: Sequelize,
     private readonly sources: KnowledgeSources,
     private readonly documents: DocumentRepository,
     private readonly jobs: () => JobScheduler,
-  ) {}
+  ) {
+    this.store = new IngestionJobStore(db);
+  }
 
   async ingest(sourceId: string, input: IngestInput, op: Operation) {
     await this.sources.requireStandard(sourceId, 'ingested through the ingest endpoint');
     let ids: string[];
     if (input.document_ids) {
-      const found = await this.db.query<{ id: string }>('SELECT id FROM knowledge_documents WHERE source_id = $1 AND id = ANY($2::uuid[])', {
-        bind: [sourceId, input.document_ids],
-        type: QueryTypes.SELECT,
-      });
-      const known = new Set(found.map((r) => r.id));
+      const known = new Set(await this.store.documentsOf(sourceId, input.document_ids));
       const issues = input.document_ids.flatMap((id, i) =>
         known.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }],
       );
       if (issues.length) throw new ValidationError(issues);
       ids = [...known];
     } else {
-      const rows = await this.db.query<{ id: string }>(
-        `SELECT id FROM knowledge_documents WHERE source_id = $1 AND ($2 OR status <> 'indexed' OR vector_status <> 'indexed') ORDER BY created_at, id`,
-        { bind: [sourceId, input.force ?? false], type: QueryTypes.SELECT },
-      );
-      ids = rows.map((r) => r.id);
+      ids = await this.store.documentsToIngest(sourceId, input.force ?? false);
     }
     return this.queue(sourceId, 'ingest', ids, null, op);
   }
@@ -104,7 +71,7 @@ export class IngestionJobs {
 
   async list(sourceId: string, options: { limit: number; cursor?: string }) {
     await this.sources.find(sourceId);
-    return newestFirst(this.db, { from: 'ingestion_jobs', where: 'r.source_id = $1', bind: [sourceId] }, options, presentJob);
+    return this.store.page(sourceId, options, presentJob);
   }
 
   async get(jobId: string) {
@@ -112,7 +79,7 @@ export class IngestionJobs {
   }
 
   async find(jobId: string): Promise<IngestionJobRow> {
-    const [row] = await this.db.query<IngestionJobRow>('SELECT * FROM ingestion_jobs WHERE id = try_uuid($1)', { bind: [jobId], type: QueryTypes.SELECT });
+    const row = await this.store.find(jobId);
     if (!row) throw new NotFoundError(`ingestion job ${jobId} not found`, { code: 'INGESTION_JOB_NOT_FOUND' });
     return row;
   }
@@ -122,19 +89,10 @@ export class IngestionJobs {
    * time per source: a second while one is queued or running is a 409.
    */
   private async queue(sourceId: string, kind: IndexMode, documentIds: string[], chunking: Chunking | null, op: Operation) {
-    const id = await this.db.transaction(async (transaction) => {
-      // Serialises job creation per source, so two requests cannot both pass the check below.
-      await this.db.query('SELECT id FROM knowledge_sources WHERE id = $1 FOR UPDATE', { bind: [sourceId], transaction });
-      const [active] = await this.db.query<{ id: string }>(
-        `SELECT id FROM ingestion_jobs WHERE source_id = $1 AND job_kind <> 'publish_correction' AND status IN ${ACTIVE} LIMIT 1`,
-        {
-          bind: [sourceId],
-          type: QueryTypes.SELECT,
-          transaction,
-        },
-      );
+    const id = await this.store.transaction(async (transaction) => {
+      const active = await this.store.lockActive(sourceId, transaction);
       if (active)
-        throw new ConflictError(`ingestion job ${active.id} of this source is still queued or running; wait for it to finish`, {
+        throw new ConflictError(`ingestion job ${active} of this source is still queued or running; wait for it to finish`, {
           code: 'INGESTION_JOB_ACTIVE',
         });
       return this.insert({ sourceId, kind, documentIds, chunking }, op, transaction);
@@ -155,23 +113,7 @@ export class IngestionJobs {
     transaction: Transaction,
   ): Promise<string> {
     const id = randomUUID();
-    await this.db.query(
-      `INSERT INTO ingestion_jobs (id, source_id, job_kind, status, document_ids, documents_total, chunking_strategy, chunking_params, created_by, created_at, updated_at)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, now(), now())`,
-      {
-        bind: [
-          id,
-          job.sourceId,
-          job.kind,
-          JSON.stringify(job.documentIds),
-          job.documentIds.length,
-          job.chunking?.strategy ?? null,
-          job.chunking ? JSON.stringify(job.chunking.params) : null,
-          op.operator.admin_user_id,
-        ],
-        transaction,
-      },
-    );
+    await this.store.insert(id, job, op.operator.admin_user_id, transaction);
     await auditOperation(
       this.db,
       'core.knowledge',
@@ -192,9 +134,7 @@ export class IngestionJobs {
     try {
       await this.jobs().now(INGEST_JOB, { job_id: jobId });
     } catch (error) {
-      await this.db.query("UPDATE ingestion_jobs SET status = 'failed', error_message = $2, completed_at = now(), updated_at = now() WHERE id = $1", {
-        bind: [jobId, `could not queue the job: ${(error as Error).message}`],
-      });
+      await this.store.failUnqueued(jobId, `could not queue the job: ${(error as Error).message}`);
       throw error;
     }
   }

@@ -1,8 +1,9 @@
 import type { JobRun, JobScheduler, Logger } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { parseChunking, type Chunking } from './chunking.js';
 import type { DocumentIndexer, DocumentResult } from './document-indexer.js';
-import { INGEST_JOB, type IngestionJobRow } from './ingestion-jobs.js';
+import { IngestionJobStore, type IngestionJobRow } from './ingestion-job-store.js';
+import { INGEST_JOB } from './ingestion-jobs.js';
 import type { KnowledgeSources } from './sources.js';
 
 export const SUPERVISOR_JOB = 'ingestion-supervisor';
@@ -31,13 +32,17 @@ export interface IngestionWorkerOptions {
  * one interrupted half-way is simply indexed again.
  */
 export class IngestionWorker {
+  private readonly store: IngestionJobStore;
+
   constructor(
-    private readonly db: Sequelize,
+    db: Sequelize,
     private readonly sources: KnowledgeSources,
     private readonly indexer: DocumentIndexer,
     private readonly options: IngestionWorkerOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.store = new IngestionJobStore(db);
+  }
 
   async define(jobs: JobScheduler): Promise<void> {
     const lockLifetimeMs = this.options.leaseSeconds * 1000;
@@ -92,50 +97,22 @@ export class IngestionWorker {
    * Resolves with the claimed row, or undefined when another worker holds it
    * or it has ended.
    */
-  private async claim(jobId: string): Promise<IngestionJobRow | undefined> {
-    const [row] = await this.db.query<IngestionJobRow>(
-      `UPDATE ingestion_jobs SET status = 'running', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now(),
-         attempt_count = attempt_count + 1, started_at = COALESCE(started_at, now()), updated_at = now()
-       WHERE id = try_uuid($1) AND (status IN ('queued', 'recovering') OR (status = 'running' AND lease_expires_at < now()))
-       RETURNING *`,
-      { bind: [jobId, this.options.instanceId, this.options.leaseSeconds], type: QueryTypes.SELECT },
-    );
-    return row;
+  private claim(jobId: string): Promise<IngestionJobRow | undefined> {
+    return this.store.claim(jobId, this.options.instanceId, this.options.leaseSeconds);
   }
 
-  private async renew(jobId: string): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE ingestion_jobs SET lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now(), updated_at = now()
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [jobId, this.options.instanceId, this.options.leaseSeconds], type: QueryTypes.SELECT },
-    );
-    return rows.length > 0;
+  private renew(jobId: string): Promise<boolean> {
+    return this.store.renew(jobId, this.options.instanceId, this.options.leaseSeconds);
   }
 
   /** Adds a document's result and renews the lease; false when this worker no longer holds the job. */
-  private async record(jobId: string, result: DocumentResult): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE ingestion_jobs SET document_results = document_results || $3::jsonb, documents_done = documents_done + 1,
-         documents_failed = documents_failed + $4, lease_expires_at = now() + make_interval(secs => $5), worker_heartbeat_at = now(), updated_at = now()
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      {
-        bind: [jobId, this.options.instanceId, JSON.stringify([result]), result.status === 'failed' ? 1 : 0, this.options.leaseSeconds],
-        type: QueryTypes.SELECT,
-      },
-    );
-    return rows.length > 0;
+  private record(jobId: string, result: DocumentResult): Promise<boolean> {
+    return this.store.record(jobId, this.options.instanceId, result, this.options.leaseSeconds);
   }
 
   /** Ends the job: `failed` on an error or when every document failed, `partially_failed` when some did. */
   private async finish(jobId: string, error: string | null): Promise<void> {
-    await this.db.query(
-      `UPDATE ingestion_jobs SET status = CASE
-           WHEN $3::text IS NOT NULL OR (documents_total > 0 AND documents_failed = documents_total) THEN 'failed'
-           WHEN documents_failed > 0 THEN 'partially_failed' ELSE 'succeeded' END,
-         error_message = $3, lease_owner = NULL, lease_expires_at = NULL, completed_at = now(), updated_at = now()
-       WHERE id = $1 AND lease_owner = $2`,
-      { bind: [jobId, this.options.instanceId, error] },
-    );
+    await this.store.finish(jobId, this.options.instanceId, error);
     if (error) await this.releaseDocuments(jobId, error);
   }
 
@@ -145,13 +122,7 @@ export class IngestionWorker {
    * `failed` with its unfinished documents marked failed.
    */
   async supervise(jobs: JobScheduler): Promise<void> {
-    const expired = await this.db.query<{ id: string; attempt_count: number }>(
-      `UPDATE ingestion_jobs SET status = CASE WHEN attempt_count >= $1 THEN 'failed' ELSE 'recovering' END, lease_owner = NULL,
-         error_message = CASE WHEN attempt_count >= $1 THEN 'the job was interrupted ' || attempt_count || ' times; giving up' ELSE error_message END,
-         completed_at = CASE WHEN attempt_count >= $1 THEN now() ELSE NULL END, updated_at = now()
-       WHERE status = 'running' AND lease_expires_at < now() RETURNING id, attempt_count`,
-      { bind: [MAX_ATTEMPTS], type: QueryTypes.SELECT },
-    );
+    const expired = await this.store.expireLeases(MAX_ATTEMPTS);
     for (const job of expired) {
       if (job.attempt_count >= MAX_ATTEMPTS) {
         await this.releaseDocuments(job.id, 'ingestion was interrupted too often');
@@ -165,11 +136,7 @@ export class IngestionWorker {
   }
 
   /** A job that ends early leaves none of its documents waiting (spec 2.6). */
-  private async releaseDocuments(jobId: string, reason: string): Promise<void> {
-    await this.db.query(
-      `UPDATE knowledge_documents d SET status = 'failed', vector_status = 'reindex_required', error_message = $2, updated_at = now()
-       FROM ingestion_jobs j WHERE j.id = $1 AND d.status = 'processing' AND j.document_ids @> to_jsonb(d.id::text)`,
-      { bind: [jobId, reason] },
-    );
+  private releaseDocuments(jobId: string, reason: string): Promise<void> {
+    return this.store.releaseDocuments(jobId, reason);
   }
 }

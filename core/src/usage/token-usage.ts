@@ -3,7 +3,7 @@
 // Pure functions; the chat turn, scheduled runs, evaluations and the cost
 // overview all use these so the write rules are applied in one place.
 import type { TokenUsageSource } from '@agent-host/sdk';
-import { estimateTokens } from '../services/usage.js';
+import { estimateTokens } from './token-estimate.js';
 
 /** Input and output token counts of one model call. */
 export interface TokenCounts {
