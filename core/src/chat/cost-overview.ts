@@ -1,19 +1,9 @@
 import { NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
+import { AgentStore } from '../agents/agent-store.js';
 import { EMPTY_COST, type EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageSummary } from '../usage/token-usage.js';
-
-interface UsageGroup {
-  token_usage_source: TokenUsageSummary['token_usage_source'];
-  input_tokens: string;
-  output_tokens: string;
-  interactions: string;
-  estimated: string;
-  missing: string;
-  input_cost: string;
-  output_cost: string;
-  total_cost: string;
-}
+import { RequestLimitStore } from './request-limit-store.js';
 
 function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
   const sum = (key: keyof EstimatedCostSummary) => costs.reduce((total, c) => total + c[key], 0);
@@ -35,30 +25,16 @@ function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
  * figures in USD.
  */
 export async function agentCostOverview(db: Sequelize, agentId: string) {
-  const [agent] = await db.query<{ max_total_requests: string | null }>('SELECT max_total_requests FROM agents WHERE id = try_uuid($1)', {
-    bind: [agentId],
-    type: QueryTypes.SELECT,
-  });
+  const agent = await new AgentStore(db).find(agentId);
   if (!agent) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
-  const groups = await db.query<UsageGroup>(
-    `SELECT token_usage_source, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, count(*) AS interactions,
-            count(*) FILTER (WHERE estimated_cost_usd IS NOT NULL AND token_usage_source <> 'no_model_invocation') AS estimated,
-            count(*) FILTER (WHERE pricing_missing) AS missing,
-            COALESCE(sum(estimated_input_cost_usd), 0) AS input_cost, COALESCE(sum(estimated_output_cost_usd), 0) AS output_cost,
-            COALESCE(sum(estimated_cost_usd), 0) AS total_cost
-     FROM conversation_turns WHERE agent_id = $1 GROUP BY token_usage_source`,
-    { bind: [agentId], type: QueryTypes.SELECT },
-  );
-  const [counts] = await db.query<{ total: string; active: string }>(
-    `SELECT (SELECT count(*) FROM conversation_turns WHERE agent_id = $1 AND counts_toward_limits) AS total,
-            (SELECT count(*) FROM agent_request_leases WHERE agent_id = $1 AND expires_at > now()) AS active`,
-    { bind: [agentId], type: QueryTypes.SELECT },
-  );
+  const usage = new RequestLimitStore(db);
+  const groups = await usage.usageBySource(agentId);
+  const counts = await usage.requestCounts(agentId);
   const summaries = groups.map((g) => ({
     input_tokens: Number(g.input_tokens),
     output_tokens: Number(g.output_tokens),
     total_tokens: Number(g.input_tokens) + Number(g.output_tokens),
-    token_usage_source: g.token_usage_source,
+    token_usage_source: g.token_usage_source as TokenUsageSummary['token_usage_source'],
     interactions: Number(g.interactions),
   }));
   const conversationCost = addCosts(
@@ -70,7 +46,7 @@ export async function agentCostOverview(db: Sequelize, agentId: string) {
       missing_pricing_count: Number(g.missing),
     })),
   );
-  const total = Number(counts!.total);
+  const total = counts.total;
   const max = agent.max_total_requests === null ? null : Number(agent.max_total_requests);
   return {
     agent_id: agentId,
@@ -81,7 +57,7 @@ export async function agentCostOverview(db: Sequelize, agentId: string) {
     evaluation_generation_estimated_cost: EMPTY_COST,
     evaluation_judge_estimated_cost: EMPTY_COST,
     combined_estimated_cost: addCosts(conversationCost, EMPTY_COST, EMPTY_COST),
-    active_request_count: Number(counts!.active),
+    active_request_count: counts.active,
     total_request_count: total,
     remaining_total_requests: max === null ? null : Math.max(0, max - total),
   };

@@ -11,6 +11,19 @@ export interface AgentUsage {
   cost_month: string;
 }
 
+/** An agent's turns of one usage source, summed; numbers as Postgres returns them. */
+export interface UsageGroup {
+  token_usage_source: string;
+  input_tokens: string;
+  output_tokens: string;
+  interactions: string;
+  estimated: string;
+  missing: string;
+  input_cost: string;
+  output_cost: string;
+  total_cost: string;
+}
+
 /** The SQL of request limits: counted turns (`conversation_turns`) and concurrency leases (`agent_request_leases`). */
 export class RequestLimitStore {
   constructor(private readonly db: Sequelize) {}
@@ -39,6 +52,29 @@ export class RequestLimitStore {
       { bind: [agentId], type: QueryTypes.SELECT },
     );
     return row!;
+  }
+
+  /** Every turn of the agent, summed by usage source: tokens, turns, estimated costs and the turns without pricing. */
+  usageBySource(agentId: string): Promise<UsageGroup[]> {
+    return this.db.query<UsageGroup>(
+      `SELECT token_usage_source, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, count(*) AS interactions,
+              count(*) FILTER (WHERE estimated_cost_usd IS NOT NULL AND token_usage_source <> 'no_model_invocation') AS estimated,
+              count(*) FILTER (WHERE pricing_missing) AS missing,
+              COALESCE(sum(estimated_input_cost_usd), 0) AS input_cost, COALESCE(sum(estimated_output_cost_usd), 0) AS output_cost,
+              COALESCE(sum(estimated_cost_usd), 0) AS total_cost
+       FROM conversation_turns WHERE agent_id = $1 GROUP BY token_usage_source`,
+      { bind: [agentId], type: QueryTypes.SELECT },
+    );
+  }
+
+  /** The agent's counted turns ever, and the requests it answers now (live leases). */
+  async requestCounts(agentId: string): Promise<{ total: number; active: number }> {
+    const [row] = await this.db.query<{ total: string; active: string }>(
+      `SELECT (SELECT count(*) FROM conversation_turns WHERE agent_id = $1 AND counts_toward_limits) AS total,
+              (SELECT count(*) FROM agent_request_leases WHERE agent_id = $1 AND expires_at > now()) AS active`,
+      { bind: [agentId], type: QueryTypes.SELECT },
+    );
+    return { total: Number(row!.total), active: Number(row!.active) };
   }
 
   /**

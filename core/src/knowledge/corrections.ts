@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError, type Logger } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
-import { CORRECTION_COLUMNS, CORRECTION_JOINS, presentCorrection, presentNoCorrection, type CorrectionRow } from './correction-views.js';
+import { CorrectionStore, type CorrectableTurnRow, type EndedPublicationRow, type LedgerRow } from './correction-store.js';
+import { presentCorrection, presentNoCorrection, type CorrectionRow } from './correction-views.js';
 import type { DocumentRepository } from './document-store.js';
 import type { KnowledgeDocuments } from './documents.js';
 import type { IngestionJobs } from './ingestion-jobs.js';
 import type { KnowledgeMounts } from './mounts.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
 import { MANAGED_CORRECTION, type KnowledgeSources } from './sources.js';
 
 /** Longest corrected question or answer, in characters. */
@@ -25,25 +24,6 @@ export const correctionUpdateSchema = z
   .strict();
 export type CorrectionUpdateInput = z.output<typeof correctionUpdateSchema>;
 
-interface TurnRow {
-  id: string;
-  session_id: string;
-  agent_id: string | null;
-  agent_name: string | null;
-  user_text: string;
-  reply_text: string | null;
-}
-
-interface PublicationRow {
-  id: string;
-  correction_id: string;
-  sequence: number;
-  revision_number: number;
-  document_id: string | null;
-  job_status: string | null;
-  job_error: string | null;
-}
-
 /**
  * Managed corrections (spec 2.3, 3.2). An operator corrects an AI turn as a
  * draft; publishing writes the corrected pair as a candidate document of
@@ -55,7 +35,10 @@ interface PublicationRow {
  * correction `failed` and leaves the last published document serving.
  */
 export class KnowledgeCorrections {
+  private readonly store: CorrectionStore;
+
   constructor(
+    /** For the audit rows each write commits with. */
     private readonly db: Sequelize,
     private readonly sources: KnowledgeSources,
     private readonly mounts: KnowledgeMounts,
@@ -63,7 +46,9 @@ export class KnowledgeCorrections {
     private readonly repository: DocumentRepository,
     private readonly ingestion: IngestionJobs,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.store = new CorrectionStore(db);
+  }
 
   /** The turn's correction; before the first save, an empty draft (`status: "none"`) holding the original texts. */
   async get(sessionId: string, turnId: string) {
@@ -76,36 +61,17 @@ export class KnowledgeCorrections {
   async update(sessionId: string, turnId: string, input: CorrectionUpdateInput, op: Operation) {
     const turn = await this.requireTurn(sessionId, turnId);
     if (input.manual_reply_message_id) await this.requireManualReply(turn.session_id, input.manual_reply_message_id);
-    await this.db.transaction(async (transaction) => {
-      const [saved] = await this.db.query<{ id: string; revision_number: number }>(
-        `INSERT INTO knowledge_corrections (id, turn_id, session_id, agent_id, status, revision_number, manual_reply_message_id, original_user_message, original_ai_answer,
-           corrected_question, corrected_answer, correction_note, created_by, updated_by, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 'draft', 1, $5, $6, $7, $8, $9, $10, $11, $11, now(), now())
-         ON CONFLICT (turn_id) DO UPDATE SET status = 'draft', revision_number = knowledge_corrections.revision_number + 1,
-           corrected_question = EXCLUDED.corrected_question, corrected_answer = EXCLUDED.corrected_answer,
-           manual_reply_message_id = CASE WHEN $12 THEN EXCLUDED.manual_reply_message_id ELSE knowledge_corrections.manual_reply_message_id END,
-           correction_note = CASE WHEN $13 THEN EXCLUDED.correction_note ELSE knowledge_corrections.correction_note END,
-           updated_by = EXCLUDED.updated_by, updated_at = now()
-         RETURNING id, revision_number`,
+    await this.store.transaction(async (transaction) => {
+      const saved = await this.store.saveDraft(
+        turn,
         {
-          bind: [
-            randomUUID(),
-            turn.id,
-            turn.session_id,
-            turn.agent_id,
-            input.manual_reply_message_id ?? null,
-            turn.user_text,
-            turn.reply_text,
-            input.corrected_question,
-            input.corrected_answer,
-            input.correction_note ?? null,
-            op.operator.admin_user_id,
-            input.manual_reply_message_id !== undefined,
-            input.correction_note !== undefined,
-          ],
-          type: QueryTypes.SELECT,
-          transaction,
+          question: input.corrected_question,
+          answer: input.corrected_answer,
+          manualReplyMessageId: input.manual_reply_message_id,
+          note: input.correction_note,
         },
+        op.operator.admin_user_id,
+        transaction,
       );
       await auditOperation(
         this.db,
@@ -114,8 +80,8 @@ export class KnowledgeCorrections {
         {
           action: 'knowledge_correction.update',
           target_type: 'knowledge_correction',
-          target_id: saved!.id,
-          payload: { turn_id: turn.id, revision_number: saved!.revision_number },
+          target_id: saved.id,
+          payload: { turn_id: turn.id, revision_number: saved.revision_number },
         },
         transaction,
       );
@@ -134,7 +100,7 @@ export class KnowledgeCorrections {
     if (!current)
       throw new ConflictError(`turn ${turn.id} has no correction draft; save one with PATCH .../correction first`, { code: 'TURN_NOT_CORRECTABLE' });
     refuseRepublish(current);
-    const source = await this.db.transaction(async (transaction) => {
+    const source = await this.store.transaction(async (transaction) => {
       const managed = await this.sources.managedCorrectionSource({ id: turn.agent_id!, name: turn.agent_name! }, op, transaction);
       await this.mounts.mountManaged(turn.agent_id!, managed.id, op, transaction);
       return managed;
@@ -186,40 +152,13 @@ export class KnowledgeCorrections {
     op: Operation,
     transaction: Transaction,
   ): Promise<string> {
-    const [locked] = await this.db.query<CorrectionRow>('SELECT * FROM knowledge_corrections WHERE id = $1 FOR UPDATE', {
-      bind: [expected.id],
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const locked = await this.store.lock(expected.id, transaction);
     if (!locked || locked.revision_number !== expected.revision_number)
       throw new ConflictError('the correction changed while it was being published; publish again', { code: 'CORRECTION_CONFLICT' });
     refuseRepublish(locked);
     const jobId = await this.ingestion.insert({ sourceId, kind: 'publish_correction', documentIds: [documentId], chunking: null }, op, transaction);
     const sequence = locked.publish_sequence + 1;
-    await this.db.query(
-      `INSERT INTO knowledge_correction_publications (id, correction_id, source_id, sequence, revision_number, status, corrected_question, corrected_answer, document_id, document_filename, ingestion_job_id, created_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, 'publishing', $6, $7, $8, $9, $10, $11, now())`,
-      {
-        bind: [
-          randomUUID(),
-          locked.id,
-          sourceId,
-          sequence,
-          locked.revision_number,
-          locked.corrected_question,
-          locked.corrected_answer,
-          documentId,
-          filename,
-          jobId,
-          op.operator.admin_user_id,
-        ],
-        transaction,
-      },
-    );
-    await this.db.query(
-      `UPDATE knowledge_corrections SET status = 'publishing', publish_sequence = $2, source_id = $3, ingestion_job_id = $4, last_error_message = NULL, updated_by = $5, updated_at = now() WHERE id = $1`,
-      { bind: [locked.id, sequence, sourceId, jobId, op.operator.admin_user_id], transaction },
-    );
+    await this.store.insertPublication(locked, { sequence, sourceId, documentId, filename, jobId }, op.operator.admin_user_id, transaction);
     await auditOperation(
       this.db,
       'core.knowledge',
@@ -238,17 +177,7 @@ export class KnowledgeCorrections {
   /** The publication ledger of a source, newest first. */
   async ledger(sourceId: string, options: { limit: number; cursor?: string }) {
     await this.sources.find(sourceId);
-    return newestFirst(
-      this.db,
-      {
-        from: `(SELECT p.*, c.turn_id, c.session_id, c.agent_id, j.status AS ingestion_job_status FROM knowledge_correction_publications p
-                JOIN knowledge_corrections c ON c.id = p.correction_id LEFT JOIN ingestion_jobs j ON j.id = p.ingestion_job_id)`,
-        where: 'r.source_id = $1',
-        bind: [sourceId],
-      },
-      options,
-      presentPublication,
-    );
+    return this.store.ledger(sourceId, options, presentPublication);
   }
 
   /**
@@ -258,29 +187,15 @@ export class KnowledgeCorrections {
    * each job and on every supervisor sweep.
    */
   async settle(): Promise<void> {
-    const ended = await this.db.query<PublicationRow>(
-      `SELECT p.id, p.correction_id, p.sequence, p.revision_number, p.document_id, j.status AS job_status, j.error_message AS job_error
-       FROM knowledge_correction_publications p LEFT JOIN ingestion_jobs j ON j.id = p.ingestion_job_id
-       WHERE p.status = 'publishing' AND (j.id IS NULL OR j.status IN ('succeeded', 'partially_failed', 'failed'))
-       ORDER BY p.created_at`,
-      { type: QueryTypes.SELECT },
-    );
+    const ended = await this.store.endedPublications();
     for (const publication of ended) await this.settleOne(publication);
     await this.removeUnservedDocuments();
   }
 
-  private async settleOne(publication: PublicationRow): Promise<void> {
-    await this.db.transaction(async (transaction) => {
-      const [correction] = await this.db.query<CorrectionRow>('SELECT * FROM knowledge_corrections WHERE id = $1 FOR UPDATE', {
-        bind: [publication.correction_id],
-        type: QueryTypes.SELECT,
-        transaction,
-      });
-      const [still] = await this.db.query('SELECT 1 FROM knowledge_correction_publications WHERE id = $1 AND status = $2 FOR UPDATE', {
-        bind: [publication.id, 'publishing'],
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+  private async settleOne(publication: EndedPublicationRow): Promise<void> {
+    await this.store.transaction(async (transaction) => {
+      const correction = await this.store.lock(publication.correction_id, transaction);
+      const still = await this.store.lockPublishing(publication.id, transaction);
       if (!correction || !still) return;
       const document = publication.document_id ? await this.repository.find(publication.document_id) : undefined;
       let outcome: 'stale' | 'published' | 'failed';
@@ -289,36 +204,19 @@ export class KnowledgeCorrections {
         outcome = 'stale';
       } else if (publication.job_status === 'succeeded' && document?.status === 'indexed') {
         outcome = 'published';
-        await this.db.query(
-          `UPDATE knowledge_corrections SET document_id = $2, published_revision_number = $3, published_at = now(), last_error_message = NULL,
-             status = CASE WHEN revision_number = $3 THEN 'published' ELSE status END, updated_at = now() WHERE id = $1`,
-          { bind: [correction.id, publication.document_id, publication.revision_number], transaction },
-        );
+        await this.store.markPublished(correction.id, publication.document_id, publication.revision_number, transaction);
       } else {
         outcome = 'failed';
         error = document?.error_message ?? publication.job_error ?? 'the ingestion job ended without indexing the correction';
-        await this.db.query(
-          `UPDATE knowledge_corrections SET last_error_message = $3, status = CASE WHEN revision_number = $2 THEN 'failed' ELSE status END, updated_at = now() WHERE id = $1`,
-          { bind: [correction.id, publication.revision_number, error], transaction },
-        );
+        await this.store.markFailed(correction.id, publication.revision_number, error, transaction);
       }
-      await this.db.query('UPDATE knowledge_correction_publications SET status = $2, error_message = $3, completed_at = now() WHERE id = $1', {
-        bind: [publication.id, outcome, error],
-        transaction,
-      });
+      await this.store.endPublication(publication.id, outcome, error, transaction);
       this.logger.info({ correction_id: correction.id, sequence: publication.sequence, outcome }, 'correction publish settled');
     });
   }
 
   private async removeUnservedDocuments(): Promise<void> {
-    const unserved = await this.db.query<{ id: string }>(
-      `SELECT d.id FROM knowledge_documents d JOIN knowledge_sources s ON s.id = d.source_id
-       WHERE s.source_kind = '${MANAGED_CORRECTION}'
-         AND NOT EXISTS (SELECT 1 FROM knowledge_corrections c WHERE c.document_id = d.id)
-         AND NOT EXISTS (SELECT 1 FROM knowledge_correction_publications p WHERE p.document_id = d.id AND p.status = 'publishing')`,
-      { type: QueryTypes.SELECT },
-    );
-    for (const { id } of unserved) {
+    for (const id of await this.store.unservedDocuments(MANAGED_CORRECTION)) {
       const row = await this.repository.find(id);
       if (!row) continue;
       await this.documents
@@ -330,22 +228,12 @@ export class KnowledgeCorrections {
   }
 
   private async find(turnId: string): Promise<CorrectionRow | undefined> {
-    const [row] = await this.db.query<CorrectionRow>(`SELECT ${CORRECTION_COLUMNS} FROM knowledge_corrections c ${CORRECTION_JOINS} WHERE c.turn_id = $1`, {
-      bind: [turnId],
-      type: QueryTypes.SELECT,
-    });
-    return row;
+    return this.store.ofTurn(turnId);
   }
 
   /** The turn, which must have an AI answer and an agent (the correction source is the agent's). */
-  private async requireTurn(sessionId: string, turnId: string): Promise<TurnRow> {
-    const [turn] = await this.db.query<TurnRow>(
-      `SELECT t.id, t.session_id, t.agent_id, a.name AS agent_name, um.content AS user_text, am.content AS reply_text
-       FROM conversation_turns t JOIN chat_messages um ON um.id = t.user_message_id LEFT JOIN chat_messages am ON am.id = t.assistant_message_id
-       LEFT JOIN agents a ON a.id = t.agent_id
-       WHERE t.session_id = $1 AND t.id = try_uuid($2)`,
-      { bind: [sessionId, turnId], type: QueryTypes.SELECT },
-    );
+  private async requireTurn(sessionId: string, turnId: string): Promise<CorrectableTurnRow> {
+    const turn = await this.store.turn(sessionId, turnId);
     if (!turn) throw new NotFoundError(`turn ${turnId} not found in session ${sessionId}`, { code: 'TURN_NOT_FOUND' });
     if (turn.reply_text === null) throw new ConflictError(`turn ${turnId} has no AI answer to correct`, { code: 'TURN_NOT_CORRECTABLE' });
     if (!turn.agent_id || !turn.agent_name)
@@ -355,11 +243,7 @@ export class KnowledgeCorrections {
 
   /** `manual_reply_message_id` names a human reply (role `agent`) already sent in this session. */
   private async requireManualReply(sessionId: string, messageId: string): Promise<void> {
-    const [message] = await this.db.query<{ role: string }>('SELECT role FROM chat_messages WHERE id = $1 AND session_id = $2', {
-      bind: [messageId, sessionId],
-      type: QueryTypes.SELECT,
-    });
-    if (!message || message.role !== 'agent') {
+    if ((await this.store.messageRole(sessionId, messageId)) !== 'agent') {
       throw new ValidationError([
         { loc: ['body', 'manual_reply_message_id'], msg: `must name a human reply (role "agent") sent in session ${sessionId}`, type: 'value_error' },
       ]);
@@ -374,28 +258,6 @@ function refuseRepublish(row: CorrectionRow): void {
     throw new ConflictError(`revision ${row.revision_number} of this correction is already published; save a new revision to publish again`, {
       code: 'CORRECTION_CONFLICT',
     });
-}
-
-interface LedgerRow {
-  id: string;
-  correction_id: string;
-  turn_id: string;
-  session_id: string;
-  agent_id: string;
-  source_id: string;
-  sequence: number;
-  revision_number: number;
-  status: string;
-  corrected_question: string;
-  corrected_answer: string;
-  document_id: string | null;
-  document_filename: string;
-  ingestion_job_id: string | null;
-  ingestion_job_status: string | null;
-  error_message: string | null;
-  created_by: string | null;
-  created_at: Date;
-  completed_at: Date | null;
 }
 
 function presentPublication(row: LedgerRow) {

@@ -1,5 +1,6 @@
 import { NotFoundError, type ParsedDocument } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { newestFirst } from '../db/keyset-cursor.js';
 import type { Chunk, Chunking } from './chunking.js';
 
 export interface DocumentRow {
@@ -35,6 +36,16 @@ export class DocumentRepository {
     private readonly db: Sequelize,
     private readonly textSearchConfig: string,
   ) {}
+
+  /** The source's documents, newest first, optionally of one status. */
+  page<T>(sourceId: string, status: string | null, page: { limit: number; cursor?: string }, present: (row: DocumentRow) => T | Promise<T>) {
+    return newestFirst<DocumentRow, T>(
+      this.db,
+      { from: 'knowledge_documents', where: 'r.source_id = $1 AND ($2::text IS NULL OR r.status = $2)', bind: [sourceId, status] },
+      page,
+      present,
+    );
+  }
 
   /** A new upload's row: `uploaded`, its vectors to build. */
   async insert(

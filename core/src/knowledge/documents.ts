@@ -5,7 +5,6 @@ import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { type DocumentRepository, type DocumentRow } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
@@ -126,12 +125,7 @@ export class KnowledgeDocuments {
 
   async list(sourceId: string, options: { limit: number; cursor?: string; status?: string }) {
     await this.sources.find(sourceId);
-    return newestFirst<DocumentRow, Awaited<ReturnType<KnowledgeDocuments['present']>>>(
-      this.db,
-      { from: 'knowledge_documents', where: 'r.source_id = $1 AND ($2::text IS NULL OR r.status = $2)', bind: [sourceId, options.status ?? null] },
-      options,
-      (row) => this.present(row),
-    );
+    return this.repository.page(sourceId, options.status ?? null, options, (row) => this.present(row));
   }
 
   async get(sourceId: string, documentId: string) {

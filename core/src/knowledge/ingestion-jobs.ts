@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, ValidationError, type JobScheduler } from
 import type { Sequelize, Transaction } from 'sequelize';
 import { z } from 'zod';
 import { parseChunking, type Chunking } from './chunking.js';
-import type { DocumentResult, IndexMode } from './document-indexer.js';
+import type { IndexMode } from './document-indexer.js';
 import type { DocumentRepository } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { IngestionJobStore, type IngestionJobRow, type JobKind } from './ingestion-job-store.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { chunkDocument, parseChunking, type Chunking } from './chunking.js';
 import type { DocumentRepository, DocumentRow } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
-import { newestFirst } from '../db/keyset-cursor.js';
+import { InspectRunStore, type InspectResult, type RunRow } from './inspect-run-store.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -19,35 +19,6 @@ export const inspectSchema = z
   .strict();
 export type InspectInput = z.output<typeof inspectSchema>;
 
-interface Recommendation {
-  action: 'run_ingestion' | 'rebuild_from_snapshot';
-  reason: string;
-  chunking_strategy?: string;
-  chunking_params?: Record<string, number>;
-}
-
-interface InspectResult {
-  document_id: string;
-  document_filename: string;
-  outcome: string;
-  details: Record<string, unknown>;
-  recommendations: Recommendation[];
-}
-
-interface RunRow {
-  id: string;
-  source_id: string;
-  inspection_mode: string;
-  candidate_chunking_strategy: string | null;
-  candidate_chunking_params: Record<string, number> | null;
-  document_ids: string[];
-  status: string;
-  summary: Record<string, number>;
-  error_message: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
-
 /**
  * Manual inspect runs (spec 4.8 rule 3, 3.6). `vector_health` counts each
  * document's live points and writes back `vector_status`, the counts and
@@ -56,12 +27,17 @@ interface RunRow {
  * the request; results keep the filename and survive the document.
  */
 export class InspectRuns {
+  private readonly store: InspectRunStore;
+
   constructor(
+    /** For the audit row each run commits with. */
     private readonly db: Sequelize,
     private readonly sources: KnowledgeSources,
     private readonly documents: DocumentRepository,
     private readonly index: VectorIndex,
-  ) {}
+  ) {
+    this.store = new InspectRunStore(db);
+  }
 
   async create(sourceId: string, input: InspectInput, op: Operation) {
     await this.sources.find(sourceId);
@@ -82,32 +58,13 @@ export class InspectRuns {
     for (const row of rows) results.push(candidate ? await this.preview(row, candidate) : await this.vectorHealth(row, scoped !== null));
     const id = randomUUID();
     const summary = { documents_inspected: results.length, ...countBy(results.map((r) => r.outcome)) };
-    await this.db.transaction(async (transaction) => {
-      await this.db.query(
-        `INSERT INTO knowledge_inspect_runs (id, source_id, inspection_mode, candidate_chunking_strategy, candidate_chunking_params, document_ids, status, summary, created_by, created_at, completed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'completed', $7, $8, now(), now())`,
-        {
-          bind: [
-            id,
-            sourceId,
-            input.inspection_mode,
-            candidate?.strategy ?? null,
-            candidate ? JSON.stringify(candidate.params) : null,
-            JSON.stringify(scoped ?? []),
-            JSON.stringify(summary),
-            op.operator.admin_user_id,
-          ],
-          transaction,
-        },
+    await this.store.transaction(async (transaction) => {
+      await this.store.insert(
+        { id, sourceId, mode: input.inspection_mode, candidate, documentIds: scoped ?? [], summary },
+        results,
+        op.operator.admin_user_id,
+        transaction,
       );
-      if (results.length) {
-        await this.db.query(
-          `INSERT INTO knowledge_inspect_results (id, run_id, document_id, document_filename, position, outcome, details, recommendations)
-           SELECT gen_random_uuid(), $1, r.document_id, r.document_filename, r.position, r.outcome, r.details, r.recommendations
-           FROM jsonb_to_recordset($2::jsonb) AS r(document_id uuid, document_filename text, position int, outcome text, details jsonb, recommendations jsonb)`,
-          { bind: [id, JSON.stringify(results.map((r, position) => ({ ...r, position })))], transaction },
-        );
-      }
       await auditOperation(
         this.db,
         'core.knowledge',
@@ -121,29 +78,19 @@ export class InspectRuns {
 
   async list(sourceId: string, options: { limit: number; cursor?: string }) {
     await this.sources.find(sourceId);
-    return newestFirst(this.db, { from: 'knowledge_inspect_runs', where: 'r.source_id = $1', bind: [sourceId] }, options, presentRun);
+    return this.store.page(sourceId, options, presentRun);
   }
 
   async get(sourceId: string, runId: string) {
-    const [run] = await this.db.query<RunRow>('SELECT * FROM knowledge_inspect_runs WHERE source_id = try_uuid($1) AND id = try_uuid($2)', {
-      bind: [sourceId, runId],
-      type: QueryTypes.SELECT,
-    });
+    const run = await this.store.find(sourceId, runId);
     if (!run) throw new NotFoundError(`inspect run ${runId} not found in knowledge source ${sourceId}`, { code: 'INSPECT_RUN_NOT_FOUND' });
-    const results = await this.db.query<InspectResult>(
-      'SELECT document_id, document_filename, outcome, details, recommendations FROM knowledge_inspect_results WHERE run_id = $1 ORDER BY position',
-      { bind: [runId], type: QueryTypes.SELECT },
-    );
-    return { ...presentRun(run), results };
+    return { ...presentRun(run), results: await this.store.results(runId) };
   }
 
   /** Scoped: the named documents (each must be in the source); else `vector_health` takes the indexed documents and `chunking_preview` all. */
   private async scope(sourceId: string, mode: InspectInput['inspection_mode'], ids: string[] | null): Promise<DocumentRow[]> {
     if (ids) {
-      const rows = await this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE source_id = $1 AND id = ANY($2::uuid[]) ORDER BY created_at, id', {
-        bind: [sourceId, ids],
-        type: QueryTypes.SELECT,
-      });
+      const rows = await this.store.documentsAmong(sourceId, ids);
       const found = new Set(rows.map((r) => r.id));
       const issues = ids.flatMap((id, i) =>
         found.has(id) ? [] : [{ loc: ['body', 'document_ids', i], msg: `document ${id} is not in source ${sourceId}`, type: 'value_error' }],
@@ -151,10 +98,7 @@ export class InspectRuns {
       if (issues.length) throw new ValidationError(issues);
       return rows;
     }
-    return this.db.query<DocumentRow>(`SELECT * FROM knowledge_documents WHERE source_id = $1 AND ($2 OR status = 'indexed') ORDER BY created_at, id`, {
-      bind: [sourceId, mode === 'chunking_preview'],
-      type: QueryTypes.SELECT,
-    });
+    return this.store.documents(sourceId, mode === 'chunking_preview');
   }
 
   private async vectorHealth(row: DocumentRow, scoped: boolean): Promise<InspectResult> {
@@ -178,12 +122,7 @@ export class InspectRuns {
     const expected = row.expected_point_count ?? 0;
     const healthy = row.vector_collection === collection && actual === expected;
     const vectorStatus = healthy ? 'indexed' : actual === 0 ? 'reindex_required' : 'verification_failed';
-    await this.db.query(
-      'UPDATE knowledge_documents SET vector_status = $2, actual_point_count = $3, vector_verified_at = now(), updated_at = now() WHERE id = $1',
-      {
-        bind: [row.id, vectorStatus, actual],
-      },
-    );
+    await this.store.recordVectorHealth(row.id, vectorStatus, actual);
     const reason =
       row.vector_collection !== collection
         ? 'the document was indexed with another embedder model (or never), so the current collection holds none of its points'
