@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import type { RoleCode } from './permissions.js';
 
 export interface UserRow {
@@ -34,13 +35,7 @@ export interface SessionPrincipalRow {
 const USER_COLUMNS = 'id, username, display_name, role_code, status, is_protected, created_at, updated_at, last_login_at';
 
 /** The SQL of administrators: `admin_users`, their `admin_sessions` and their `admin_permission_grants`. */
-export class AdminStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class AdminStore extends SqlStore {
   /** Users by lower-case name after `cursor`, one more than `limit` when another page follows. */
   users(cursor: string | null, limit: number): Promise<UserRow[]> {
     return this.db.query<UserRow>(

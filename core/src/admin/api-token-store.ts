@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import type { RoleCode } from './permissions.js';
 
 export interface TokenRow {
@@ -24,13 +25,7 @@ export interface TokenPrincipalRow {
 }
 
 /** The SQL of administrator API tokens: the `admin_api_tokens` table. */
-export class ApiTokenStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class ApiTokenStore extends SqlStore {
   async insert(
     token: { id: string; adminUserId: string; name: string; hash: string; prefix: string; permissions: string[] | null; expiresInDays: number | null },
     transaction: Transaction,

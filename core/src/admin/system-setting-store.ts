@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 
 export interface SettingRow {
   config_key: string;
@@ -8,13 +9,7 @@ export interface SettingRow {
 }
 
 /** The SQL of runtime settings: the `system_settings` table of stored overrides. */
-export class SystemSettingStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class SystemSettingStore extends SqlStore {
   all(): Promise<SettingRow[]> {
     return this.db.query<SettingRow>('SELECT config_key, value, updated_by, updated_at FROM system_settings', { type: QueryTypes.SELECT });
   }

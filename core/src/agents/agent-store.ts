@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import type { AgentUpdateInput } from './agent-schema.js';
 
 /** Every stored agent field, as validated input defines it. */
@@ -37,13 +38,7 @@ function toColumn(column: string, value: unknown): unknown {
 }
 
 /** The SQL of the agents domain: the `agents` and `agent_versions` tables. Writes take the caller's transaction. */
-export class AgentStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class AgentStore extends SqlStore {
   /** One page in id order after `cursor`, with one row more than `limit` when another page follows. */
   page(cursor: string | null, limit: number): Promise<AgentRow[]> {
     return this.db.query<AgentRow>('SELECT * FROM agents WHERE ($1::text IS NULL OR id::text > $1) ORDER BY id LIMIT $2', {

@@ -1,13 +1,8 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
-export class TurnQueueStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class TurnQueueStore extends SqlStore {
   /** A new ticket at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
   async insert(sessionId: string, instanceId: string, seconds: number): Promise<string> {
     const [row] = await this.db.query<{ id: string }>(

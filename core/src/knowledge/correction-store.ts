@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import { CORRECTION_COLUMNS, CORRECTION_JOINS, type CorrectionRow } from './correction-views.js';
 
@@ -47,13 +48,7 @@ export interface LedgerRow {
 }
 
 /** The SQL of managed corrections: `knowledge_corrections`, their publications, and the turns and documents they concern. */
-export class CorrectionStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class CorrectionStore extends SqlStore {
   async turn(sessionId: string, turnId: string): Promise<CorrectableTurnRow | undefined> {
     const [row] = await this.db.query<CorrectableTurnRow>(
       `SELECT t.id, t.session_id, t.agent_id, a.name AS agent_name, um.content AS user_text, am.content AS reply_text

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { Chunking } from './chunking.js';
 import type { DocumentResult, IndexMode } from './document-indexer.js';
@@ -35,13 +36,7 @@ export interface IngestionJobRow {
  * The SQL of ingestion jobs: the `ingestion_jobs` table, written by the API when a job is queued and by the worker
  * that holds its lease, and the documents a job picks.
  */
-export class IngestionJobStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class IngestionJobStore extends SqlStore {
   page<T>(sourceId: string, page: { limit: number; cursor?: string }, present: (row: IngestionJobRow) => T) {
     return newestFirst(this.db, { from: 'ingestion_jobs', where: 'r.source_id = $1', bind: [sourceId] }, page, present);
   }

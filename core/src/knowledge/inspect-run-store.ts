@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { Chunking } from './chunking.js';
 import type { DocumentRow } from './document-store.js';
@@ -33,13 +34,7 @@ export interface RunRow {
 }
 
 /** The SQL of inspect runs: `knowledge_inspect_runs` and their results, the documents they inspect, and what a health check writes back. */
-export class InspectRunStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class InspectRunStore extends SqlStore {
   /** The source's documents among `ids`, oldest first. */
   documentsAmong(sourceId: string, ids: string[]): Promise<DocumentRow[]> {
     return this.db.query<DocumentRow>('SELECT * FROM knowledge_documents WHERE source_id = $1 AND id = ANY($2::uuid[]) ORDER BY created_at, id', {

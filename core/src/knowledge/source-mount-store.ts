@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 
 export interface SourceMountRow {
   id: string;
@@ -13,13 +14,7 @@ const MOUNT_SELECT = `SELECT m.id, m.agent_id, m.source_id, s.name AS source_nam
   FROM knowledge_mounts m JOIN knowledge_sources s ON s.id = m.source_id`;
 
 /** The SQL of knowledge source mounts: the `knowledge_mounts` table, read with each mount's source. */
-export class SourceMountStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class SourceMountStore extends SqlStore {
   ofAgent(agentId: string): Promise<SourceMountRow[]> {
     return this.db.query<SourceMountRow>(`${MOUNT_SELECT} WHERE m.agent_id = $1 ORDER BY m.created_at, m.id`, { bind: [agentId], type: QueryTypes.SELECT });
   }

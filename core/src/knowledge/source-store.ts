@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 
 export interface SourceRow {
@@ -19,13 +20,7 @@ export interface SourceRow {
 export type SourceFields = Pick<SourceRow, 'name' | 'description' | 'priority' | 'chunking_strategy' | 'chunking_params'>;
 
 /** The SQL of knowledge sources: the `knowledge_sources` table, with each source's document count. */
-export class SourceStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class SourceStore extends SqlStore {
   page<T>(page: { limit: number; cursor?: string }, present: (row: SourceRow, documentCount: number) => T) {
     return newestFirst<SourceRow & { document_count: string }, T>(
       this.db,

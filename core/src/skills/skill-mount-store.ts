@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 
 export interface MountRow {
   id: string;
@@ -30,13 +31,7 @@ const MOUNT_SELECT = `SELECT m.*, s.name AS skill_name, s.description AS skill_d
   FROM agent_skill_mounts m JOIN skills s ON s.id = m.skill_id JOIN skill_versions v ON v.id = m.skill_version_id`;
 
 /** The SQL of skill mounts: the `agent_skill_mounts` table, read with each mount's skill and version. */
-export class SkillMountStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class SkillMountStore extends SqlStore {
   /** The agent's mounts, highest priority first; only those a turn runs (active, of an active skill) with `runnableOnly`. */
   ofAgent(agentId: string, runnableOnly: boolean): Promise<RunnableSkill[]> {
     return this.db.query<RunnableSkill>(

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import { decodeCursor, newestFirst } from '../db/keyset-cursor.js';
 
 export interface SkillRow {
@@ -34,13 +35,7 @@ const SKILL_SELECT = `SELECT s.*, (SELECT count(*) FROM skill_versions v WHERE v
   FROM skills s`;
 
 /** The SQL of skill assets: the `skills` and `skill_versions` tables. Writes take the caller's transaction. */
-export class SkillStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class SkillStore extends SqlStore {
   /** Newest first after the keyset cursor, one more than `limit` when another page follows. */
   page(status: string | null, cursor: string | undefined, limit: number): Promise<SkillListRow[]> {
     const [cursorAt, cursorId] = decodeCursor(cursor);

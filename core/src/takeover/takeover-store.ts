@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
 import type { Operator } from './operator.js';
@@ -15,13 +16,7 @@ const SESSION_STATE_SELECT = `SELECT s.id, s.agent_id, s.status, a.human_takeove
   s.takeover_started_at, s.takeover_released_at, s.updated_at FROM chat_sessions s LEFT JOIN agents a ON a.id = s.agent_id`;
 
 /** The SQL of human takeover: session states, takeover events, and the messages operators add. */
-export class TakeoverStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class TakeoverStore extends SqlStore {
   /** The session's state; only one the server issued publicly with `issuedOnly`; locked with a transaction. */
   async session(sessionId: string, options: { issuedOnly?: boolean; transaction?: Transaction } = {}): Promise<TakeoverSessionRow | undefined> {
     const where = `WHERE s.id = $1${options.issuedOnly ? ' AND s.issued_publicly' : ''}${options.transaction ? ' FOR UPDATE OF s' : ''}`;

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../../db/sql-store.js';
 import { newestFirst } from '../../db/keyset-cursor.js';
 
 export interface CredentialRow {
@@ -27,13 +28,7 @@ export interface CredentialUse {
 }
 
 /** The SQL of tool server credentials: the `mcp_credentials` table and which servers use each. */
-export class CredentialStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class CredentialStore extends SqlStore {
   page<T>(page: { limit: number; cursor?: string }, present: (row: CredentialRow) => T) {
     return newestFirst(this.db, { from: 'mcp_credentials', where: 'true', bind: [] }, page, present);
   }

@@ -1,4 +1,5 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../../db/sql-store.js';
 import type { ServerRow } from './server-store.js';
 
 export interface MountRow {
@@ -27,13 +28,7 @@ export type MountPolicy = Pick<
 const MOUNT_SELECT = `SELECT m.*, s.name AS server_name, s.status AS server_status FROM agent_mcp_mounts m JOIN mcp_servers s ON s.id = m.mcp_server_id`;
 
 /** The SQL of tool server mounts: the `agent_mcp_mounts` table, read with each mount's server. */
-export class MountStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class MountStore extends SqlStore {
   /** The agent's type, or `undefined` for an unknown agent. */
   async agentType(agentId: string): Promise<string | undefined> {
     const [row] = await this.db.query<{ agent_type: string }>('SELECT agent_type FROM agents WHERE id = try_uuid($1)', {

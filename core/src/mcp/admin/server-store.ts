@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../../db/sql-store.js';
 import { newestFirst } from '../../db/keyset-cursor.js';
 
 export interface ServerRow {
@@ -34,13 +35,7 @@ const written = (fields: ServerFields) => [
 ];
 
 /** The SQL of tool servers: the `mcp_servers` table. Writes take the caller's transaction. */
-export class ServerStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class ServerStore extends SqlStore {
   page<T>(page: { limit: number; cursor?: string }, present: (row: ServerRow) => T) {
     return newestFirst(this.db, { from: 'mcp_servers', where: 'true', bind: [] }, page, present);
   }

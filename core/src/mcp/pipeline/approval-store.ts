@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { SqlStore } from '../../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow } from '../../chat/messages.js';
 import type { ApprovalRow, ApprovalStatus } from './approval-view.js';
 
 /** The SQL of the approval checkpoint: `tool_approval_requests`, and the session message an approved call posts. */
-export class ApprovalStore {
-  constructor(private readonly db: Sequelize) {}
-
-  transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
+export class ApprovalStore extends SqlStore {
   async insert(
     input: Pick<ApprovalRow, 'session_id' | 'turn_id' | 'agent_id' | 'mount_id' | 'mcp_server_id' | 'tool_name' | 'arguments' | 'origin'>,
   ): Promise<ApprovalRow> {
