@@ -33,7 +33,7 @@ import { SelectedObjectStore } from './services/object-store-selection.js';
 import { createSecrets, parseSecretsKey, resolveGeneratedKey, resolveSecretsKey, type Keyring } from './services/secrets.js';
 import { createUsageRecorder } from './services/usage.js';
 import { unresolvedReferences } from './config/references.js';
-import { TurnTraceExporter } from './observability/turn-trace-exporter.js';
+import type { TurnTraceExporter } from './observability/turn-trace-exporter.js';
 
 /** Start-up refused; the message says why and what to change. */
 export class StartupError extends Error {
@@ -173,7 +173,7 @@ export class AgentHostApp {
       const failed = embedded.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       if (failed) throw failed.reason;
       await this.openDatabase();
-      const domains = this.buildDomains();
+      const domains = this.buildDomains(await this.turnTraces());
       this.bootstrapAdmin = await domains.adminAuth.bootstrap();
       await this.startJobs();
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
@@ -359,7 +359,7 @@ export class AgentHostApp {
     this.logger.info({ database: redactUrl(this.databaseUrl) }, 'database ready');
   }
 
-  private buildDomains(): Domains {
+  private buildDomains(traces: TurnTraceExporter | undefined): Domains {
     const configured = this.config.admin.access_token_secret_key.trim();
     this.built = createDomains({
       db: this.requireDatabase(),
@@ -370,16 +370,18 @@ export class AgentHostApp {
       secrets: this.secrets(),
       objectStore: this.objectStore,
       sessionEvents: new SessionEvents(),
-      traces: this.turnTraces(),
+      traces,
       logger: this.logger,
     });
     return this.built;
   }
 
   /** The OTLP exporter of turn traces, when `[observability] otlp_endpoint` names a collector. */
-  private turnTraces(): TurnTraceExporter | undefined {
+  private async turnTraces(): Promise<TurnTraceExporter | undefined> {
     const { otlp_endpoint: endpoint, service_name: serviceName } = this.config.observability;
     if (!endpoint) return undefined;
+    // Loaded only when configured: the OpenTelemetry SDK and its OTLP exporter are a large share of a cold start.
+    const { TurnTraceExporter } = await import('./observability/turn-trace-exporter.js');
     const exporter = new TurnTraceExporter({ endpoint, serviceName });
     this.cleanups.push(() => exporter.shutdown());
     this.logger.info({ endpoint }, 'exporting turn traces over OTLP');
@@ -396,7 +398,7 @@ export class AgentHostApp {
       this.logger.warn({ err: error }, 'job store connection lost; it reconnects');
     };
     const connect = async () => {
-      const created = createAgenda(this.config, this.databaseUrl, this.instanceId, connectionLost);
+      const created = await createAgenda(this.config, this.databaseUrl, this.instanceId, connectionLost);
       created.agenda.on('error', (error: Error) => this.logger.error({ err: error }, 'job store error'));
       await created.agenda.ready;
       return created;

@@ -1,4 +1,4 @@
-import { type z } from 'zod';
+import type { z } from 'zod';
 import { ValidationError, type ValidationIssue } from './errors.js';
 
 /** The kinds a value may be, as a person says them. */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { type z } from 'zod';
+import type { z } from 'zod';
 import { ENV_BINDINGS, GENERIC_ENV_PREFIX, type EnvBinding } from './env.js';
 import { configSchema, type HostConfig } from './schema.js';
 

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Sequelize } from 'sequelize';
-import { SequelizeStorage, Umzug } from 'umzug';
 import type { Logger } from '@agent-host/sdk';
 import { withAdvisoryLock } from './advisory-lock.js';
 
@@ -14,8 +13,12 @@ interface MigrationModule {
   down(params: { context: QueryInterface }): Promise<void>;
 }
 
-/** Umzug over the compiled files of `migrations/`, recorded in `SequelizeMeta`. */
-export function createMigrator(sequelize: Sequelize, migrationsDir: string, logger: Logger) {
+/**
+ * Umzug over the compiled files of `migrations/`, recorded in `SequelizeMeta`. Loaded on first use: umzug brings its
+ * command-line framework, which no other path of the host needs.
+ */
+async function createMigrator(sequelize: Sequelize, migrationsDir: string, logger: Logger) {
+  const { SequelizeStorage, Umzug } = await import('umzug');
   return new Umzug({
     migrations: {
       glob: ['*.js', { cwd: migrationsDir }],
@@ -40,7 +43,7 @@ export function createMigrator(sequelize: Sequelize, migrationsDir: string, logg
 
 /** The migrations not yet applied, applying none (`agent-host migrate --dry-run`). */
 export async function pendingMigrations(sequelize: Sequelize, migrationsDir: string, logger: Logger): Promise<string[]> {
-  return (await createMigrator(sequelize, migrationsDir, logger).pending()).map((m) => m.name);
+  return (await (await createMigrator(sequelize, migrationsDir, logger)).pending()).map((m) => m.name);
 }
 
 /**
@@ -48,5 +51,5 @@ export async function pendingMigrations(sequelize: Sequelize, migrationsDir: str
  * instances starting together on one database take turns.
  */
 export async function migrate(sequelize: Sequelize, migrationsDir: string, logger: Logger): Promise<string[]> {
-  return withAdvisoryLock(sequelize, STARTUP_LOCK, async () => (await createMigrator(sequelize, migrationsDir, logger).up()).map((m) => m.name));
+  return withAdvisoryLock(sequelize, STARTUP_LOCK, async () => (await (await createMigrator(sequelize, migrationsDir, logger)).up()).map((m) => m.name));
 }

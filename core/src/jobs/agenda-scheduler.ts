@@ -1,5 +1,5 @@
 import { PluginRefusedError, type JobDefinitionOptions, type JobRun, type JobScheduler, type Logger } from '@agent-host/sdk';
-import { type Agenda, type Job } from 'agenda';
+import type { Agenda, Job } from 'agenda';
 import { parseInterval, resolveWhen } from './interval.js';
 
 /**

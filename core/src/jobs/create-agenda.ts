@@ -1,9 +1,7 @@
-import { MongoBackend } from '@agendajs/mongo-backend';
-import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { AgendaBackend } from 'agenda';
 import pg from 'pg';
 import type { HostConfig } from '../config/schema.js';
-import { HostAgenda } from './host-agenda.js';
+import type { HostAgenda } from './host-agenda.js';
 import { parseInterval } from './interval.js';
 
 /**
@@ -21,20 +19,22 @@ export function parseProcessEvery(text: string): number {
 
 /**
  * Agenda on the configured job store: the core Postgres by default, or
- * MongoDB when `[jobs] backend = "mongodb"`.
+ * MongoDB when `[jobs] backend = "mongodb"`. Agenda and the backend are loaded here, not at import: a process that
+ * only imports core (a CLI command, a unit test) does not pay for the MongoDB driver.
  */
-export function createAgenda(
+export async function createAgenda(
   config: HostConfig,
   databaseUrl: string,
   instanceId: string,
   onPoolError: (error: Error) => void,
-): { agenda: HostAgenda; backend: AgendaBackend; closePool: () => Promise<void> } {
+): Promise<{ agenda: HostAgenda; backend: AgendaBackend; closePool: () => Promise<void> }> {
   const { jobs } = config;
   const processEvery = parseProcessEvery(jobs.process_every);
   let backend: AgendaBackend;
   let closePool = async () => {};
   if (jobs.backend === 'mongodb') {
     if (!jobs.mongodb_url) throw new Error('[jobs] backend = "mongodb" needs [jobs].mongodb_url (or MONGODB_URL)');
+    const { MongoBackend } = await import('@agendajs/mongo-backend');
     backend = new MongoBackend({ address: jobs.mongodb_url });
   } else {
     // The host's own pool: the backend's would have no 'error' listener, so a Postgres restart would kill the host.
@@ -44,10 +44,12 @@ export function createAgenda(
     // transaction) when Postgres goes away would emit an unheard 'error' and end the process. Its query fails anyway.
     pool.on('connect', (client) => client.on('error', onPoolError));
     closePool = () => pool.end();
+    const { PostgresBackend } = await import('@agendajs/postgres-backend');
     const postgres = new PostgresBackend({ pool });
     // Its LISTEN channel reports a lost connection as an 'error' event before reconnecting; unheard, it would be fatal.
     (postgres.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on('error', onPoolError);
     backend = postgres;
   }
+  const { HostAgenda } = await import('./host-agenda.js');
   return { backend, closePool, agenda: new HostAgenda({ name: instanceId, backend, processEvery }) };
 }

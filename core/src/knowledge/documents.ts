@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type DocumentParser, type Logger } from '@agent-host/sdk';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
-import { type DocumentRepository, type DocumentRow } from './document-store.js';
+import type { DocumentRepository, DocumentRow } from './document-store.js';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger as PinoLogger } from 'pino';
-import pretty from 'pino-pretty';
+import type pinoPretty from 'pino-pretty';
 import type { Logger } from '@agent-host/sdk';
 import { currentRequestId } from '../observability/request-scope.js';
 
@@ -10,6 +11,9 @@ export type LogFormat = 'auto' | 'json' | 'pretty';
  * The root pino logger. JSON is written asynchronously so logging never blocks the token path; the pretty form is
  * for a person at a terminal. Secrets are redacted by key name either way.
  */
+// Required only for a terminal: servers and tests write JSON and never load it.
+const loadPretty = () => createRequire(import.meta.url)('pino-pretty') as typeof pinoPretty;
+
 export function createRootLogger(level: string, format: LogFormat = 'auto'): PinoLogger & Logger {
   const human = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   return pino(
@@ -38,7 +42,7 @@ export function createRootLogger(level: string, format: LogFormat = 'auto'): Pin
       },
     },
     human
-      ? pretty({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: false })
+      ? loadPretty()({ colorize: process.stdout.isTTY === true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', singleLine: true, sync: false })
       : pino.destination({ sync: false }),
   );
 }

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import type { Agent, fetch as UndiciFetch, RequestInit as UndiciRequestInit } from 'undici';
 
 /** `[http]`: which private hosts URLs from the API may reach, how big an answer may be, how many redirects. */
 export interface OutboundPolicy {
@@ -66,14 +66,17 @@ export function createGuardedFetch(policy: OutboundPolicy): (url: string | URL, 
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };
-  const dispatcher = new Agent({ connect: { lookup } });
+  // undici is loaded with the first request: most processes that import core never fetch a URL from the API.
+  let client: Promise<{ dispatcher: Agent; fetch: typeof UndiciFetch }> | undefined;
+  const undici = () => (client ??= import('undici').then(({ Agent, fetch }) => ({ dispatcher: new Agent({ connect: { lookup } }), fetch })));
 
   return async (input, init = {}) => {
     let url = new URL(input);
     let request = { ...init } as UndiciRequestInit;
+    const { dispatcher, fetch } = await undici();
     for (let hop = 0; ; hop++) {
       checkLiteral(url, allowed);
-      const response = (await undiciFetch(url, { ...request, redirect: 'manual', dispatcher })) as unknown as Response;
+      const response = (await fetch(url, { ...request, redirect: 'manual', dispatcher })) as unknown as Response;
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || !location) return capped(response, policy.maxResponseBytes);
       if (hop >= policy.maxRedirects) throw new OutboundRefusedError(`more than ${policy.maxRedirects} redirects, from ${url.origin}`);

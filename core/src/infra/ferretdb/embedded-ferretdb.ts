@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoClient } from 'mongodb';
 import type { EmbeddedServer } from '../embedded-server.js';
 import { minimalEnvironment, tailLines, terminate } from '../process/child.js';
 import { freePort } from '../process/free-port.js';
@@ -19,6 +18,8 @@ export interface EmbeddedFerretDbOptions {
 const ATTEMPTS = 3;
 
 async function answers(url: string): Promise<boolean> {
+  // The driver is loaded here, not when core is imported: only a FerretDB start needs it.
+  const { MongoClient } = await import('mongodb');
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
   try {
     await client.connect();
