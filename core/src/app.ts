@@ -177,6 +177,7 @@ export class AgentHostApp {
       this.bootstrapAdmin = await domains.adminAuth.bootstrap();
       await this.startJobs();
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
+      await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'));
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();

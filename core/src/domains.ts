@@ -25,6 +25,7 @@ import type { Keyring } from './services/secrets.js';
 import { skillMcpServers } from './skills/mcp-servers.js';
 import { Skills } from './skills/skills.js';
 import { Takeover } from './takeover/takeover.js';
+import { ScheduledTasks } from './scheduled-tasks/scheduled-tasks.js';
 import { pricingFromConfig } from './usage/cost.js';
 
 /**
@@ -52,6 +53,8 @@ export interface Domains {
   takeover: Takeover;
   /** What happens in sessions, for the WebSocket gateway. */
   sessionEvents: SessionEvents;
+  /** Scheduled tasks and their runs (spec 4.6). */
+  scheduledTasks: ScheduledTasks;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
 }
@@ -137,6 +140,7 @@ export function createDomains(deps: DomainDeps): Domains {
     sessionTurns,
     takeover: new Takeover(db, sessionEvents, config.agent.message_max_length),
     sessionEvents,
+    scheduledTasks: new ScheduledTasks(db, config, agents, chat, deps.instanceId, logger.child({ component: 'scheduled-tasks' })),
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };
 }

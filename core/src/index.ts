@@ -58,6 +58,16 @@ export { revealsCorrectionPublication } from './knowledge/correction-views.js';
 export { CHUNKING_STRATEGIES } from './knowledge/chunking.js';
 export { baseContentType, type SpooledFile, type UploadedFile } from './knowledge/documents.js';
 export { ingestSchema, rebuildSchema } from './knowledge/ingestion-jobs.js';
+export {
+  CONFLICT_POLICIES,
+  createTaskSchema,
+  EXECUTION_STATES,
+  TARGET_MODES,
+  TASK_STATUSES,
+  taskFiltersSchema,
+  type ScheduledTasks,
+} from './scheduled-tasks/scheduled-tasks.js';
+export { SCHEDULE_KINDS } from './scheduled-tasks/schedule.js';
 export { inspectSchema } from './knowledge/inspect-runs.js';
 export { mountCreateSchema } from './knowledge/mounts.js';
 export { ragDebugSchema } from './knowledge/rag-debug.js';

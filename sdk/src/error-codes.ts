@@ -104,6 +104,12 @@ export const ERROR_CODES = {
   PERMISSION_REVOKED: { status: null, description: 'The administrator lost the permission to watch the session.' },
   SESSION_NOT_PUBLIC: { status: null, description: "The session's agent is no longer public." },
 
+  // Scheduled tasks.
+  SCHEDULED_TASK_NOT_FOUND: { status: 404, description: 'No such scheduled task.' },
+  SCHEDULED_TASK_NOT_ACTIVE: { status: 409, description: 'The scheduled task was cancelled or has completed; it cannot be cancelled again.' },
+  SCHEDULED_TASK_LIMIT: { status: 409, description: 'The session or the agent has [scheduled_tasks] max_active_per_session or max_active_per_agent active tasks.' },
+  SCHEDULING_NOT_ALLOWED: { status: 403, description: 'This caller may not schedule tasks on the agent (anonymous sessions need [scheduled_tasks] allow_anonymous).' },
+
   // Knowledge.
   KNOWLEDGE_SOURCE_NOT_FOUND: { status: 404, description: 'No such knowledge source.' },
   MANAGED_SOURCE_READ_ONLY: { status: 409, description: 'A managed_correction source changes only through corrections.' },

@@ -144,7 +144,18 @@ export const configSchema = z
           .optional(),
       })
       .strict(),
-    scheduled_tasks: z.object({ enabled: z.boolean().default(true) }).strict(),
+    scheduled_tasks: z
+      .object({
+        enabled: z.boolean().default(true),
+        max_active_per_session: z.number().int().min(1).default(20),
+        max_active_per_agent: z.number().int().min(1).default(1000),
+        min_interval_seconds: z.number().int().min(1).default(60),
+        max_horizon_days: z.number().int().min(1).default(366),
+        allow_anonymous: z.boolean().default(false),
+        run_lease_seconds: z.number().int().min(5).default(60),
+        supervisor_interval_seconds: z.number().int().min(1).default(10),
+      })
+      .strict(),
     observability: z
       .object({
         otlp_endpoint: z

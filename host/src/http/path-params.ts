@@ -18,6 +18,7 @@ const UUID_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
   run_id: { code: 'INSPECT_RUN_NOT_FOUND', what: 'inspect run' },
   skill_id: { code: 'SKILL_NOT_FOUND', what: 'skill' },
   source_id: { code: 'KNOWLEDGE_SOURCE_NOT_FOUND', what: 'knowledge source' },
+  task_id: { code: 'SCHEDULED_TASK_NOT_FOUND', what: 'scheduled task' },
   token_id: { code: 'API_TOKEN_NOT_FOUND', what: 'API token' },
   turn_id: { code: 'TURN_NOT_FOUND', what: 'turn' },
 };

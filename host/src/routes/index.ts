@@ -23,6 +23,7 @@ import { publicSessionRoutes } from './public-sessions.js';
 import { objectStoreRoutes } from './object-store.js';
 import { ragDebugRoutes } from './rag-debug.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
+import { scheduledTaskRoutes } from './scheduled-tasks.js';
 import { sessionRoutes } from './sessions.js';
 import { skillCallRoutes } from './skill-calls.js';
 import { skillMountRoutes } from './skill-mounts.js';
@@ -51,6 +52,7 @@ export const routeFactories: RouteFactory<keyof Domains>[] = [
   publicSessionRoutes,
   sessionRoutes,
   takeoverRoutes,
+  scheduledTaskRoutes,
   auditLogRoutes,
   objectStoreRoutes,
   knowledgeSourceRoutes,

@@ -1,11 +1,10 @@
 import { ValidationError, type ErrorCode, type ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
-import type { AdminPrincipal } from '../../admin/admin-auth.js';
 import type { Agents, AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
 import { primaryModel, type ModelOverride } from '../model-router.js';
 import type { SessionTurns } from '../session-turns.js';
-import { mayChooseSessions, refusal, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
+import { mayChooseSessions, refusal, trustedCaller, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
 
 export interface AdmitDeps {
   config: HostConfig;
@@ -27,10 +26,10 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   if (message.length > config.agent.message_max_length) {
     throw messageIssue(`message is ${message.length} characters; the limit is ${config.agent.message_max_length}`, 'too_long', 'MESSAGE_TOO_LONG');
   }
-  const trusted = mayChooseSessions(caller.principal);
+  const trusted = trustedCaller(caller);
   // Without an agent a turn runs the default model with the operator's key and no agent limits: not for the public.
   if (!request.agent_id && !trusted) throw refusal('AGENT_REQUIRED', 'agent_id is required: chat goes through a public agent');
-  const agent = request.agent_id ? await loadAgent(deps.agents, request.agent_id, caller.principal) : null;
+  const agent = request.agent_id ? await loadAgent(deps.agents, request.agent_id, caller) : null;
   const override = validatedOverride(deps, request, agent, trusted);
   // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused.
   const ticket = request.thread_id === undefined ? null : await deps.turns.enter(request.thread_id);
@@ -41,7 +40,7 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   return { request, caller, agent, override, trusted, ticket };
 }
 
-async function loadAgent(agents: Agents, agentId: string, principal: AdminPrincipal | undefined): Promise<AgentView> {
+async function loadAgent(agents: Agents, agentId: string, { principal, channel }: TurnCaller): Promise<AgentView> {
   let agent: AgentView;
   try {
     agent = await agents.get(agentId);
@@ -49,7 +48,7 @@ async function loadAgent(agents: Agents, agentId: string, principal: AdminPrinci
     throw refusal('AGENT_NOT_FOUND', `agent ${agentId} not found`);
   }
   if (agent.status !== 'active') throw refusal('AGENT_INACTIVE', `agent ${agentId} is not active`);
-  if (agent.public_access_mode === 'public_anonymous') return agent;
+  if (agent.public_access_mode === 'public_anonymous' || channel === 'scheduled') return agent;
   if (agent.public_access_mode === 'admin_only' && mayChooseSessions(principal)) return agent;
   if (agent.public_access_mode === 'admin_only')
     throw refusal('AGENT_NOT_PUBLIC', `agent ${agentId} is only available to administrators with conversations.write`);

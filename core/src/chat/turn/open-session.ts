@@ -45,6 +45,8 @@ export async function openTurnSession(deps: SessionStageDeps, admitted: Admitted
   }
   const { session, history } = opened;
   if (session.status === 'HUMAN_ACTIVE') {
+    // A scheduled run is not a customer's message: it waits for the takeover to end (its runner defers it).
+    if (caller.channel === 'scheduled') return null;
     publishMessages(deps.events, session.id, [await conversations.storeCustomerMessage(session.id, request.message, messageType)]);
     return null;
   }

@@ -38,12 +38,13 @@ export const issueSessionId = () => randomBytes(16).toString('base64url');
 
 /**
  * Who starts a turn, and through which channel: quick match answers only `POST /stream` (spec 4.13); a WebSocket
- * customer message always goes to the orchestrator.
+ * customer message always goes to the orchestrator. `scheduled` is a scheduled task's run: the host itself, in the
+ * task's session, on the task's agent whatever its public access, counted against the caller who made the task.
  */
 export interface TurnCaller {
   principal: AdminPrincipal | undefined;
   callerKey: string | null;
-  channel: 'http' | 'websocket';
+  channel: 'http' | 'websocket' | 'scheduled';
   /** The request's `thread_id` was issued by the server for this request: a new session for its caller. */
   issuedSession?: boolean;
   /** The request's id (`X-Request-Id`), logged with a failure the caller is told about only by its code. */
@@ -76,3 +77,6 @@ export const refusal = (code: ErrorCode, message: string) => new AgentHostError(
  * (anonymous clients, administrators without the permission) chats only in sessions the server issued to them.
  */
 export const mayChooseSessions = (principal: AdminPrincipal | undefined) => principal?.permissions.includes('conversations.write') ?? false;
+
+/** A scheduled run chooses its session (the task's, or one it starts) as an administrator would. */
+export const trustedCaller = (caller: TurnCaller) => caller.channel === 'scheduled' || mayChooseSessions(caller.principal);

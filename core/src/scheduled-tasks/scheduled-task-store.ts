@@ -1,0 +1,312 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { newestFirst } from '../db/keyset-cursor.js';
+import { SqlStore } from '../db/sql-store.js';
+import type { TokenUsageSummary } from '../usage/token-usage.js';
+import type { Schedule, ScheduleKind } from './schedule.js';
+
+/** `origin_session`: the reply is posted into the session the task was made in; `new_session`: each run starts one. */
+export type TargetMode = 'origin_session' | 'new_session';
+/** What a due time does while the task's previous run has not ended: `skip` it, or `defer` it until that run ends. */
+export type ConflictPolicy = 'skip' | 'defer';
+/** `active` until cancelled, or `completed` once a schedule has no more due times (a `once` task after its run). */
+export type TaskStatus = 'active' | 'completed' | 'cancelled';
+/** A run's stored status; `heartbeat_expired` is derived from a `running` run whose lease lapsed (spec 3.6). */
+export type RunStatus = 'queued' | 'recovering' | 'running' | 'succeeded' | 'failed' | 'deferred' | 'cancelled';
+
+export interface TaskRow {
+  id: string;
+  agent_id: string;
+  session_id: string | null;
+  schedule_kind: ScheduleKind;
+  schedule_payload: Schedule;
+  payload: { message: string };
+  target_mode: TargetMode;
+  conflict_policy: ConflictPolicy;
+  status: TaskStatus;
+  next_run_at: Date | null;
+  created_via: 'api' | 'chat';
+  created_by: string | null;
+  caller_key: string | null;
+  created_at: Date;
+  updated_at: Date;
+  cancelled_at: Date | null;
+}
+
+export interface RunRow {
+  id: string;
+  task_id: string;
+  due_at: Date;
+  status: RunStatus;
+  detail: string | null;
+  session_id: string | null;
+  turn_id: string | null;
+  attempt_count: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  worker_heartbeat_at: Date | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+/** A run with its turn's usage columns, for `derived_generation_usage`. */
+export type RunWithUsage = RunRow & {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  total_tokens: number | null;
+  token_usage_source: TokenUsageSummary['token_usage_source'] | null;
+  /** Running, and its lease lapsed: the worker stopped (`heartbeat_expired`). */
+  lease_lapsed: boolean;
+  /** Running, and no heartbeat for longer than the stale threshold. */
+  heartbeat_stale: boolean;
+};
+
+export interface TaskFilters {
+  agent_id?: string;
+  session_id?: string;
+  status?: TaskStatus;
+  target_mode?: TargetMode;
+  schedule_kind?: ScheduleKind;
+}
+
+export type NewTask = Omit<TaskRow, 'status' | 'created_at' | 'updated_at' | 'cancelled_at'>;
+
+/** What became of a due time: the run it recorded and whether that run is to start now. */
+export interface Fired {
+  runId: string;
+  status: RunStatus;
+}
+
+/** Runs that hold their task's place: started, or about to start. */
+const STARTED_OR_STARTING = `('queued', 'running', 'recovering')`;
+
+/** The SQL of scheduled tasks and their runs. */
+export class ScheduledTaskStore extends SqlStore {
+  async insert(task: NewTask, transaction?: Transaction): Promise<TaskRow> {
+    const [row] = await this.db.query<TaskRow>(
+      `INSERT INTO scheduled_tasks (id, agent_id, session_id, schedule_kind, schedule_payload, payload, target_mode, conflict_policy, status, next_run_at,
+         created_via, created_by, caller_key, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active', $9, $10, $11, $12, now(), now()) RETURNING *`,
+      {
+        bind: [
+          task.id,
+          task.agent_id,
+          task.session_id,
+          task.schedule_kind,
+          JSON.stringify(task.schedule_payload),
+          JSON.stringify(task.payload),
+          task.target_mode,
+          task.conflict_policy,
+          task.next_run_at,
+          task.created_via,
+          task.created_by,
+          task.caller_key,
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return row!;
+  }
+
+  /**
+   * Active tasks of the agent and of the session, counted after locking the agent's row, so two requests at once
+   * cannot both take the last place.
+   */
+  async countActive(agentId: string, sessionId: string | null, transaction: Transaction): Promise<{ agent: number; session: number }> {
+    await this.db.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', { bind: [agentId], transaction });
+    const [row] = await this.db.query<{ agent: string; session: string }>(
+      `SELECT count(*) AS agent, count(*) FILTER (WHERE session_id = $2) AS session FROM scheduled_tasks WHERE agent_id = $1 AND status = 'active'`,
+      { bind: [agentId, sessionId], type: QueryTypes.SELECT, transaction },
+    );
+    return { agent: Number(row!.agent), session: Number(row!.session) };
+  }
+
+  async find(taskId: string): Promise<TaskRow | undefined> {
+    const [row] = await this.db.query<TaskRow>('SELECT * FROM scheduled_tasks WHERE id = try_uuid($1)', { bind: [taskId], type: QueryTypes.SELECT });
+    return row;
+  }
+
+  page<T>(filters: TaskFilters, page: { limit: number; cursor?: string }, present: (row: TaskRow) => T) {
+    const clauses: string[] = [];
+    const bind: unknown[] = [];
+    for (const [column, value] of Object.entries(filters) as [keyof TaskFilters, string | undefined][]) {
+      if (value === undefined) continue;
+      bind.push(value);
+      clauses.push(`r.${column} = $${bind.length}`);
+    }
+    return newestFirst(this.db, { from: 'scheduled_tasks', where: clauses.join(' AND ') || 'true', bind }, page, present);
+  }
+
+  /** Cancels an active task and its runs that have not started; a running run finishes. Undefined when not active. */
+  async cancel(taskId: string): Promise<TaskRow | undefined> {
+    return this.transaction(async (transaction) => {
+      const [row] = await this.db.query<TaskRow>(
+        `UPDATE scheduled_tasks SET status = 'cancelled', next_run_at = NULL, cancelled_at = now(), updated_at = now()
+         WHERE id = $1 AND status = 'active' RETURNING *`,
+        { bind: [taskId], type: QueryTypes.SELECT, transaction },
+      );
+      if (!row) return undefined;
+      await this.db.query(
+        `UPDATE scheduled_task_runs SET status = 'cancelled', detail = 'the task was cancelled before this run started', completed_at = now()
+         WHERE task_id = $1 AND status IN ('queued', 'recovering', 'deferred')`,
+        { bind: [taskId], transaction },
+      );
+      return row;
+    });
+  }
+
+  /** Active tasks whose due time passed at least `lagSeconds` ago: due times nobody fired. */
+  overdue(lagSeconds: number, limit: number): Promise<{ id: string; next_run_at: Date }[]> {
+    return this.db.query<{ id: string; next_run_at: Date }>(
+      `SELECT id, next_run_at FROM scheduled_tasks WHERE status = 'active' AND next_run_at <= now() - make_interval(secs => $1) ORDER BY next_run_at LIMIT $2`,
+      { bind: [lagSeconds, limit], type: QueryTypes.SELECT },
+    );
+  }
+
+  /**
+   * Fires the task's due time `dueAt` once: records its run (queued; `deferred` or skipped by the conflict policy
+   * while an earlier run has not ended) and moves `next_run_at` to `next` (`completed` when null). The task's row is
+   * locked, and `(task_id, due_at)` is unique, so of several instances firing the same due time one records it.
+   * Undefined when the due time was already fired or the task is no longer active.
+   */
+  async fire(taskId: string, dueAt: Date, next: (task: TaskRow) => Date | null): Promise<{ task: TaskRow; fired: Fired | undefined } | undefined> {
+    return this.transaction(async (transaction) => {
+      const [task] = await this.db.query<TaskRow>(`SELECT * FROM scheduled_tasks WHERE id = $1 AND status = 'active' FOR UPDATE`, {
+        bind: [taskId],
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      if (!task || task.next_run_at?.getTime() !== dueAt.getTime()) return undefined;
+      const open = await this.db.query<{ id: string; status: RunStatus; due_at: Date }>(
+        `SELECT id, status, due_at FROM scheduled_task_runs WHERE task_id = $1 AND status IN ('queued', 'running', 'recovering', 'deferred') ORDER BY due_at`,
+        { bind: [taskId], type: QueryTypes.SELECT, transaction },
+      );
+      const blocking = open.find((r) => r.status !== 'deferred');
+      const waiting = open.find((r) => r.status === 'deferred');
+      let fired: Fired | undefined;
+      // A run already waiting covers this due time too: a missed or blocked schedule runs once, not once per due time.
+      if (!waiting) {
+        const [status, detail]: [RunStatus, string | null] = !blocking
+          ? ['queued', null]
+          : task.conflict_policy === 'defer'
+            ? ['deferred', `waits for the run due at ${blocking.due_at.toISOString()} to end (conflict_policy=defer)`]
+            : ['cancelled', `skipped: the run due at ${blocking.due_at.toISOString()} had not ended (conflict_policy=skip)`];
+        const [run] = await this.db.query<{ id: string }>(
+          `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, detail, created_at, completed_at)
+           VALUES (gen_random_uuid(), $1, $2, $3::varchar, $4, now(), CASE WHEN $3::varchar = 'cancelled' THEN now() END)
+           ON CONFLICT (task_id, due_at) DO NOTHING RETURNING id`,
+          { bind: [taskId, dueAt, status, detail], type: QueryTypes.SELECT, transaction },
+        );
+        if (run) fired = { runId: run.id, status };
+      }
+      const nextAt = next(task);
+      const [updated] = await this.db.query<TaskRow>(
+        `UPDATE scheduled_tasks SET next_run_at = $2, status = CASE WHEN $2::timestamptz IS NULL THEN 'completed' ELSE status END, updated_at = now()
+         WHERE id = $1 RETURNING *`,
+        { bind: [taskId, nextAt], type: QueryTypes.SELECT, transaction },
+      );
+      return { task: updated!, fired };
+    });
+  }
+
+  /** Takes the run's lease for `owner` if it waits (queued or recovering) or its holder's lease lapsed. */
+  async claim(runId: string, owner: string, leaseSeconds: number): Promise<RunRow | undefined> {
+    const [row] = await this.db.query<RunRow>(
+      `UPDATE scheduled_task_runs SET status = 'running', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now(),
+         attempt_count = attempt_count + 1, started_at = COALESCE(started_at, now())
+       WHERE id = $1 AND (status IN ('queued', 'recovering') OR (status = 'running' AND lease_expires_at < now())) RETURNING *`,
+      { bind: [runId, owner, leaseSeconds], type: QueryTypes.SELECT },
+    );
+    return row;
+  }
+
+  /** Renews the lease; false when `owner` no longer holds the run. */
+  async renew(runId: string, owner: string, leaseSeconds: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE scheduled_task_runs SET lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now()
+       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+      { bind: [runId, owner, leaseSeconds], type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
+  }
+
+  /** Records the session a run uses before its turn starts, so a recovered run continues the same session. */
+  async setSession(runId: string, sessionId: string): Promise<void> {
+    await this.db.query('UPDATE scheduled_task_runs SET session_id = $2 WHERE id = $1', { bind: [runId, sessionId] });
+  }
+
+  /** Ends the run `owner` holds: an end state with its turn, or back to `deferred` with why. */
+  async finish(runId: string, owner: string, end: { status: RunStatus; detail: string | null; turnId?: string | null }): Promise<void> {
+    await this.db.query(
+      `UPDATE scheduled_task_runs SET status = $3::varchar, detail = $4, turn_id = COALESCE($5, turn_id), lease_owner = NULL, lease_expires_at = NULL,
+         completed_at = CASE WHEN $3::varchar = 'deferred' THEN NULL ELSE now() END
+       WHERE id = $1 AND lease_owner = $2`,
+      { bind: [runId, owner, end.status, end.detail, end.turnId ?? null] },
+    );
+  }
+
+  /** Running runs whose lease lapsed: `failed` after `maxAttempts` claims, else `recovering`; resolves with those to start again. */
+  async expireLeases(maxAttempts: number): Promise<string[]> {
+    const rows = await this.db.query<{ id: string; status: RunStatus }>(
+      `UPDATE scheduled_task_runs SET status = CASE WHEN attempt_count >= $1 THEN 'failed' ELSE 'recovering' END, lease_owner = NULL,
+         detail = CASE WHEN attempt_count >= $1 THEN 'the run was interrupted ' || attempt_count || ' times; giving up' ELSE 'recovered after its worker stopped' END,
+         completed_at = CASE WHEN attempt_count >= $1 THEN now() END
+       WHERE status = 'running' AND lease_expires_at < now() RETURNING id, status`,
+      { bind: [maxAttempts], type: QueryTypes.SELECT },
+    );
+    return rows.filter((r) => r.status === 'recovering').map((r) => r.id);
+  }
+
+  /**
+   * Deferred runs whose blocker ended (no earlier run of the task still open, and the session not under human
+   * takeover) become `queued`; resolves with them, to start. `taskId` limits it to one task.
+   */
+  async releaseDeferred(taskId?: string): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE scheduled_task_runs r SET status = 'queued', detail = NULL
+       FROM scheduled_tasks t
+       WHERE r.status = 'deferred' AND t.id = r.task_id AND t.status <> 'cancelled' AND ($1::uuid IS NULL OR r.task_id = $1)
+         AND NOT EXISTS (SELECT 1 FROM scheduled_task_runs o WHERE o.task_id = r.task_id AND o.status IN ${STARTED_OR_STARTING})
+         AND NOT EXISTS (SELECT 1 FROM chat_sessions s WHERE s.id = COALESCE(r.session_id, t.session_id) AND t.target_mode = 'origin_session' AND s.status = 'HUMAN_ACTIVE')
+       RETURNING r.id`,
+      { bind: [taskId ?? null], type: QueryTypes.SELECT },
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The agent of the session (null for a session without one), or undefined when there is no such session. */
+  async sessionAgent(sessionId: string): Promise<string | null | undefined> {
+    const [row] = await this.db.query<{ agent_id: string | null }>('SELECT agent_id FROM chat_sessions WHERE id = $1', {
+      bind: [sessionId],
+      type: QueryTypes.SELECT,
+    });
+    return row ? row.agent_id : undefined;
+  }
+
+  /** Whether the session is under human takeover. */
+  async takenOver(sessionId: string): Promise<boolean> {
+    const rows = await this.db.query(`SELECT 1 FROM chat_sessions WHERE id = $1 AND status = 'HUMAN_ACTIVE'`, { bind: [sessionId], type: QueryTypes.SELECT });
+    return rows.length > 0;
+  }
+
+  /**
+   * The task's runs, newest first, each with its turn's usage, whether its lease lapsed, and whether its heartbeat
+   * is older than `staleSeconds`.
+   */
+  runsPage<T>(taskId: string, staleSeconds: number, page: { limit: number; cursor?: string }, present: (row: RunWithUsage) => T) {
+    return newestFirst<RunWithUsage, T>(
+      this.db,
+      {
+        from: `(SELECT r.*, t.input_tokens, t.output_tokens, t.total_tokens, t.token_usage_source,
+                  (r.status = 'running' AND r.lease_expires_at < now()) AS lease_lapsed,
+                  (r.status = 'running' AND r.worker_heartbeat_at < now() - make_interval(secs => $2)) AS heartbeat_stale
+                FROM scheduled_task_runs r LEFT JOIN conversation_turns t ON t.id = r.turn_id)`,
+        where: 'r.task_id = $1',
+        bind: [taskId, staleSeconds],
+      },
+      page,
+      present,
+    );
+  }
+}
