@@ -46,6 +46,20 @@ async function openSession(admin: AdminClient, agentId: string, sessionId: strin
   return sessionId;
 }
 
+/**
+ * A run some worker holds, as a worker killed mid-run leaves it: `running` under a lease that ends (or ended)
+ * `leaseEnds` seconds from now, with its last heartbeat `beatAgo` seconds ago. Times are seconds relative to now.
+ */
+async function heldRun(databaseUrl: string, taskId: string, run: { dueAgo: number; leaseEnds: number; beatAgo: number; createdAgo?: number }) {
+  await query(
+    databaseUrl,
+    `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, attempt_count, lease_owner, lease_expires_at, worker_heartbeat_at, created_at, started_at)
+     VALUES (gen_random_uuid(), $1, now() - make_interval(secs => $2), 'running', 1, 'a-killed-host', now() + make_interval(secs => $3),
+             now() - make_interval(secs => $4), now() - make_interval(secs => $5), now())`,
+    [taskId, run.dueAgo, run.leaseEnds, run.beatAgo, run.createdAgo ?? 0],
+  );
+}
+
 const runsOf = async (admin: AdminClient, taskId: string) => (await admin.request('GET', `/scheduled-tasks/${taskId}/runs?limit=200`)).body.items as any[];
 
 t.test('bad schedules are a 422 naming the field, and nothing is stored', async (t) => {
@@ -329,12 +343,7 @@ t.test('a run whose worker stopped is recovered; two instances run each due time
     payload: { message: 'Recover me.' },
   });
   const onceId = once.body.task_id as string;
-  await query(
-    first.host.databaseUrl,
-    `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, attempt_count, lease_owner, lease_expires_at, worker_heartbeat_at, created_at, started_at)
-     VALUES (gen_random_uuid(), $1, now() - interval '1 minute', 'running', 1, 'a-killed-host', now() - interval '1 second', now() - interval '20 seconds', now(), now())`,
-    [onceId],
-  );
+  await heldRun(first.host.databaseUrl, onceId, { dueAgo: 60, leaseEnds: -1, beatAgo: 20 });
   const recovered = await eventually(async () => {
     const [run] = await runsOf(admin, onceId);
     return run?.execution_state === 'succeeded' ? run : undefined;
@@ -352,13 +361,8 @@ t.test('a run whose lease lapsed reads heartbeat_expired until recovered; a stal
     payload: { message: 'x' },
   });
   const taskId = created.body.task_id as string;
-  await query(
-    host.databaseUrl,
-    `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, attempt_count, lease_owner, lease_expires_at, worker_heartbeat_at, created_at, started_at)
-     VALUES (gen_random_uuid(), $1, now() - interval '2 minutes', 'running', 1, 'gone', now() - interval '1 second', now() - interval '30 seconds', now() - interval '1 minute', now()),
-            (gen_random_uuid(), $1, now() - interval '1 minute', 'running', 1, 'slow', now() + interval '5 seconds', now() - interval '9 seconds', now(), now())`,
-    [taskId],
-  );
+  await heldRun(host.databaseUrl, taskId, { dueAgo: 120, leaseEnds: -1, beatAgo: 30, createdAgo: 60 });
+  await heldRun(host.databaseUrl, taskId, { dueAgo: 60, leaseEnds: 5, beatAgo: 9 });
   const runs = await runsOf(admin, taskId);
   t.same(
     runs.map((r) => [r.execution_state, r.heartbeat_stale]),

@@ -1,4 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
+import type { LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { Chunking } from './chunking.js';
@@ -10,7 +11,7 @@ export type JobKind = IndexMode | 'publish_correction';
 /** `queued -> running -> succeeded | partially_failed | failed`; a running job whose lease lapsed is `recovering` until a worker claims it again. */
 export type IngestionStatus = 'queued' | 'running' | 'recovering' | 'succeeded' | 'partially_failed' | 'failed';
 
-export interface IngestionJobRow {
+export interface IngestionJobRow extends LeasedRow {
   id: string;
   source_id: string;
   job_kind: JobKind;
@@ -23,13 +24,6 @@ export interface IngestionJobRow {
   chunking_strategy: string | null;
   chunking_params: Record<string, number> | null;
   error_message: string | null;
-  attempt_count: number;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  worker_heartbeat_at: Date | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
+import type { LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { Schedule, ScheduleKind } from './schedule.js';
@@ -32,7 +33,7 @@ export interface TaskRow {
   cancelled_at: Date | null;
 }
 
-export interface RunRow {
+export interface RunRow extends LeasedRow {
   id: string;
   task_id: string;
   due_at: Date;
@@ -40,13 +41,6 @@ export interface RunRow {
   detail: string | null;
   session_id: string | null;
   turn_id: string | null;
-  attempt_count: number;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  worker_heartbeat_at: Date | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
 }
 
 /** A run with its turn's usage columns, for `derived_generation_usage`. */
