@@ -33,7 +33,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     task_id uuid NOT NULL REFERENCES scheduled_tasks (id) ON DELETE CASCADE,
     due_at timestamptz NOT NULL,
     status varchar(24) NOT NULL,
-    detail text,
+    reason text,
     session_id varchar(200),
     turn_id uuid,
     attempt_count integer NOT NULL DEFAULT 0,

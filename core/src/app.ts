@@ -177,7 +177,7 @@ export class AgentHostApp {
       this.bootstrapAdmin = await domains.adminAuth.bootstrap();
       await this.startJobs();
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
-      await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'));
+      await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'), domains.chat);
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();

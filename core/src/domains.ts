@@ -107,6 +107,7 @@ export function createDomains(deps: DomainDeps): Domains {
     logger: logger.child({ component: 'skills' }),
   });
   const sessionTurns = new SessionTurns(db, deps.instanceId);
+  const scheduledTasks = new ScheduledTasks(db, config, agents, deps.instanceId, logger.child({ component: 'scheduled-tasks' }));
   const chat = new ChatService({
     config,
     agents,
@@ -120,6 +121,7 @@ export function createDomains(deps: DomainDeps): Domains {
     knowledge,
     skills,
     mcp,
+    scheduledTasks,
     traces: deps.traces,
     logger: logger.child({ component: 'chat' }),
   });
@@ -140,7 +142,7 @@ export function createDomains(deps: DomainDeps): Domains {
     sessionTurns,
     takeover: new Takeover(db, sessionEvents, config.agent.message_max_length),
     sessionEvents,
-    scheduledTasks: new ScheduledTasks(db, config, agents, chat, deps.instanceId, logger.child({ component: 'scheduled-tasks' })),
+    scheduledTasks,
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };
 }

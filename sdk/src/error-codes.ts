@@ -107,8 +107,14 @@ export const ERROR_CODES = {
   // Scheduled tasks.
   SCHEDULED_TASK_NOT_FOUND: { status: 404, description: 'No such scheduled task.' },
   SCHEDULED_TASK_NOT_ACTIVE: { status: 409, description: 'The scheduled task was cancelled or has completed; it cannot be cancelled again.' },
-  SCHEDULED_TASK_LIMIT: { status: 409, description: 'The session or the agent has [scheduled_tasks] max_active_per_session or max_active_per_agent active tasks.' },
-  SCHEDULING_NOT_ALLOWED: { status: 403, description: 'This caller may not schedule tasks on the agent (anonymous sessions need [scheduled_tasks] allow_anonymous).' },
+  SCHEDULED_TASK_LIMIT: {
+    status: 409,
+    description: 'The session or the agent has [scheduled_tasks] max_active_per_session or max_active_per_agent active tasks.',
+  },
+  SCHEDULING_NOT_ALLOWED: {
+    status: 403,
+    description: 'This caller may not schedule tasks on the agent (anonymous sessions need [scheduled_tasks] allow_anonymous).',
+  },
 
   // Knowledge.
   KNOWLEDGE_SOURCE_NOT_FOUND: { status: 404, description: 'No such knowledge source.' },

@@ -11,7 +11,7 @@ import { BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // The sections a reader follows against a running host, in the README's order (the two commands and the production
 // recipe start processes of their own).
-const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Tools (MCP)', 'Skills'];
+const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Tools (MCP)', 'Skills', 'Scheduled tasks'];
 
 async function walkthrough(): Promise<string> {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
@@ -33,7 +33,9 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
     .replaceAll('<your password>', BOOTSTRAP_ADMIN.password)
     .replaceAll('"username":"admin"', `"username":"${BOOTSTRAP_ADMIN.username}"`)
     .replace(/(-[cb]) jar\b/g, `$1 ${path.join(dir, 'jar')}`)
-    .replaceAll('headers.txt', path.join(dir, 'headers.txt'));
+    .replaceAll('headers.txt', path.join(dir, 'headers.txt'))
+    // The reader waits a minute for the reminder; the test, two seconds.
+    .replaceAll('Remind me in a minute', 'Remind me in 2 seconds');
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -45,4 +47,8 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   t.ok((stdout.match(/data: \{"type":"done","session_id":/g) ?? []).length >= 4, 'each streamed reply ends with done, naming its session');
   t.match(stdout, /Echo: hello tools/, 'the MCP quick match called the echo tool');
   t.match(stdout, /"status":"success"/, 'tool and skill calls were audited as successes');
+  t.match(stdout, /Scheduled: I will remind you to send the stand-up notes/, 'the chat scheduled the reminder');
+  t.match(stdout, /"execution_state":"succeeded"/, 'the reminder ran');
+  t.match(stdout, /"content":"Your "/, 'the chat listed the reminders');
+  t.match(stdout, /"expression":"0 9 \* \* 1-5"[^\n]*"status":"cancelled"/, 'and the weekday reminder was cancelled');
 });

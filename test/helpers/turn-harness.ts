@@ -2,8 +2,9 @@
 // (offline, or openai against the OpenAI-compatible fixture server) or scripted ones, a retrieval handle with fixed
 // chunks, real in-test tools, and a trace that records spans. Used by the tests of orchestrator-core-chat and
 // orchestrator-react-agent.
-import { fakeAgentSnapshot } from '@agent-host/sdk/testing';
+import { fakeAgentSnapshot, fakeScheduling } from '@agent-host/sdk/testing';
 import type {
+  SchedulingHandle,
   AgentSnapshot,
   ChatMessage,
   ChatModel,
@@ -89,6 +90,8 @@ export function buildTurnContext(options: {
   tools?: Record<string, InTestTool>;
   skills?: Record<string, InTestTool>;
   modelSpec?: Partial<ChatModelSpec>;
+  /** The turn's scheduling handle; by default one that is not available, as in a public chat. */
+  scheduling?: SchedulingHandle;
 }): TurnHarness {
   const agent = agentSnapshot(options.agent);
   const spans: TurnHarness['spans'] = [];
@@ -170,6 +173,7 @@ export function buildTurnContext(options: {
         return { status: 'success', result: await skill.run(args) };
       },
     },
+    scheduling: options.scheduling ?? fakeScheduling({ refuse: 'scheduling is not offered in this test' }),
     trace: {
       traceId: 'trace-1',
       async span(name, run) {

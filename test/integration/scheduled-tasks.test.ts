@@ -4,19 +4,11 @@
 import t from 'tap';
 import type { SessionBroadcast } from '@agent-host/core';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `check` resolves to a value, polling; rejects after `timeoutMs`. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(100)) {
-    const found = await check();
-    if (found !== undefined) return found;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 const SHORT = { AGENT_HOST__SCHEDULED_TASKS__MIN_INTERVAL_SECONDS: '1' };
@@ -233,7 +225,7 @@ t.test('a session under human takeover gets the run deferred, and it runs once t
     const runs = await runsOf(admin, taskId);
     return runs[0]?.execution_state === 'deferred' ? runs : undefined;
   }, 'the deferred run');
-  t.match(deferred.detail, /human takeover/, 'the run says why it waits');
+  t.match(deferred.reason, /human takeover/, 'the run says why it waits');
   t.equal(deferred.turn_id, null);
   await sleep(1_500);
   const aiMessages = await query(host.databaseUrl, `SELECT count(*)::int AS n FROM chat_messages WHERE session_id = $1 AND role = 'assistant'`, [sessionId]);
@@ -274,7 +266,7 @@ t.test('conflict policies: skip records a skipped run while the previous one sti
   }, 'skipped runs');
   t.equal(skipped.filter((r) => r.execution_state === 'running').length, 1, 'one run holds the task');
   t.match(
-    skipped.find((r) => r.execution_state === 'cancelled').detail,
+    skipped.find((r) => r.execution_state === 'cancelled').reason,
     /skipped: .*conflict_policy=skip/,
     'a skipped due time is a cancelled run that says so',
   );
@@ -292,7 +284,7 @@ t.test('conflict policies: skip records a skipped run while the previous one sti
   const still = await runsOf(admin, deferring);
   t.equal(still.filter((r) => r.execution_state === 'deferred').length, 1, 'later due times add no second deferred run: it covers them');
   t.equal(still.length, waiting.length, 'and no other run');
-  t.match(still.find((r) => r.execution_state === 'deferred').detail, /conflict_policy=defer/);
+  t.match(still.find((r) => r.execution_state === 'deferred').reason, /conflict_policy=defer/);
   const deferredId = still.find((r) => r.execution_state === 'deferred').run_id;
   await admin.request('POST', `/scheduled-tasks/${deferring}/cancel`);
   const afterCancel = await runsOf(admin, deferring);

@@ -6,18 +6,10 @@
 import t from 'tap';
 import type { SessionBroadcast } from '@agent-host/core';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { readEvents } from '../helpers/sse.js';
-
-/** Resolves once `check` returns a value, polling; rejects after `timeoutMs`. */
-async function eventually<T>(check: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
-    const found = check();
-    if (found !== undefined) return found;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** `POST /stream` as an administrator, who names the session. */
 const post = (url: string, body: unknown, cookie: string) =>

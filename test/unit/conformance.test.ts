@@ -119,7 +119,9 @@ for (const [plugin, key] of [
   t.test(`${plugin}: ${key} keeps every orchestrator rule`, async (t) => {
     const kernel = await loadFirstPartyPlugin(plugin);
     const orchestrator = kernel.registry(extensionPoints.orchestrators).get(key)!;
-    await conforms(t, orchestratorConformance(orchestrator));
+    // core_chat_v1 schedules tasks from the conversation, so it is also held to the scheduling rules.
+    const scheduling = key === 'core_chat_v1' ? { request: 'Remind me in 10 minutes to check the order status.' } : undefined;
+    await conforms(t, orchestratorConformance(orchestrator, { ...(scheduling && { scheduling }) }));
     // The model rules hold vacuously for a runtime that never asks the model: the first-party ones do ask it.
     const model = scriptedModel([{ tokens: ['Two ', 'days.'] }]);
     for await (const event of orchestrator.run(fakeTurnContext(model))) void event;
@@ -167,6 +169,41 @@ t.test('an orchestrator that breaks a rule fails that rule, and says how', async
     ['a model that fails ends the turn with an error, not a reply'],
   );
   t.match(swallowing[0]!.message, 'the turn ended with the reply "Sorry." and no error event');
+});
+
+/**
+ * An orchestrator that schedules every message naming "remind" for an hour from now; `anyMessage`, `twice` and
+ * `quiet` break one scheduling rule each.
+ */
+function schedulingOrchestrator(options: { anyMessage?: boolean; twice?: boolean; quiet?: boolean } = {}): Orchestrator {
+  return {
+    displayName: 'Fake scheduler',
+    description: 'Schedules reminders.',
+    experimental: false,
+    async *run(context): AsyncGenerator<TurnEvent, TurnResult, void> {
+      let reply = 'Nothing to schedule.';
+      if (/reminders\?/.test(context.message)) {
+        reply = `${(await context.scheduling.list()).length} reminders.`;
+      } else if (/remind/i.test(context.message) && (options.anyMessage || context.message_type === 'user_chat')) {
+        const request = { schedule: { kind: 'once' as const, run_at: new Date(Date.now() + 3_600_000).toISOString() }, message: context.message };
+        const made = await context.scheduling.create(request);
+        if (options.twice) await context.scheduling.create(request);
+        reply = made.status === 'done' ? `Scheduled for ${made.task.next_run_at}.` : options.quiet ? 'Sorry.' : `Not scheduled: ${made.reason}`;
+      }
+      yield { type: 'token', content: reply };
+      return { reply, response_source: 'fake', observation: {} };
+    },
+  };
+}
+
+t.test('an orchestrator that breaks a scheduling rule fails that rule, and says how', async (t) => {
+  const scheduling = { scheduling: { request: 'Remind me in an hour to call Ana.' } };
+  const failed = async (options: Parameters<typeof schedulingOrchestrator>[0]) =>
+    (await broken(orchestratorConformance(schedulingOrchestrator(options), scheduling))).map((f) => `${f.rule}: ${f.message}`);
+  t.same(await failed({}), [], 'a correct scheduling orchestrator breaks no rule');
+  t.match(await failed({ anyMessage: true }), [/from a message that is not a user's chat.*from a rule message/]);
+  t.match(await failed({ twice: true }), [/exactly one task.*made 2 tasks for one request/]);
+  t.match(await failed({ quiet: true }), [/refuses still ends.*does not tell the user why/]);
 });
 
 t.test('an embedder that breaks a rule fails that rule, and says how', async (t) => {

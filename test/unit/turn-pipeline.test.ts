@@ -74,6 +74,7 @@ function pipeline(options: Options = {}) {
         },
       }),
     },
+    scheduledTasks: { allowAnonymous: false, defaultTimeZone: 'UTC' },
     logger: memoryLogger(logs),
   } as never);
   const send = async (message: string, extra: { message_type?: string; channel?: 'http' | 'websocket' } = {}) => {

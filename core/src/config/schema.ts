@@ -152,6 +152,16 @@ export const configSchema = z
         min_interval_seconds: z.number().int().min(1).default(60),
         max_horizon_days: z.number().int().min(1).default(366),
         allow_anonymous: z.boolean().default(false),
+        default_time_zone: z
+          .string()
+          .default('UTC')
+          .refine((zone) => {
+            try {
+              return Boolean(new Intl.DateTimeFormat('en-US', { timeZone: zone }));
+            } catch {
+              return false;
+            }
+          }, 'is not an IANA time zone such as "Europe/Berlin" or "UTC"'),
         run_lease_seconds: z.number().int().min(5).default(60),
         supervisor_interval_seconds: z.number().int().min(1).default(10),
       })

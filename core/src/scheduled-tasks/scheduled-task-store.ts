@@ -38,7 +38,7 @@ export interface RunRow extends LeasedRow {
   task_id: string;
   due_at: Date;
   status: RunStatus;
-  detail: string | null;
+  reason: string | null;
   session_id: string | null;
   turn_id: string | null;
 }
@@ -132,6 +132,14 @@ export class ScheduledTaskStore extends SqlStore {
     return newestFirst(this.db, { from: 'scheduled_tasks', where: clauses.join(' AND ') || 'true', bind }, page, present);
   }
 
+  /** The session's active tasks, next due first. */
+  activeInSession(sessionId: string): Promise<TaskRow[]> {
+    return this.db.query<TaskRow>(`SELECT * FROM scheduled_tasks WHERE session_id = $1 AND status = 'active' ORDER BY next_run_at, id`, {
+      bind: [sessionId],
+      type: QueryTypes.SELECT,
+    });
+  }
+
   /** Cancels an active task and its runs that have not started; a running run finishes. Undefined when not active. */
   async cancel(taskId: string): Promise<TaskRow | undefined> {
     return this.transaction(async (transaction) => {
@@ -142,7 +150,7 @@ export class ScheduledTaskStore extends SqlStore {
       );
       if (!row) return undefined;
       await this.db.query(
-        `UPDATE scheduled_task_runs SET status = 'cancelled', detail = 'the task was cancelled before this run started', completed_at = now()
+        `UPDATE scheduled_task_runs SET status = 'cancelled', reason = 'the task was cancelled before this run started', completed_at = now()
          WHERE task_id = $1 AND status IN ('queued', 'recovering', 'deferred')`,
         { bind: [taskId], transaction },
       );
@@ -181,16 +189,16 @@ export class ScheduledTaskStore extends SqlStore {
       let fired: Fired | undefined;
       // A run already waiting covers this due time too: a missed or blocked schedule runs once, not once per due time.
       if (!waiting) {
-        const [status, detail]: [RunStatus, string | null] = !blocking
+        const [status, reason]: [RunStatus, string | null] = !blocking
           ? ['queued', null]
           : task.conflict_policy === 'defer'
             ? ['deferred', `waits for the run due at ${blocking.due_at.toISOString()} to end (conflict_policy=defer)`]
             : ['cancelled', `skipped: the run due at ${blocking.due_at.toISOString()} had not ended (conflict_policy=skip)`];
         const [run] = await this.db.query<{ id: string }>(
-          `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, detail, created_at, completed_at)
+          `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, reason, created_at, completed_at)
            VALUES (gen_random_uuid(), $1, $2, $3::varchar, $4, now(), CASE WHEN $3::varchar = 'cancelled' THEN now() END)
            ON CONFLICT (task_id, due_at) DO NOTHING RETURNING id`,
-          { bind: [taskId, dueAt, status, detail], type: QueryTypes.SELECT, transaction },
+          { bind: [taskId, dueAt, status, reason], type: QueryTypes.SELECT, transaction },
         );
         if (run) fired = { runId: run.id, status };
       }
@@ -231,12 +239,12 @@ export class ScheduledTaskStore extends SqlStore {
   }
 
   /** Ends the run `owner` holds: an end state with its turn, or back to `deferred` with why. */
-  async finish(runId: string, owner: string, end: { status: RunStatus; detail: string | null; turnId?: string | null }): Promise<void> {
+  async finish(runId: string, owner: string, end: { status: RunStatus; reason: string | null; turnId?: string | null }): Promise<void> {
     await this.db.query(
-      `UPDATE scheduled_task_runs SET status = $3::varchar, detail = $4, turn_id = COALESCE($5, turn_id), lease_owner = NULL, lease_expires_at = NULL,
+      `UPDATE scheduled_task_runs SET status = $3::varchar, reason = $4, turn_id = COALESCE($5, turn_id), lease_owner = NULL, lease_expires_at = NULL,
          completed_at = CASE WHEN $3::varchar = 'deferred' THEN NULL ELSE now() END
        WHERE id = $1 AND lease_owner = $2`,
-      { bind: [runId, owner, end.status, end.detail, end.turnId ?? null] },
+      { bind: [runId, owner, end.status, end.reason, end.turnId ?? null] },
     );
   }
 
@@ -244,7 +252,7 @@ export class ScheduledTaskStore extends SqlStore {
   async expireLeases(maxAttempts: number): Promise<string[]> {
     const rows = await this.db.query<{ id: string; status: RunStatus }>(
       `UPDATE scheduled_task_runs SET status = CASE WHEN attempt_count >= $1 THEN 'failed' ELSE 'recovering' END, lease_owner = NULL,
-         detail = CASE WHEN attempt_count >= $1 THEN 'the run was interrupted ' || attempt_count || ' times; giving up' ELSE 'recovered after its worker stopped' END,
+         reason = CASE WHEN attempt_count >= $1 THEN 'the run was interrupted ' || attempt_count || ' times; giving up' ELSE 'recovered after its worker stopped' END,
          completed_at = CASE WHEN attempt_count >= $1 THEN now() END
        WHERE status = 'running' AND lease_expires_at < now() RETURNING id, status`,
       { bind: [maxAttempts], type: QueryTypes.SELECT },
@@ -258,7 +266,7 @@ export class ScheduledTaskStore extends SqlStore {
    */
   async releaseDeferred(taskId?: string): Promise<string[]> {
     const rows = await this.db.query<{ id: string }>(
-      `UPDATE scheduled_task_runs r SET status = 'queued', detail = NULL
+      `UPDATE scheduled_task_runs r SET status = 'queued', reason = NULL
        FROM scheduled_tasks t
        WHERE r.status = 'deferred' AND t.id = r.task_id AND t.status <> 'cancelled' AND ($1::uuid IS NULL OR r.task_id = $1)
          AND NOT EXISTS (SELECT 1 FROM scheduled_task_runs o WHERE o.task_id = r.task_id AND o.status IN ${STARTED_OR_STARTING})

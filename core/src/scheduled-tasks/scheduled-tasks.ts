@@ -4,12 +4,11 @@ import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import type { Agents } from '../agents/agents.js';
-import type { ChatService } from '../chat/chat-service.js';
 import type { HostConfig } from '../config/schema.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import { normalizeSchedule, SCHEDULE_KINDS, scheduleInputSchema } from './schedule.js';
 import { ScheduledTaskStore, type ConflictPolicy, type RunWithUsage, type TargetMode, type TaskFilters, type TaskRow } from './scheduled-task-store.js';
-import { TaskRunner } from './task-runner.js';
+import { TaskRunner, type TurnPipeline } from './task-runner.js';
 
 export const TARGET_MODES = ['origin_session', 'new_session'] as const satisfies readonly TargetMode[];
 export const CONFLICT_POLICIES = ['skip', 'defer'] as const satisfies readonly ConflictPolicy[];
@@ -78,7 +77,7 @@ function presentRun(row: RunWithUsage) {
     due_at: row.due_at.toISOString(),
     execution_state: row.lease_lapsed ? ('heartbeat_expired' as const) : row.status,
     heartbeat_stale: row.heartbeat_stale,
-    detail: row.detail,
+    reason: row.reason,
     session_id: row.session_id,
     turn_id: row.turn_id,
     attempt_count: row.attempt_count,
@@ -100,19 +99,16 @@ function presentRun(row: RunWithUsage) {
  */
 export class ScheduledTasks {
   readonly store: ScheduledTaskStore;
-  private readonly runner: TaskRunner;
+  private runner?: TaskRunner;
 
   constructor(
     private readonly db: Sequelize,
     private readonly config: HostConfig,
     private readonly agents: Agents,
-    chat: ChatService,
-    instanceId: string,
-    logger: Logger,
+    private readonly instanceId: string,
+    private readonly logger: Logger,
   ) {
     this.store = new ScheduledTaskStore(db);
-    const { enabled, run_lease_seconds: leaseSeconds, supervisor_interval_seconds: supervisorIntervalSeconds } = config.scheduled_tasks;
-    this.runner = new TaskRunner(this.store, chat, { enabled, instanceId, leaseSeconds, supervisorIntervalSeconds }, logger);
     agents.addTypeChangeCheck(async (agentId, from, to) => {
       if (from !== 'chat' || to === 'chat') return undefined;
       const { agent } = await this.store.transaction((transaction) => this.store.countActive(agentId, null, transaction));
@@ -120,8 +116,23 @@ export class ScheduledTasks {
     });
   }
 
-  /** Arms nothing until here: due times fire once the job scheduler runs. */
-  start(jobs: JobScheduler): Promise<void> {
+  /** Whether anonymous chats may schedule (`[scheduled_tasks] allow_anonymous`). */
+  get allowAnonymous(): boolean {
+    return this.config.scheduled_tasks.allow_anonymous;
+  }
+
+  /** The time zone a chat's schedules are read in when the user's is not known. */
+  get defaultTimeZone(): string {
+    return this.config.scheduled_tasks.default_time_zone;
+  }
+
+  /**
+   * Runs tasks from here on, through the chat pipeline (which holds this domain for its scheduling handles, so the
+   * runner gets it only now).
+   */
+  start(jobs: JobScheduler, chat: TurnPipeline): Promise<void> {
+    const { enabled, run_lease_seconds: leaseSeconds, supervisor_interval_seconds: supervisorIntervalSeconds } = this.config.scheduled_tasks;
+    this.runner = new TaskRunner(this.store, chat, { enabled, instanceId: this.instanceId, leaseSeconds, supervisorIntervalSeconds }, this.logger);
     return this.runner.start(jobs);
   }
 
@@ -201,6 +212,7 @@ export class ScheduledTasks {
       }
       return row;
     });
+    if (!this.runner) throw new Error('scheduled tasks have not started');
     await this.runner.arm(task);
     return task;
   }

@@ -1,6 +1,5 @@
 import type { ErrorCode, JobScheduler, Logger } from '@agent-host/sdk';
-import type { ChatService } from '../chat/chat-service.js';
-import { issueSessionId } from '../chat/turn/turn-request.js';
+import { issueSessionId, type AdmittedTurn, type ChatRequest, type StreamEvent, type TurnCaller } from '../chat/turn/turn-request.js';
 import { nextRunAfter } from './schedule.js';
 import type { RunStatus, ScheduledTaskStore, TaskRow } from './scheduled-task-store.js';
 
@@ -25,6 +24,12 @@ export interface TaskRunnerOptions {
   supervisorIntervalSeconds: number;
 }
 
+/** What a run needs of the chat pipeline (`ChatService`): admit a turn, then run it. */
+export interface TurnPipeline {
+  admit(request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn>;
+  stream(admitted: AdmittedTurn, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void>;
+}
+
 interface DueData {
   task_id: string;
   due_at: string;
@@ -42,7 +47,7 @@ export class TaskRunner {
 
   constructor(
     private readonly store: ScheduledTaskStore,
-    private readonly chat: ChatService,
+    private readonly chat: TurnPipeline,
     private readonly options: TaskRunnerOptions,
     private readonly logger: Logger,
   ) {}
@@ -88,12 +93,12 @@ export class TaskRunner {
       () => void this.store.renew(run.id, instanceId, leaseSeconds).catch((error: unknown) => log.warn({ err: error }, 'heartbeat failed')),
       (leaseSeconds * 1000) / 3,
     );
-    let end: { status: RunStatus; detail: string | null; turnId?: string | null };
+    let end: { status: RunStatus; reason: string | null; turnId?: string | null };
     try {
       end = await this.runTurn(run.id, run.session_id, run.task_id);
     } catch (error) {
       log.error({ err: error }, 'scheduled run failed');
-      end = { status: 'failed', detail: (error as Error).message };
+      end = { status: 'failed', reason: (error as Error).message };
     } finally {
       clearInterval(timer);
     }
@@ -106,12 +111,12 @@ export class TaskRunner {
     runId: string,
     runSession: string | null,
     taskId: string,
-  ): Promise<{ status: RunStatus; detail: string | null; turnId?: string | null }> {
+  ): Promise<{ status: RunStatus; reason: string | null; turnId?: string | null }> {
     const task = await this.store.find(taskId);
-    if (!task || task.status === 'cancelled') return { status: 'cancelled', detail: 'the task was cancelled before this run started' };
+    if (!task || task.status === 'cancelled') return { status: 'cancelled', reason: 'the task was cancelled before this run started' };
     const sessionId = task.target_mode === 'origin_session' ? task.session_id! : (runSession ?? issueSessionId());
     if (runSession === null) await this.store.setSession(runId, sessionId);
-    const takenOver = { status: 'deferred' as const, detail: 'the session is under human takeover; the run starts when the takeover ends' };
+    const takenOver = { status: 'deferred' as const, reason: 'the session is under human takeover; the run starts when the takeover ends' };
     if (task.target_mode === 'origin_session' && (await this.store.takenOver(sessionId))) return takenOver;
     const admitted = await this.chat.admit(
       { thread_id: sessionId, agent_id: task.agent_id, message: task.payload.message, message_type: 'rule' },
@@ -125,7 +130,7 @@ export class TaskRunner {
     }
     // No turn and no error: a takeover began between the check above and the turn.
     if (!turnId && !failure) return takenOver;
-    return failure ? { status: 'failed', detail: `${failure.code}: ${failure.content}`, turnId } : { status: 'succeeded', detail: null, turnId };
+    return failure ? { status: 'failed', reason: `${failure.code}: ${failure.content}`, turnId } : { status: 'succeeded', reason: null, turnId };
   }
 
   /** Recovers runs whose worker stopped, starts deferred runs whose blocker ended, fires lost due times. */

@@ -41,7 +41,7 @@ export const scheduledRun = z
     due_at: timestamp,
     execution_state: z.enum(EXECUTION_STATES),
     heartbeat_stale: z.boolean().describe('Running, and no heartbeat for two thirds of [scheduled_tasks] run_lease_seconds'),
-    detail: z.string().nullable().describe('Why a run was skipped, deferred, cancelled or failed'),
+    reason: z.string().nullable().describe('Why a run was skipped, deferred, cancelled or failed'),
     session_id: z.string().nullable().describe('The session the run posts into'),
     turn_id: z.string().uuid().nullable().describe('The turn the run produced'),
     attempt_count: z.number().int(),

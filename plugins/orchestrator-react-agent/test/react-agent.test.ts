@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { tool } from 'langchain';
-import { runTurn } from '@agent-host/sdk/testing';
+import { fakeScheduling, runTurn } from '@agent-host/sdk/testing';
 import type { ChatCallOptions, ChatMessage, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
 import { ReactAgentOrchestrator } from '../src/lib/react-agent.js';
 import { SdkChatModel, toLangChainMessages, toSdkMessages } from '../src/lib/sdk-chat-model.js';
@@ -111,6 +111,27 @@ t.test('react_agent_v1 offers the mounted skills before the MCP tools and calls 
   tt.same(harness.toolCalls, [], 'and not to the MCP tool handle');
   const toolMessage = (server.bodies[1]?.messages ?? []).find((m: { role: string }) => m.role === 'tool');
   tt.same(JSON.parse(toolMessage?.content ?? 'null'), { from: 'skill' }, "the skill's result is fed back to the model");
+});
+
+t.test('react_agent_v1 offers scheduling as tools where the turn may schedule, and schedules through the handle', async (tt) => {
+  const runAt = '2026-12-01T09:00:00+01:00';
+  const server = await fixture(tt, (body) =>
+    hasToolResult(body)
+      ? { content: 'Done: I will remind you on 1 December at 9:00.' }
+      : { tool_calls: [{ id: 'call_s', name: 'schedule_task', arguments: { schedule: { kind: 'once', run_at: runAt }, message: 'Call Ana' } }] },
+  );
+  const scheduling = fakeScheduling();
+  const harness = buildTurnContext({ provider: await openaiAt(server), message: 'Remind me on 1 December at 9 to call Ana', scheduling });
+  const { result } = await runTurn(new ReactAgentOrchestrator(5).run(harness.context));
+  tt.same(
+    server.bodies[0]?.tools?.map((x: any) => x.function.name),
+    ['search_knowledge', 'schedule_task', 'list_scheduled_tasks', 'cancel_scheduled_task'],
+    'the scheduling tools are offered',
+  );
+  tt.same(scheduling.requests, [{ schedule: { kind: 'once', run_at: runAt }, message: 'Call Ana' }], 'the task was made through the handle');
+  const toolMessage = (server.bodies[1]?.messages ?? []).find((m: { role: string }) => m.role === 'tool');
+  tt.match(JSON.parse(toolMessage?.content ?? 'null'), { status: 'done', task: { message: 'Call Ana' } }, "core's outcome is fed back to the model");
+  tt.match(result.reply, 'Done');
 });
 
 t.test('react_agent_v1 feeds a failing tool back as an error result', async (tt) => {

@@ -1,5 +1,6 @@
 import type { Logger } from '../services/logger.js';
 import type { ChatMessage, ChatModel } from './models.js';
+import type { SchedulingHandle } from './scheduling.js';
 import type { ToolCallOutcome, ToolHandle } from './tools.js';
 
 /** Agent capability boundary (spec 2.4). @public */
@@ -150,6 +151,11 @@ export interface TurnContext {
   retrieval: RetrievalHandle;
   tools: TurnToolHandle;
   skills: ToolHandle;
+  /**
+   * Scheduled tasks of this agent and session.
+   * @beta
+   */
+  scheduling: SchedulingHandle;
   trace: Trace;
   log: Logger;
   /** Aborted when the client disconnects or the turn times out. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatCallOptions, ChatMessage, ChatModel, ChatStreamChunk, ToolCallRequest } from '../extensions/models.js';
 import type { AgentSnapshot, ModelStage, TurnContext, TurnToolHandle } from '../extensions/orchestrators.js';
+import type { ScheduledTaskSummary, ScheduleRequest, SchedulingHandle, SchedulingOutcome } from '../extensions/scheduling.js';
 import type { ToolCallOutcome, ToolHandle } from '../extensions/tools.js';
 import type { Logger } from '../services/logger.js';
 
@@ -58,6 +59,56 @@ const noTools: ToolHandle = {
   call: async (name): Promise<ToolCallOutcome> => ({ status: 'error', result: null, error: `no tool ${name} in this turn` }),
 };
 
+/** A {@link fakeScheduling} handle: what it was asked to make, in order, and the tasks it holds. @beta */
+export interface FakeScheduling extends SchedulingHandle {
+  readonly requests: { schedule: ScheduleRequest; message: string; conflict_policy?: 'skip' | 'defer' }[];
+  readonly tasks: ScheduledTaskSummary[];
+}
+
+/**
+ * A scheduling handle that keeps tasks in memory. With `refuse`, every `create` is refused with that reason. It
+ * checks nothing else and evaluates no cron expression (`next_run_at` is `run_at`, `start_at` or one interval from
+ * now, and null for `cron`): core does the real validation.
+ * @beta
+ */
+export function fakeScheduling(options: { refuse?: string; time_zone?: string } = {}): FakeScheduling {
+  const requests: FakeScheduling['requests'] = [];
+  const tasks: ScheduledTaskSummary[] = [];
+  const nextRun = (schedule: ScheduleRequest): string | null => {
+    if (schedule.kind === 'once') return new Date(schedule.run_at).toISOString();
+    if (schedule.kind === 'interval') return schedule.start_at ?? new Date(Date.now() + (schedule.every_seconds ?? 60) * 1000).toISOString();
+    return null;
+  };
+  return {
+    available: options.refuse === undefined,
+    unavailable_reason: options.refuse ?? null,
+    time_zone: options.time_zone ?? 'UTC',
+    requests,
+    tasks,
+    async create(request): Promise<SchedulingOutcome> {
+      requests.push(request);
+      if (options.refuse !== undefined) return { status: 'refused', reason: options.refuse };
+      const task: ScheduledTaskSummary = {
+        task_id: randomUUID(),
+        schedule: { ...request.schedule },
+        message: request.message,
+        next_run_at: nextRun(request.schedule),
+        status: 'active',
+      };
+      tasks.push(task);
+      return { status: 'done', task };
+    },
+    list: async () => tasks.filter((task) => task.status === 'active'),
+    async cancel(taskId): Promise<SchedulingOutcome> {
+      const task = tasks.find((t) => t.task_id === taskId && t.status === 'active');
+      if (!task) return { status: 'refused', reason: `no active task ${taskId} in this session` };
+      task.status = 'cancelled';
+      task.next_run_at = null;
+      return { status: 'done', task };
+    },
+  };
+}
+
 /** A chat agent's configuration with no routing, tool or grounding settings; override any field. @public */
 export function fakeAgentSnapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
   return {
@@ -106,6 +157,7 @@ export function fakeTurnContext(model: ChatModel, overrides: Partial<TurnContext
     retrieval: { search: async () => [] },
     tools,
     skills: noTools,
+    scheduling: fakeScheduling(),
     trace: { traceId: randomUUID(), span: (_name, run) => run({}) },
     log: silent,
     signal: new AbortController().signal,

@@ -1,6 +1,6 @@
 import type { Orchestrator, TurnEvent, TurnResult } from '../extensions/orchestrators.js';
 import { conformanceRule, rejectionOf, type ConformanceRule, type Fail } from './conformance.js';
-import { fakeTurnContext, scriptedModel } from './fake-turn.js';
+import { fakeScheduling, fakeTurnContext, scriptedModel } from './fake-turn.js';
 
 const SUITE = 'orchestrator';
 /** How long a rule waits for a turn that should have ended or streamed. */
@@ -37,14 +37,26 @@ const tokens = (events: TurnEvent[]) =>
     .map((event) => event.content)
     .join('');
 
+/** How an orchestrator that schedules tasks is tried: a message it reads as a request to schedule. @beta */
+export interface SchedulingConformance {
+  request: string;
+}
+
+/** A scheduling request no orchestrator may act on outside a user's chat message. */
+const SCHEDULING_REQUEST = 'Remind me in 10 minutes to check the order status.';
+
 /**
  * What every {@link Orchestrator} must do with a turn: describe itself; stream the reply as tokens that add up to the
  * result's `reply`, with a `response_source` and an `observation`; when it asks the model, stream the model's tokens
  * as they arrive rather than after the whole answer, give the model the turn's message, end a turn whose model fails
- * with an error rather than a reply, and end a turn whose caller has gone.
+ * with an error rather than a reply, and end a turn whose caller has gone. Through the scheduling handle (beta): it
+ * schedules nothing from a message that is not a user's chat (a scheduled run's own message), and a request core
+ * refuses still ends with a reply. With `scheduling`, an orchestrator that schedules also makes exactly one task
+ * for the request and says so, and tells the user why core refused one.
  * @public
  */
-export function orchestratorConformance(orchestrator: Orchestrator): ConformanceRule[] {
+export function orchestratorConformance(orchestrator: Orchestrator, options: { scheduling?: SchedulingConformance } = {}): ConformanceRule[] {
+  const scheduling = options.scheduling;
   return [
     conformanceRule(SUITE, 'it names and describes itself and says whether it is experimental', async (fail: Fail) => {
       if (typeof orchestrator.displayName !== 'string' || orchestrator.displayName.trim() === '')
@@ -106,5 +118,44 @@ export function orchestratorConformance(orchestrator: Orchestrator): Conformance
       await within(rejectionOf(runTurn(run)), PATIENCE_MS, fail, 'the turn went on after its signal was aborted');
       if (model.calls.length > 1) fail(`it called the model ${model.calls.length} times after the turn was aborted`);
     }),
+    conformanceRule(SUITE, "it schedules nothing from a message that is not a user's chat, such as a scheduled run's own", async (fail: Fail) => {
+      const handle = fakeScheduling();
+      const context = fakeTurnContext(scriptedModel([{ tokens: ['Noted.'] }]), {
+        message: `[message_type=rule] ${scheduling?.request ?? SCHEDULING_REQUEST}`,
+        message_type: 'rule',
+        scheduling: handle,
+      });
+      await within(runTurn(orchestrator.run(context)), PATIENCE_MS * 5, fail, 'the turn did not end');
+      if (handle.requests.length > 0) fail(`it asked to schedule ${JSON.stringify(handle.requests)} from a rule message`);
+    }),
+    conformanceRule(SUITE, 'a scheduling request core refuses still ends the turn with a reply', async (fail: Fail) => {
+      const reason = 'scheduling is not offered in public chats on this host';
+      const context = fakeTurnContext(scriptedModel([{ tokens: ['I cannot do that here.'] }]), {
+        message: scheduling?.request ?? SCHEDULING_REQUEST,
+        scheduling: fakeScheduling({ refuse: reason }),
+      });
+      const { result } = await within(runTurn(orchestrator.run(context)), PATIENCE_MS * 5, fail, 'the turn did not end');
+      if (!result.reply) fail('the turn ended without a reply');
+      if (scheduling && !result.reply.includes(reason)) fail(`the reply ${JSON.stringify(result.reply)} does not tell the user why: "${reason}"`);
+    }),
+    ...(scheduling
+      ? [
+          conformanceRule(SUITE, 'a scheduling request makes exactly one task through the handle, and the reply says so', async (fail: Fail) => {
+            const handle = fakeScheduling();
+            const context = fakeTurnContext(scriptedModel([{ tokens: ['Done.'] }]), { message: scheduling.request, scheduling: handle });
+            const { result } = await within(runTurn(orchestrator.run(context)), PATIENCE_MS * 5, fail, 'the turn did not end');
+            if (handle.tasks.length !== 1) fail(`it made ${handle.tasks.length} tasks for one request`);
+            else if (!result.reply) fail('the reply is empty');
+            const again = await within(
+              runTurn(orchestrator.run({ ...context, message: 'What are my reminders?' })),
+              PATIENCE_MS * 5,
+              fail,
+              'the turn did not end',
+            );
+            if (handle.tasks.length !== 1) fail('asking for the list made another task');
+            if (!again.result.reply) fail('the answer to the list request is empty');
+          }),
+        ]
+      : []),
   ];
 }

@@ -5,6 +5,8 @@ import type { HostConfig } from '../../config/schema.js';
 import type { Knowledge } from '../../knowledge/knowledge.js';
 import type { TurnRetrieval } from '../../knowledge/turn-retrieval.js';
 import type { Mcp } from '../../mcp/mcp.js';
+import type { ScheduledTasks } from '../../scheduled-tasks/scheduled-tasks.js';
+import { turnScheduling } from '../../scheduled-tasks/turn-scheduling.js';
 import type { TurnTools } from '../../mcp/pipeline/turn-tools.js';
 import type { Skills } from '../../skills/skills.js';
 import type { TurnSkills } from '../../skills/turn-skills.js';
@@ -27,6 +29,8 @@ export interface ContextStageDeps {
   skills: Pick<Skills, 'turnSkills'>;
   /** The agent's mounted MCP tools: the tool handle, the MCP pipeline and quick match. */
   mcp: Pick<Mcp, 'turnTools'>;
+  /** Scheduled tasks of the agent and session, for the scheduler stage. */
+  scheduledTasks: ScheduledTasks;
   logger: Logger;
 }
 
@@ -108,6 +112,7 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
     retrieval: retrieval.handle,
     tools: tools.handle,
     skills: skills.handle,
+    scheduling: turnScheduling(deps.scheduledTasks, { agentId: chatAgent?.agent_id ?? null, sessionId: identity.session_id, caller: admitted.caller, trace }),
     trace,
     log: deps.logger.child({ trace_id: identity.trace_id, turn_id: identity.turn_id }),
     signal: turnSignal,

@@ -1,4 +1,5 @@
 import type { ChatMessage, Orchestrator, RetrievedChunk, ToolPipelineResult, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import { runScheduler } from './scheduler-stage.js';
 import { runSkills, skillSection, type SkillResult } from './skills-stage.js';
 import { runTools, toolSection } from './tools-stage.js';
 
@@ -25,18 +26,29 @@ export function systemMessage(context: TurnContext, chunks: RetrievedChunk[], sk
   return parts.length ? { role: 'system', content: parts.join('\n\n') } : undefined;
 }
 
+/** A reply that did not come from a model, streamed word by word like one. */
+function* words(reply: string): Generator<TurnEvent> {
+  for (const content of reply.split(/(?<= )/)) if (content) yield { type: 'token', content };
+}
+
 /**
- * `core_chat_v1`: retrieval from the agent's mounted sources, the skills, the
- * MCP tool pipeline (run by core; a direct response ends the turn), then the
- * final model call streamed token by token. Core applies fixed responses,
- * quick match, limits and persistence around it.
+ * `core_chat_v1`: the scheduler stage (a request to schedule, list or cancel a task is answered there), retrieval
+ * from the agent's mounted sources, the skills, the MCP tool pipeline (run by core; a direct response ends the turn),
+ * then the final model call streamed token by token. Core applies fixed responses, quick match, limits and
+ * persistence around it.
  */
 export class CoreChatOrchestrator implements Orchestrator {
   readonly displayName = 'Core chat';
-  readonly description = 'Default chat runtime: fixed responses, quick match, retrieval, skills, MCP tool pipeline and a final model call.';
+  readonly description =
+    'Default chat runtime: fixed responses, quick match, scheduled tasks from the conversation, retrieval, skills, MCP tool pipeline and a final model call.';
   readonly experimental = false;
 
   async *run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void> {
+    const scheduled = await runScheduler(context);
+    if (scheduled) {
+      yield* words(scheduled.reply);
+      return { reply: scheduled.reply, response_source: 'scheduler', observation: { scheduler: scheduled.decision } };
+    }
     const chunks = await context.trace.span('rag-retrieval', async (attributes) => {
       const found = await context.retrieval.search(context.message);
       attributes.chunk_count = found.length;
@@ -46,7 +58,7 @@ export class CoreChatOrchestrator implements Orchestrator {
     const tools = await runTools(context);
     if (tools.action === 'reply') {
       // A direct response or raw passthrough is the whole reply: no final model call.
-      for (const content of tools.reply.split(/(?<= )/)) if (content) yield { type: 'token', content };
+      yield* words(tools.reply);
       return {
         reply: tools.reply,
         response_source: tools.response_source,

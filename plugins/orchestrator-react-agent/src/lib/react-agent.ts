@@ -1,6 +1,6 @@
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { AIMessage, AIMessageChunk, HumanMessage, createAgent, createMiddleware, tool } from 'langchain';
-import type { Orchestrator, ToolDescriptor, ToolHandle, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import type { Orchestrator, ScheduleRequest, ToolDescriptor, ToolHandle, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
 import { SdkChatModel, detached } from './sdk-chat-model.js';
 
 const SEARCH_KNOWLEDGE: ToolDescriptor = {
@@ -9,6 +9,27 @@ const SEARCH_KNOWLEDGE: ToolDescriptor = {
   input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
 };
 
+/** The scheduling handle as tools, offered when the turn may schedule (spec 4.6). */
+const SCHEDULING_TOOLS: ToolDescriptor[] = [
+  {
+    name: 'schedule_task',
+    description:
+      'Schedule a reminder or task in this conversation. schedule is {"kind":"once","run_at":"<ISO 8601 with offset>"}, {"kind":"interval","every_seconds":n} or {"kind":"cron","expression":"<five fields>","time_zone":"<IANA zone>"}; message is what to do then.',
+    input_schema: {
+      type: 'object',
+      properties: { schedule: { type: 'object' }, message: { type: 'string' } },
+      required: ['schedule', 'message'],
+    },
+  },
+  { name: 'list_scheduled_tasks', description: "List this conversation's scheduled tasks.", input_schema: { type: 'object', properties: {} } },
+  {
+    name: 'cancel_scheduled_task',
+    description: "Cancel one of this conversation's scheduled tasks by its task_id.",
+    input_schema: { type: 'object', properties: { task_id: { type: 'string' } }, required: ['task_id'] },
+  },
+];
+const SCHEDULING_NAMES = new Set(SCHEDULING_TOOLS.map((t) => t.name));
+
 /**
  * `react_agent_v1` (experimental): LangChain's agent loop (`createAgent`) over
  * the turn's handles. Every model call goes through the SDK chat models core
@@ -16,7 +37,9 @@ const SEARCH_KNOWLEDGE: ToolDescriptor = {
  * their tokens are streamed as they arrive, and the tools the model asks for
  * run through core's skill and tool handles (policy and audit enforced
  * there): the agent's mounted skills, then its MCP tools. Retrieval is
- * offered as the tool `search_knowledge`. The loop sees the user's recent
+ * offered as the tool `search_knowledge`, and scheduled tasks, where the
+ * turn may schedule, as `schedule_task`, `list_scheduled_tasks` and
+ * `cancel_scheduled_task`. The loop sees the user's recent
  * messages within `history_user_message_window` (spec 4.13), not the whole
  * conversation, since it decides tool calls and their arguments.
  */
@@ -33,8 +56,9 @@ export class ReactAgentOrchestrator implements Orchestrator {
     // Skills come before MCP tools (spec 4.12), so a skill keeps its name when a tool has the same one.
     const skills = await context.skills.list();
     const skillNames = new Set(skills.map((s) => s.name));
-    const mcpTools = (await context.tools.list()).filter((t) => !skillNames.has(t.name));
-    const tools = [SEARCH_KNOWLEDGE, ...skills, ...mcpTools].map((descriptor) =>
+    const mcpTools = (await context.tools.list()).filter((t) => !skillNames.has(t.name) && !SCHEDULING_NAMES.has(t.name));
+    const scheduling = context.scheduling.available ? SCHEDULING_TOOLS : [];
+    const tools = [SEARCH_KNOWLEDGE, ...scheduling, ...skills, ...mcpTools].map((descriptor) =>
       tool(
         (args: Record<string, unknown>) => {
           toolCalls.push(descriptor.name);
@@ -92,6 +116,10 @@ async function callTool(context: TurnContext, handle: ToolHandle, name: string, 
     const chunks = await context.retrieval.search(String(args.query));
     return chunks.map((c) => c.content).join('\n\n') || 'no matching passages';
   }
+  if (name === 'schedule_task')
+    return JSON.stringify(await context.scheduling.create({ schedule: args.schedule as ScheduleRequest, message: String(args.message) }));
+  if (name === 'list_scheduled_tasks') return JSON.stringify(await context.scheduling.list());
+  if (name === 'cancel_scheduled_task') return JSON.stringify(await context.scheduling.cancel(String(args.task_id)));
   const outcome = await handle.call(name, args);
   return JSON.stringify(outcome.status === 'success' ? outcome.result : { status: outcome.status, error: outcome.error });
 }
