@@ -164,6 +164,11 @@ t.test('a one-off task runs once as a turn of its session: the reply is stored a
 
   const task = await admin.request('GET', `/scheduled-tasks/${taskId}`);
   t.same([task.body.status, task.body.next_run_at], ['completed', null], 'a one-off task completes after its run');
+  t.same(
+    await query(host.databaseUrl, `SELECT count(*)::int AS n FROM agenda_jobs WHERE name = 'scheduled-tasks:due'`),
+    [{ n: 0 }],
+    "the due time's Agenda job is deleted once it succeeded: the job store does not grow by a row per due time",
+  );
   const again = await admin.request('POST', `/scheduled-tasks/${taskId}/cancel`);
   t.same([again.status, again.body.code], [409, 'SCHEDULED_TASK_NOT_ACTIVE'], 'a completed task is not cancelled');
   const listed = await admin.request('GET', `/scheduled-tasks?session_id=${sessionId}&status=completed&schedule_kind=once`);

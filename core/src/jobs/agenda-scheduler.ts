@@ -42,6 +42,7 @@ export class AgendaJobs {
           {
             ...(options?.concurrency !== undefined && { concurrency: options.concurrency }),
             ...(options?.lockLifetimeMs !== undefined && { lockLifetime: options.lockLifetimeMs }),
+            ...(options?.removeOnComplete !== undefined && { removeOnComplete: options.removeOnComplete }),
           },
         );
       },

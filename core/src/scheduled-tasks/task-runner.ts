@@ -58,9 +58,11 @@ export class TaskRunner {
       this.logger.info('[scheduled_tasks] enabled = false: this instance runs no scheduled task; tasks and runs stay readable');
       return;
     }
-    const lockLifetimeMs = this.options.leaseSeconds * 1000;
-    jobs.define<DueData>(DUE_JOB, (job) => this.due(job.data, true), { lockLifetimeMs, concurrency: CONCURRENCY });
-    jobs.define<{ run_id: string }>(RUN_JOB, (job) => this.execute(job.data.run_id), { lockLifetimeMs, concurrency: CONCURRENCY });
+    // A due time and a run each keep their own record (the task's next_run_at, the run's row): the Agenda job of one
+    // is deleted once it succeeds, so the job store does not grow by a row per due time.
+    const options = { lockLifetimeMs: this.options.leaseSeconds * 1000, concurrency: CONCURRENCY, removeOnComplete: true };
+    jobs.define<DueData>(DUE_JOB, (job) => this.due(job.data, true), options);
+    jobs.define<{ run_id: string }>(RUN_JOB, (job) => this.execute(job.data.run_id), options);
     jobs.define(SUPERVISOR_JOB, () => this.supervise(), { lockLifetimeMs: SUPERVISOR_LOCK_MS, concurrency: 1 });
     await jobs.every(`${this.options.supervisorIntervalSeconds} seconds`, SUPERVISOR_JOB, {});
   }
@@ -124,6 +126,7 @@ export class TaskRunner {
     );
     let failure: { code: ErrorCode; content: string } | undefined;
     let turnId: string | undefined;
+    // The heartbeat keeps the lease of a run whose turn hangs: the turn is given as long as three leases, then stopped.
     for await (const event of this.chat.stream(admitted, AbortSignal.timeout(this.options.leaseSeconds * 1000 * MAX_ATTEMPTS))) {
       if (event.type === 'error') failure ??= event;
       else if (event.type === 'done') turnId = event.turn_id;

@@ -13,6 +13,11 @@ export interface JobDefinitionOptions {
   concurrency?: number;
   /** How long a lock is held before another worker may retake the job, ms. */
   lockLifetimeMs?: number;
+  /**
+   * Delete a one-off run of this job once it succeeds (failed runs stay): for jobs that keep their own record, so
+   * the job store does not grow with every run.
+   */
+  removeOnComplete?: boolean;
 }
 
 /**
