@@ -53,6 +53,7 @@ t.test('refusals name the field and say why', async (t) => {
   t.same(refusal({ kind: 'interval', every_seconds: 60, every: '1 minute' }), ['body.schedule_payload.every_seconds: missing'], 'not both');
   t.same(refusal({ kind: 'interval' }), ['body.schedule_payload.every_seconds: missing'], 'not neither');
   t.same(refusal({ kind: 'interval', every: 'soon' }), ['body.schedule_payload.every: value_error']);
+  t.same(refusal({ kind: 'interval', every: '99999999999 years' }), ['body.schedule_payload.every: value_error'], 'no interval past what a date can hold');
   t.same(refusal({ kind: 'interval', every_seconds: 60, start_at: '2026-03-20T09:00:00Z' }), ['body.schedule_payload.start_at: in_the_past']);
   t.same(refusal({ kind: 'cron', expression: '0 9 * *' }), ['body.schedule_payload.expression: invalid_cron'], 'four fields');
   t.same(refusal({ kind: 'cron', expression: '0 0 9 * * *' }), ['body.schedule_payload.expression: invalid_cron'], 'six fields (seconds)');

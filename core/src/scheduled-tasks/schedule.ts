@@ -8,12 +8,15 @@ import { parseInterval } from '../jobs/interval.js';
  * `"2 hours"`) from `start_at` (one interval from now when absent); `cron` a five-field expression in an IANA time
  * zone (UTC when absent).
  */
+/** The longest interval taken: ten years, far past any horizon, and well inside what a Date can hold. */
+const MAX_INTERVAL_SECONDS = 10 * 366 * 86_400;
+
 export const scheduleInputSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('once'), run_at: z.string().datetime({ offset: true }), time_zone: z.string().min(1).max(64).optional() }).strict(),
   z
     .object({
       kind: z.literal('interval'),
-      every_seconds: z.number().int().positive().optional(),
+      every_seconds: z.number().int().positive().max(MAX_INTERVAL_SECONDS).optional(),
       every: z.string().min(1).max(64).optional(),
       start_at: z.string().datetime({ offset: true }).optional(),
     })
@@ -88,7 +91,9 @@ export function normalizeSchedule(input: ScheduleInput, now: Date, limits: Sched
       if ((input.every_seconds === undefined) === (input.every === undefined))
         refuse('every_seconds', 'give exactly one of every_seconds and every', 'missing');
       const seconds = input.every_seconds ?? Math.round((parseInterval(input.every!) ?? NaN) / 1000);
-      if (!Number.isFinite(seconds) || seconds <= 0) refuse('every', `"${input.every}" is not an interval such as "2 hours" or "90 minutes"`);
+      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_INTERVAL_SECONDS) {
+        refuse('every', `"${input.every}" is not an interval such as "2 hours" or "90 minutes" (at most ten years)`);
+      }
       if (seconds < limits.min_interval_seconds) {
         refuse(
           input.every_seconds !== undefined ? 'every_seconds' : 'every',
