@@ -176,12 +176,16 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /sessions/{session_id}/takeover-events', sessionId);
 
   // Scheduled tasks: one made over REST, read, its (empty) runs, cancelled.
-  const task = await call('POST /scheduled-tasks', {}, {
-    agent_id: agentId.agent_id,
-    session_id: sessionId.session_id,
-    schedule_payload: { kind: 'cron', expression: '0 9 * * 1-5', time_zone: 'Europe/Berlin' },
-    payload: { message: 'Send the stand-up notes.' },
-  });
+  const task = await call(
+    'POST /scheduled-tasks',
+    {},
+    {
+      agent_id: agentId.agent_id,
+      session_id: sessionId.session_id,
+      schedule_payload: { kind: 'cron', expression: '0 9 * * 1-5', time_zone: 'Europe/Berlin' },
+      payload: { message: 'Send the stand-up notes.' },
+    },
+  );
   const taskId = { task_id: task.task_id as string };
   await call('GET /scheduled-tasks');
   await call('GET /scheduled-tasks/{task_id}', taskId);
