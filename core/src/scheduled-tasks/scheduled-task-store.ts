@@ -103,12 +103,13 @@ export class ScheduledTaskStore extends SqlStore {
     return row!;
   }
 
-  /**
-   * Active tasks of the agent and of the session, counted after locking the agent's row, so two requests at once
-   * cannot both take the last place.
-   */
-  async countActive(agentId: string, sessionId: string | null, transaction: Transaction): Promise<{ agent: number; session: number }> {
+  /** Locks the agent's row for the transaction: two tasks made at once for it cannot both take the last place. */
+  async lockAgent(agentId: string, transaction: Transaction): Promise<void> {
     await this.db.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', { bind: [agentId], transaction });
+  }
+
+  /** Active tasks of the agent, and of the session among them. */
+  async countActive(agentId: string, sessionId: string | null, transaction?: Transaction): Promise<{ agent: number; session: number }> {
     const [row] = await this.db.query<{ agent: string; session: string }>(
       `SELECT count(*) AS agent, count(*) FILTER (WHERE session_id = $2) AS session FROM scheduled_tasks WHERE agent_id = $1 AND status = 'active'`,
       { bind: [agentId, sessionId], type: QueryTypes.SELECT, transaction },

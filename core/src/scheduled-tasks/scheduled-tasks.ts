@@ -111,7 +111,7 @@ export class ScheduledTasks {
     this.store = new ScheduledTaskStore(db);
     agents.addTypeChangeCheck(async (agentId, from, to) => {
       if (from !== 'chat' || to === 'chat') return undefined;
-      const { agent } = await this.store.transaction((transaction) => this.store.countActive(agentId, null, transaction));
+      const { agent } = await this.store.countActive(agentId, null);
       return agent > 0 ? `the agent has ${agent} active scheduled tasks; cancel them first` : undefined;
     });
   }
@@ -173,6 +173,7 @@ export class ScheduledTasks {
     const { schedule, firstRunAt } = normalizeSchedule(input.schedule_payload, now, limits, [...loc, 'schedule_payload']);
     const id = randomUUID();
     const task = await this.store.transaction(async (transaction) => {
+      await this.store.lockAgent(input.agent_id, transaction);
       const active = await this.store.countActive(input.agent_id, input.session_id ?? null, transaction);
       if (input.session_id !== undefined && active.session >= limits.max_active_per_session) {
         throw new ConflictError(`session ${input.session_id} has ${active.session} active tasks, the most [scheduled_tasks] max_active_per_session allows`, {
