@@ -7,6 +7,7 @@ export { z } from 'zod';
 export * from './error-codes.js';
 export * from './errors.js';
 export * from './extensions/index.js';
+export * from './grounding/index.js';
 export type { PluginManifest } from './manifest.js';
 export * from './plugin.js';
 export * from './refs.js';

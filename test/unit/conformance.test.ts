@@ -171,6 +171,19 @@ t.test('an orchestrator that breaks a rule fails that rule, and says how', async
   t.match(swallowing[0]!.message, 'the turn ended with the reply "Sorry." and no error event');
 });
 
+t.test('an orchestrator that declares grounding but answers past the policy fails the grounding rules', async (t) => {
+  const ignoring = { ...modelOrchestrator(), grounding: true };
+  t.same(
+    (await broken(orchestratorConformance(ignoring))).map((f) => f.rule),
+    [
+      "a strict grounded agent with no evidence replies by its low-confidence behaviour, not with the model's words",
+      "a grounded agent's reply is the grounded answer over the turn's evidence, streamed, with its citations",
+      'a grounded answer citing evidence the turn did not have is never the reply',
+    ],
+  );
+  t.same(await broken(orchestratorConformance(modelOrchestrator())), [], 'a runtime that does not declare grounding is not held to it');
+});
+
 /**
  * An orchestrator that schedules every message naming "remind" for an hour from now; `anyMessage`, `twice` and
  * `quiet` break one scheduling rule each.

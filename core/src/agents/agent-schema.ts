@@ -1,3 +1,4 @@
+import { groundingPolicySchema } from '@agent-host/sdk';
 import { z } from 'zod';
 import { mcpResponseConfig, mcpRuntimeConfig } from '../mcp/admin/agent-config.js';
 import { MULTITASK_STRATEGIES } from '../chat/session-turns.js';
@@ -62,8 +63,6 @@ const typeResponse = z
 /** `message_type_response_config` (spec 4.2 rule 4): fixed responses per `message_type`. */
 export const messageTypeResponseConfig = z.object({ rule: typeResponse.optional(), form: typeResponse.optional(), other: typeResponse.optional() }).strict();
 
-const jsonObject = z.record(z.string(), z.unknown());
-
 /** `retrieval_config` (chat only): how many chunks retrieval hands the model and the least vector score kept; unset keys use `[knowledge]` defaults. */
 export const retrievalConfig = z
   .object({
@@ -92,7 +91,7 @@ const agentFields = {
   message_type_response_config: messageTypeResponseConfig.nullable(),
   mcp_response_config: mcpResponseConfig.nullable(),
   mcp_runtime_config: mcpRuntimeConfig.nullable(),
-  response_grounding_config: jsonObject.nullable(),
+  response_grounding_config: groundingPolicySchema.nullable(),
   retrieval_config: retrievalConfig.nullable(),
   max_concurrent_requests: nonNegativeInt,
   max_total_requests: nonNegativeInt,

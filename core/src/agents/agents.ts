@@ -190,6 +190,20 @@ export class Agents {
       }
     }
     for (const [field, issue] of this.outOfCatalog(next, input)) refuse(field, issue);
+    const grounding = next.response_grounding_config as { enabled?: boolean; low_confidence_behavior?: string } | null;
+    if (
+      grounding?.enabled &&
+      next.agent_type === 'chat' &&
+      next.orchestrator_key &&
+      this.orchestrators.has(next.orchestrator_key) &&
+      this.orchestrators.get(next.orchestrator_key)?.grounding !== true
+    ) {
+      refuse('response_grounding_config', `the chat runtime "${next.orchestrator_key}" does not apply grounding policies`);
+    }
+    if (grounding?.enabled && grounding.low_confidence_behavior === 'handoff' && !next.human_takeover_enabled) {
+      // A handoff promises that a person follows up; without takeover nobody can.
+      refuse('response_grounding_config', 'low_confidence_behavior "handoff" needs human_takeover_enabled: true');
+    }
     if (next.public_access_mode === 'public_api_key' && next.agent_type !== 'fusion') {
       refuse('public_access_mode', 'public_api_key is for fusion agents only');
     }

@@ -27,6 +27,8 @@ export interface TurnRecord {
   user_message: { id: string; created_at: string };
   user_text: string;
   reply: string | null;
+  /** The reply message's `metadata` (a grounded reply's citations), or null. */
+  reply_metadata: Record<string, unknown> | null;
   orchestrator_key: string | null;
   response_source: string;
   status: 'completed' | 'failed' | 'aborted' | 'cancelled';
@@ -123,10 +125,10 @@ export class ConversationStore {
     const userMessageId = turn.user_message.id;
     const replyId = turn.reply !== null ? randomUUID() : null;
     const [session, turnId, messageType, userTime] = [p(turn.session_id), p(turn.turn_id), p(turn.message_type), p(turn.user_message.created_at)];
-    const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, ${userTime}::timestamptz)`];
+    const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, NULL::jsonb, ${userTime}::timestamptz)`];
     if (replyId) {
       messages.push(
-        `(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, GREATEST(now(), ${userTime}::timestamptz + interval '1 microsecond'))`,
+        `(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, ${p(turn.reply_metadata && JSON.stringify(turn.reply_metadata))}::jsonb, GREATEST(now(), ${userTime}::timestamptz + interval '1 microsecond'))`,
       );
     }
     const cost = storedCost(turn);
@@ -163,7 +165,7 @@ export class ConversationStore {
       this.db,
       replyId ? 'chat_persist_turn' : 'chat_persist_turn_without_reply',
       `WITH m AS (
-         INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, created_at) VALUES ${messages.join(', ')}
+         INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, metadata, created_at) VALUES ${messages.join(', ')}
          RETURNING ${MESSAGE_COLUMNS}),
        t AS (
          INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, assistant_message_id, message_type, orchestrator_key,

@@ -22,7 +22,17 @@ export type SessionBroadcast =
   | { type: 'system'; session_id: string; status: string; event_type: TakeoverEventView['event_type']; message: PresentedMessage }
   | { type: 'takeover_event'; session_id: string; event: TakeoverEventView }
   /** A tool call waiting for, or decided by, an operator (the approval checkpoint); sent to administrators only. */
-  | { type: 'tool_approval'; session_id: string; approval: ToolApprovalView };
+  | { type: 'tool_approval'; session_id: string; approval: ToolApprovalView }
+  /** A grounded agent could not answer and promised that a person follows up; sent to administrators only. */
+  | { type: 'handoff_requested'; session_id: string; handoff: HandoffRequest };
+
+/** A low-confidence handoff of a grounded agent (`low_confidence_behavior = "handoff"`): the turn and reply it came from. */
+export interface HandoffRequest {
+  turn_id: string;
+  message_id: string | null;
+  reason: 'no_evidence' | 'not_grounded' | null;
+  created_at: string;
+}
 
 type Listener = (broadcast: SessionBroadcast) => void;
 

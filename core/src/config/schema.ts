@@ -1,3 +1,4 @@
+import { DEFAULT_GROUNDING_TEXTS } from '@agent-host/sdk';
 import { z } from 'zod';
 
 const appEnv = z.enum(['development', 'staging', 'production', 'test']);
@@ -164,6 +165,13 @@ export const configSchema = z
           }, 'is not an IANA time zone such as "Europe/Berlin" or "UTC"'),
         run_lease_seconds: z.number().int().min(5).default(60),
         supervisor_interval_seconds: z.number().int().min(1).default(10),
+      })
+      .strict(),
+    grounding: z
+      .object({
+        refuse_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.refuse),
+        clarify_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.clarify),
+        handoff_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.handoff),
       })
       .strict(),
     observability: z

@@ -29,7 +29,10 @@ export function buildAsyncApiDocument(version: string): JsonObject {
   // What each namespace carries: customers get no tool approvals and take nothing over.
   const namespaces = {
     ws: { outbound: Object.keys(OUTBOUND_EVENTS), inbound: Object.keys(INBOUND_PAYLOADS) },
-    publicWs: { outbound: Object.keys(OUTBOUND_EVENTS).filter((name) => name !== 'tool_approval'), inbound: ['user_message', 'message'] },
+    publicWs: {
+      outbound: Object.keys(OUTBOUND_EVENTS).filter((name) => name !== 'tool_approval' && name !== 'handoff_requested'),
+      inbound: ['user_message', 'message'],
+    },
   };
   const operations: Record<string, JsonObject> = {};
   for (const [id, { outbound, inbound }] of Object.entries(namespaces)) {

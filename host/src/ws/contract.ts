@@ -104,6 +104,19 @@ export const OUTBOUND_EVENTS = {
     summary: 'Administrator sockets only: a tool call held for an operator, and its decision',
     payload: z.object({ type: z.literal('tool_approval'), session_id: z.string(), approval: approvalSchema }),
   },
+  handoff_requested: {
+    summary: 'Administrator sockets only: a grounded agent could not answer and said a person will follow up (the session is not taken over)',
+    payload: z.object({
+      type: z.literal('handoff_requested'),
+      session_id: z.string(),
+      handoff: z.object({
+        turn_id: z.string(),
+        message_id: z.string().nullable(),
+        reason: z.enum(['no_evidence', 'not_grounded']).nullable(),
+        created_at: z.string(),
+      }),
+    }),
+  },
   error: {
     summary: 'An inbound event was refused or failed; SESSION_REVOKED, PERMISSION_REVOKED and SESSION_NOT_PUBLIC close the socket right after',
     payload: z.object({ type: z.literal('error'), session_id: z.string().optional(), detail: z.string(), code: errorCode }),

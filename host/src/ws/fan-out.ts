@@ -22,6 +22,8 @@ export function outgoing(broadcast: SessionBroadcast): Record<string, unknown> {
       return { type: 'takeover_event', session_id: broadcast.session_id, event: broadcast.event };
     case 'tool_approval':
       return { type: 'tool_approval', session_id: broadcast.session_id, approval: broadcast.approval };
+    case 'handoff_requested':
+      return { type: 'handoff_requested', session_id: broadcast.session_id, handoff: broadcast.handoff };
   }
 }
 
@@ -79,8 +81,8 @@ export class RoomFanOut {
   }
 
   deliver(broadcast: SessionBroadcast): Promise<void> {
-    // A held tool call shows the tool and its arguments: for operators, not for the customer's socket.
-    const adminsOnly = broadcast.type === 'tool_approval';
+    // A held tool call shows the tool and its arguments, a handoff flags the session: for operators, not the customer.
+    const adminsOnly = broadcast.type === 'tool_approval' || broadcast.type === 'handoff_requested';
     return this.enqueue(broadcast.session_id, () => this.send(broadcast.session_id, broadcast.type, outgoing(broadcast), undefined, adminsOnly));
   }
 

@@ -11,6 +11,18 @@ import type { SkillBackend, ToolBackend, ToolProvider } from './tools.js';
 
 export type { DocumentInput, DocumentParser, DocumentRecognizer, ParsedDocument, ParsedElement, RecognitionField, RecognizedField } from './documents.js';
 export type { Embedder, EmbedderInfo } from './embedders.js';
+export {
+  groundingPolicySchema,
+  type Citation,
+  type Evidence,
+  type EvidenceInput,
+  type GroundedAnswer,
+  type GroundedAnswerRequest,
+  type GroundingDecision,
+  type GroundingHandle,
+  type GroundingPath,
+  type GroundingPolicy,
+} from './grounding.js';
 export type { ScheduledTaskSummary, ScheduleRequest, SchedulingHandle, SchedulingOutcome } from './scheduling.js';
 export type { EtlRuntime, FusionOutputItem, FusionRuntime, RunContext } from './jobs-runtimes.js';
 export type {

@@ -1,4 +1,5 @@
 import type { Logger } from '../services/logger.js';
+import type { GroundingHandle } from './grounding.js';
 import type { ChatMessage, ChatModel } from './models.js';
 import type { SchedulingHandle } from './scheduling.js';
 import type { ToolCallOutcome, ToolHandle } from './tools.js';
@@ -156,6 +157,12 @@ export interface TurnContext {
    * @beta
    */
   scheduling: SchedulingHandle;
+  /**
+   * The agent's grounding policy (`response_grounding_config`): when `policy` is set, the reply comes from
+   * `grounding.answer` over the turn's evidence.
+   * @beta
+   */
+  grounding: GroundingHandle;
   trace: Trace;
   log: Logger;
   /** Aborted when the client disconnects or the turn times out. */
@@ -183,5 +190,11 @@ export interface Orchestrator {
   readonly description: string;
   /** Experimental runtimes are offered but never the default. */
   readonly experimental: boolean;
+  /**
+   * It applies an agent's `response_grounding_config` through `context.grounding`; core refuses a grounding policy
+   * on agents of runtimes that do not, and the conformance suite holds those that do to the policy.
+   * @beta
+   */
+  readonly grounding?: boolean;
   run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void>;
 }

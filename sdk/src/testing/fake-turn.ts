@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { groundingPolicySchema, type GroundedAnswer, type GroundingHandle } from '../extensions/grounding.js';
 import type { ChatCallOptions, ChatMessage, ChatModel, ChatStreamChunk, ToolCallRequest } from '../extensions/models.js';
 import type { AgentSnapshot, ModelStage, TurnContext, TurnToolHandle } from '../extensions/orchestrators.js';
 import type { ScheduledTaskSummary, ScheduleRequest, SchedulingHandle, SchedulingOutcome } from '../extensions/scheduling.js';
 import type { ToolCallOutcome, ToolHandle } from '../extensions/tools.js';
+import { createGroundingHandle, type GroundingHandleOptions } from '../grounding/handle.js';
 import type { Logger } from '../services/logger.js';
 
 /** One answer of a {@link scriptedModel}: tokens to stream, or tool calls to request, or an error to fail with. @public */
@@ -109,6 +111,22 @@ export function fakeScheduling(options: { refuse?: string; time_zone?: string } 
   };
 }
 
+/** A {@link fakeGrounding} handle: the answers it produced, in order. @beta */
+export interface FakeGrounding extends GroundingHandle {
+  readonly answers: GroundedAnswer[];
+}
+
+/**
+ * The SDK's grounding handle for a turn, with the policy given as an agent's `response_grounding_config` would be
+ * (validated the same way; defaults filled in). It runs the same logic core runs and keeps each answer.
+ * @beta
+ */
+export function fakeGrounding(config: Record<string, unknown> | null, options: Omit<GroundingHandleOptions, 'policy' | 'onAnswer'> = {}): FakeGrounding {
+  const answers: GroundedAnswer[] = [];
+  const handle = createGroundingHandle({ ...options, policy: config && groundingPolicySchema.parse(config), onAnswer: (answer) => answers.push(answer) });
+  return Object.assign(handle, { answers });
+}
+
 /** A chat agent's configuration with no routing, tool or grounding settings; override any field. @public */
 export function fakeAgentSnapshot(overrides: Partial<AgentSnapshot> = {}): AgentSnapshot {
   return {
@@ -158,6 +176,7 @@ export function fakeTurnContext(model: ChatModel, overrides: Partial<TurnContext
     tools,
     skills: noTools,
     scheduling: fakeScheduling(),
+    grounding: fakeGrounding(null),
     trace: { traceId: randomUUID(), span: (_name, run) => run({}) },
     log: silent,
     signal: new AbortController().signal,

@@ -4,7 +4,17 @@ export { ConformanceError, type ConformanceRule } from './conformance.js';
 export { embedderConformance } from './embedder-conformance.js';
 export { documentParserConformance, type ParserSample } from './parser-conformance.js';
 export { retrieverConformance } from './retriever-conformance.js';
-export { fakeAgentSnapshot, fakeScheduling, fakeTurnContext, scriptedModel, type FakeScheduling, type ModelCall, type ScriptedAnswer } from './fake-turn.js';
+export {
+  fakeAgentSnapshot,
+  fakeGrounding,
+  fakeScheduling,
+  fakeTurnContext,
+  scriptedModel,
+  type FakeGrounding,
+  type FakeScheduling,
+  type ModelCall,
+  type ScriptedAnswer,
+} from './fake-turn.js';
 export { orchestratorConformance, runTurn } from './orchestrator-conformance.js';
 export { objectStoreConformance } from './object-store-conformance.js';
 export { toolBackendConformance, type ToolBackendSample, type ToolSample } from './tool-backend-conformance.js';

@@ -1,6 +1,8 @@
 import type { Orchestrator, TurnEvent, TurnResult } from '../extensions/orchestrators.js';
 import { conformanceRule, rejectionOf, type ConformanceRule, type Fail } from './conformance.js';
-import { fakeScheduling, fakeTurnContext, scriptedModel } from './fake-turn.js';
+import { DEFAULT_GROUNDING_TEXTS } from '../grounding/handle.js';
+import type { RetrievedChunk } from '../extensions/orchestrators.js';
+import { fakeAgentSnapshot, fakeGrounding, fakeScheduling, fakeTurnContext, scriptedModel, type ScriptedAnswer } from './fake-turn.js';
 
 const SUITE = 'orchestrator';
 /** How long a rule waits for a turn that should have ended or streamed. */
@@ -45,6 +47,32 @@ export interface SchedulingConformance {
 /** A scheduling request no orchestrator may act on outside a user's chat message. */
 const SCHEDULING_REQUEST = 'Remind me in 10 minutes to check the order status.';
 
+const PASSAGE: RetrievedChunk = {
+  content: 'Parcels ship within two working days of the order.',
+  score: 0.82,
+  source_id: 'source-1',
+  source_name: 'Shipping handbook',
+  document_id: 'document-1',
+  document_filename: 'shipping.md',
+  metadata: {},
+};
+
+/** A structured grounded answer, streamed in small tokens; scripted for every call, as runtimes may ask more than once. */
+const groundedScript = (answer: Record<string, unknown>): ScriptedAnswer[] =>
+  Array.from({ length: 6 }, () => ({ tokens: JSON.stringify(answer).match(/.{1,8}/gs)! }));
+
+/** A turn of an agent with `response_grounding_config`, its retrieval finding `chunks`. */
+function groundedTurn(config: Record<string, unknown>, script: ScriptedAnswer[], chunks: RetrievedChunk[]) {
+  const model = scriptedModel(script);
+  const grounding = fakeGrounding(config);
+  const context = fakeTurnContext(model, {
+    agent: fakeAgentSnapshot({ model_name: model.modelName, model_provider: model.provider, response_grounding_config: config }),
+    retrieval: { search: async () => chunks },
+    grounding,
+  });
+  return { model, grounding, context };
+}
+
 /**
  * What every {@link Orchestrator} must do with a turn: describe itself; stream the reply as tokens that add up to the
  * result's `reply`, with a `response_source` and an `observation`; when it asks the model, stream the model's tokens
@@ -52,7 +80,10 @@ const SCHEDULING_REQUEST = 'Remind me in 10 minutes to check the order status.';
  * with an error rather than a reply, and end a turn whose caller has gone. Through the scheduling handle (beta): it
  * schedules nothing from a message that is not a user's chat (a scheduled run's own message), and a request core
  * refuses still ends with a reply. With `scheduling`, an orchestrator that schedules also makes exactly one task
- * for the request and says so, and tells the user why core refused one.
+ * for the request and says so, and tells the user why core refused one. A runtime that declares `grounding` (beta)
+ * answers an agent with a grounding policy through `grounding.answer` over the turn's evidence, so a strict agent
+ * with no evidence takes the low-confidence path, a grounded answer is streamed with its citations, and an answer
+ * citing evidence the turn did not have is never the reply.
  * @public
  */
 export function orchestratorConformance(orchestrator: Orchestrator, options: { scheduling?: SchedulingConformance } = {}): ConformanceRule[] {
@@ -138,6 +169,7 @@ export function orchestratorConformance(orchestrator: Orchestrator, options: { s
       if (!result.reply) fail('the turn ended without a reply');
       if (scheduling && !result.reply.includes(reason)) fail(`the reply ${JSON.stringify(result.reply)} does not tell the user why: "${reason}"`);
     }),
+    ...(orchestrator.grounding ? groundingRules(orchestrator) : []),
     ...(scheduling
       ? [
           conformanceRule(SUITE, 'a scheduling request makes exactly one task through the handle, and the reply says so', async (fail: Fail) => {
@@ -157,5 +189,55 @@ export function orchestratorConformance(orchestrator: Orchestrator, options: { s
           }),
         ]
       : []),
+  ];
+}
+
+/** The rules for a runtime that declares `grounding`: it answers through the handle, whatever the policy decides. */
+function groundingRules(orchestrator: Orchestrator): ConformanceRule[] {
+  return [
+    conformanceRule(
+      SUITE,
+      "a strict grounded agent with no evidence replies by its low-confidence behaviour, not with the model's words",
+      async (fail: Fail) => {
+        const { grounding, context } = groundedTurn(
+          { enabled: true, mode: 'strict' },
+          [
+            { tokens: ['Parcels ', 'ship ', 'tomorrow.'] },
+            ...groundedScript({ grounded: true, confidence: 1, citations: ['E1'], answer: 'Parcels ship tomorrow.' }),
+          ],
+          [],
+        );
+        const { result } = await within(runTurn(orchestrator.run(context)), PATIENCE_MS * 5, fail, 'the turn did not end');
+        if (result.reply.includes('tomorrow')) fail(`the reply ${JSON.stringify(result.reply)} is the model's, though the turn had no evidence`);
+        if (grounding.answers.length !== 1) fail(`grounding.answer produced ${grounding.answers.length} answers, not 1`);
+        else if (grounding.answers[0]!.decision.path !== 'low_confidence_refuse') fail(`the grounding path is ${grounding.answers[0]!.decision.path}`);
+        if (result.reply !== DEFAULT_GROUNDING_TEXTS.refuse) fail(`the reply ${JSON.stringify(result.reply)} is not the refusal text`);
+      },
+    ),
+    conformanceRule(SUITE, "a grounded agent's reply is the grounded answer over the turn's evidence, streamed, with its citations", async (fail: Fail) => {
+      const answer = 'Parcels ship within two working days.';
+      const { grounding, context } = groundedTurn(
+        { enabled: true, mode: 'strict' },
+        groundedScript({ grounded: true, confidence: 0.9, citations: ['E1'], answer }),
+        [PASSAGE],
+      );
+      const { events, result } = await within(runTurn(orchestrator.run(context)), PATIENCE_MS * 5, fail, 'the turn did not end');
+      if (result.reply !== answer) fail(`the reply is ${JSON.stringify(result.reply)}, not the grounded answer ${JSON.stringify(answer)}`);
+      if (tokens(events) !== result.reply) fail(`the tokens streamed (${JSON.stringify(tokens(events))}) are not the reply`);
+      const decision = grounding.answers.at(-1)?.decision;
+      if (!decision) fail('the reply did not come from grounding.answer');
+      else if (!decision.evidence.some((e) => e.text === PASSAGE.content)) fail("the turn's retrieved passage was not in the evidence");
+      else if (decision.cited_ids.join() !== 'E1') fail(`the cited ids are ${JSON.stringify(decision.cited_ids)}, not ["E1"]`);
+    }),
+    conformanceRule(SUITE, 'a grounded answer citing evidence the turn did not have is never the reply', async (fail: Fail) => {
+      const { grounding, context } = groundedTurn(
+        { enabled: true, mode: 'strict', structured_output_failure_behavior: 'refuse' },
+        groundedScript({ grounded: true, confidence: 0.9, citations: ['E7'], answer: 'Parcels ship in sixty days.' }),
+        [PASSAGE],
+      );
+      const { result } = await within(runTurn(orchestrator.run(context)), PATIENCE_MS * 5, fail, 'the turn did not end');
+      if (result.reply.includes('sixty')) fail(`the reply ${JSON.stringify(result.reply)} rests on a citation of evidence that does not exist`);
+      if (!grounding.answers.at(-1)?.decision.failures.some((f) => f.includes('E7'))) fail('the unknown citation E7 was not recorded as a failure');
+    }),
   ];
 }

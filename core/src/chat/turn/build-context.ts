@@ -17,6 +17,7 @@ import { ToolCallBudget } from '../tool-budget.js';
 import type { OpenTurn } from './open-session.js';
 import { refusal, type AdmittedTurn } from './turn-request.js';
 import type { TurnTrace } from './turn-trace.js';
+import { turnGrounding, type TurnGrounding } from './turn-grounding.js';
 
 export interface ContextStageDeps {
   config: HostConfig;
@@ -43,6 +44,8 @@ export interface RuntimeTurn {
   retrieval: TurnRetrieval;
   skills: TurnSkills;
   tools: TurnTools;
+  /** The agent's grounding policy, and the answer it produced. */
+  grounding: TurnGrounding;
   /** Aborted when an operator takes the session over before a model call. */
   takenOver: AbortSignal;
 }
@@ -100,6 +103,8 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
     budget,
     signal: turnSignal,
   });
+  const log = deps.logger.child({ trace_id: identity.trace_id, turn_id: identity.turn_id });
+  const grounding = turnGrounding(chatAgent, config, log);
   const context: TurnContext = {
     agent: snapshot ?? defaultSnapshot(orchestratorKey),
     session_id: identity.session_id,
@@ -113,11 +118,12 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
     tools: tools.handle,
     skills: skills.handle,
     scheduling: turnScheduling(deps.scheduledTasks, { agentId: chatAgent?.agent_id ?? null, sessionId: identity.session_id, caller: admitted.caller, trace }),
+    grounding: grounding.handle,
     trace,
-    log: deps.logger.child({ trace_id: identity.trace_id, turn_id: identity.turn_id }),
+    log,
     signal: turnSignal,
   };
-  return { orchestratorKey, orchestrator, context, router, retrieval, skills, tools, takenOver: takeover.signal };
+  return { orchestratorKey, orchestrator, context, router, retrieval, skills, tools, grounding, takenOver: takeover.signal };
 }
 
 function toSnapshot(agent: AgentView, orchestratorKey: string): AgentSnapshot {

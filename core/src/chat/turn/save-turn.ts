@@ -1,4 +1,4 @@
-import type { TurnResult } from '@agent-host/sdk';
+import type { Citation, GroundedAnswer, TurnResult } from '@agent-host/sdk';
 import type { AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
 import type { TurnTraceExporter } from '../../observability/turn-trace-exporter.js';
@@ -46,6 +46,8 @@ export async function saveTurn(deps: SaveStageDeps, turn: FinishedTurn): Promise
   // A turn that never finished was producing a model reply.
   const result = outcome.result ?? { reply: outcome.streamed, response_source: 'llm_generated', observation: {} };
   const latencyMs = Date.now() - trace.started;
+  // A turn cut short (an error, a takeover) has no grounded answer, whatever its runtime began.
+  const grounded = outcome.result ? (runtime?.grounding.answer ?? null) : null;
   const stored = await deps.conversations.persistTurn({
     ...identity,
     reply: outcome.result?.reply ?? (outcome.streamed || null),
@@ -60,12 +62,27 @@ export async function saveTurn(deps: SaveStageDeps, turn: FinishedTurn): Promise
     counts_toward_limits: runtime !== null,
     first_token_ms: outcome.firstTokenMs,
     latency_ms: latencyMs,
-    context: contextSnapshot(deps.config, deps.traces !== undefined, { agent: admitted.agent, open, trace, usage, result, runtime }),
+    // Retrieval already withheld the filenames of an agent that hides them, so the message shows none either.
+    reply_metadata: grounded && { citations: grounded.citations, grounding_path: grounded.decision.path },
+    context: contextSnapshot(deps.config, deps.traces !== undefined, { agent: admitted.agent, open, trace, usage, result, runtime, grounded }),
     // A fixed response never writes the request's model override to the session.
     override: runtime ? admitted.override : null,
   });
   // A turn that ran showed the customer's message when it started (stage 5); a fixed response shows both now.
   publishMessages(deps.events, identity.session_id, runtime ? stored.filter((m) => m.id !== identity.user_message.id) : stored);
+  if (grounded?.decision.path === 'low_confidence_handoff') {
+    const reply = stored.find((m) => m.role === 'assistant');
+    deps.events.publish({
+      type: 'handoff_requested',
+      session_id: identity.session_id,
+      handoff: {
+        turn_id: identity.turn_id,
+        message_id: reply?.id ?? null,
+        reason: grounded.decision.low_confidence_reason,
+        created_at: new Date().toISOString(),
+      },
+    });
+  }
   deps.traces?.export({
     traceId: identity.trace_id,
     turnId: identity.turn_id,
@@ -89,7 +106,15 @@ export async function saveTurn(deps: SaveStageDeps, turn: FinishedTurn): Promise
 function contextSnapshot(
   config: HostConfig,
   exported: boolean,
-  input: { agent: AgentView | null; open: OpenTurn; trace: TurnTrace; usage: TokenUsageSummary; result: TurnResult; runtime: RuntimeTurn | null },
+  input: {
+    agent: AgentView | null;
+    open: OpenTurn;
+    trace: TurnTrace;
+    usage: TokenUsageSummary;
+    result: TurnResult;
+    runtime: RuntimeTurn | null;
+    grounded: GroundedAnswer | null;
+  },
 ) {
   const { result, runtime, trace } = input;
   const template = config.observability.trace_url_template;
@@ -105,6 +130,8 @@ function contextSnapshot(
       // The turn's trace id, whether it was exported, and where a person opens it (`[observability]`).
       trace: { trace_id: trace.traceId, exported, url: template ? template.replaceAll('{trace_id}', trace.traceId) : null },
       retrieval: runtime?.retrieval.summary() ?? [],
+      // The grounding decision with every piece of evidence (filenames included) and the citations (issue 20).
+      grounding: input.grounded && withFilenames(input.grounded, runtime),
     },
     rag_context: runtime?.retrieval.ragContext() ?? [],
     skill_context: runtime?.skills.skillContext() ?? [],
@@ -113,4 +140,14 @@ function contextSnapshot(
     skill_calls: runtime?.skills.calls() ?? [],
     mcp_calls: runtime?.tools.calls ?? [],
   };
+}
+
+/**
+ * The grounding decision for the turn context, with each document's filename: retrieval hands the runtime no
+ * filename when the agent hides them from the model, but the turn context, like `rag_context`, keeps them.
+ */
+function withFilenames(grounded: GroundedAnswer, runtime: RuntimeTurn | null) {
+  const filenames = new Map((runtime?.retrieval.ragContext() ?? []).map((chunk) => [chunk.document_id, chunk.document_filename]));
+  const named = (c: Citation): Citation => ({ ...c, document_filename: c.document_filename ?? (c.document_id && filenames.get(c.document_id)) ?? null });
+  return { ...grounded.decision, evidence: grounded.decision.evidence.map(named), citations: grounded.citations.map(named) };
 }

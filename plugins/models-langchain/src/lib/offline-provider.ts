@@ -1,4 +1,13 @@
-import type { ChatCallOptions, ChatCompletion, ChatMessage, ChatModel, ChatModelSpec, ChatStreamChunk, ModelProvider } from '@agent-host/sdk';
+import {
+  GROUNDED_ANSWER_SCHEMA,
+  type ChatCallOptions,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatModel,
+  type ChatModelSpec,
+  type ChatStreamChunk,
+  type ModelProvider,
+} from '@agent-host/sdk';
 
 const WORD = /[\p{L}\p{N}]+/gu;
 // Function words carry no topic, so sharing them must not make a passage relevant.
@@ -40,12 +49,40 @@ export function offlineAnswer(messages: ChatMessage[]): string {
   return best.map((p) => p.text).join('\n\n');
 }
 
+// A piece of evidence as the SDK's grounding handle lists it: `[E1] (source: ...) text`.
+const EVIDENCE = /^\[(E\d+)\] \([^)]*\) ?/;
+
+/**
+ * The deterministic grounded answer (asked with the SDK's `GROUNDED_ANSWER_SCHEMA`): the evidence passages sharing
+ * words with the question, by the same matching as {@link offlineAnswer}, cited by their ids; none is an ungrounded,
+ * empty answer. Confidence is the share of the question's words the best passage holds.
+ */
+export function offlineGroundedAnswer(messages: ChatMessage[]): string {
+  const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const asked = words(question);
+  const scored = messages
+    .filter((m) => m.role === 'system')
+    .flatMap((m) => passages(m.content))
+    .map((text, index) => ({ id: EVIDENCE.exec(text)?.[1], text: text.replace(EVIDENCE, ''), index }))
+    .filter((p) => p.id !== undefined)
+    .map((p) => ({ ...p, score: [...words(p.text)].filter((w) => asked.has(w)).length }))
+    .filter((p) => p.score > 0);
+  if (scored.length === 0) return JSON.stringify({ grounded: false, confidence: 0, citations: [], answer: '' });
+  const best = scored
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, 3)
+    .sort((a, b) => a.index - b.index);
+  const confidence = Math.round((Math.max(...best.map((p) => p.score)) / Math.max(asked.size, 1)) * 100) / 100;
+  return JSON.stringify({ grounded: true, confidence, citations: best.map((p) => p.id), answer: best.map((p) => p.text).join('\n\n') });
+}
+
 class OfflineChatModel implements ChatModel {
   readonly provider = 'offline';
   constructor(readonly modelName: string) {}
 
   async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
-    const parts = offlineAnswer(messages).split(/(?<= )/);
+    const answer = options?.responseSchema?.name === GROUNDED_ANSWER_SCHEMA.name ? offlineGroundedAnswer(messages) : offlineAnswer(messages);
+    const parts = answer.split(/(?<= )/);
     for (const content of parts) {
       options?.signal?.throwIfAborted();
       yield { type: 'token', content };
@@ -54,7 +91,10 @@ class OfflineChatModel implements ChatModel {
 
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
     options?.signal?.throwIfAborted();
-    return { content: offlineAnswer(messages), tool_calls: [] };
+    return {
+      content: options?.responseSchema?.name === GROUNDED_ANSWER_SCHEMA.name ? offlineGroundedAnswer(messages) : offlineAnswer(messages),
+      tool_calls: [],
+    };
   }
 }
 

@@ -34,7 +34,8 @@ function* words(reply: string): Generator<TurnEvent> {
 /**
  * `core_chat_v1`: the scheduler stage (a request to schedule, list or cancel a task is answered there), retrieval
  * from the agent's mounted sources, the skills, the MCP tool pipeline (run by core; a direct response ends the turn),
- * then the final model call streamed token by token. Core applies fixed responses, quick match, limits and
+ * then the final model call streamed token by token, or, when the agent has a grounding policy, the SDK's grounded
+ * answer over that evidence (cited, with its low-confidence and failure paths). Core applies fixed responses, quick match, limits and
  * persistence around it.
  */
 export class CoreChatOrchestrator implements Orchestrator {
@@ -42,6 +43,7 @@ export class CoreChatOrchestrator implements Orchestrator {
   readonly description =
     'Default chat runtime: fixed responses, quick match, scheduled tasks from the conversation, retrieval, skills, MCP tool pipeline and a final model call.';
   readonly experimental = false;
+  readonly grounding = true;
 
   async *run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void> {
     const scheduled = await runScheduler(context);
@@ -65,6 +67,20 @@ export class CoreChatOrchestrator implements Orchestrator {
         observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation },
       };
     }
+    const observation = { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation };
+    // A tool that needs an identifier from the user asks for it: a question cites nothing, so it is not grounded.
+    if (context.grounding.policy && !tools.guidance) {
+      // Grounded: the passages and results become numbered evidence the answer must cite.
+      const evidence = context.grounding.evidence({ chunks, tool_results: tools.tool_results, skill_results: skills });
+      const system = systemMessage(context, [], []);
+      const messages: ChatMessage[] = [...(system ? [system] : []), ...context.history, { role: 'user', content: context.message }];
+      const answer = yield* context.grounding.answer({ model: context.models.chatModel('final'), messages, evidence, signal: context.signal });
+      return {
+        reply: answer.reply,
+        response_source: answer.response_source,
+        observation: { ...observation, grounding_path: answer.decision.path, grounding_cited_ids: answer.decision.cited_ids },
+      };
+    }
     const system = systemMessage(context, chunks, skills, tools);
     const messages: ChatMessage[] = [...(system ? [system] : []), ...context.history, { role: 'user', content: context.message }];
     // Core picks the reply's model (routing's general, complex-task or reasoning slot) from the message.
@@ -75,10 +91,6 @@ export class CoreChatOrchestrator implements Orchestrator {
       reply += chunk.content;
       yield { type: 'token', content: chunk.content };
     }
-    return {
-      reply,
-      response_source: 'llm_generated',
-      observation: { rag_chunk_count: chunks.length, skill_result_count: skills.length, ...tools.observation },
-    };
+    return { reply, response_source: 'llm_generated', observation };
   }
 }

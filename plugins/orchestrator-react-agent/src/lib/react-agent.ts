@@ -1,6 +1,17 @@
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { AIMessage, AIMessageChunk, HumanMessage, createAgent, createMiddleware, tool } from 'langchain';
-import type { Orchestrator, ScheduleRequest, ToolDescriptor, ToolHandle, TurnContext, TurnEvent, TurnResult } from '@agent-host/sdk';
+import type {
+  ChatMessage,
+  Orchestrator,
+  RetrievedChunk,
+  ScheduleRequest,
+  ToolDescriptor,
+  ToolHandle,
+  ToolResultContext,
+  TurnContext,
+  TurnEvent,
+  TurnResult,
+} from '@agent-host/sdk';
 import { SdkChatModel, detached } from './sdk-chat-model.js';
 
 const SEARCH_KNOWLEDGE: ToolDescriptor = {
@@ -41,18 +52,23 @@ const SCHEDULING_NAMES = new Set(SCHEDULING_TOOLS.map((t) => t.name));
  * turn may schedule, as `schedule_task`, `list_scheduled_tasks` and
  * `cancel_scheduled_task`. The loop sees the user's recent
  * messages within `history_user_message_window` (spec 4.13), not the whole
- * conversation, since it decides tool calls and their arguments.
+ * conversation, since it decides tool calls and their arguments. With a
+ * grounding policy the loop only gathers evidence (its text is not shown);
+ * the reply is the SDK's grounded answer over what it searched and called,
+ * one more model call.
  */
 export class ReactAgentOrchestrator implements Orchestrator {
   readonly displayName = 'ReAct agent (experimental)';
   readonly description = 'Experimental tool-calling agent loop over the same tool and retrieval handles; non-default until its evaluation gates pass.';
   readonly experimental = true;
+  readonly grounding = true;
 
   /** @param maxSteps model calls per turn; the last one is offered no tools, so it must answer. */
   constructor(private readonly maxSteps: number) {}
 
   async *run(context: TurnContext): AsyncGenerator<TurnEvent, TurnResult, void> {
     const toolCalls: string[] = [];
+    const found: Found = { chunks: [], results: [] };
     // Skills come before MCP tools (spec 4.12), so a skill keeps its name when a tool has the same one.
     const skills = await context.skills.list();
     const skillNames = new Set(skills.map((s) => s.name));
@@ -63,7 +79,7 @@ export class ReactAgentOrchestrator implements Orchestrator {
         (args: Record<string, unknown>) => {
           toolCalls.push(descriptor.name);
           const handle = skillNames.has(descriptor.name) ? context.skills : context.tools;
-          return detached(() => context.trace.span(`react-tool-${descriptor.name}`, () => callTool(context, handle, descriptor.name, args)));
+          return detached(() => context.trace.span(`react-tool-${descriptor.name}`, () => callTool(context, handle, descriptor.name, args, found)));
         },
         { name: descriptor.name, description: descriptor.description, schema: descriptor.input_schema as JSONSchema },
       ),
@@ -99,21 +115,41 @@ export class ReactAgentOrchestrator implements Orchestrator {
     );
     // The reply is exactly what the user saw: every step's streamed text, a step's words before its tool calls included.
     let reply = '';
+    const grounded = context.grounding.policy !== null;
     for await (const [mode, payload] of stream) {
       if (mode !== 'messages') continue;
       const [chunk] = payload;
-      if (AIMessageChunk.isInstance(chunk) && chunk.text) {
+      // A grounded turn shows only the grounded answer below; the loop only gathers its evidence.
+      if (AIMessageChunk.isInstance(chunk) && chunk.text && !grounded) {
         reply += chunk.text;
         yield { type: 'token', content: chunk.text };
       }
     }
-    return { reply, response_source: 'llm_generated', observation: { react_steps: steps, react_tool_calls: toolCalls } };
+    const observation = { react_steps: steps, react_tool_calls: toolCalls };
+    if (!grounded) return { reply, response_source: 'llm_generated', observation };
+    // The evidence: what the loop searched and what its tools returned; a loop that did not search gets the message's passages.
+    const chunks = found.chunks.length ? found.chunks : await context.retrieval.search(context.message);
+    const evidence = context.grounding.evidence({ chunks, tool_results: found.results });
+    const messages: ChatMessage[] = [
+      ...(context.agent.system_prompt ? [{ role: 'system' as const, content: context.agent.system_prompt }] : []),
+      ...context.history,
+      { role: 'user', content: context.message },
+    ];
+    const answer = yield* context.grounding.answer({ model: context.models.chatModel('final'), messages, evidence, signal: context.signal });
+    return { reply: answer.reply, response_source: answer.response_source, observation: { ...observation, grounding_path: answer.decision.path } };
   }
 }
 
-async function callTool(context: TurnContext, handle: ToolHandle, name: string, args: Record<string, unknown>): Promise<string> {
+/** What the loop's tool calls found: passages from `search_knowledge`, and skill and MCP results. */
+interface Found {
+  chunks: RetrievedChunk[];
+  results: ToolResultContext[];
+}
+
+async function callTool(context: TurnContext, handle: ToolHandle, name: string, args: Record<string, unknown>, found: Found): Promise<string> {
   if (name === SEARCH_KNOWLEDGE.name) {
     const chunks = await context.retrieval.search(String(args.query));
+    found.chunks.push(...chunks);
     return chunks.map((c) => c.content).join('\n\n') || 'no matching passages';
   }
   if (name === 'schedule_task')
@@ -121,5 +157,6 @@ async function callTool(context: TurnContext, handle: ToolHandle, name: string, 
   if (name === 'list_scheduled_tasks') return JSON.stringify(await context.scheduling.list());
   if (name === 'cancel_scheduled_task') return JSON.stringify(await context.scheduling.cancel(String(args.task_id)));
   const outcome = await handle.call(name, args);
+  found.results.push({ tool_name: name, status: outcome.status, result: outcome.result });
   return JSON.stringify(outcome.status === 'success' ? outcome.result : { status: outcome.status, error: outcome.error });
 }
