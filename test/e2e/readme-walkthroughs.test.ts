@@ -11,7 +11,7 @@ import { BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // The sections a reader follows against a running host, in the README's order (the two commands and the production
 // recipe start processes of their own).
-const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Tools (MCP)', 'Skills', 'Scheduled tasks'];
+const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Grounded answers', 'Tools (MCP)', 'Skills', 'Scheduled tasks'];
 
 async function walkthrough(): Promise<string> {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
@@ -45,6 +45,8 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   t.notMatch(stdout, /"detail":/, 'no command answered with an error body');
   t.notMatch(stdout, /"type":"error"/, 'no stream answered with an error event (the public client continues its issued session)');
   t.ok((stdout.match(/data: \{"type":"done","session_id":/g) ?? []).length >= 4, 'each streamed reply ends with done, naming its session');
+  t.match(stdout, /^answer \[\{"kind": "chunk", "text": "[^"]*returned within 30 days.*"evidence_id": "E\d+"/m, 'the grounded answer cites the handbook');
+  t.match(stdout, /"content":"sorry, "/, 'and refuses what it does not cover');
   t.match(stdout, /Echo: hello tools/, 'the MCP quick match called the echo tool');
   t.match(stdout, /"status":"success"/, 'tool and skill calls were audited as successes');
   t.match(stdout, /Scheduled: I will remind you to send the stand-up notes/, 'the chat scheduled the reminder');
