@@ -254,11 +254,15 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
         .sort(),
       ['/public/ws/{session_id}', '/ws/{session_id}'],
     );
-    const outbound = ['error', 'history', 'message', 'session', 'system', 'takeover_event', 'tool_approval'];
+    const outbound = ['error', 'handoff_requested', 'history', 'message', 'session', 'system', 'takeover_event', 'tool_approval'];
     t.same(doc.operations.wsReceive.messages.map((m: { $ref: string }) => m.$ref.split('/').at(-1)).sort(), outbound, 'every event the server sends');
     t.notOk(
       doc.operations.publicWsReceive.messages.some((m: { $ref: string }) => m.$ref.endsWith('/tool_approval')),
       'tool approvals go to administrators only',
+    );
+    t.notOk(
+      doc.operations.publicWsReceive.messages.some((m: { $ref: string }) => m.$ref.endsWith('/handoff_requested')),
+      'handoff requests go to administrators only',
     );
     t.same(doc.components.messages.error.payload.properties.code.enum, Object.keys(ERROR_CODES), 'error events carry catalog codes');
   });
