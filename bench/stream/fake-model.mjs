@@ -1,11 +1,13 @@
 // A zero-latency OpenAI-compatible model for the stream benchmark (node:http, no framework).
 // POST /v1/chat/completions with `stream: true` answers 20 content deltas, a finish chunk, a usage
-// chunk when `stream_options.include_usage` is true, then `data: [DONE]`, written at once, no delay.
+// chunk when `stream_options.include_usage` is true, then `data: [DONE]`, written at once, no delay. Asked for the
+// `grounded_answer` structured output, it streams the JSON object with the same 20 tokens as its answer.
 // Run as a child of run.mjs (IPC): sends {port} when listening, answers {type:'count'} with the
 // number of completions served; exits when the parent goes away.
 import { createServer } from 'node:http';
 
 const TOKENS = Array.from({ length: 20 }, (_, i) => `tok${i} `);
+const GROUNDED_PREFIX = ['{"grounded":', 'false,', '"confidence":', '0.5,', '"citations":', '[],', '"answer":"'];
 
 let served = 0;
 let sequence = 0;
@@ -20,7 +22,12 @@ function stream(res, body) {
   const delta = (d, finish = null) => `data: ${head}"choices":[{"index":0,"delta":${d},"logprobs":null,"finish_reason":${finish}}]${usageNull}}\n\n`;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.write(delta('{"role":"assistant","content":"","refusal":null}'));
-  for (const token of TOKENS) res.write(delta(`{"content":${JSON.stringify(token)}}`));
+  // A grounded answer (the host's `grounded_answer` structured output): the verdict and citations, then the same
+  // 20 tokens as the answer's text, as a model writes the JSON piece by piece.
+  const grounded = body.response_format?.json_schema?.name === 'grounded_answer';
+  if (grounded) for (const piece of GROUNDED_PREFIX) res.write(delta(`{"content":${JSON.stringify(piece)}}`));
+  for (const token of TOKENS) res.write(delta(`{"content":${JSON.stringify(grounded ? JSON.stringify(token).slice(1, -1) : token)}}`));
+  if (grounded) res.write(delta(`{"content":${JSON.stringify('"}')}}`));
   res.write(delta('{}', '"stop"'));
   if (includeUsage) {
     res.write(`data: ${head}"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":${TOKENS.length},"total_tokens":${TOKENS.length + 1}}}\n\n`);

@@ -8,9 +8,11 @@
 //   load:       loadgen.mjs, closed-loop clients (child process), each concurrency point run on the
 //               baseline then the host, with a discarded warm-up before each
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent] [--host-cpu-prof]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding]] [--host-cpu-prof]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too.
+// With --grounding too, the same agent with `response_grounding_config` (balanced, general knowledge allowed, so
+// the model is asked without evidence) is measured as a third side: what grounding adds to a turn, in one run.
 // Writes bench/results/stream.json (stream-agent.json with --agent; and the host's CPU profile under bench/results/stream-prof/).
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,10 +28,12 @@ const warmupSeconds = Number(arg('--warmup', 2));
 const concurrencies = String(arg('--concurrency', '1,16,64')).split(',').map(Number);
 const hostCpuProf = process.argv.includes('--host-cpu-prof');
 const withAgent = process.argv.includes('--agent');
+// With --grounding (and --agent) a second public agent, with a grounding policy, is measured on the same host.
+const withGrounding = withAgent && process.argv.includes('--grounding');
 const MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (!(seconds > 0) || !(warmupSeconds >= 0) || concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) {
-  console.error('usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent] [--host-cpu-prof]');
+  console.error('usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding]] [--host-cpu-prof]');
   process.exit(2);
 }
 
@@ -59,6 +63,7 @@ const summary = {
   seconds,
   warmup_seconds: warmupSeconds,
   host_requests: withAgent ? 'agent_id of a public chat agent on the fake model' : 'model_provider and model_name, no agent',
+  grounded_requests: withGrounding ? 'agent_id of the same agent with response_grounding_config (balanced, general knowledge allowed)' : null,
   concurrencies,
   points: [],
 };
@@ -96,13 +101,22 @@ async function main() {
     const agent = await admin.request('POST', '/agents', { name: 'Bench', agent_type: 'chat', public_access_mode: 'public_anonymous', ...MODEL });
     clients.host = { fields: { agent_id: agent.agent_id }, issued: true };
   }
+  if (withGrounding) {
+    const grounding = { enabled: true, mode: 'balanced', allow_general_knowledge: true };
+    const agent = await admin.request('POST', '/agents', {
+      name: 'Bench grounded',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      response_grounding_config: grounding,
+      ...MODEL,
+    });
+    clients.grounded = { fields: { agent_id: agent.agent_id }, issued: true };
+  }
+  const sides = [['baseline', baselineUrl], ['host', hostUrl], ...(withGrounding ? [['grounded', hostUrl]] : [])];
 
   // Both sides must answer the fake model's 20 tokens, then `done`, before anything is measured.
   const verified = {};
-  for (const [side, url] of [
-    ['baseline', baselineUrl],
-    ['host', hostUrl],
-  ]) {
+  for (const [side, url] of sides) {
     const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}`, ...clients[side] }, 'verified', 60_000);
     verified[side] = { tokens: result.tokens, text_matches: result.text === model.expected, done: result.done, error: result.error, status: result.status };
     if (result.tokens !== 20 || result.text !== model.expected || !result.done || result.error !== null) {
@@ -116,10 +130,7 @@ async function main() {
   let hostOk = 1; // the verification request
   for (const concurrency of concurrencies) {
     const point = { concurrency };
-    for (const [side, url] of [
-      ['baseline', baselineUrl],
-      ['host', hostUrl],
-    ]) {
+    for (const [side, url] of sides) {
       const before = await modelCount();
       const reply = await ask(
         loadgen,
@@ -130,7 +141,7 @@ async function main() {
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
-      if (side === 'host') {
+      if (side !== 'baseline') {
         hostSent += requests;
         hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);
       }
@@ -146,6 +157,13 @@ async function main() {
       ttft_p99: ratio(point.host.ttft_p99_ms, point.baseline.ttft_p99_ms),
       completion_p50: ratio(point.host.completion_p50_ms, point.baseline.completion_p50_ms),
     };
+    if (point.grounded) {
+      point.grounding = {
+        turns_per_s: ratio(point.grounded.turns_per_s, point.host.turns_per_s),
+        ttft_p50_added_ms: point.grounded.ttft_p50_ms - point.host.ttft_p50_ms,
+        ttft_p99_added_ms: point.grounded.ttft_p99_ms - point.host.ttft_p99_ms,
+      };
+    }
     summary.points.push(point);
   }
 
@@ -206,6 +224,12 @@ function report() {
     ]),
   );
   summary.table = table;
+  for (const { concurrency, grounded: g, grounding } of summary.points.filter((q) => q.grounded)) {
+    console.log(
+      `c=${concurrency} grounded agent: ${fmt(g.turns_per_s)} turns/s (${fmt(grounding.turns_per_s, 2)}x the agent without grounding), ` +
+        `p50 TTFT ${fmt(g.ttft_p50_ms)} ms (+${fmt(grounding.ttft_p50_added_ms, 2)} ms), p99 TTFT ${fmt(g.ttft_p99_ms)} ms (+${fmt(grounding.ttft_p99_added_ms, 2)} ms)`,
+    );
+  }
   const p = summary.persistence;
   console.log(`\n${table}\n`);
   console.log(
@@ -219,5 +243,5 @@ function report() {
   );
 }
 
-await runBench(withAgent ? 'stream-agent' : 'stream', { summary, main, report });
+await runBench(withGrounding ? 'stream-grounding' : withAgent ? 'stream-agent' : 'stream', { summary, main, report });
 process.exit(0);
