@@ -2,7 +2,7 @@
 // (offline, or openai against the OpenAI-compatible fixture server) or scripted ones, a retrieval handle with fixed
 // chunks, real in-test tools, and a trace that records spans. Used by the tests of orchestrator-core-chat and
 // orchestrator-react-agent.
-import { fakeAgentSnapshot, fakeScheduling } from '@agent-host/sdk/testing';
+import { fakeAgentSnapshot, fakeGrounding, fakeScheduling } from '@agent-host/sdk/testing';
 import type {
   SchedulingHandle,
   AgentSnapshot,
@@ -15,6 +15,7 @@ import type {
   ModelStage,
   RetrievedChunk,
   ToolCallOutcome,
+  ToolPipelineResult,
   TurnContext,
   TurnEvent,
   TurnToolHandle,
@@ -92,6 +93,10 @@ export function buildTurnContext(options: {
   modelSpec?: Partial<ChatModelSpec>;
   /** The turn's scheduling handle; by default one that is not available, as in a public chat. */
   scheduling?: SchedulingHandle;
+  /** The agent's `response_grounding_config`; none by default. */
+  grounding?: Record<string, unknown>;
+  /** What core's MCP tool pipeline decides; by default it finds no tool to call. */
+  pipeline?: ToolPipelineResult;
 }): TurnHarness {
   const agent = agentSnapshot(options.agent);
   const spans: TurnHarness['spans'] = [];
@@ -116,7 +121,7 @@ export function buildTurnContext(options: {
 
   const toolHandle: TurnToolHandle = {
     // Core's MCP pipeline has its own tests (test/integration/mcp-pipeline.test.ts); here it finds no tool to call.
-    runPipeline: async () => ({ action: 'continue', tool_results: [], guidance: null, observation: {} }),
+    runPipeline: async () => options.pipeline ?? { action: 'continue', tool_results: [], guidance: null, observation: {} },
     list: async () => Object.entries(tools).map(([name, tool]) => ({ name, description: tool.description, input_schema: tool.input_schema })),
     async call(name, args): Promise<ToolCallOutcome> {
       toolCalls.push({ name, args });
@@ -174,6 +179,7 @@ export function buildTurnContext(options: {
       },
     },
     scheduling: options.scheduling ?? fakeScheduling({ refuse: 'scheduling is not offered in this test' }),
+    grounding: fakeGrounding(options.grounding ?? null, { hideSourceFilename: agent.hide_rag_source_filename }),
     trace: {
       traceId: 'trace-1',
       async span(name, run) {

@@ -97,6 +97,19 @@ t.test('grounded agents', async (t) => {
     t.match(uncovered.grounding, { path: 'low_confidence_refuse', grounded: false, cited_ids: [] });
     t.match(uncovered.grounding.low_confidence_reason, /^(no_evidence|not_grounded)$/);
     t.equal(uncovered.turn.response_source, 'grounding_low_confidence');
+
+    // A rule message (a scheduled reminder, an automation) asks the agent to act: it runs without the policy.
+    const { events } = await admin.stream({
+      thread_id: 'grounded-rule',
+      agent_id: agent.agent_id,
+      message: 'What is the capital city of Peru?',
+      message_type: 'rule',
+    });
+    t.notEqual(tokensOf(events), DEFAULT_GROUNDING_TEXTS.refuse);
+    const [ruleTurn] = (await admin.request('GET', '/sessions/grounded-rule/turns')).body.items;
+    const ruleContext = (await admin.request('GET', `/sessions/grounded-rule/turns/${ruleTurn.turn_id}/context`)).body;
+    t.equal(ruleContext.context_payload.grounding, null, 'no grounding decision for a rule message');
+    t.equal(ruleTurn.response_source, 'llm_generated');
   });
 
   await t.test('hide_rag_source_filename hides the filename from the model and the message, never from the turn context', async (t) => {

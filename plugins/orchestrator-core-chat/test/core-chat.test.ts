@@ -130,3 +130,54 @@ t.test('core_chat_v1 streams an OpenAI-compatible model token by token', async (
   tt.equal(server.bodies[0]?.stream, true, 'the final model call is streamed');
   tt.equal(server.bodies[0]?.tools, undefined, 'core chat offers no tools on the final call');
 });
+
+t.test('core_chat_v1 with a grounding policy: passages, skill and tool results as numbered evidence; the grounded answer cited', async (tt) => {
+  const harness = buildTurnContext({
+    provider: offline,
+    message: 'When are refunds issued?',
+    agent: { system_prompt: 'You help with orders.' },
+    chunks: CHUNKS,
+    grounding: { enabled: true, mode: 'strict' },
+    skills: { faq: { description: 'FAQ', input_schema: { type: 'object' }, run: async () => 'Open 9 to 5.' } },
+    pipeline: {
+      action: 'continue',
+      tool_results: [{ tool_name: 'get_order', status: 'success', result: { status: 'shipped' } }],
+      guidance: null,
+      observation: {},
+    },
+  });
+  const { events, result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
+  tt.equal(tokenText(events).join(''), result.reply);
+  tt.match(result.reply, REFUNDS, 'the offline model answers from the matching passage');
+  tt.notMatch(result.reply, /\[E\d\]/, 'without the evidence ids');
+  tt.match(result.observation, { grounding_path: 'answer', rag_chunk_count: 2 });
+  const system = harness.modelCalls[0]!.messages.filter((m) => m.role === 'system').map((m) => m.content);
+  tt.equal(system[0], 'You help with orders.', "the agent's prompt comes first, without the passages");
+  tt.match(
+    system[1],
+    /\[E1\] \(source: Handbook; file: [^)]+\) [\s\S]*\[E3\] \(tool result: get_order\) \{"status":"shipped"\}[\s\S]*\[E4\] \(skill result: faq\) Open 9 to 5\./,
+  );
+  const grounding = harness.context.grounding as unknown as { answers: { decision: { cited_ids: string[]; evidence_ids: string[] } }[] };
+  tt.same(grounding.answers[0]!.decision.evidence_ids, ['E1', 'E2', 'E3', 'E4']);
+  tt.ok(grounding.answers[0]!.decision.cited_ids.length > 0, 'the answer cites its passage');
+});
+
+t.test('core_chat_v1 with a grounding policy asks for a missing identifier without grounding', async (tt) => {
+  const guidance = {
+    kind: 'missing_arguments' as const,
+    tool_name: 'get_order',
+    missing_identifiers: ['order_id'],
+    candidate_identifier_arguments: ['order_id'],
+    candidate_identifiers: [],
+    message: 'Ask the user for the order number.',
+  };
+  const harness = buildTurnContext({
+    provider: offline,
+    message: 'Where is my order?',
+    grounding: { enabled: true, mode: 'strict' },
+    pipeline: { action: 'continue', tool_results: [], guidance, observation: {} },
+  });
+  const { result } = await runTurn(new CoreChatOrchestrator().run(harness.context));
+  tt.equal(result.observation.grounding_path, undefined, 'no grounding decision');
+  tt.match(harness.modelCalls[0]!.messages[0]!.content, /Ask the user for the order number/, 'the model is told what to ask');
+});

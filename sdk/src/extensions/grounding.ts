@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { ChatMessage, ChatModel } from './models.js';
-import type { RetrievedChunk, ToolResultContext, TurnEvent } from './orchestrators.js';
 
 /**
  * An agent's `response_grounding_config` (spec 2.4), as validated on write. `strict`: the reply may use only the
@@ -80,13 +79,6 @@ export interface GroundingDecision {
   model_calls: number;
 }
 
-/** The turn's evidence, from its retrieval, tool and skill results. @beta */
-export interface EvidenceInput {
-  chunks?: readonly RetrievedChunk[];
-  tool_results?: readonly ToolResultContext[];
-  skill_results?: readonly { name: string; result: unknown }[];
-}
-
 /** A grounded answer to produce: the conversation without the evidence (the handle adds it), and the reply's model. @beta */
 export interface GroundedAnswerRequest {
   model: ChatModel;
@@ -102,17 +94,4 @@ export interface GroundedAnswer {
   response_source: string;
   citations: Citation[];
   decision: GroundingDecision;
-}
-
-/**
- * The grounding policy of a turn. `policy` is null when the agent has none enabled: answer as usual. Otherwise
- * build the evidence with `evidence` and produce the reply with `answer`, which streams the answer's text as `token`
- * events while the model writes it, applies the low-confidence and failure behaviours, and records the decision
- * for core (the turn context and the reply's citations).
- * @beta
- */
-export interface GroundingHandle {
-  readonly policy: GroundingPolicy | null;
-  evidence(input: EvidenceInput): Evidence[];
-  answer(request: GroundedAnswerRequest): AsyncGenerator<TurnEvent, GroundedAnswer, void>;
 }

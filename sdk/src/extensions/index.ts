@@ -15,11 +15,9 @@ export {
   groundingPolicySchema,
   type Citation,
   type Evidence,
-  type EvidenceInput,
   type GroundedAnswer,
   type GroundedAnswerRequest,
   type GroundingDecision,
-  type GroundingHandle,
   type GroundingPath,
   type GroundingPolicy,
 } from './grounding.js';
@@ -41,6 +39,8 @@ export type {
 } from './models.js';
 export type {
   AgentSnapshot,
+  EvidenceInput,
+  GroundingHandle,
   AgentType,
   MessageType,
   ModelChoice,

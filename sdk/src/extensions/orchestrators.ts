@@ -1,5 +1,5 @@
 import type { Logger } from '../services/logger.js';
-import type { GroundingHandle } from './grounding.js';
+import type { Evidence, GroundedAnswer, GroundedAnswerRequest, GroundingPolicy } from './grounding.js';
 import type { ChatMessage, ChatModel } from './models.js';
 import type { SchedulingHandle } from './scheduling.js';
 import type { ToolCallOutcome, ToolHandle } from './tools.js';
@@ -127,6 +127,26 @@ export interface TurnToolHandle extends ToolHandle {
 export interface Trace {
   readonly traceId: string;
   span<T>(name: string, run: (attributes: Record<string, unknown>) => Promise<T>): Promise<T>;
+}
+
+/** The turn's evidence, from its retrieval, tool and skill results. @beta */
+export interface EvidenceInput {
+  chunks?: readonly RetrievedChunk[];
+  tool_results?: readonly ToolResultContext[];
+  skill_results?: readonly { name: string; result: unknown }[];
+}
+
+/**
+ * The grounding policy of a turn. `policy` is null when the agent has none enabled: answer as usual. Otherwise
+ * build the evidence with `evidence` and produce the reply with `answer`, which streams the answer's text as `token`
+ * events while the model writes it, applies the low-confidence and failure behaviours, and records the decision
+ * for core (the turn context and the reply's citations).
+ * @beta
+ */
+export interface GroundingHandle {
+  readonly policy: GroundingPolicy | null;
+  evidence(input: EvidenceInput): Evidence[];
+  answer(request: GroundedAnswerRequest): AsyncGenerator<TurnEvent, GroundedAnswer, void>;
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { Evidence, EvidenceInput } from '../extensions/grounding.js';
+import type { Evidence } from '../extensions/grounding.js';
+import type { EvidenceInput } from '../extensions/orchestrators.js';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 

@@ -1,16 +1,6 @@
-import type {
-  Citation,
-  Evidence,
-  EvidenceInput,
-  GroundedAnswer,
-  GroundedAnswerRequest,
-  GroundingDecision,
-  GroundingHandle,
-  GroundingPath,
-  GroundingPolicy,
-} from '../extensions/grounding.js';
+import type { Citation, Evidence, GroundedAnswer, GroundedAnswerRequest, GroundingDecision, GroundingPath, GroundingPolicy } from '../extensions/grounding.js';
 import type { ChatMessage } from '../extensions/models.js';
-import type { TurnEvent } from '../extensions/orchestrators.js';
+import type { EvidenceInput, GroundingHandle, TurnEvent } from '../extensions/orchestrators.js';
 import { streamStructured, type AnswerFields, type AttemptOutcome, type Judgement } from './answer-stream.js';
 import { buildEvidence, evidenceSection } from './evidence.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { groundingPolicySchema, type GroundedAnswer, type GroundingHandle } from '../extensions/grounding.js';
+import { groundingPolicySchema, type GroundedAnswer } from '../extensions/grounding.js';
 import type { ChatCallOptions, ChatMessage, ChatModel, ChatStreamChunk, ToolCallRequest } from '../extensions/models.js';
-import type { AgentSnapshot, ModelStage, TurnContext, TurnToolHandle } from '../extensions/orchestrators.js';
+import type { AgentSnapshot, GroundingHandle, ModelStage, TurnContext, TurnToolHandle } from '../extensions/orchestrators.js';
 import type { ScheduledTaskSummary, ScheduleRequest, SchedulingHandle, SchedulingOutcome } from '../extensions/scheduling.js';
 import type { ToolCallOutcome, ToolHandle } from '../extensions/tools.js';
 import { createGroundingHandle, type GroundingHandleOptions } from '../grounding/handle.js';

@@ -104,7 +104,7 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
     signal: turnSignal,
   });
   const log = deps.logger.child({ trace_id: identity.trace_id, turn_id: identity.turn_id });
-  const grounding = turnGrounding(chatAgent, config, log);
+  const grounding = turnGrounding(chatAgent, messageType, config, log);
   const context: TurnContext = {
     agent: snapshot ?? defaultSnapshot(orchestratorKey),
     session_id: identity.session_id,

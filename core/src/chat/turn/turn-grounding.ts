@@ -1,4 +1,4 @@
-import { createGroundingHandle, groundingPolicySchema, type GroundedAnswer, type GroundingHandle, type Logger } from '@agent-host/sdk';
+import { createGroundingHandle, groundingPolicySchema, type GroundedAnswer, type GroundingHandle, type Logger, type MessageType } from '@agent-host/sdk';
 import type { AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
 
@@ -9,11 +9,13 @@ export interface TurnGrounding {
 }
 
 /**
- * The agent's `response_grounding_config` as the turn applies it, with the host's `[grounding]` texts. A stored
- * policy that no longer validates (saved before validation existed) turns grounding off for the turn, with a warning.
+ * The agent's `response_grounding_config` as the turn applies it, with the host's `[grounding]` texts. A `rule`
+ * message (a scheduled task's reminder, an automation) asks the agent to act rather than to answer from its sources,
+ * so it runs without the policy. A stored policy that no longer validates (saved before validation existed) turns
+ * grounding off for the turn, with a warning.
  */
-export function turnGrounding(agent: AgentView | null, config: HostConfig, log: Logger): TurnGrounding {
-  const stored = agent?.agent_type === 'chat' ? agent.response_grounding_config : null;
+export function turnGrounding(agent: AgentView | null, messageType: MessageType, config: HostConfig, log: Logger): TurnGrounding {
+  const stored = agent?.agent_type === 'chat' && messageType !== 'rule' ? agent.response_grounding_config : null;
   const parsed = stored ? groundingPolicySchema.safeParse(stored) : null;
   if (parsed && !parsed.success)
     log.warn({ agent_id: agent?.agent_id, issues: parsed.error.issues }, 'the stored response_grounding_config is invalid; the turn runs without grounding');

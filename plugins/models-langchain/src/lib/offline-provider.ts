@@ -26,26 +26,31 @@ function passages(text: string): string[] {
     .filter((p) => p.length > 0);
 }
 
+const questionOf = (messages: ChatMessage[]) => [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+
+/** The passages sharing the most words with the question (at most three, in context order), with their counts. */
+function bestPassages<P extends { text: string }>(question: string, candidates: P[]): (P & { score: number })[] {
+  const asked = words(question);
+  return candidates
+    .map((p, index) => ({ ...p, index, score: [...words(p.text)].filter((w) => asked.has(w)).length }))
+    .filter((p) => p.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .slice(0, 3)
+    .sort((a, b) => a.index - b.index);
+}
+
 /**
  * The deterministic answer: the context passages sharing the most words with
  * the question (at most three, in context order), or a plain statement that
  * no language model is configured.
  */
 export function offlineAnswer(messages: ChatMessage[]): string {
-  const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-  const asked = words(question);
-  const scored = messages
-    .filter((m) => m.role === 'system' || m.role === 'tool')
-    .flatMap((m) => passages(m.content))
-    .map((text, index) => ({ text, index, score: [...words(text)].filter((w) => asked.has(w)).length }))
-    .filter((p) => p.score > 0);
-  if (scored.length === 0) {
+  const question = questionOf(messages);
+  const candidates = messages.filter((m) => m.role === 'system' || m.role === 'tool').flatMap((m) => passages(m.content).map((text) => ({ text })));
+  const best = bestPassages(question, candidates);
+  if (best.length === 0) {
     return `[offline model] No language model is configured, so this reply is deterministic. I found nothing in my context that matches: "${question.trim()}"`;
   }
-  const best = scored
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, 3)
-    .sort((a, b) => a.index - b.index);
   return best.map((p) => p.text).join('\n\n');
 }
 
@@ -53,26 +58,22 @@ export function offlineAnswer(messages: ChatMessage[]): string {
 const EVIDENCE = /^\[(E\d+)\] \([^)]*\) ?/;
 
 /**
- * The deterministic grounded answer (asked with the SDK's `GROUNDED_ANSWER_SCHEMA`): the evidence passages sharing
- * words with the question, by the same matching as {@link offlineAnswer}, cited by their ids; none is an ungrounded,
- * empty answer. Confidence is the share of the question's words the best passage holds.
+ * The deterministic grounded answer (asked with the SDK's `GROUNDED_ANSWER_SCHEMA`): the evidence passages that
+ * {@link offlineAnswer} would pick, cited by their ids; none is an ungrounded, empty answer. Confidence is the share
+ * of the question's words the best passage holds.
  */
 export function offlineGroundedAnswer(messages: ChatMessage[]): string {
-  const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-  const asked = words(question);
-  const scored = messages
+  const question = questionOf(messages);
+  const evidence = messages
     .filter((m) => m.role === 'system')
     .flatMap((m) => passages(m.content))
-    .map((text, index) => ({ id: EVIDENCE.exec(text)?.[1], text: text.replace(EVIDENCE, ''), index }))
-    .filter((p) => p.id !== undefined)
-    .map((p) => ({ ...p, score: [...words(p.text)].filter((w) => asked.has(w)).length }))
-    .filter((p) => p.score > 0);
-  if (scored.length === 0) return JSON.stringify({ grounded: false, confidence: 0, citations: [], answer: '' });
-  const best = scored
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, 3)
-    .sort((a, b) => a.index - b.index);
-  const confidence = Math.round((Math.max(...best.map((p) => p.score)) / Math.max(asked.size, 1)) * 100) / 100;
+    .flatMap((text) => {
+      const id = EVIDENCE.exec(text)?.[1];
+      return id ? [{ id, text: text.replace(EVIDENCE, '') }] : [];
+    });
+  const best = bestPassages(question, evidence);
+  if (best.length === 0) return JSON.stringify({ grounded: false, confidence: 0, citations: [], answer: '' });
+  const confidence = Math.round((Math.max(...best.map((p) => p.score)) / Math.max(words(question).size, 1)) * 100) / 100;
   return JSON.stringify({ grounded: true, confidence, citations: best.map((p) => p.id), answer: best.map((p) => p.text).join('\n\n') });
 }
 
