@@ -126,8 +126,9 @@ async function main() {
   summary.verified = verified;
   console.log('verified: baseline and host each streamed the 20 tokens, then done\n');
 
-  let hostSent = 1;
-  let hostOk = 1; // the verification request
+  // The verification requests, one per host side.
+  let hostSent = sides.length - 1;
+  let hostOk = sides.length - 1;
   for (const concurrency of concurrencies) {
     const point = { concurrency };
     for (const [side, url] of sides) {

@@ -105,7 +105,7 @@ t.test('grounded agents', async (t) => {
       message: 'What is the capital city of Peru?',
       message_type: 'rule',
     });
-    t.notEqual(tokensOf(events), DEFAULT_GROUNDING_TEXTS.refuse);
+    t.not(tokensOf(events), DEFAULT_GROUNDING_TEXTS.refuse);
     const [ruleTurn] = (await admin.request('GET', '/sessions/grounded-rule/turns')).body.items;
     const ruleContext = (await admin.request('GET', `/sessions/grounded-rule/turns/${ruleTurn.turn_id}/context`)).body;
     t.equal(ruleContext.context_payload.grounding, null, 'no grounding decision for a rule message');

@@ -10,7 +10,6 @@ import {
   sdkFetch,
   usageOf,
   withApiKey,
-  type ChatRunnable,
   type ResponseSchema,
 } from './langchain-chat-model.js';
 
@@ -50,8 +49,8 @@ class AnthropicChatModel extends LangChainChatModel<ChatAnthropicCallOptions> {
   // The schema is sent as given (as for openai); the API wants
   // `additionalProperties: false` on objects and a model that supports
   // structured outputs (Claude 4.5 generation and later).
-  protected withResponseSchema(model: ChatRunnable<ChatAnthropicCallOptions>, { schema }: ResponseSchema) {
-    return model.withConfig({ outputConfig: { format: { type: 'json_schema', schema: jsonSchemaOf(schema) } } });
+  protected responseSchemaOptions({ schema }: ResponseSchema): Partial<ChatAnthropicCallOptions> {
+    return { outputConfig: { format: { type: 'json_schema', schema: jsonSchemaOf(schema) } } };
   }
 
   /**

@@ -27,7 +27,7 @@ import {
 import { textOf, toLangChain } from './langchain-messages.js';
 
 /** A LangChain chat model, possibly with tools or call options bound. */
-export type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<
+type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<
   BaseLanguageModelInput,
   AIMessageChunk,
   CallOptions
@@ -86,8 +86,8 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
    */
   protected abstract chatModel(signal: AbortSignal): BaseChatModel<CallOptions, AIMessageChunk>;
 
-  /** Asks `model` for JSON output matching `schema`, the provider's native way. */
-  protected abstract withResponseSchema(model: ChatRunnable<CallOptions>, schema: ResponseSchema): ChatRunnable<CallOptions>;
+  /** The call options that ask for JSON output matching `schema`, the provider's native way. */
+  protected abstract responseSchemaOptions(schema: ResponseSchema): Partial<CallOptions>;
 
   /**
    * The usage of a whole answer, `undefined` when the server reported none.
@@ -104,7 +104,7 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
       if (!client.bindTools) throw new Error(`model provider ${this.provider} cannot bind tools`);
       model = client.bindTools(options.tools.map(functionTool));
     }
-    if (options?.responseSchema) model = this.withResponseSchema(model, options.responseSchema);
+    if (options?.responseSchema) model = model.withConfig(this.responseSchemaOptions(options.responseSchema));
     return model;
   }
 
@@ -115,23 +115,25 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
   }
 
   /**
-   * The answer's chunks as the client streams them. A call without tools or a
-   * response schema reads the client's own chunk stream: LangChain's `stream()`
-   * wraps every chunk in callback, tracing-context and merging work the host
-   * does not use, and that cost about a fifth of a short turn's CPU (bench/stream).
-   * Calls with tools or a schema go through the runnable LangChain composes.
+   * The answer's chunks as the client streams them. A call without tools reads
+   * the client's own chunk stream, a response schema given as call options:
+   * LangChain's `stream()` wraps every chunk in callback, tracing-context and
+   * merging work the host does not use, and that cost about a fifth of a short
+   * turn's CPU (bench/stream). Calls with tools go through the runnable
+   * LangChain composes.
    */
   private async *chunks(messages: ChatMessage[], signal: AbortSignal, options?: ChatCallOptions): AsyncGenerator<AIMessageChunk> {
     const client = this.chatModel(signal);
     const input = toLangChain(messages);
-    if (options?.tools?.length || options?.responseSchema || client._streamResponseChunks === BaseChatModel.prototype._streamResponseChunks) {
+    if (options?.tools?.length || client._streamResponseChunks === BaseChatModel.prototype._streamResponseChunks) {
       yield* await this.runnable(client, options).stream(input, { signal } as Partial<CallOptions>);
       return;
     }
     // What `stream()` also does: an aborted call sends nothing, and as clients may end an aborted stream quietly,
     // the signal is checked with each chunk and at the end; generation info is part of the response metadata.
     signal.throwIfAborted();
-    for await (const generation of client._streamResponseChunks(input, { signal } as BaseChatModel<CallOptions, AIMessageChunk>['ParsedCallOptions'])) {
+    const callOptions = { signal, ...(options?.responseSchema && this.responseSchemaOptions(options.responseSchema)) };
+    for await (const generation of client._streamResponseChunks(input, callOptions as BaseChatModel<CallOptions, AIMessageChunk>['ParsedCallOptions'])) {
       signal.throwIfAborted();
       const message = generation.message as AIMessageChunk;
       message.response_metadata = { ...generation.generationInfo, ...message.response_metadata };

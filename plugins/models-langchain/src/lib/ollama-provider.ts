@@ -1,16 +1,7 @@
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOllama, type ChatOllamaCallOptions } from '@langchain/ollama';
 import type { ChatModel, ChatModelSpec, ModelProvider, ProviderUsage } from '@agent-host/sdk';
-import {
-  baseUrlOf,
-  jsonSchemaOf,
-  LangChainChatModel,
-  type LangChainProviderOptions,
-  sdkFetch,
-  usageOf,
-  type ChatRunnable,
-  type ResponseSchema,
-} from './langchain-chat-model.js';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, sdkFetch, usageOf, type ResponseSchema } from './langchain-chat-model.js';
 
 export const OLLAMA_DEFAULT_BASE_URL = 'http://127.0.0.1:11434';
 
@@ -48,8 +39,8 @@ class OllamaChatModel extends LangChainChatModel<ChatOllamaCallOptions> {
 
   // Ollama's native structured output: `format` takes a JSON schema, and the
   // answer is JSON text in the content, streamed like any answer.
-  protected withResponseSchema(model: ChatRunnable<ChatOllamaCallOptions>, { schema }: ResponseSchema) {
-    return model.withConfig({ format: jsonSchemaOf(schema) });
+  protected responseSchemaOptions({ schema }: ResponseSchema): Partial<ChatOllamaCallOptions> {
+    return { format: jsonSchemaOf(schema) };
   }
 
   /**

@@ -9,7 +9,6 @@ import {
   sdkFetch,
   withApiKey,
   type LangChainProviderOptions,
-  type ChatRunnable,
   type ResponseSchema,
 } from './langchain-chat-model.js';
 
@@ -37,8 +36,8 @@ class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
     return this.client;
   }
 
-  protected withResponseSchema(model: ChatRunnable<ChatOpenAICallOptions>, { name, schema }: ResponseSchema) {
-    return model.withConfig({ response_format: { type: 'json_schema', json_schema: { name, schema: jsonSchemaOf(schema) } } });
+  protected responseSchemaOptions({ name, schema }: ResponseSchema): Partial<ChatOpenAICallOptions> {
+    return { response_format: { type: 'json_schema', json_schema: { name, schema: jsonSchemaOf(schema) } } };
   }
 }
 
