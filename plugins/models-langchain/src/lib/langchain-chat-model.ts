@@ -27,11 +27,7 @@ import {
 import { textOf, toLangChain } from './langchain-messages.js';
 
 /** A LangChain chat model, possibly with tools or call options bound. */
-type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<
-  BaseLanguageModelInput,
-  AIMessageChunk,
-  CallOptions
->;
+type ChatRunnable<CallOptions extends BaseChatModelCallOptions = BaseChatModelCallOptions> = Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions>;
 
 /** The structured-output request of one call. */
 export type ResponseSchema = NonNullable<ChatCallOptions['responseSchema']>;
