@@ -26,6 +26,7 @@ import { skillMcpServers } from './skills/mcp-servers.js';
 import { Skills } from './skills/skills.js';
 import { Takeover } from './takeover/takeover.js';
 import { ScheduledTasks } from './scheduled-tasks/scheduled-tasks.js';
+import { EvaluationDatasets } from './evaluation/datasets.js';
 import { pricingFromConfig } from './usage/cost.js';
 
 /**
@@ -55,6 +56,8 @@ export interface Domains {
   sessionEvents: SessionEvents;
   /** Scheduled tasks and their runs (spec 4.6). */
   scheduledTasks: ScheduledTasks;
+  /** Evaluation datasets and their frozen snapshots (spec 4.9). */
+  evaluationDatasets: EvaluationDatasets;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
 }
@@ -143,6 +146,7 @@ export function createDomains(deps: DomainDeps): Domains {
     takeover: new Takeover(db, sessionEvents, config.agent.message_max_length),
     sessionEvents,
     scheduledTasks,
+    evaluationDatasets: new EvaluationDatasets(db, config.evaluation, deps.objectStore, logger.child({ component: 'evaluation' })),
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };
 }

@@ -104,6 +104,20 @@ export const ERROR_CODES = {
   PERMISSION_REVOKED: { status: null, description: 'The administrator lost the permission to watch the session.' },
   SESSION_NOT_PUBLIC: { status: null, description: "The session's agent is no longer public." },
 
+  // Evaluation.
+  EVALUATION_DATASET_NOT_FOUND: { status: 404, description: 'No such evaluation dataset.' },
+  EVALUATION_SOURCE_CSV_NOT_FOUND: { status: 404, description: 'The evaluation dataset has no source CSV (none was imported).' },
+  EVALUATION_DATASET_FROZEN: { status: 409, description: 'The evaluation dataset is a frozen snapshot: it never changes and is not frozen again.' },
+  EVALUATION_DATASET_TASK_TYPE: {
+    status: 409,
+    description: "The operation does not fit the dataset's task_type (a CSV import into a document_recognition dataset).",
+  },
+  EVALUATION_DATASET_EMPTY: { status: 400, description: 'The evaluation dataset has no items to freeze.' },
+  EVALUATION_DATASET_NO_SOURCE_CSV: { status: 400, description: 'The evaluation dataset has items but no persisted source CSV to copy into a snapshot.' },
+  DATASET_REFERENCED_BY_EVALUATION_RUNS: {
+    status: 409,
+    description: 'The evaluation dataset is referenced by evaluation runs or frozen snapshots; the detail object counts them.',
+  },
   // Scheduled tasks.
   SCHEDULED_TASK_NOT_FOUND: { status: 404, description: 'No such scheduled task.' },
   SCHEDULED_TASK_NOT_ACTIVE: { status: 409, description: 'The scheduled task was cancelled or has completed; it cannot be cancelled again.' },

@@ -192,6 +192,19 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /scheduled-tasks/{task_id}/runs', taskId);
   await call('POST /scheduled-tasks/{task_id}/cancel', taskId);
 
+  // Evaluation datasets: one made, filled from a CSV, frozen, its items and source CSV read, the snapshot deleted.
+  const dataset = await call('POST /evaluation-datasets', {}, { name: 'Contract FAQ', task_type: 'qa' });
+  const datasetId = { dataset_id: dataset.dataset_id as string };
+  const datasetCsv = new FormData();
+  datasetCsv.append('file', new Blob(['question,expected_answer\nHow long do returns take?,30 days\n'], { type: 'text/csv' }), 'faq.csv');
+  await call('POST /evaluation-datasets/{dataset_id}/import', datasetId, datasetCsv);
+  const snapshot = await call('POST /evaluation-datasets/{dataset_id}/freeze', datasetId);
+  await call('GET /evaluation-datasets');
+  await call('GET /evaluation-datasets/{dataset_id}', datasetId);
+  await call('GET /evaluation-datasets/{dataset_id}/items', datasetId);
+  await call('GET /evaluation-datasets/{dataset_id}/source-csv', datasetId);
+  await call('DELETE /evaluation-datasets/{dataset_id}', { dataset_id: snapshot.dataset_id as string });
+
   // Knowledge: a source, a document through ingestion, rebuild and inspection, its downloads.
   const source = await createSource(admin, { name: 'Contract handbook' });
   const sourceId = { source_id: source.source_id };

@@ -167,6 +167,16 @@ export const configSchema = z
         supervisor_interval_seconds: z.number().int().min(1).default(10),
       })
       .strict(),
+    evaluation: z
+      .object({
+        csv_max_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(5 * 1024 * 1024),
+        csv_max_rows: z.number().int().min(1).default(10_000),
+      })
+      .strict(),
     grounding: z
       .object({
         refuse_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.refuse),

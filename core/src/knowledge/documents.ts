@@ -8,6 +8,7 @@ import { auditOperation, type Operation } from '../admin/operation.js';
 import type { KnowledgeSources } from './sources.js';
 import type { VectorIndex } from './vector-index.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
+import { objectKeySegment } from '../services/object-key-segment.js';
 
 /** The parser registry key of a content type: lower case, without parameters (`; charset=...`). */
 export const baseContentType = (contentType: string) => contentType.split(';', 1)[0]!.trim().toLowerCase();
@@ -30,12 +31,6 @@ export interface UploadedFile {
 function digestOf(data: UploadedFile['data']): { size: number; sha256: string } {
   if (data instanceof Uint8Array) return { size: data.byteLength, sha256: createHash('sha256').update(data).digest('hex') };
   return { size: data.size, sha256: data.sha256 };
-}
-
-/** An object key segment from a file name: no separators, control characters or dot segments, at most 200 characters. */
-function keySegment(filename: string): string {
-  const cleaned = filename.replace(/[/\\\u0000-\u001f\u007f]/g, '_').slice(-200);
-  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'document' : cleaned;
 }
 
 /**
@@ -91,7 +86,7 @@ export class KnowledgeDocuments {
     alsoWrite?: (transaction: Transaction, documentId: string) => Promise<void>,
   ): Promise<string> {
     const id = randomUUID();
-    const key = `knowledge/${sourceId}/${id}/${keySegment(file.filename)}`;
+    const key = `knowledge/${sourceId}/${id}/${objectKeySegment(file.filename, 'document')}`;
     const { size, sha256 } = digestOf(file.data);
     if (file.data instanceof Uint8Array) await this.objectStore.put(key, file.data, { contentType: file.contentType });
     else await this.objectStore.putStream(key, createReadStream(file.data.path), { contentType: file.contentType, size });

@@ -1,6 +1,5 @@
-import { pipeline } from 'node:stream/promises';
-import { attachmentDisposition } from '@agent-host/sdk';
 import { z } from 'zod';
+import { sendAttachment } from '../http/attachment.js';
 import { UploadSlots, withUpload } from '../http/upload.js';
 import { knowledgeDocument } from '../schemas/knowledge.js';
 import { pageOf, pagingFields } from '../validation.js';
@@ -84,21 +83,7 @@ export const documentRoutes: RouteFactory<'knowledge'> = (domains, app) => {
       refusals: documentNotFound,
       handler: async (req, res) => {
         const file = await domains.knowledge.documents.open(sourceId(req.params), documentId(req.params));
-        // Uploaded bytes are sent as an attachment the browser neither sniffs nor runs.
-        res.writeHead(200, {
-          'content-type': file.contentType,
-          'content-length': String(file.size),
-          'content-disposition': attachmentDisposition(file.filename),
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': "default-src 'none'; sandbox",
-          'cache-control': 'private, no-cache',
-        });
-        try {
-          await pipeline(file.body, res);
-        } catch (error) {
-          log.warn({ err: error, document_id: documentId(req.params) }, 'document download ended early');
-        }
-        return undefined;
+        return sendAttachment(res, file, log, { document_id: documentId(req.params) });
       },
     }),
   ];

@@ -24,6 +24,7 @@ import { objectStoreRoutes } from './object-store.js';
 import { ragDebugRoutes } from './rag-debug.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
 import { scheduledTaskRoutes } from './scheduled-tasks.js';
+import { evaluationDatasetRoutes } from './evaluation-datasets.js';
 import { sessionRoutes } from './sessions.js';
 import { skillCallRoutes } from './skill-calls.js';
 import { skillMountRoutes } from './skill-mounts.js';
@@ -53,6 +54,7 @@ export const routeFactories: RouteFactory<keyof Domains>[] = [
   sessionRoutes,
   takeoverRoutes,
   scheduledTaskRoutes,
+  evaluationDatasetRoutes,
   auditLogRoutes,
   objectStoreRoutes,
   knowledgeSourceRoutes,

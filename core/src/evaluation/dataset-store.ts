@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { newestFirst } from '../db/keyset-cursor.js';
+import { SqlStore } from '../db/sql-store.js';
+import type { DatasetItemInput } from './csv-items.js';
+
+/** What a dataset holds: questions with expected answers for chat agents, or reviewed document-recognition runs. */
+export type TaskType = 'qa' | 'document_recognition';
+
+export interface DatasetRow {
+  id: string;
+  name: string;
+  description: string;
+  task_type: TaskType;
+  frozen: boolean;
+  parent_dataset_id: string | null;
+  frozen_at: Date | null;
+  item_count: number;
+  source_csv_object_key: string | null;
+  source_csv_filename: string | null;
+  source_csv_content_type: string | null;
+  source_csv_size_bytes: string | null;
+  source_csv_uploaded_at: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  /** Frozen snapshots made from this dataset. */
+  snapshot_count: number;
+}
+
+export interface ItemRow extends DatasetItemInput {
+  id: string;
+  dataset_id: string;
+  position: number;
+  created_at: Date;
+}
+
+/** The source CSV of a dataset as the object store keeps it. */
+export interface SourceCsv {
+  object_key: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+}
+
+const WITH_SNAPSHOTS = `(SELECT d.*, (SELECT count(*)::int FROM evaluation_datasets c WHERE c.parent_dataset_id = d.id) AS snapshot_count
+  FROM evaluation_datasets d)`;
+
+/** Evaluation datasets and their items (migration 0027). */
+export class DatasetStore extends SqlStore {
+  async insert(input: { name: string; description: string; task_type: TaskType }, createdBy: string | null, transaction: Transaction): Promise<string> {
+    const id = randomUUID();
+    await this.db.query(
+      `INSERT INTO evaluation_datasets (id, name, description, task_type, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`,
+      { bind: [id, input.name, input.description, input.task_type, createdBy], transaction },
+    );
+    return id;
+  }
+
+  async find(id: string, transaction?: Transaction, lock = false): Promise<DatasetRow | undefined> {
+    const [row] = await this.db.query<DatasetRow>(
+      lock
+        ? `SELECT *, 0 AS snapshot_count FROM evaluation_datasets WHERE id = try_uuid($1) FOR UPDATE`
+        : `SELECT * FROM ${WITH_SNAPSHOTS} AS d WHERE id = try_uuid($1)`,
+      { bind: [id], type: QueryTypes.SELECT, transaction },
+    );
+    return row;
+  }
+
+  page<T>(filters: { task_type?: TaskType; frozen?: boolean }, page: { limit: number; cursor?: string }, present: (row: DatasetRow) => T) {
+    const bind: unknown[] = [];
+    const clauses: string[] = [];
+    if (filters.task_type) clauses.push(`r.task_type = $${bind.push(filters.task_type)}`);
+    if (filters.frozen !== undefined) clauses.push(`r.frozen = $${bind.push(filters.frozen)}`);
+    return newestFirst(this.db, { from: WITH_SNAPSHOTS, where: clauses.join(' AND ') || 'true', bind }, page, present);
+  }
+
+  /** Replaces the items and the source CSV fields of an unfrozen dataset. */
+  async replaceItems(id: string, items: DatasetItemInput[], csv: SourceCsv, transaction: Transaction): Promise<void> {
+    await this.db.query('DELETE FROM evaluation_dataset_items WHERE dataset_id = $1', { bind: [id], transaction });
+    // One statement for all items: the rows as a JSON array expanded by Postgres.
+    await this.db.query(
+      `INSERT INTO evaluation_dataset_items (id, dataset_id, position, question, expected_answers, domain, difficulty, source, metadata, created_at)
+       SELECT gen_random_uuid(), $1, i.ordinality, i.value->>'question', i.value->'expected_answers', i.value->>'domain', i.value->>'difficulty',
+              i.value->>'source', i.value->'metadata', now()
+       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS i`,
+      { bind: [id, JSON.stringify(items)], transaction },
+    );
+    await this.db.query(
+      `UPDATE evaluation_datasets SET item_count = $2, source_csv_object_key = $3, source_csv_filename = $4, source_csv_content_type = $5,
+         source_csv_size_bytes = $6, source_csv_uploaded_at = now(), updated_at = now() WHERE id = $1`,
+      { bind: [id, items.length, csv.object_key, csv.filename, csv.content_type, csv.size_bytes], transaction },
+    );
+  }
+
+  /** A frozen child of `parent` holding copies of its items, with the copied source CSV. */
+  async insertSnapshot(parent: DatasetRow, csvKey: string | null, createdBy: string | null, transaction: Transaction): Promise<string> {
+    const id = randomUUID();
+    await this.db.query(
+      `INSERT INTO evaluation_datasets (id, name, description, task_type, frozen, parent_dataset_id, frozen_at, item_count, source_csv_object_key,
+         source_csv_filename, source_csv_content_type, source_csv_size_bytes, source_csv_uploaded_at, created_by, created_at, updated_at)
+       SELECT $1, name, description, task_type, true, id, now(), item_count, $2, source_csv_filename, source_csv_content_type,
+         source_csv_size_bytes, source_csv_uploaded_at, $3, now(), now()
+       FROM evaluation_datasets WHERE id = $4`,
+      { bind: [id, csvKey, createdBy, parent.id], transaction },
+    );
+    await this.db.query(
+      `INSERT INTO evaluation_dataset_items (id, dataset_id, position, question, expected_answers, domain, difficulty, source, metadata, created_at)
+       SELECT gen_random_uuid(), $1, position, question, expected_answers, domain, difficulty, source, metadata, now()
+       FROM evaluation_dataset_items WHERE dataset_id = $2`,
+      { bind: [id, parent.id], transaction },
+    );
+    return id;
+  }
+
+  async itemsPage(id: string, offset: number, limit: number): Promise<ItemRow[]> {
+    return this.db.query<ItemRow>('SELECT * FROM evaluation_dataset_items WHERE dataset_id = $1 ORDER BY position OFFSET $2 LIMIT $3', {
+      bind: [id, offset, limit],
+      type: QueryTypes.SELECT,
+    });
+  }
+
+  async delete(id: string, transaction: Transaction): Promise<void> {
+    await this.db.query('DELETE FROM evaluation_datasets WHERE id = $1', { bind: [id], transaction });
+  }
+}
