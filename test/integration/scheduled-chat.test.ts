@@ -89,6 +89,27 @@ t.test('an administrator schedules, lists and cancels in chat; the reminder arri
     'cancelled in chat, kept in the history; the refused request stored nothing',
   );
   t.equal((await say('What are my reminders?')).reply, 'You have no scheduled reminders in this conversation.');
+
+  // The caller's time zone, given once, is kept on the session: times are read and confirmed in it.
+  const inZone = async (message: string, extra: Record<string, unknown> = {}) => {
+    const { events } = await admin.stream({ thread_id: 'plan-tz', agent_id: agentId, message, ...extra });
+    return tokensOf(events);
+  };
+  const berlinTime = (iso: string) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
+  t.match(
+    await inZone('Remind me at 17:30 to call Ana', { time_zone: 'europe/berlin' }),
+    /^Scheduled: I will remind you to call Ana on .*, 17:30 \(Europe\/Berlin\)\.$/,
+  );
+  t.match(
+    await inZone('Remind me tomorrow at 9 to water the plants'),
+    /, 09:00 \(Europe\/Berlin\)\.$/,
+    "a later message without time_zone keeps the session's",
+  );
+  const zoned = (await admin.request('GET', '/scheduled-tasks?session_id=plan-tz')).body.items as { next_run_at: string }[];
+  t.same(zoned.map((task) => berlinTime(task.next_run_at)).sort(), ['09:00', '17:30'], 'the due times are those hours in Berlin');
+  const bad = await admin.request('POST', '/stream', { thread_id: 'plan-tz', agent_id: agentId, message: 'hello', time_zone: 'Mars/Olympus' });
+  t.equal(bad.status, 422);
+  t.match(bad.body.detail, [{ loc: ['body', 'time_zone'] }]);
 });
 
 t.test('a public chat schedules only where the host allows it, and hears the reminder on its socket', async (t) => {

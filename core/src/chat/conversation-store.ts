@@ -15,6 +15,8 @@ export interface SessionRow {
   model_name: string | null;
   model_provider: string | null;
   model_temperature: number | null;
+  /** The caller's IANA time zone, from the latest chat request that gave one. */
+  time_zone: string | null;
 }
 
 /** Everything one turn writes: both messages, the turn row and its context snapshot. */
@@ -45,6 +47,8 @@ export interface TurnRecord {
   context: Record<string, unknown>;
   /** A validated request override, stored on the session with the turn (never on the fixed-response path). */
   override: ModelOverride | null;
+  /** The request's time zone, stored on the session with the turn. */
+  time_zone: string | null;
 }
 
 export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
@@ -83,7 +87,7 @@ export class ConversationStore {
       this.db,
       `chat_open_session_${mode}`,
       `WITH s AS (${OPEN_SESSION[mode]}
-         RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature)
+         RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
        SELECT s.*, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
@@ -178,7 +182,8 @@ export class ConversationStore {
        s AS (UPDATE chat_sessions SET updated_at = now(), last_turn_agent_id = COALESCE(${p(turn.agent_id)}::uuid, last_turn_agent_id),
                model_name = COALESCE(${p(turn.override?.model_name ?? null)}, model_name),
                model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
-               model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature) WHERE id = ${session})
+               model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature),
+               time_zone = COALESCE(${p(turn.time_zone)}, time_zone) WHERE id = ${session})
        SELECT * FROM m ORDER BY created_at`,
       bind,
     );

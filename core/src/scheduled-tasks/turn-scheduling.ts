@@ -11,6 +11,8 @@ export interface SchedulingScope {
   sessionId: string;
   caller: TurnCaller;
   trace: Trace;
+  /** The caller's time zone (the request's, else the session's); null for `[scheduled_tasks] default_time_zone`. */
+  timeZone: string | null;
 }
 
 const summary = (row: TaskRow): ScheduledTaskSummary => ({
@@ -51,7 +53,7 @@ export function turnScheduling(tasks: ScheduledTasks, scope: SchedulingScope): S
   return {
     available: unavailable === null,
     unavailable_reason: unavailable,
-    time_zone: tasks.defaultTimeZone,
+    time_zone: scope.timeZone ?? tasks.defaultTimeZone,
     create: (request) =>
       trace.span('scheduled-task-create', async (attributes): Promise<SchedulingOutcome> => {
         attributes.schedule_kind = request.schedule.kind;

@@ -129,6 +129,7 @@ const customerMessage = z.object({
   model_name: z.string().optional(),
   model_provider: z.string().optional(),
   model_temperature: z.number().optional(),
+  time_zone: z.string().optional().describe("The caller's IANA time zone, kept on the session: scheduling in the chat reads times in it"),
 });
 const force = z.object({ force: z.boolean().optional().describe('Take over (or release) a session another operator owns') });
 

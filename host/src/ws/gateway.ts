@@ -265,6 +265,7 @@ export function createGateway(
       model_name: event.model_name,
       model_provider: event.model_provider,
       model_temperature: event.model_temperature,
+      time_zone: event.time_zone,
     });
     if (!request.success) return request.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`);
     const callerKey = state.principal ? `admin:${state.principal.admin_user_id}` : state.clientIp ? `ip:${state.clientIp}` : null;

@@ -14,6 +14,7 @@ const inboundSchema = z
     model_name: z.string().optional(),
     model_provider: z.string().optional(),
     model_temperature: z.number().optional(),
+    time_zone: z.string().optional(),
   })
   .passthrough();
 

@@ -3,6 +3,7 @@ import { AgentHostError, ERROR_CODES, type ErrorCode } from '@agent-host/sdk';
 import { z } from 'zod';
 import type { AdminPrincipal } from '../../admin/admin-auth.js';
 import type { AgentView } from '../../agents/agents.js';
+import { canonicalTimeZone } from '../../scheduled-tasks/schedule.js';
 import type { TokenUsageSummary } from '../../usage/token-usage.js';
 import type { TurnRecord } from '../conversation-store.js';
 import type { ModelOverride } from '../model-router.js';
@@ -18,6 +19,16 @@ export const chatRequestSchema = z
     model_name: z.string().trim().min(1).max(200).optional(),
     model_provider: z.string().trim().min(1).max(80).optional(),
     model_temperature: z.number().min(0).max(2).optional(),
+    // Ours, beyond the spec: the caller's IANA zone, kept on the session; scheduling in the chat reads times in it.
+    time_zone: z
+      .string()
+      .trim()
+      .max(64)
+      .transform(
+        (zone, context) =>
+          canonicalTimeZone(zone) ?? (context.addIssue({ code: 'custom', message: 'is not an IANA time zone such as "Europe/Berlin"' }), z.NEVER),
+      )
+      .optional(),
   })
   .strict();
 
