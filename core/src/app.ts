@@ -178,6 +178,8 @@ export class AgentHostApp {
       await this.startJobs();
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
       await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'), domains.chat);
+      await domains.evaluationRuns.start(this.requireJobs().forOwner('evaluation'), domains.chat);
+      this.cleanups.push(() => domains.evaluationRuns.stop());
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();

@@ -27,6 +27,7 @@ import { Skills } from './skills/skills.js';
 import { Takeover } from './takeover/takeover.js';
 import { ScheduledTasks } from './scheduled-tasks/scheduled-tasks.js';
 import { EvaluationDatasets } from './evaluation/datasets.js';
+import { EvaluationRuns } from './evaluation/evaluation-runs.js';
 import { pricingFromConfig } from './usage/cost.js';
 
 /**
@@ -58,6 +59,8 @@ export interface Domains {
   scheduledTasks: ScheduledTasks;
   /** Evaluation datasets and their frozen snapshots (spec 4.9). */
   evaluationDatasets: EvaluationDatasets;
+  /** Evaluation runs, their worker and results (spec 3.4, 4.9). */
+  evaluationRuns: EvaluationRuns;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
 }
@@ -111,6 +114,7 @@ export function createDomains(deps: DomainDeps): Domains {
   });
   const sessionTurns = new SessionTurns(db, deps.instanceId);
   const scheduledTasks = new ScheduledTasks(db, config, agents, deps.instanceId, logger.child({ component: 'scheduled-tasks' }));
+  const evaluationDatasets = new EvaluationDatasets(db, config.evaluation, deps.objectStore, logger.child({ component: 'evaluation' }));
   const chat = new ChatService({
     config,
     agents,
@@ -146,7 +150,8 @@ export function createDomains(deps: DomainDeps): Domains {
     takeover: new Takeover(db, sessionEvents, config.agent.message_max_length),
     sessionEvents,
     scheduledTasks,
-    evaluationDatasets: new EvaluationDatasets(db, config.evaluation, deps.objectStore, logger.child({ component: 'evaluation' })),
+    evaluationDatasets,
+    evaluationRuns: new EvaluationRuns(db, config, agents, evaluationDatasets, deps.instanceId, logger.child({ component: 'evaluation' })),
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };
 }

@@ -112,6 +112,8 @@ export const ERROR_CODES = {
     status: 409,
     description: "The operation does not fit the dataset's task_type (a CSV import into a document_recognition dataset).",
   },
+  EVALUATION_DATASET_NOT_FROZEN: { status: 409, description: 'Evaluation runs use frozen snapshots only; freeze the dataset and run on the snapshot.' },
+  EVALUATION_RUN_NOT_FOUND: { status: 404, description: 'The agent has no such evaluation run.' },
   EVALUATION_DATASET_EMPTY: { status: 400, description: 'The evaluation dataset has no items to freeze.' },
   EVALUATION_DATASET_NO_SOURCE_CSV: { status: 400, description: 'The evaluation dataset has items but no persisted source CSV to copy into a snapshot.' },
   DATASET_REFERENCED_BY_EVALUATION_RUNS: {

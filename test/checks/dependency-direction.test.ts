@@ -69,11 +69,15 @@ t.test('a cycle breaks the rule', async (t) => {
   t.match(found.map(described), [/^no-cycles: test\/fixtures\/import-cycle\/a\.ts -> test\/fixtures\/import-cycle\/b\.ts/]);
 });
 
-// A contributed key that is also a core config section (the `chroma` retriever, the `[chroma]` section) is a word core owns too.
+// A contributed key that is also a core config section (the `chroma` retriever, the `[chroma]` section) is a word core owns too,
+// and so is a media type (a parser's `text/csv` is also what core's dataset import reads and its CSV export sends).
 const coreSections = new Set(Object.keys(configSchema.shape));
+const isMediaType = (key: string) => /^[a-z]+\/[\w.+-]+$/.test(key);
 
 t.test('core and host never name a plugin, its package or an orchestrator key', async (t) => {
-  const keys = pluginPackages.flatMap((p) => Object.values(p.agentHost.contributes ?? {}).flat()).filter((key) => key !== '*' && !coreSections.has(key));
+  const keys = pluginPackages
+    .flatMap((p) => Object.values(p.agentHost.contributes ?? {}).flat())
+    .filter((key) => key !== '*' && !coreSections.has(key) && !isMediaType(key));
   const names = [...pluginPackages.flatMap((p) => [p.agentHost.id, p.name]), ...keys];
   const offences: string[] = [];
   for (const dir of ['core', 'host']) {

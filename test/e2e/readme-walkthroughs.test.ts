@@ -11,7 +11,7 @@ import { BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // The sections a reader follows against a running host, in the README's order (the two commands and the production
 // recipe start processes of their own).
-const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Grounded answers', 'Tools (MCP)', 'Skills', 'Scheduled tasks'];
+const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Grounded answers', 'Tools (MCP)', 'Skills', 'Scheduled tasks', 'Evaluation'];
 
 async function walkthrough(): Promise<string> {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
@@ -53,4 +53,7 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   t.match(stdout, /"execution_state":"succeeded"/, 'the reminder ran');
   t.match(stdout, /"content":"Your "/, 'the chat listed the reminders');
   t.match(stdout, /"expression":"0 9 \* \* 1-5"[^\n]*"status":"cancelled"/, 'and the weekday reminder was cancelled');
+  t.match(stdout, /"execution_state":"completed"[^\n]*"items_completed":4/, 'the evaluation run scored every item');
+  t.match(stdout, /"rule_score":\{"token_f1":[\d.]+,"pass_rate":[01],"exact_match":[01],/, 'each answer has a rule score');
+  t.match(stdout, /"judge_status":"scored"/, 'and a judge score');
 });

@@ -192,7 +192,8 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /scheduled-tasks/{task_id}/runs', taskId);
   await call('POST /scheduled-tasks/{task_id}/cancel', taskId);
 
-  // Evaluation datasets: one made, filled from a CSV, frozen, its items and source CSV read, the snapshot deleted.
+  // Evaluation: a dataset made, filled from a CSV, frozen, its items and source CSV read; a run on the snapshot read; a
+  // spare snapshot deleted.
   const dataset = await call('POST /evaluation-datasets', {}, { name: 'Contract FAQ', task_type: 'qa' });
   const datasetId = { dataset_id: dataset.dataset_id as string };
   const datasetCsv = new FormData();
@@ -203,7 +204,14 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /evaluation-datasets/{dataset_id}', datasetId);
   await call('GET /evaluation-datasets/{dataset_id}/items', datasetId);
   await call('GET /evaluation-datasets/{dataset_id}/source-csv', datasetId);
-  await call('DELETE /evaluation-datasets/{dataset_id}', { dataset_id: snapshot.dataset_id as string });
+  const evaluationRun = await call('POST /agents/{agent_id}/evaluation-runs', agentId, { dataset_id: snapshot.dataset_id });
+  const runId = { ...agentId, evaluation_run_id: evaluationRun.run_id as string };
+  await call('GET /agents/{agent_id}/evaluation-runs', agentId);
+  await call('GET /agents/{agent_id}/evaluation-runs/{evaluation_run_id}', runId);
+  await call('GET /agents/{agent_id}/evaluation-runs/{evaluation_run_id}/results', runId);
+  await call('GET /evaluation-datasets/{dataset_id}/runs', { dataset_id: snapshot.dataset_id as string });
+  const spareSnapshot = await call('POST /evaluation-datasets/{dataset_id}/freeze', datasetId);
+  await call('DELETE /evaluation-datasets/{dataset_id}', { dataset_id: spareSnapshot.dataset_id as string });
 
   // Knowledge: a source, a document through ingestion, rebuild and inspection, its downloads.
   const source = await createSource(admin, { name: 'Contract handbook' });

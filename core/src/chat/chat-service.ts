@@ -5,6 +5,7 @@ import type { RequestLimits } from './request-limits.js';
 import { admitTurn, type AdmitDeps } from './turn/admit.js';
 import { buildTurnContext, type ContextStageDeps } from './turn/build-context.js';
 import { enterLimits } from './turn/enter-limits.js';
+import { evaluateTurn, judgeModel, type EvaluatedTurn } from './turn/evaluate-turn.js';
 import { openTurnSession, publishMessages, type SessionStageDeps } from './turn/open-session.js';
 import { pendingOutcome, relayReply, runtimeEvents, type TurnStops } from './turn/run-orchestrator.js';
 import { saveTurn, type SaveStageDeps } from './turn/save-turn.js';
@@ -66,6 +67,16 @@ export class ChatService {
       await ticket?.leave();
       yield { type: 'done', ...done.turn };
     }
+  }
+
+  /** An evaluation item's turn (`turn/evaluate-turn.ts`): the agent's runtime, stored and counted nowhere. */
+  evaluate(input: Parameters<typeof evaluateTurn>[1]): Promise<EvaluatedTurn> {
+    return evaluateTurn(this.deps, input);
+  }
+
+  /** The model that judges an evaluation item, with the usage of its calls. */
+  judgeModel(agent: Parameters<typeof judgeModel>[1], override: Parameters<typeof judgeModel>[2]) {
+    return judgeModel(this.deps, agent, override);
   }
 
   private async *turn(admitted: AdmittedTurn, signal: AbortSignal, cancellation: { by?: string }, done: { turn?: StoredTurn }) {

@@ -1,6 +1,7 @@
 import { NotFoundError } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import { AgentStore } from '../agents/agent-store.js';
+import { evaluationUsage, rollupOf } from '../evaluation/run-store.js';
 import { EMPTY_COST, type EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageSummary } from '../usage/token-usage.js';
 import { RequestLimitStore } from './request-limit-store.js';
@@ -21,8 +22,8 @@ function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
  * `GET /agents/{agent_id}/cost-overview` (spec 4.7), summed in SQL by usage
  * source. Costs are the turns' own estimates (each model call priced at its
  * model when the turn ran), the figures the cost limits count. Evaluation
- * rollups stay zero until evaluation runs exist; estimated costs are internal
- * figures in USD.
+ * rollups add up the agent's evaluation results (answers and judgements); their
+ * costs are not estimated yet. Estimated costs are internal figures in USD.
  */
 export async function agentCostOverview(db: Sequelize, agentId: string) {
   const agent = await new AgentStore(db).find(agentId);
@@ -46,13 +47,14 @@ export async function agentCostOverview(db: Sequelize, agentId: string) {
       missing_pricing_count: Number(g.missing),
     })),
   );
+  const evaluation = await evaluationUsage(db, { agentId });
   const total = counts.total;
   const max = agent.max_total_requests === null ? null : Number(agent.max_total_requests);
   return {
     agent_id: agentId,
     conversation_usage_rollup: rollupUsage(summaries),
-    evaluation_generation_usage_rollup: rollupUsage([]),
-    evaluation_judge_usage_rollup: rollupUsage([]),
+    evaluation_generation_usage_rollup: rollupOf(evaluation.filter((g) => g.kind === 'generation')),
+    evaluation_judge_usage_rollup: rollupOf(evaluation.filter((g) => g.kind === 'judge')),
     conversation_estimated_cost: conversationCost,
     evaluation_generation_estimated_cost: EMPTY_COST,
     evaluation_judge_estimated_cost: EMPTY_COST,

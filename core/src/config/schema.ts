@@ -175,6 +175,13 @@ export const configSchema = z
           .min(1024)
           .default(5 * 1024 * 1024),
         csv_max_rows: z.number().int().min(1).default(10_000),
+        enabled: z.boolean().default(true),
+        runs_per_instance: z.number().int().min(1).default(2),
+        item_concurrency: z.number().int().min(1).max(64).default(4),
+        run_lease_seconds: z.number().int().min(5).default(60),
+        supervisor_interval_seconds: z.number().int().min(1).default(10),
+        max_attempts: z.number().int().min(1).default(3),
+        pass_f1_threshold: z.number().min(0).max(1).default(0.8),
       })
       .strict(),
     grounding: z

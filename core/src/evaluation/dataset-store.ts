@@ -120,6 +120,21 @@ export class DatasetStore extends SqlStore {
     });
   }
 
+  async allItems(id: string): Promise<ItemRow[]> {
+    return this.db.query<ItemRow>('SELECT * FROM evaluation_dataset_items WHERE dataset_id = $1 ORDER BY position', { bind: [id], type: QueryTypes.SELECT });
+  }
+
+  /** The agents whose evaluation runs use the dataset or one of its snapshots, with their run counts. */
+  async referencingRuns(id: string): Promise<{ agent_id: string; agent_name: string; run_count: number; last_run_at: Date }[]> {
+    return this.db.query(
+      `SELECT r.agent_id, a.name AS agent_name, count(*)::int AS run_count, max(r.created_at) AS last_run_at
+       FROM evaluation_runs r JOIN agents a ON a.id = r.agent_id
+       WHERE r.dataset_id = $1 OR r.dataset_id IN (SELECT id FROM evaluation_datasets WHERE parent_dataset_id = $1)
+       GROUP BY r.agent_id, a.name ORDER BY max(r.created_at) DESC`,
+      { bind: [id], type: QueryTypes.SELECT },
+    );
+  }
+
   async delete(id: string, transaction: Transaction): Promise<void> {
     await this.db.query('DELETE FROM evaluation_datasets WHERE id = $1', { bind: [id], transaction });
   }

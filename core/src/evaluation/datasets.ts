@@ -28,6 +28,11 @@ export class EvaluationDatasets {
     this.store = new DatasetStore(db);
   }
 
+  /** Every item of a dataset, in CSV order (a run reads its frozen snapshot's). */
+  allItems(id: string): Promise<ItemRow[]> {
+    return this.store.allItems(id);
+  }
+
   get csvMaxBytes(): number {
     return this.config.csv_max_bytes;
   }
@@ -126,7 +131,7 @@ export class EvaluationDatasets {
       dataset.source_csv_object_key && `evaluation/${id}/snapshots/${randomUUID()}/${objectKeySegment(dataset.source_csv_filename ?? '', 'dataset.csv')}`;
     if (copyKey) {
       const { body, info } = await this.objectStore.open(dataset.source_csv_object_key!);
-      await this.objectStore.putStream(copyKey, body, { contentType: dataset.source_csv_content_type ?? 'text/csv', size: info.size });
+      await this.objectStore.putStream(copyKey, body, { contentType: dataset.source_csv_content_type!, size: info.size });
     }
     try {
       const snapshotId = await this.db.transaction(async (transaction) => {
@@ -166,20 +171,22 @@ export class EvaluationDatasets {
     const dataset = await this.require(id);
     if (!dataset.source_csv_object_key) throw new NotFoundError(`dataset ${id} has no source CSV`, { code: 'EVALUATION_SOURCE_CSV_NOT_FOUND' });
     const { body, info } = await this.objectStore.open(dataset.source_csv_object_key);
-    return { body, size: info.size, filename: dataset.source_csv_filename ?? 'dataset.csv', contentType: dataset.source_csv_content_type ?? 'text/csv' };
+    return { body, size: info.size, filename: dataset.source_csv_filename ?? 'dataset.csv', contentType: dataset.source_csv_content_type! };
   }
 
-  /** Deletes a dataset and its stored CSV; refused (409) while frozen snapshots of it exist. */
+  /** Deletes a dataset and its stored CSV; refused (409) while evaluation runs or frozen snapshots reference it. */
   async delete(id: string, op: Operation) {
     const dataset = await this.require(id);
-    if (dataset.snapshot_count > 0) {
+    const agents = await this.store.referencingRuns(id);
+    const runCount = agents.reduce((n, a) => n + a.run_count, 0);
+    if (dataset.snapshot_count > 0 || runCount > 0) {
       throw new ConflictError(
         {
           code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS',
-          message: `dataset ${id} has ${dataset.snapshot_count} frozen snapshot(s); delete them first`,
-          evaluation_run_count: 0,
+          message: `dataset ${id} is referenced by ${runCount} evaluation run(s) and ${dataset.snapshot_count} frozen snapshot(s)`,
+          evaluation_run_count: runCount,
           snapshot_count: dataset.snapshot_count,
-          referencing_agents: [],
+          referencing_agents: agents.map((a) => ({ ...a, last_run_at: a.last_run_at.toISOString() })),
         },
         { code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS' },
       );
@@ -198,7 +205,8 @@ export class EvaluationDatasets {
     return { status: 'deleted' as const, dataset_id: id };
   }
 
-  private async require(id: string): Promise<DatasetRow> {
+  /** The dataset's row, for a run to be made on it. */
+  async require(id: string): Promise<DatasetRow> {
     const row = await this.store.find(id);
     if (!row) throw notFound(id);
     return row;

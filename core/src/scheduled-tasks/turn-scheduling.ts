@@ -35,6 +35,7 @@ function unavailability(tasks: ScheduledTasks, scope: SchedulingScope): string |
   const { caller } = scope;
   if (!scope.agentId) return 'scheduling needs an agent';
   if (caller.channel === 'scheduled') return 'a scheduled run does not schedule further tasks';
+  if (caller.channel === 'evaluation') return 'an evaluation run schedules nothing';
   if (caller.principal) return caller.principal.permissions.includes('scheduled_tasks.write') ? null : 'scheduling needs the scheduled_tasks.write permission';
   return tasks.allowAnonymous ? null : 'scheduling is not offered in public chats on this host';
 }

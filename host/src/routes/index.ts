@@ -25,6 +25,7 @@ import { ragDebugRoutes } from './rag-debug.js';
 import { releaseMetadataRoutes } from './release-metadata.js';
 import { scheduledTaskRoutes } from './scheduled-tasks.js';
 import { evaluationDatasetRoutes } from './evaluation-datasets.js';
+import { evaluationRunRoutes } from './evaluation-runs.js';
 import { sessionRoutes } from './sessions.js';
 import { skillCallRoutes } from './skill-calls.js';
 import { skillMountRoutes } from './skill-mounts.js';
@@ -55,6 +56,7 @@ export const routeFactories: RouteFactory<keyof Domains>[] = [
   takeoverRoutes,
   scheduledTaskRoutes,
   evaluationDatasetRoutes,
+  evaluationRunRoutes,
   auditLogRoutes,
   objectStoreRoutes,
   knowledgeSourceRoutes,

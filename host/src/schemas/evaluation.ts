@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../validation.js';
+import { tokenUsageRollup, tokenUsageSummary } from './usage.js';
 
 /** Evaluation datasets and items as requests and responses show them (spec 2.9, 4.9), from core/src/evaluation. */
 
@@ -66,3 +67,95 @@ export const offsetPaging = {
 };
 
 export const itemsPage = z.object({ items: z.array(datasetItem), total: z.number().int(), offset: z.number().int(), limit: z.number().int() });
+
+export const runCreateBody = z
+  .object({
+    dataset_id: z.string().uuid().describe('A frozen QA snapshot (POST /evaluation-datasets/{dataset_id}/freeze)'),
+    model_name: z.string().trim().min(1).max(200).optional(),
+    model_provider: z.string().trim().min(1).max(80).optional(),
+    model_temperature: z.number().min(0).max(2).optional(),
+  })
+  .strict();
+
+const EXECUTION_STATES = ['queued', 'recovering', 'running', 'completed', 'failed', 'heartbeat_expired'] as const;
+
+export const evaluationRun = z
+  .object({
+    run_id: z.string().uuid(),
+    agent_id: z.string().uuid(),
+    dataset_id: z.string().uuid(),
+    execution_state: z.enum(EXECUTION_STATES),
+    heartbeat_stale: z.boolean(),
+    orchestrator_key: z.string(),
+    model_name: z.string().nullable().describe('The explicit model of the run; null when the agent’s routing is used'),
+    model_provider: z.string().nullable(),
+    model_temperature: z.number().nullable(),
+    model_routing_config: z.record(z.string(), z.unknown()).nullable().describe('The agent’s routing when the run started; empty with an explicit model'),
+    judge_prompt: z.string().describe('The judge prompt frozen into the run (the built-in one when the agent has none)'),
+    judge_prompt_version: z.string(),
+    item_count: z.number().int(),
+    items_completed: z.number().int(),
+    items_failed: z.number().int(),
+    summary: z.object({
+      exact_match_rate: z.number().nullable(),
+      mean_token_f1: z.number().nullable(),
+      pass_rate: z.number().nullable(),
+      mean_judge_score: z.number().nullable(),
+      judged_count: z.number().int(),
+      invalid_judge_count: z.number().int(),
+    }),
+    generation_usage_rollup: tokenUsageRollup,
+    judge_usage_rollup: tokenUsageRollup,
+    combined_total_tokens: z.number().int(),
+    attempt_count: z.number().int(),
+    error_message: z.string().nullable(),
+    created_by: z.string().uuid().nullable(),
+    created_at: timestamp,
+    started_at: timestamp.nullable(),
+    completed_at: timestamp.nullable().describe('Set once completed or failed; empty while queued or running'),
+    worker_heartbeat_at: timestamp.nullable().describe('The worker’s last sign of life; never an end time'),
+  })
+  .meta({ id: 'EvaluationRun' });
+
+export const evaluationResult = z
+  .object({
+    result_id: z.string().uuid(),
+    item_id: z.string().uuid(),
+    position: z.number().int(),
+    question: z.string(),
+    expected_answers: z.array(z.string()),
+    domain: z.string().nullable(),
+    difficulty: z.string().nullable(),
+    source: z.string().nullable(),
+    predicted_answer: z.string().nullable(),
+    response_source: z.string().nullable(),
+    status: z.enum(['succeeded', 'failed']),
+    error_message: z.string().nullable(),
+    rule_score: z
+      .object({ exact_match: z.number(), token_f1: z.number(), pass_rate: z.number(), matched_expected_answer_index: z.number().int().nullable() })
+      .nullable(),
+    judge_status: z.enum(['scored', 'invalid_json', 'failed', 'skipped']),
+    judge_score: z
+      .object({
+        score: z.number().nullable(),
+        reason: z.string().nullable(),
+        issues: z.array(z.string()),
+        improvement_suggestions: z.array(z.string()),
+        suggested_better_answer: z.string().nullable(),
+        confidence: z.number().nullable(),
+        rubric_version: z.string(),
+        raw_response_text: z.string(),
+      })
+      .nullable(),
+    grounding: z
+      .object({ path: z.string(), grounded: z.boolean(), cited_ids: z.array(z.string()) })
+      .nullable()
+      .describe('For an agent with a grounding policy: the path its answer took'),
+    generation_usage: tokenUsageSummary,
+    judge_usage: tokenUsageSummary,
+    latency_ms: z.number().int(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'EvaluationResult' });
+
+export const resultsPage = z.object({ items: z.array(evaluationResult), total: z.number().int(), offset: z.number().int(), limit: z.number().int() });

@@ -11,6 +11,7 @@ import type { SkillBackend, ToolBackend, ToolProvider } from './tools.js';
 
 export type { DocumentInput, DocumentParser, DocumentRecognizer, ParsedDocument, ParsedElement, RecognitionField, RecognizedField } from './documents.js';
 export type { Embedder, EmbedderInfo } from './embedders.js';
+export { EVALUATION_JUDGE_SCHEMA, type JudgeInput } from './evaluation.js';
 export {
   groundingPolicySchema,
   type Citation,

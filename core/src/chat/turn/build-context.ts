@@ -132,7 +132,7 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
   return { orchestratorKey, orchestrator, context, router, retrieval, skills, tools, grounding, takenOver: takeover.signal };
 }
 
-function toSnapshot(agent: AgentView, orchestratorKey: string): AgentSnapshot {
+export function toSnapshot(agent: AgentView, orchestratorKey: string): AgentSnapshot {
   return {
     agent_id: agent.agent_id,
     name: agent.name as string,

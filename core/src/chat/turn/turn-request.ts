@@ -51,11 +51,12 @@ export const issueSessionId = () => randomBytes(16).toString('base64url');
  * Who starts a turn, and through which channel: quick match answers only `POST /stream` (spec 4.13); a WebSocket
  * customer message always goes to the orchestrator. `scheduled` is a scheduled task's run: the host itself, in the
  * task's session, on the task's agent whatever its public access, counted against the caller who made the task.
+ * `evaluation` is an evaluation run's item: the agent's runtime in no session, stored and counted nowhere.
  */
 export interface TurnCaller {
   principal: AdminPrincipal | undefined;
   callerKey: string | null;
-  channel: 'http' | 'websocket' | 'scheduled';
+  channel: 'http' | 'websocket' | 'scheduled' | 'evaluation';
   /** The request's `thread_id` was issued by the server for this request: a new session for its caller. */
   issuedSession?: boolean;
   /** The request's id (`X-Request-Id`), logged with a failure the caller is told about only by its code. */

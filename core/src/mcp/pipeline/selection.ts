@@ -1,6 +1,6 @@
 import type { ChatModel } from '@agent-host/sdk';
 import type { SelectorDecision } from './gates.js';
-import { askStructured } from './structured.js';
+import { askStructured } from '../../models/structured-output.js';
 import { findTool, type MountedTool } from './toolset.js';
 import { isTrackingTool, type TrackingSignals } from '../tracking/tracking.js';
 

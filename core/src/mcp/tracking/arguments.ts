@@ -2,7 +2,7 @@ import type { ChatModel, JsonSchema } from '@agent-host/sdk';
 import { identifierArguments } from '../pipeline/gates.js';
 import { normalizeIdentifier, parseIdentifiers, traceable, type Identifier } from './identifiers.js';
 import { hasValue } from '../pipeline/policy.js';
-import { askStructured } from '../pipeline/structured.js';
+import { askStructured } from '../../models/structured-output.js';
 import { isTrackingTool, TRACKING_ARGUMENT } from './tracking.js';
 
 /** How models and people name the tracking argument. */

@@ -1,4 +1,5 @@
 import {
+  EVALUATION_JUDGE_SCHEMA,
   GROUNDED_ANSWER_SCHEMA,
   type ChatCallOptions,
   type ChatCompletion,
@@ -77,13 +78,54 @@ export function offlineGroundedAnswer(messages: ChatMessage[]): string {
   return JSON.stringify({ grounded: true, confidence, citations: best.map((p) => p.id), answer: best.map((p) => p.text).join('\n\n') });
 }
 
+/**
+ * The deterministic judge (asked with the SDK's `EVALUATION_JUDGE_SCHEMA`; its user message is the item as JSON): the
+ * score is the share of an accepted answer's words the answer holds, for the accepted answer it covers best. It
+ * checks words, not meaning: real judging needs a real model.
+ */
+export function offlineJudgement(messages: ChatMessage[]): string {
+  let input: { expected_answers?: unknown; answer?: unknown } = {};
+  try {
+    input = JSON.parse(questionOf(messages)) as typeof input;
+  } catch {
+    // judged as an empty item below
+  }
+  const expected = Array.isArray(input.expected_answers) ? input.expected_answers.filter((a): a is string => typeof a === 'string') : [];
+  const answered = words(typeof input.answer === 'string' ? input.answer : '');
+  const coverage = expected.map((text) => {
+    const wanted = [...words(text)];
+    const missing = wanted.filter((w) => !answered.has(w));
+    return { text, missing, score: wanted.length ? (wanted.length - missing.length) / wanted.length : 0 };
+  });
+  const best = coverage.sort((a, b) => b.score - a.score)[0];
+  const score = Math.round((best?.score ?? 0) * 100) / 100;
+  const right = score === 1;
+  return JSON.stringify({
+    score,
+    reason: best
+      ? `[offline judge] The answer holds ${Math.round(score * 100)}% of the words of the accepted answer "${best.text}".`
+      : '[offline judge] The item has no accepted answer.',
+    issues: best && !right ? [`missing: ${best.missing.join(', ')}`] : [],
+    improvement_suggestions: best && !right ? [`State what the accepted answer says: ${best.text}`] : [],
+    suggested_better_answer: best && !right ? best.text : '',
+    confidence: 0.5,
+  });
+}
+
+/** The offline model's answer to a call: a grounded answer, a judgement, or passages, by the structured output asked. */
+function offlineReply(messages: ChatMessage[], options?: ChatCallOptions): string {
+  const schema = options?.responseSchema?.name;
+  if (schema === GROUNDED_ANSWER_SCHEMA.name) return offlineGroundedAnswer(messages);
+  if (schema === EVALUATION_JUDGE_SCHEMA.name) return offlineJudgement(messages);
+  return offlineAnswer(messages);
+}
+
 class OfflineChatModel implements ChatModel {
   readonly provider = 'offline';
   constructor(readonly modelName: string) {}
 
   async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
-    const answer = options?.responseSchema?.name === GROUNDED_ANSWER_SCHEMA.name ? offlineGroundedAnswer(messages) : offlineAnswer(messages);
-    const parts = answer.split(/(?<= )/);
+    const parts = offlineReply(messages, options).split(/(?<= )/);
     for (const content of parts) {
       options?.signal?.throwIfAborted();
       yield { type: 'token', content };
@@ -92,10 +134,7 @@ class OfflineChatModel implements ChatModel {
 
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
     options?.signal?.throwIfAborted();
-    return {
-      content: options?.responseSchema?.name === GROUNDED_ANSWER_SCHEMA.name ? offlineGroundedAnswer(messages) : offlineAnswer(messages),
-      tool_calls: [],
-    };
+    return { content: offlineReply(messages, options), tool_calls: [] };
   }
 }
 

@@ -1,24 +1,13 @@
 import type { ChatMessage, ChatModel, JsonSchema } from '@agent-host/sdk';
+import { parseJsonObject } from './json-object.js';
 
 /** What a structured-output call gave: the JSON object, and whether it came as structured output or parsed from text. */
 export interface StructuredAnswer {
   value: Record<string, unknown> | null;
   mode: 'structured' | 'json_text';
   error?: string;
-}
-
-/** The first JSON object in a text (a fenced block or bare braces), or null. */
-export function parseJsonObject(text: string): Record<string, unknown> | null {
-  const candidates = [text.trim(), text.match(/```(?:json)?\s*([\s\S]*?)```/)?.[1] ?? '', text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1)];
-  for (const candidate of candidates) {
-    try {
-      const value = JSON.parse(candidate) as unknown;
-      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // next candidate
-    }
-  }
-  return null;
+  /** The text of the reply that was parsed (absent when no call answered). */
+  text?: string;
 }
 
 /**
@@ -36,8 +25,9 @@ export async function askStructured(
   try {
     const completion = await model.invoke(messages, { signal, responseSchema: schema });
     const value = parseJsonObject(completion.content);
+    const text = completion.content;
     // A model that ignores the schema answered in text, which was the JSON-text fallback already.
-    return value ? { value, mode: 'structured' } : { value: null, mode: 'json_text', error: 'the answer held no JSON object' };
+    return value ? { value, mode: 'structured', text } : { value: null, mode: 'json_text', error: 'the answer held no JSON object', text };
   } catch (error) {
     if (signal.aborted) throw error;
     structuredError = (error as Error).message;
@@ -45,9 +35,10 @@ export async function askStructured(
   try {
     const completion = await model.invoke(messages, { signal });
     const value = parseJsonObject(completion.content);
+    const text = completion.content;
     return value
-      ? { value, mode: 'json_text' }
-      : { value: null, mode: 'json_text', error: `no JSON object in the answer (structured output failed: ${structuredError})` };
+      ? { value, mode: 'json_text', text }
+      : { value: null, mode: 'json_text', error: `no JSON object in the answer (structured output failed: ${structuredError})`, text };
   } catch (error) {
     if (signal.aborted) throw error;
     return { value: null, mode: 'json_text', error: (error as Error).message };
