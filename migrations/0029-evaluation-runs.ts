@@ -3,7 +3,8 @@ import type { QueryInterface } from 'sequelize';
 /**
  * Evaluation runs and their results (spec 2.9, 3.4). A run snapshots what it evaluates (the agent's runtime, model
  * routing and judge prompt) and is claimed under a lease by one worker at a time; a result is one item's answer and
- * scores, unique per run and item, so an item recovered after a worker stopped is never scored twice.
+ * scores, unique per run and item, so an item recovered after a worker stopped is never scored twice. A gate verdict
+ * keeps the policy it applied and why it failed.
  */
 export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
   const sql = (statement: string) => qi.sequelize.query(statement);
@@ -64,9 +65,21 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     UNIQUE (run_id, item_id)
   )`);
   await sql('CREATE INDEX evaluation_results_run ON evaluation_results (run_id, position)');
+  await sql(`CREATE TABLE evaluation_gate_verdicts (
+    id uuid PRIMARY KEY,
+    run_id uuid NOT NULL REFERENCES evaluation_runs (id) ON DELETE CASCADE,
+    passed boolean NOT NULL,
+    policy jsonb NOT NULL,
+    metrics jsonb NOT NULL,
+    reasons jsonb NOT NULL,
+    created_by uuid,
+    created_at timestamptz NOT NULL
+  )`);
+  await sql('CREATE INDEX evaluation_gate_verdicts_run ON evaluation_gate_verdicts (run_id, created_at DESC)');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
+  await qi.sequelize.query('DROP TABLE evaluation_gate_verdicts');
   await qi.sequelize.query('DROP TABLE evaluation_results');
   await qi.sequelize.query('DROP TABLE evaluation_runs');
 }

@@ -114,6 +114,11 @@ export const ERROR_CODES = {
   },
   EVALUATION_DATASET_NOT_FROZEN: { status: 409, description: 'Evaluation runs use frozen snapshots only; freeze the dataset and run on the snapshot.' },
   EVALUATION_RUN_NOT_FOUND: { status: 404, description: 'The agent has no such evaluation run.' },
+  EVALUATION_RUN_NOT_FINISHED: { status: 409, description: 'The evaluation run has not completed: a gate judges, and a comparison uses, completed runs only.' },
+  EVALUATION_RUNS_NOT_COMPARABLE: {
+    status: 409,
+    description: 'The two evaluation runs used different snapshots; only runs of the same snapshot compare item by item.',
+  },
   EVALUATION_DATASET_EMPTY: { status: 400, description: 'The evaluation dataset has no items to freeze.' },
   EVALUATION_DATASET_NO_SOURCE_CSV: { status: 400, description: 'The evaluation dataset has items but no persisted source CSV to copy into a snapshot.' },
   DATASET_REFERENCED_BY_EVALUATION_RUNS: {

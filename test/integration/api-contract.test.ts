@@ -210,6 +210,18 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /agents/{agent_id}/evaluation-runs/{evaluation_run_id}', runId);
   await call('GET /agents/{agent_id}/evaluation-runs/{evaluation_run_id}/results', runId);
   await call('GET /evaluation-datasets/{dataset_id}/runs', { dataset_id: snapshot.dataset_id as string });
+  await waitFor(
+    'the contract evaluation run',
+    async () => (await admin.request('GET', `/agents/${agentId.agent_id}/evaluation-runs/${runId.evaluation_run_id}`)).body,
+    (run: { execution_state: string }) => run.execution_state === 'completed',
+    60_000,
+  );
+  await call('GET /agents/{agent_id}/evaluation-runs/{evaluation_run_id}/results.csv', runId);
+  await call('GET /agents/{agent_id}/evaluation-runs/{evaluation_run_id}/slices', runId);
+  await call('POST /agents/{agent_id}/evaluation-runs/{evaluation_run_id}/evaluate-gate', runId, {});
+  // A run compared with itself: the baseline is a query parameter.
+  const runPath = `/agents/${agentId.agent_id}/evaluation-runs/${runId.evaluation_run_id}`;
+  t.equal((await admin.request('GET', `${runPath}/compare?baseline_run_id=${runId.evaluation_run_id}`)).status, 200);
   const spareSnapshot = await call('POST /evaluation-datasets/{dataset_id}/freeze', datasetId);
   await call('DELETE /evaluation-datasets/{dataset_id}', { dataset_id: spareSnapshot.dataset_id as string });
 

@@ -1,6 +1,7 @@
 // Evaluation runs (spec 3.4, 4.9, issue 19): a frozen snapshot run through the agent's own runtime on the offline model
 // (answers from its knowledge, the offline judge) with rule and judge scores, usage rollups and no conversation
 // turns; over the OpenAI wire protocol, a judge that answers valid JSON, invalid JSON, or too late; the refusals.
+import { parse } from 'csv-parse/sync';
 import t from 'tap';
 import { startOpenAiFixture, lastUserText, type FixtureReply } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -13,7 +14,8 @@ const CSV =
   'question,expected_answer,expected_answer_2,domain,difficulty\n' +
   'Within how many days can items be returned?,Items can be returned within 30 days of delivery.,30 days,returns,easy\n' +
   'When does the support desk answer?,From 9:00 to 17:00 on weekdays,,support,easy\n' +
-  'Who founded the company?,Ada and Grace,,history,hard\n';
+  'Who founded the company?,Ada and Grace,,history,hard\n' +
+  '"=1+1, what is it?",2,,,easy\n';
 
 type Client = AdminClient;
 
@@ -42,7 +44,7 @@ t.test('offline: a run scores every item once, with rule and judge scores, and w
   await uploadOk(admin, source.source_id, { filename: 'handbook.md', contentType: 'text/markdown', data: HANDBOOK });
   await ingest(admin, source.source_id);
   const agent = (await admin.request('POST', '/agents', { name: 'Support', agent_type: 'chat' })).body;
-  await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
+  const mount = (await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id })).body;
   const { dataset, snapshot } = await snapshotOf(admin, CSV);
 
   t.match(await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, { dataset_id: dataset.dataset_id }), {
@@ -59,7 +61,7 @@ t.test('offline: a run scores every item once, with rule and judge scores, and w
   t.equal(created.status, 201);
   t.match(created.body, {
     execution_state: /^(queued|running)$/,
-    item_count: 3,
+    item_count: 4,
     orchestrator_key: 'core_chat_v1',
     model_name: null,
     judge_prompt_version: 'default',
@@ -67,17 +69,17 @@ t.test('offline: a run scores every item once, with rule and judge scores, and w
   });
   t.match(created.body.judge_prompt, /grade an assistant's answer/, 'the built-in judge prompt is frozen into the run');
   const run = await finished(admin, agent.agent_id, created.body.run_id);
-  t.match(run, { execution_state: 'completed', items_completed: 3, items_failed: 0, heartbeat_stale: false, attempt_count: 1 });
+  t.match(run, { execution_state: 'completed', items_completed: 4, items_failed: 0, heartbeat_stale: false, attempt_count: 1 });
   t.type(run.completed_at, 'string');
   t.type(run.started_at, 'string');
-  t.match(run.summary, { judged_count: 3, invalid_judge_count: 0 });
+  t.match(run.summary, { judged_count: 4, invalid_judge_count: 0 });
   t.ok(run.summary.pass_rate > 0 && run.summary.pass_rate < 1, `some items pass, some do not: ${JSON.stringify(run.summary)}`);
-  t.equal(run.generation_usage_rollup.tokenizer_estimated_count, 3, 'the offline model reports no usage: estimated');
-  t.equal(run.judge_usage_rollup.tokenizer_estimated_count, 3);
+  t.equal(run.generation_usage_rollup.tokenizer_estimated_count, 4, 'the offline model reports no usage: estimated');
+  t.equal(run.judge_usage_rollup.tokenizer_estimated_count, 4);
   t.equal(run.combined_total_tokens, run.generation_usage_rollup.total_tokens + run.judge_usage_rollup.total_tokens);
 
   const results = (await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/results`)).body;
-  t.equal(results.total, 3);
+  t.equal(results.total, 4);
   const [returns, desk, founders] = results.items;
   t.match(returns, {
     position: 1,
@@ -111,14 +113,111 @@ t.test('offline: a run scores every item once, with rule and judge scores, and w
     (await admin.request('GET', `/evaluation-datasets/${snapshot.dataset_id}/runs`)).body.items.map((r: any) => r.run_id),
     [run.run_id],
   );
+  const cost = (await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`)).body;
+  t.same(cost.evaluation_generation_usage_rollup, run.generation_usage_rollup, "the cost overview counts the run's answers");
+  t.same(cost.evaluation_judge_usage_rollup, run.judge_usage_rollup, 'and its judgements');
+
+  await t.test('results.csv: every result streamed, formula-like text escaped', async (t) => {
+    const csv = await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/results.csv`);
+    t.equal(csv.status, 200);
+    t.match(csv.headers.get('content-type'), /^text\/csv/);
+    t.match(csv.headers.get('content-disposition'), /attachment; filename="evaluation-run-/);
+    const rows = parse(csv.body, { columns: true }) as Record<string, string>[];
+    t.same(
+      rows.map((r) => r.position),
+      ['1', '2', '3', '4'],
+    );
+    t.match(rows[0], {
+      item_id: returns.item_id,
+      exact_match: '0',
+      pass_rate: '1',
+      judge_status: 'scored',
+      judge_score: '1',
+      generation_usage_source: 'tokenizer_estimated',
+    });
+    t.equal(rows[3]!.question, "'=1+1, what is it?", 'a cell a spreadsheet would run is escaped');
+    t.same(JSON.parse(rows[0]!.rule_score_json!), returns.rule_score);
+  });
+
+  await t.test('slices by domain, difficulty and source', async (t) => {
+    const slices = (await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/slices`)).body;
+    t.same(
+      slices.by_domain.map((s: any) => [s.value, s.item_count]),
+      [
+        ['history', 1],
+        ['returns', 1],
+        ['support', 1],
+        [null, 1],
+      ],
+    );
+    t.same(
+      slices.by_difficulty.map((s: any) => [s.value, s.item_count]),
+      [
+        ['easy', 3],
+        ['hard', 1],
+      ],
+    );
+    t.match(slices.by_domain[1], { value: 'returns', pass_rate: 1, mean_judge_score: 1, failed_count: 0 });
+  });
+
+  await t.test('the gate: a verdict with the policy used and a reason per failed condition', async (t) => {
+    const strict = await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/evaluate-gate`, { minimum_items: 10 });
+    t.equal(strict.status, 201);
+    t.match(strict.body, { passed: false, policy: { minimum_items: 10, score_pass_rate_min: 0.8 }, metrics: { items: 4 } });
+    t.match(strict.body.reasons, [/^minimum_items: 4 items were scored; at least 10/, /^score_pass_rate_min: pass rate/]);
+    const lenient = await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/evaluate-gate`, {
+      score_pass_rate_min: 0,
+      score_f1_min: 0,
+      llm_judge_min: 0,
+      max_failed_item_ratio: 1,
+    });
+    t.match(lenient.body, { passed: true, reasons: [] });
+    const [{ verdicts }] = await query<{ verdicts: number }>(
+      host.databaseUrl,
+      'SELECT count(*)::int AS verdicts FROM evaluation_gate_verdicts WHERE run_id = $1',
+      [run.run_id],
+    );
+    t.equal(verdicts, 2, 'each verdict is kept');
+  });
+
+  await t.test('compare: a second run without the knowledge regresses item by item', async (t) => {
+    await admin.request('DELETE', `/agents/${agent.agent_id}/mounts/${mount.mount_id}`);
+    const second = await finished(
+      admin,
+      agent.agent_id,
+      (await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, { dataset_id: snapshot.dataset_id })).body.run_id,
+    );
+    const compared = await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${second.run_id}/compare?baseline_run_id=${run.run_id}`);
+    t.equal(compared.status, 200);
+    t.match(compared.body.summary, { improved: 0 });
+    t.ok(compared.body.summary.regressed >= 2, `items regressed: ${JSON.stringify(compared.body.summary)}`);
+    t.ok(compared.body.summary.delta_mean_token_f1 < 0);
+    t.match(compared.body.items[0], {
+      position: 1,
+      change: 'regressed',
+      baseline: { token_f1: returns.rule_score.token_f1 },
+      candidate: { status: 'succeeded' },
+    });
+    const other = (await admin.request('POST', `/evaluation-datasets/${dataset.dataset_id}/freeze`)).body;
+    const elsewhere = await finished(
+      admin,
+      agent.agent_id,
+      (await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, { dataset_id: other.dataset_id })).body.run_id,
+    );
+    t.match(await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${elsewhere.run_id}/compare?baseline_run_id=${run.run_id}`), {
+      status: 409,
+      body: { code: 'EVALUATION_RUNS_NOT_COMPARABLE' },
+    });
+  });
+
   const guarded = await admin.request('DELETE', `/evaluation-datasets/${snapshot.dataset_id}`);
   t.match(guarded, {
     status: 409,
     body: {
       detail: {
         code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS',
-        evaluation_run_count: 1,
-        referencing_agents: [{ agent_id: agent.agent_id, agent_name: 'Support', run_count: 1 }],
+        evaluation_run_count: 2,
+        referencing_agents: [{ agent_id: agent.agent_id, agent_name: 'Support', run_count: 2 }],
       },
     },
   });

@@ -182,6 +182,16 @@ export const configSchema = z
         supervisor_interval_seconds: z.number().int().min(1).default(10),
         max_attempts: z.number().int().min(1).default(3),
         pass_f1_threshold: z.number().min(0).max(1).default(0.8),
+        gate: z
+          .object({
+            minimum_items: z.number().int().min(0).default(1),
+            score_pass_rate_min: z.number().min(0).max(1).default(0.8),
+            score_f1_min: z.number().min(0).max(1).default(0.6),
+            max_failed_item_ratio: z.number().min(0).max(1).default(0.05),
+            llm_judge_min: z.number().min(0).max(1).default(0.7),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict(),
     grounding: z

@@ -5,7 +5,9 @@ import { judgePromptVersion, type Agents } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
 import type { EvaluationDatasets } from './datasets.js';
 import { DEFAULT_JUDGE_PROMPT } from './judge.js';
-import { RunStore, type ResultRow, type RunWithTotals } from './run-store.js';
+import { gateReasons, type GatePolicy } from './gate.js';
+import { resultsCsv } from './results-csv.js';
+import { RunStore, SLICE_COLUMNS, type ResultRow, type RunWithTotals, type SliceRow } from './run-store.js';
 import { RunWorker, type EvaluationTurns } from './run-worker.js';
 
 /** A read that finds a run whose worker stopped asks for a dispatch at most this often. */
@@ -140,6 +142,127 @@ export class EvaluationRuns {
     const run = await this.require(agentId, runId);
     const rows = await this.store.results(run.id, page.offset, page.limit);
     return { items: rows.map(presentResult), total: run.items_completed + run.items_failed, offset: page.offset, limit: page.limit };
+  }
+
+  /** The run's results as a streamed CSV attachment. */
+  async resultsCsv(agentId: string, runId: string) {
+    const run = await this.require(agentId, runId);
+    return { filename: `evaluation-run-${run.id}.csv`, body: resultsCsv(this.store, run.id) };
+  }
+
+  /** Aggregates by domain, difficulty and source (null is a slice of its own: items without the field). */
+  async slices(agentId: string, runId: string) {
+    const run = await this.require(agentId, runId);
+    const present = (row: SliceRow) => ({
+      value: row.value,
+      item_count: row.item_count,
+      failed_count: row.failed_count,
+      exact_match_rate: round(row.exact_match_rate),
+      mean_token_f1: round(row.mean_token_f1),
+      pass_rate: round(row.pass_rate),
+      mean_judge_score: round(row.mean_judge_score),
+    });
+    const [domain, difficulty, source] = await Promise.all(SLICE_COLUMNS.map((column) => this.store.slices(run.id, column)));
+    return { run_id: run.id, by_domain: domain!.map(present), by_difficulty: difficulty!.map(present), by_source: source!.map(present) };
+  }
+
+  /** Judges a completed run by the gate policy (`[evaluation.gate]`, with overrides) and keeps the verdict. */
+  async evaluateGate(agentId: string, runId: string, overrides: Partial<GatePolicy>, op: Operation) {
+    const run = await this.require(agentId, runId);
+    if (run.status !== 'completed') {
+      throw new ConflictError(`evaluation run ${run.id} is ${run.lease_lapsed ? 'heartbeat_expired' : run.status}; a gate judges completed runs`, {
+        code: 'EVALUATION_RUN_NOT_FINISHED',
+      });
+    }
+    const policy: GatePolicy = { ...this.config.evaluation.gate, ...overrides };
+    const items = run.items_completed + run.items_failed;
+    const metrics = {
+      items,
+      pass_rate: round(run.pass_rate),
+      mean_token_f1: round(run.mean_token_f1),
+      failed_item_ratio: items === 0 ? 0 : round(run.items_failed / items)!,
+      mean_judge_score: round(run.mean_judge_score),
+    };
+    const reasons = gateReasons(policy, metrics);
+    const verdict = await this.db.transaction(async (transaction) => {
+      const stored = await this.store.insertVerdict({
+        run_id: run.id,
+        passed: reasons.length === 0,
+        policy,
+        metrics,
+        reasons,
+        created_by: op.operator.admin_user_id,
+      });
+      await auditOperation(
+        this.db,
+        'core.evaluation',
+        op,
+        { action: 'evaluation_run.gate', target_type: 'evaluation_run', target_id: run.id, payload: { passed: reasons.length === 0 } },
+        transaction,
+      );
+      return stored;
+    });
+    return { verdict_id: verdict.id, run_id: run.id, passed: reasons.length === 0, policy, metrics, reasons, created_at: verdict.created_at.toISOString() };
+  }
+
+  /**
+   * Compares this run with a baseline run of the same snapshot, item by item: the score deltas (candidate minus
+   * baseline) and whether each item improved, regressed or stayed: by the judge score where it moved, else by token F1.
+   */
+  async compare(agentId: string, runId: string, baselineRunId: string) {
+    const candidate = await this.require(agentId, runId);
+    const baseline = await this.store.findAny(baselineRunId);
+    if (!baseline) throw new ValidationError([{ loc: ['query', 'baseline_run_id'], msg: `no evaluation run ${baselineRunId}`, type: 'value_error' }]);
+    if (baseline.dataset_id !== candidate.dataset_id) {
+      throw new ConflictError(`run ${baseline.id} used snapshot ${baseline.dataset_id}, run ${candidate.id} used ${candidate.dataset_id}`, {
+        code: 'EVALUATION_RUNS_NOT_COMPARABLE',
+      });
+    }
+    for (const run of [candidate, baseline]) {
+      if (run.status !== 'completed')
+        throw new ConflictError(`evaluation run ${run.id} is ${run.status}; compare completed runs`, { code: 'EVALUATION_RUN_NOT_FINISHED' });
+    }
+    const side = (row: ResultRow | null) =>
+      row && {
+        status: row.status,
+        predicted_answer: row.predicted_answer,
+        token_f1: row.rule_score?.token_f1 ?? null,
+        judge_score: row.judge_score?.score ?? null,
+      };
+    const delta = (a: number | null | undefined, b: number | null | undefined) =>
+      a === null || a === undefined || b === null || b === undefined ? null : round(a - b);
+    const items = (await this.store.pairs(baseline.id, candidate.id)).map(({ baseline: before, candidate: after }) => {
+      const f1 = delta(after?.rule_score?.token_f1, before?.rule_score?.token_f1);
+      const judge = delta(after?.judge_score?.score, before?.judge_score?.score);
+      // The judge decides where its score moved; where it did not (or there is none), token F1 does.
+      const moved = judge !== null && judge !== 0 ? judge : f1;
+      return {
+        item_id: (after ?? before)!.item_id,
+        position: (after ?? before)!.position,
+        question: (after ?? before)!.question,
+        baseline: side(before),
+        candidate: side(after),
+        delta_token_f1: f1,
+        delta_judge_score: judge,
+        change: moved === null ? 'unscored' : moved > 0 ? 'improved' : moved < 0 ? 'regressed' : 'unchanged',
+      };
+    });
+    const count = (change: string) => items.filter((item) => item.change === change).length;
+    return {
+      baseline_run_id: baseline.id,
+      run_id: candidate.id,
+      dataset_id: candidate.dataset_id,
+      summary: {
+        improved: count('improved'),
+        regressed: count('regressed'),
+        unchanged: count('unchanged'),
+        unscored: count('unscored'),
+        delta_pass_rate: delta(candidate.pass_rate, baseline.pass_rate),
+        delta_mean_token_f1: delta(candidate.mean_token_f1, baseline.mean_token_f1),
+        delta_mean_judge_score: delta(candidate.mean_judge_score, baseline.mean_judge_score),
+      },
+      items,
+    };
   }
 
   private async require(agentId: string, runId: string): Promise<RunWithTotals> {

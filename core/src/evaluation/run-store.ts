@@ -79,6 +79,20 @@ export type ResultRow = Omit<ResultInput, 'generation_usage' | 'judge_usage'> & 
   created_at: Date;
 };
 
+/** The item fields results are sliced by (spec 4.9). */
+export const SLICE_COLUMNS = ['domain', 'difficulty', 'source'] as const;
+export type SliceColumn = (typeof SLICE_COLUMNS)[number];
+
+export interface SliceRow {
+  value: string | null;
+  item_count: number;
+  failed_count: number;
+  exact_match_rate: number | null;
+  mean_token_f1: number | null;
+  pass_rate: number | null;
+  mean_judge_score: number | null;
+}
+
 /** Per run, answer or judgement, and usage source: the sums a rollup is made of. */
 export interface UsageGroup {
   run_id: string;
@@ -179,6 +193,15 @@ export class RunStore extends SqlStore {
       type: QueryTypes.SELECT,
     });
     return row && (await this.withUsage([row]))[0];
+  }
+
+  /** A run of any agent (a comparison's baseline). */
+  async findAny(runId: string): Promise<RunWithTotals | undefined> {
+    const [row] = await this.db.query<RunWithTotals>(`SELECT * FROM ${this.totals()} AS r WHERE r.id = try_uuid($1)`, {
+      bind: [runId],
+      type: QueryTypes.SELECT,
+    });
+    return row;
   }
 
   async page(filter: { agent_id?: string; dataset_id?: string }, page: { limit: number; cursor?: string }) {
@@ -305,6 +328,63 @@ export class RunStore extends SqlStore {
         ],
       },
     );
+  }
+
+  /** Results after `position`, in order: the pages the CSV export streams. */
+  async resultsAfter(runId: string, position: number, limit: number): Promise<ResultRow[]> {
+    return this.db.query<ResultRow>('SELECT * FROM evaluation_results WHERE run_id = $1 AND position > $2 ORDER BY position LIMIT $3', {
+      bind: [runId, position, limit],
+      type: QueryTypes.SELECT,
+    });
+  }
+
+  /** The run's results aggregated by one slice column (`domain`, `difficulty` or `source`); null is its own slice. */
+  async slices(runId: string, column: SliceColumn): Promise<SliceRow[]> {
+    return this.db.query<SliceRow>(
+      `SELECT ${column} AS value, count(*)::int AS item_count, count(*) FILTER (WHERE status = 'failed')::int AS failed_count,
+              avg((rule_score->>'exact_match')::float) AS exact_match_rate, avg((rule_score->>'token_f1')::float) AS mean_token_f1,
+              avg((rule_score->>'pass_rate')::float) AS pass_rate,
+              avg((judge_score->>'score')::float) FILTER (WHERE judge_status = 'scored') AS mean_judge_score
+       FROM evaluation_results WHERE run_id = $1 GROUP BY ${column} ORDER BY ${column} NULLS LAST`,
+      { bind: [runId], type: QueryTypes.SELECT },
+    );
+  }
+
+  /** Both runs' results of every item either has, by item, in dataset order. */
+  async pairs(baselineId: string, candidateId: string): Promise<{ baseline: ResultRow | null; candidate: ResultRow | null }[]> {
+    return this.db.query(
+      `SELECT to_jsonb(b) AS baseline, to_jsonb(c) AS candidate
+       FROM (SELECT * FROM evaluation_results WHERE run_id = $1) b FULL JOIN (SELECT * FROM evaluation_results WHERE run_id = $2) c ON c.item_id = b.item_id
+       ORDER BY COALESCE(c.position, b.position)`,
+      { bind: [baselineId, candidateId], type: QueryTypes.SELECT },
+    );
+  }
+
+  async insertVerdict(verdict: {
+    run_id: string;
+    passed: boolean;
+    policy: unknown;
+    metrics: unknown;
+    reasons: string[];
+    created_by: string | null;
+  }): Promise<{ id: string; created_at: Date }> {
+    const [row] = await this.db.query<{ id: string; created_at: Date }>(
+      `INSERT INTO evaluation_gate_verdicts (id, run_id, passed, policy, metrics, reasons, created_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id, created_at`,
+      {
+        bind: [
+          randomUUID(),
+          verdict.run_id,
+          verdict.passed,
+          JSON.stringify(verdict.policy),
+          JSON.stringify(verdict.metrics),
+          JSON.stringify(verdict.reasons),
+          verdict.created_by,
+        ],
+        type: QueryTypes.SELECT,
+      },
+    );
+    return row!;
   }
 
   async results(runId: string, offset: number, limit: number): Promise<ResultRow[]> {

@@ -159,3 +159,89 @@ export const evaluationResult = z
   .meta({ id: 'EvaluationResult' });
 
 export const resultsPage = z.object({ items: z.array(evaluationResult), total: z.number().int(), offset: z.number().int(), limit: z.number().int() });
+
+export const gateBody = z
+  .object({
+    minimum_items: z.number().int().min(0).optional(),
+    score_pass_rate_min: z.number().min(0).max(1).optional(),
+    score_f1_min: z.number().min(0).max(1).optional(),
+    max_failed_item_ratio: z.number().min(0).max(1).optional(),
+    llm_judge_min: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+export const gateVerdict = z
+  .object({
+    verdict_id: z.string().uuid(),
+    run_id: z.string().uuid(),
+    passed: z.boolean(),
+    policy: z.object({
+      minimum_items: z.number().int(),
+      score_pass_rate_min: z.number(),
+      score_f1_min: z.number(),
+      max_failed_item_ratio: z.number(),
+      llm_judge_min: z.number(),
+    }),
+    metrics: z.object({
+      items: z.number().int(),
+      pass_rate: z.number().nullable(),
+      mean_token_f1: z.number().nullable(),
+      failed_item_ratio: z.number(),
+      mean_judge_score: z.number().nullable(),
+    }),
+    reasons: z.array(z.string()).describe('One per failed condition, naming it; empty when the run passed'),
+    created_at: timestamp,
+  })
+  .meta({ id: 'EvaluationGateVerdict' });
+
+const slice = z.object({
+  value: z.string().nullable().describe('The domain, difficulty or source; null for items without one'),
+  item_count: z.number().int(),
+  failed_count: z.number().int(),
+  exact_match_rate: z.number().nullable(),
+  mean_token_f1: z.number().nullable(),
+  pass_rate: z.number().nullable(),
+  mean_judge_score: z.number().nullable(),
+});
+
+export const runSlices = z
+  .object({ run_id: z.string().uuid(), by_domain: z.array(slice), by_difficulty: z.array(slice), by_source: z.array(slice) })
+  .meta({ id: 'EvaluationRunSlices' });
+
+const compareSide = z
+  .object({
+    status: z.enum(['succeeded', 'failed']),
+    predicted_answer: z.string().nullable(),
+    token_f1: z.number().nullable(),
+    judge_score: z.number().nullable(),
+  })
+  .nullable();
+
+export const runComparison = z
+  .object({
+    baseline_run_id: z.string().uuid(),
+    run_id: z.string().uuid(),
+    dataset_id: z.string().uuid(),
+    summary: z.object({
+      improved: z.number().int(),
+      regressed: z.number().int(),
+      unchanged: z.number().int(),
+      unscored: z.number().int(),
+      delta_pass_rate: z.number().nullable(),
+      delta_mean_token_f1: z.number().nullable(),
+      delta_mean_judge_score: z.number().nullable(),
+    }),
+    items: z.array(
+      z.object({
+        item_id: z.string().uuid(),
+        position: z.number().int(),
+        question: z.string(),
+        baseline: compareSide,
+        candidate: compareSide,
+        delta_token_f1: z.number().nullable(),
+        delta_judge_score: z.number().nullable(),
+        change: z.enum(['improved', 'regressed', 'unchanged', 'unscored']),
+      }),
+    ),
+  })
+  .meta({ id: 'EvaluationRunComparison' });

@@ -91,9 +91,11 @@ export function offlineJudgement(messages: ChatMessage[]): string {
     // judged as an empty item below
   }
   const expected = Array.isArray(input.expected_answers) ? input.expected_answers.filter((a): a is string => typeof a === 'string') : [];
-  const answered = words(typeof input.answer === 'string' ? input.answer : '');
+  // Every word counts here, short ones and numbers too: "30 days" is not answered by "days".
+  const terms = (text: string) => new Set((text.toLowerCase().match(WORD) ?? []).filter((w) => !STOPWORDS.has(w)));
+  const answered = terms(typeof input.answer === 'string' ? input.answer : '');
   const coverage = expected.map((text) => {
-    const wanted = [...words(text)];
+    const wanted = [...terms(text)];
     const missing = wanted.filter((w) => !answered.has(w));
     return { text, missing, score: wanted.length ? (wanted.length - missing.length) / wanted.length : 0 };
   });
