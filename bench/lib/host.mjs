@@ -143,10 +143,11 @@ export function cpuSeconds(pid) {
 /**
  * Starts `agent-host start` (the built `host/dist/cli.js`, default configuration) on a fresh scratch data dir
  * with embedded Postgres and Chroma, on a free port, and waits for the serving banner and a healthy /healthz.
- * `env` adds to (or, with `undefined`, removes from) the host's environment; `nodeArgs` go to its node.
+ * `env` adds to (or, with `undefined`, removes from) the host's environment; `nodeArgs` go to its node; `external`
+ * (`{databaseUrl, chromaUrl}`) points it at another host's Postgres and Chroma instead of starting its own.
  * Resolves with the handle `{child, pid, url, bootMs, dataDir, output(), descendants}`.
  */
-export async function startHost({ name, env: extraEnv = {}, nodeArgs = [] }) {
+export async function startHost({ name, env: extraEnv = {}, nodeArgs = [], external }) {
   refuseAfterCleanup();
   if (!existsSync(path.join(root, 'host/dist/cli.js'))) throw new Error('host/dist/cli.js is missing: run `npm run build` first');
   const scratch = mkdtempSync(path.join(os.tmpdir(), `agent-host-bench-${name}-`));
@@ -169,6 +170,8 @@ export async function startHost({ name, env: extraEnv = {}, nodeArgs = [] }) {
   };
   delete env.DATABASE_URL;
   delete env.CHROMA_URL;
+  // A second instance on the first one's databases (bench/eval's recovery): the URLs it was given.
+  if (external) Object.assign(env, { DATABASE_URL: external.databaseUrl, CHROMA_URL: external.chromaUrl });
   delete env.APP_ENV; // the default configuration (development), as a user would start it
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const started = Date.now();

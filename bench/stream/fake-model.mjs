@@ -1,11 +1,14 @@
 // A zero-latency OpenAI-compatible model for the stream benchmark (node:http, no framework).
 // POST /v1/chat/completions with `stream: true` answers 20 content deltas, a finish chunk, a usage
-// chunk when `stream_options.include_usage` is true, then `data: [DONE]`, written at once, no delay. Asked for the
-// `grounded_answer` structured output, it streams the JSON object with the same 20 tokens as its answer.
+// chunk when `stream_options.include_usage` is true, then `data: [DONE]`, written at once (after the optional delay below). Asked for the
+// `grounded_answer` structured output, it streams the JSON object with the same 20 tokens as its answer; asked for
+// `evaluation_judge` (not streamed), it answers a verdict.
 // Run as a child of run.mjs (IPC): sends {port} when listening, answers {type:'count'} with the
 // number of completions served; exits when the parent goes away.
 import { createServer } from 'node:http';
 
+// A latency before each answer (the first argument, ms; 0 by default): bench/eval compares with a model that takes time.
+const DELAY_MS = Number(process.argv[2] ?? 0);
 const TOKENS = Array.from({ length: 20 }, (_, i) => `tok${i} `);
 const GROUNDED_PREFIX = ['{"grounded":', 'false,', '"confidence":', '0.5,', '"citations":', '[],', '"answer":"'];
 
@@ -36,15 +39,19 @@ function stream(res, body) {
   served++;
 }
 
+// An evaluation judge's verdict (the host's `evaluation_judge` structured output), for bench/eval.
+const JUDGEMENT = JSON.stringify({ score: 1, reason: 'bench', issues: [], improvement_suggestions: [], suggested_better_answer: '', confidence: 1 });
+
 function complete(res, body) {
   const model = typeof body.model === 'string' ? body.model : 'bench-model';
+  const content = body.response_format?.json_schema?.name === 'evaluation_judge' ? JUDGEMENT : TOKENS.join('');
   res.writeHead(200, { 'content-type': 'application/json' }).end(
     JSON.stringify({
       id: `chatcmpl-bench-${++sequence}`,
       object: 'chat.completion',
       created,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: TOKENS.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: { prompt_tokens: 1, completion_tokens: TOKENS.length, total_tokens: TOKENS.length + 1 },
     }),
   );
@@ -66,8 +73,9 @@ const server = createServer((req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json","type":"invalid_request_error"}}');
       return;
     }
-    if (body.stream === true) stream(res, body);
-    else complete(res, body);
+    const answer = () => (body.stream === true ? stream(res, body) : complete(res, body));
+    if (DELAY_MS > 0) setTimeout(answer, DELAY_MS);
+    else answer();
   });
 });
 server.keepAliveTimeout = 60_000;

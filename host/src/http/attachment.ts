@@ -4,8 +4,9 @@ import type { Response } from 'restify';
 
 /** A stored file to send: its bytes, size, original name and type. */
 export interface StoredFile {
-  body: AsyncIterable<Uint8Array>;
-  size: number;
+  body: AsyncIterable<Uint8Array | string>;
+  /** Unknown for a file generated while it streams. */
+  size?: number;
   filename: string;
   contentType: string;
 }
@@ -17,7 +18,7 @@ export interface StoredFile {
 export async function sendAttachment(res: Response, file: StoredFile, log: Logger, context: Record<string, unknown>): Promise<undefined> {
   res.writeHead(200, {
     'content-type': file.contentType,
-    'content-length': String(file.size),
+    ...(file.size !== undefined && { 'content-length': String(file.size) }),
     'content-disposition': attachmentDisposition(file.filename),
     'x-content-type-options': 'nosniff',
     'content-security-policy': "default-src 'none'; sandbox",

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { pipeline } from 'node:stream/promises';
-import { attachmentDisposition } from '@agent-host/sdk';
+import { sendAttachment } from '../http/attachment.js';
 import { evaluationRun, gateBody, gateVerdict, offsetPaging, resultsPage, runComparison, runCreateBody, runSlices } from '../schemas/evaluation.js';
 import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
@@ -69,18 +68,7 @@ export const evaluationRunRoutes: RouteFactory<'evaluationRuns'> = (domains, app
       refusals: runNotFound,
       handler: async (req, res) => {
         const csv = await domains.evaluationRuns.resultsCsv(agentId(req.params), runId(req.params));
-        res.writeHead(200, {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': attachmentDisposition(csv.filename),
-          'x-content-type-options': 'nosniff',
-          'cache-control': 'private, no-cache',
-        });
-        try {
-          await pipeline(csv.body, res);
-        } catch (error) {
-          log.warn({ err: error, run_id: runId(req.params) }, 'results CSV download ended early');
-        }
-        return undefined;
+        return sendAttachment(res, { ...csv, contentType: 'text/csv; charset=utf-8' }, log, { run_id: runId(req.params) });
       },
     }),
     route({
