@@ -61,6 +61,8 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     judge_total_tokens integer NOT NULL,
     judge_usage_source varchar(32) NOT NULL,
     latency_ms integer NOT NULL,
+    generation_cost jsonb NOT NULL,
+    judge_cost jsonb NOT NULL,
     created_at timestamptz NOT NULL,
     UNIQUE (run_id, item_id)
   )`);

@@ -56,4 +56,7 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   t.match(stdout, /"execution_state":"completed"[^\n]*"items_completed":4/, 'the evaluation run scored every item');
   t.match(stdout, /"rule_score":\{"token_f1":[\d.]+,"pass_rate":[01],"exact_match":[01],/, 'each answer has a rule score');
   t.match(stdout, /"judge_status":"scored"/, 'and a judge score');
+  t.match(stdout, /"by_domain":\[\{"value":"history"/, 'the run was sliced by domain');
+  t.match(stdout, /"passed":(true|false),"policy":\{"minimum_items":1,"score_pass_rate_min":0\.5,/, 'the gate kept a verdict with the policy it used');
+  t.match(stdout, /\}position,item_id,question,expected_answers,predicted_answer,/, "the results came as CSV, right after the gate's JSON");
 });

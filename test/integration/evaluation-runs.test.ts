@@ -282,6 +282,14 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
   });
   t.match(garbled, { status: 'succeeded', judge_status: 'invalid_json', judge_score: { score: null, raw_response_text: 'I think it is fine.' } });
   t.match(slow, { status: 'failed', judge_status: 'failed', error_message: /the judge failed: .*(time|in time)/i, rule_score: { exact_match: 0 } });
+  const cost = (await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`)).body;
+  t.match(cost.evaluation_generation_estimated_cost, { estimated_interaction_count: 3, missing_pricing_count: 0 }, 'each answer is priced');
+  t.ok(cost.evaluation_generation_estimated_cost.total_cost_usd > 0 && cost.evaluation_judge_estimated_cost.total_cost_usd > 0, 'answers and judgements cost');
+  t.equal(
+    cost.combined_estimated_cost.total_cost_usd,
+    Math.round((cost.evaluation_generation_estimated_cost.total_cost_usd + cost.evaluation_judge_estimated_cost.total_cost_usd) * 1e6) / 1e6,
+    'and count toward the combined estimate',
+  );
   const judged = fixture.requests.filter((r) => r.body?.response_format?.json_schema?.name === 'evaluation_judge');
   t.equal(judged.length, 3, 'each item was judged once with structured output');
   t.ok(

@@ -1,8 +1,8 @@
 import { NotFoundError } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import { AgentStore } from '../agents/agent-store.js';
-import { evaluationUsage, rollupOf } from '../evaluation/run-store.js';
-import { EMPTY_COST, type EstimatedCostSummary } from '../usage/cost.js';
+import { evaluationCosts, evaluationUsage, rollupOf } from '../evaluation/run-store.js';
+import type { EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageSummary } from '../usage/token-usage.js';
 import { RequestLimitStore } from './request-limit-store.js';
 
@@ -22,8 +22,8 @@ function addCosts(...costs: EstimatedCostSummary[]): EstimatedCostSummary {
  * `GET /agents/{agent_id}/cost-overview` (spec 4.7), summed in SQL by usage
  * source. Costs are the turns' own estimates (each model call priced at its
  * model when the turn ran), the figures the cost limits count. Evaluation
- * rollups add up the agent's evaluation results (answers and judgements); their
- * costs are not estimated yet. Estimated costs are internal figures in USD.
+ * rollups and costs add up the agent's evaluation results (answers and
+ * judgements), each priced like a turn. Estimated costs are internal figures in USD.
  */
 export async function agentCostOverview(db: Sequelize, agentId: string) {
   const agent = await new AgentStore(db).find(agentId);
@@ -48,6 +48,7 @@ export async function agentCostOverview(db: Sequelize, agentId: string) {
     })),
   );
   const evaluation = await evaluationUsage(db, { agentId });
+  const evaluationCost = await evaluationCosts(db, agentId);
   const total = counts.total;
   const max = agent.max_total_requests === null ? null : Number(agent.max_total_requests);
   return {
@@ -56,9 +57,9 @@ export async function agentCostOverview(db: Sequelize, agentId: string) {
     evaluation_generation_usage_rollup: rollupOf(evaluation.filter((g) => g.kind === 'generation')),
     evaluation_judge_usage_rollup: rollupOf(evaluation.filter((g) => g.kind === 'judge')),
     conversation_estimated_cost: conversationCost,
-    evaluation_generation_estimated_cost: EMPTY_COST,
-    evaluation_judge_estimated_cost: EMPTY_COST,
-    combined_estimated_cost: addCosts(conversationCost, EMPTY_COST, EMPTY_COST),
+    evaluation_generation_estimated_cost: evaluationCost.generation,
+    evaluation_judge_estimated_cost: evaluationCost.judge,
+    combined_estimated_cost: addCosts(conversationCost, evaluationCost.generation, evaluationCost.judge),
     active_request_count: counts.active,
     total_request_count: total,
     remaining_total_requests: max === null ? null : Math.max(0, max - total),

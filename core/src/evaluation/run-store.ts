@@ -3,6 +3,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
 import type { LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
+import type { EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageRollup, type TokenUsageSummary } from '../usage/token-usage.js';
 import type { JudgeScore, JudgeStatus } from './judge.js';
 import type { RuleScore } from './rule-score.js';
@@ -63,6 +64,8 @@ export interface ResultInput {
   grounding: { path: string; grounded: boolean; cited_ids: string[] } | null;
   generation_usage: TokenUsageSummary;
   judge_usage: TokenUsageSummary;
+  generation_cost: EstimatedCostSummary;
+  judge_cost: EstimatedCostSummary;
   latency_ms: number;
 }
 
@@ -294,8 +297,9 @@ export class RunStore extends SqlStore {
     await this.db.query(
       `INSERT INTO evaluation_results (id, run_id, item_id, position, question, expected_answers, domain, difficulty, source, predicted_answer,
          response_source, status, error_message, rule_score, judge_status, judge_score, grounding, generation_input_tokens, generation_output_tokens,
-         generation_total_tokens, generation_usage_source, judge_input_tokens, judge_output_tokens, judge_total_tokens, judge_usage_source, latency_ms, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, now())
+         generation_total_tokens, generation_usage_source, judge_input_tokens, judge_output_tokens, judge_total_tokens, judge_usage_source, latency_ms,
+         generation_cost, judge_cost, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, now())
        ON CONFLICT (run_id, item_id) DO NOTHING`,
       {
         bind: [
@@ -325,6 +329,8 @@ export class RunStore extends SqlStore {
           result.judge_usage.total_tokens,
           result.judge_usage.token_usage_source,
           result.latency_ms,
+          JSON.stringify(result.generation_cost),
+          JSON.stringify(result.judge_cost),
         ],
       },
     );
@@ -393,4 +399,26 @@ export class RunStore extends SqlStore {
       type: QueryTypes.SELECT,
     });
   }
+}
+
+/** The estimated costs of an agent's evaluation results: its answers' and its judgements', summed in SQL. */
+export async function evaluationCosts(db: SqlStore['db'], agentId: string): Promise<{ generation: EstimatedCostSummary; judge: EstimatedCostSummary }> {
+  const sum = (column: string) => `json_build_object(
+      'input_cost_usd', COALESCE(sum((x.${column}->>'input_cost_usd')::numeric), 0), 'output_cost_usd', COALESCE(sum((x.${column}->>'output_cost_usd')::numeric), 0),
+      'total_cost_usd', COALESCE(sum((x.${column}->>'total_cost_usd')::numeric), 0),
+      'estimated_interaction_count', COALESCE(sum((x.${column}->>'estimated_interaction_count')::int), 0),
+      'missing_pricing_count', COALESCE(sum((x.${column}->>'missing_pricing_count')::int), 0))`;
+  const [row] = await db.query<{ generation: Record<string, string | number>; judge: Record<string, string | number> }>(
+    `SELECT ${sum('generation_cost')} AS generation, ${sum('judge_cost')} AS judge
+     FROM evaluation_results x JOIN evaluation_runs r ON r.id = x.run_id WHERE r.agent_id = $1`,
+    { bind: [agentId], type: QueryTypes.SELECT },
+  );
+  const cost = (value: Record<string, string | number>): EstimatedCostSummary => ({
+    input_cost_usd: Math.round(Number(value.input_cost_usd) * 1e6) / 1e6,
+    output_cost_usd: Math.round(Number(value.output_cost_usd) * 1e6) / 1e6,
+    total_cost_usd: Math.round(Number(value.total_cost_usd) * 1e6) / 1e6,
+    estimated_interaction_count: Number(value.estimated_interaction_count),
+    missing_pricing_count: Number(value.missing_pricing_count),
+  });
+  return { generation: cost(row!.generation), judge: cost(row!.judge) };
 }

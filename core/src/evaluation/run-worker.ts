@@ -1,8 +1,9 @@
-import type { ChatModel, JobScheduler, Logger } from '@agent-host/sdk';
+import type { JobScheduler, Logger } from '@agent-host/sdk';
 import type { AgentView } from '../agents/agents.js';
-import type { EvaluatedTurn } from '../chat/turn/evaluate-turn.js';
+import type { EvaluatedTurn, JudgeModel } from '../chat/turn/evaluate-turn.js';
 import type { ModelOverride } from '../chat/model-router.js';
 import type { HostConfig } from '../config/schema.js';
+import { EMPTY_COST } from '../usage/cost.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { ItemRow } from './dataset-store.js';
 import { judgeAnswer } from './judge.js';
@@ -15,7 +16,7 @@ const DISPATCH_LOCK_MS = 10_000;
 /** What a run needs of the chat pipeline (`ChatService`): an item's turn, and a judge. */
 export interface EvaluationTurns {
   evaluate(input: { agent: AgentView; message: string; override: ModelOverride | null; sessionId: string; signal: AbortSignal }): Promise<EvaluatedTurn>;
-  judgeModel(agent: AgentView, override: ModelOverride | null): { model: ChatModel; usage: () => TokenUsageSummary };
+  judgeModel(agent: AgentView, override: ModelOverride | null): JudgeModel;
 }
 
 export interface RunWorkerDeps {
@@ -146,6 +147,8 @@ export class RunWorker {
         grounding,
         generation_usage: turn.usage,
         judge_usage: skipped,
+        generation_cost: turn.cost,
+        judge_cost: EMPTY_COST,
         latency_ms: Date.now() - started,
       };
     }
@@ -163,6 +166,7 @@ export class RunWorker {
     } catch (error) {
       judged = { judge_status: 'failed', judge_score: null, status: 'failed', error_message: `the judge failed: ${(error as Error).message}` };
     }
+    const spent = judge.spent();
     return {
       ...base,
       predicted_answer: turn.reply,
@@ -170,7 +174,9 @@ export class RunWorker {
       rule_score: rule,
       grounding,
       generation_usage: turn.usage,
-      judge_usage: judge.usage(),
+      judge_usage: spent.usage,
+      generation_cost: turn.cost,
+      judge_cost: spent.cost,
       latency_ms: Date.now() - started,
       ...judged,
     };
