@@ -179,7 +179,6 @@ export class AgentHostApp {
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
       await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'), domains.chat);
       await domains.evaluationRuns.start(this.requireJobs().forOwner('evaluation'), domains.chat);
-      this.cleanups.push(() => domains.evaluationRuns.stop());
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
@@ -189,6 +188,8 @@ export class AgentHostApp {
       this.selectObjectStore();
       await this.kernel.start();
       this.cleanups.push(() => this.kernel.stop());
+      // Before the plugins stop: an evaluation item cut short is left for the next claim, not stored as failed.
+      this.cleanups.push(() => domains.evaluationRuns.stop());
       await this.agenda!.start();
       this.jobsStarted = true;
     } catch (error) {

@@ -38,7 +38,7 @@ export interface RunWorkerDeps {
 export class RunWorker {
   private jobs?: JobScheduler;
   private turns?: EvaluationTurns;
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private stopping = false;
 
   constructor(private readonly deps: RunWorkerDeps) {}
@@ -59,10 +59,11 @@ export class RunWorker {
     if (this.jobs && this.deps.config.enabled) await this.jobs.now(DISPATCH_JOB, {});
   }
 
-  /** Stops claiming; runs in progress here stop at their next item and are recovered by another instance. */
+  /** Stops claiming; runs in progress here stop at once, store nothing more, and are recovered by another instance. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const controller of this.active.values()) controller.abort(new Error('the host is stopping'));
+    for (const { controller } of this.active.values()) controller.abort(new Error('the host is stopping'));
+    await Promise.all([...this.active.values()].map(({ done }) => done));
   }
 
   async dispatch(): Promise<void> {
@@ -72,10 +73,10 @@ export class RunWorker {
       const run = await store.claim(this.deps.instanceId, config.run_lease_seconds);
       if (!run) return;
       const controller = new AbortController();
-      this.active.set(run.id, controller);
-      void this.execute(run, controller)
+      const done = this.execute(run, controller)
         .catch((error: unknown) => this.deps.logger.error({ err: error, run_id: run.id }, 'an evaluation run failed unexpectedly'))
         .finally(() => this.active.delete(run.id));
+      this.active.set(run.id, { controller, done });
     }
   }
 
@@ -106,7 +107,10 @@ export class RunWorker {
       const lane = async () => {
         while (next < todo.length && !controller.signal.aborted) {
           const item = todo[next++]!;
-          await store.insertResult(await this.score(run, runAgent, override, item, controller.signal));
+          const result = await this.score(run, runAgent, override, item, controller.signal);
+          // An item cut short by the stop is not a failure of the agent: it is left for the next claim.
+          if (controller.signal.aborted) return;
+          await store.insertResult(result);
         }
       };
       await Promise.all(Array.from({ length: Math.min(config.item_concurrency, todo.length) }, lane));
