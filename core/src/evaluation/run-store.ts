@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
-import type { LeasedRow } from '../db/leased-row.js';
+import { renewLease, type LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageRollup, type TokenUsageSummary } from '../usage/token-usage.js';
@@ -266,13 +266,8 @@ export class RunStore extends SqlStore {
   }
 
   /** Renews the lease; false when the run is no longer this worker's (recovered elsewhere). */
-  async heartbeat(runId: string, owner: string, leaseSeconds: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE evaluation_runs SET lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now()
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [runId, owner, leaseSeconds], type: QueryTypes.SELECT },
-    );
-    return rows.length > 0;
+  heartbeat(runId: string, owner: string, leaseSeconds: number): Promise<boolean> {
+    return renewLease(this.db, 'evaluation_runs', runId, owner, leaseSeconds);
   }
 
   async finish(runId: string, owner: string, status: 'completed' | 'failed', error: string | null): Promise<void> {

@@ -1,6 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
-import type { LeasedRow } from '../db/leased-row.js';
+import { renewLease, type LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { Schedule, ScheduleKind } from './schedule.js';
@@ -225,13 +225,8 @@ export class ScheduledTaskStore extends SqlStore {
   }
 
   /** Renews the lease; false when `owner` no longer holds the run. */
-  async renew(runId: string, owner: string, leaseSeconds: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE scheduled_task_runs SET lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now()
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [runId, owner, leaseSeconds], type: QueryTypes.SELECT },
-    );
-    return rows.length > 0;
+  renew(runId: string, owner: string, leaseSeconds: number): Promise<boolean> {
+    return renewLease(this.db, 'scheduled_task_runs', runId, owner, leaseSeconds);
   }
 
   /** Records the session a run uses before its turn starts, so a recovered run continues the same session. */
