@@ -2,7 +2,8 @@
 // POST /v1/chat/completions with `stream: true` answers 20 content deltas, a finish chunk, a usage
 // chunk when `stream_options.include_usage` is true, then `data: [DONE]`, written at once (after the optional delay below). Asked for the
 // `grounded_answer` structured output, it streams the JSON object with the same 20 tokens as its answer; asked for
-// `evaluation_judge` (not streamed), it answers a verdict.
+// `evaluation_judge` (not streamed), it answers a verdict; asked for `fusion_output` (bench/fusion), it streams
+// `{"fields":{"name":"<the 20 tokens>","total":20}}`.
 // Run as a child of run.mjs (IPC): sends {port} when listening, answers {type:'count'} with the
 // number of completions served; exits when the parent goes away.
 import { createServer } from 'node:http';
@@ -11,6 +12,14 @@ import { createServer } from 'node:http';
 const DELAY_MS = Number(process.argv[2] ?? 0);
 const TOKENS = Array.from({ length: 20 }, (_, i) => `tok${i} `);
 const GROUNDED_PREFIX = ['{"grounded":', 'false,', '"confidence":', '0.5,', '"citations":', '[],', '"answer":"'];
+// A structured output's JSON around the same tokens: [before, after] per schema name.
+const JSON_FRAMES = {
+  grounded_answer: [GROUNDED_PREFIX, ['"}']],
+  fusion_output: [
+    ['{"fields":', '{"name":"'],
+    ['",', '"total":20}}'],
+  ],
+};
 
 let served = 0;
 let sequence = 0;
@@ -25,12 +34,12 @@ function stream(res, body) {
   const delta = (d, finish = null) => `data: ${head}"choices":[{"index":0,"delta":${d},"logprobs":null,"finish_reason":${finish}}]${usageNull}}\n\n`;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.write(delta('{"role":"assistant","content":"","refusal":null}'));
-  // A grounded answer (the host's `grounded_answer` structured output): the verdict and citations, then the same
-  // 20 tokens as the answer's text, as a model writes the JSON piece by piece.
-  const grounded = body.response_format?.json_schema?.name === 'grounded_answer';
-  if (grounded) for (const piece of GROUNDED_PREFIX) res.write(delta(`{"content":${JSON.stringify(piece)}}`));
-  for (const token of TOKENS) res.write(delta(`{"content":${JSON.stringify(grounded ? JSON.stringify(token).slice(1, -1) : token)}}`));
-  if (grounded) res.write(delta(`{"content":${JSON.stringify('"}')}}`));
+  // A structured output (`grounded_answer`, `fusion_output`): the JSON before the text, then the same 20 tokens as a
+  // string inside it, then the rest, as a model writes the JSON piece by piece.
+  const frame = JSON_FRAMES[body.response_format?.json_schema?.name];
+  for (const piece of frame?.[0] ?? []) res.write(delta(`{"content":${JSON.stringify(piece)}}`));
+  for (const token of TOKENS) res.write(delta(`{"content":${JSON.stringify(frame ? JSON.stringify(token).slice(1, -1) : token)}}`));
+  for (const piece of frame?.[1] ?? []) res.write(delta(`{"content":${JSON.stringify(piece)}}`));
   res.write(delta('{}', '"stop"'));
   if (includeUsage) {
     res.write(`data: ${head}"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":${TOKENS.length},"total_tokens":${TOKENS.length + 1}}}\n\n`);

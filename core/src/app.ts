@@ -179,6 +179,7 @@ export class AgentHostApp {
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
       await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'), domains.chat);
       await domains.evaluationRuns.start(this.requireJobs().forOwner('evaluation'), domains.chat);
+      await domains.fusionRuns.start(this.requireJobs().forOwner('fusion'));
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
@@ -190,6 +191,7 @@ export class AgentHostApp {
       this.cleanups.push(() => this.kernel.stop());
       // Before the plugins stop: an evaluation item cut short is left for the next claim, not stored as failed.
       this.cleanups.push(() => domains.evaluationRuns.stop());
+      this.cleanups.push(() => domains.fusionRuns.stop());
       await this.agenda!.start();
       this.jobsStarted = true;
     } catch (error) {

@@ -29,6 +29,8 @@ import { ScheduledTasks } from './scheduled-tasks/scheduled-tasks.js';
 import { EvaluationDatasets } from './evaluation/datasets.js';
 import { EvaluationRuns } from './evaluation/evaluation-runs.js';
 import { pricingFromConfig } from './usage/cost.js';
+import { PublicApiKeys } from './fusion/api-keys.js';
+import { FusionRuns } from './fusion/fusion-runs.js';
 
 /**
  * Every domain of a started host, none optional: the HTTP routes and the WebSocket gateway each take the ones they
@@ -61,6 +63,10 @@ export interface Domains {
   evaluationDatasets: EvaluationDatasets;
   /** Evaluation runs, their worker and results (spec 3.4, 4.9). */
   evaluationRuns: EvaluationRuns;
+  /** Public API keys of Fusion agents (spec 5.7). */
+  publicApiKeys: PublicApiKeys;
+  /** Fusion runs, their worker, and the public Fusion routes' access rules (spec 4.11). */
+  fusionRuns: FusionRuns;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
 }
@@ -87,7 +93,14 @@ export function createDomains(deps: DomainDeps): Domains {
   const adminAuth = new AdminAuth(db, config.admin, deps.accessTokenKey);
   const challenges = new Challenges(db, adminAuth, config.admin);
   const systemSettings = new SystemSettings(db, config, adminAuth, challenges);
-  const agents = new Agents(db, config, systemSettings, kernel.registry(extensionPoints.orchestrators), adminAuth);
+  const agents = new Agents(
+    db,
+    config,
+    systemSettings,
+    kernel.registry(extensionPoints.orchestrators),
+    kernel.registry(extensionPoints.fusionRuntimes),
+    adminAuth,
+  );
   const knowledge = new Knowledge({
     db,
     config: config.knowledge,
@@ -115,6 +128,8 @@ export function createDomains(deps: DomainDeps): Domains {
   const sessionTurns = new SessionTurns(db, deps.instanceId);
   const scheduledTasks = new ScheduledTasks(db, config, agents, deps.instanceId, logger.child({ component: 'scheduled-tasks' }));
   const evaluationDatasets = new EvaluationDatasets(db, config.evaluation, deps.objectStore, logger.child({ component: 'evaluation' }));
+  const pricing = pricingFromConfig(config);
+  const publicApiKeys = new PublicApiKeys(db, agents, config.fusion.api_key_requests_per_minute);
   const chat = new ChatService({
     config,
     agents,
@@ -123,7 +138,7 @@ export function createDomains(deps: DomainDeps): Domains {
     turns: sessionTurns,
     orchestrators: kernel.registry(extensionPoints.orchestrators),
     providers: kernel.registry(extensionPoints.modelProviders),
-    pricing: pricingFromConfig(config),
+    pricing,
     events: sessionEvents,
     knowledge,
     skills,
@@ -152,6 +167,20 @@ export function createDomains(deps: DomainDeps): Domains {
     scheduledTasks,
     evaluationDatasets,
     evaluationRuns: new EvaluationRuns(db, config, agents, evaluationDatasets, deps.instanceId, logger.child({ component: 'evaluation' })),
+    publicApiKeys,
+    fusionRuns: new FusionRuns({
+      db,
+      config,
+      agents,
+      keys: publicApiKeys,
+      runtimes: kernel.registry(extensionPoints.fusionRuntimes),
+      providers: kernel.registry(extensionPoints.modelProviders),
+      parsers: kernel.registry(extensionPoints.documentParsers),
+      objectStore: deps.objectStore,
+      pricing,
+      instanceId: deps.instanceId,
+      logger: logger.child({ component: 'fusion' }),
+    }),
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };
 }

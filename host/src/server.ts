@@ -85,13 +85,14 @@ export function createServer(app: AgentHostApp) {
     if (route.method !== 'get') {
       const crossSite = crossSiteRefusal(req, corsOrigins);
       if (crossSite) throw new ForbiddenError(crossSite, { code: 'CROSS_SITE_REQUEST' });
-      refuseUnexpectedBody(req, route.multipart ? 'multipart/form-data' : 'application/json');
+      refuseUnexpectedBody(req, route.multipart ? ['multipart/form-data'] : route.form ? ['application/json', 'multipart/form-data'] : ['application/json']);
     }
     const principal = await guard.authorize(req, route.access);
     refuseMalformedIds(route.path, req.params as Record<string, string>);
     const header = req.headers[CHALLENGE_HEADER];
     const challengeToken = 'challenge' in route.access && typeof header === 'string' ? header : undefined;
-    const body = route.body ? parseBody(route.body, req.body) : undefined;
+    const isForm = route.form !== undefined && req.getContentType() === 'multipart/form-data';
+    const body = route.body && !isForm ? parseBody(route.body, req.body) : undefined;
     const query = route.query ? parseQuery(route.query, req.query) : undefined;
     const origin = originOf(req);
     const context = {
@@ -135,9 +136,9 @@ export function createServer(app: AgentHostApp) {
  * A body only in the type the route reads: JSON, or multipart on upload routes. A form-encoded or text body is what
  * a plain HTML form on another site can send with the administrator's cookie, without a CORS preflight.
  */
-function refuseUnexpectedBody(req: Request, expected: string): void {
+function refuseUnexpectedBody(req: Request, expected: string[]): void {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (hasBody && req.getContentType() !== expected) {
-    throw new UnsupportedMediaTypeError(`send the request body as ${expected}${req.getContentType() ? `, not ${req.getContentType()}` : ''}`);
+  if (hasBody && !expected.includes(req.getContentType())) {
+    throw new UnsupportedMediaTypeError(`send the request body as ${expected.join(' or ')}${req.getContentType() ? `, not ${req.getContentType()}` : ''}`);
   }
 }

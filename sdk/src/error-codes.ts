@@ -125,6 +125,33 @@ export const ERROR_CODES = {
     status: 409,
     description: 'The evaluation dataset is referenced by evaluation runs or frozen snapshots; the detail object counts them.',
   },
+  // Fusion and public API keys.
+  AGENT_NOT_FUSION: { status: 409, description: 'The operation is for fusion agents only (Fusion runs, public API keys).' },
+  FUSION_DEFINITION_MISSING: { status: 409, description: 'The Fusion agent has no fusion_definition to run; set it with PATCH /agents/{agent_id}.' },
+  FUSION_NOT_PUBLISHED: {
+    status: 409,
+    description: 'The Fusion agent has no published version; public callers run only the published version (POST /agents/{agent_id}/publish).',
+  },
+  FUSION_VERSION_NOT_CURRENT: {
+    status: 409,
+    description: 'The agent_version_id given is not the published version; public callers run only the published version.',
+  },
+  FUSION_RUN_NOT_FOUND: { status: 404, description: 'The agent has no such Fusion run (on the public routes: none the caller made on the published version).' },
+  FUSION_INPUT_NOT_FOUND: { status: 404, description: 'The Fusion run has no file input with this id.' },
+  FUSION_INPUT_TOO_LARGE: { status: 413, description: "A file input is larger than its slot's max_size_bytes or [fusion] max_file_bytes." },
+  FUSION_INPUT_TYPE: { status: 415, description: "A file input's content type is not one its slot accepts." },
+  PUBLIC_API_KEY_NOT_FOUND: { status: 404, description: 'The agent has no such public API key.' },
+  PUBLIC_API_KEY_INVALID: { status: 401, description: 'The x-agent-api-key header is missing, malformed, unknown, for another agent, expired or revoked.' },
+  FUSION_OUTPUT_INVALID: {
+    status: null,
+    description: "A failed Fusion run's error: its outputs did not match the definition after one repair attempt; validation_errors lists why.",
+  },
+  FUSION_RUNTIME_FAILED: {
+    status: null,
+    description: "A failed Fusion run's error: the runtime or its model failed (the model timeout included); the message says how.",
+  },
+  FUSION_RUNTIME_MISSING: { status: null, description: "A failed Fusion run's error: no enabled plugin provides the definition's runtime_key." },
+  FUSION_WORKER_LOST: { status: null, description: "A failed Fusion run's error: its worker stopped [fusion] max_attempts times, so the run was given up." },
   // Scheduled tasks.
   SCHEDULED_TASK_NOT_FOUND: { status: 404, description: 'No such scheduled task.' },
   SCHEDULED_TASK_NOT_ACTIVE: { status: 409, description: 'The scheduled task was cancelled or has completed; it cannot be cancelled again.' },

@@ -348,6 +348,7 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
       ['retriever-chroma', 'first-party', { retrievers: ['chroma'] }],
       ['tools-mcp', 'first-party', { toolBackends: ['stdio', 'http_sse'] }],
       ['skills-mcp', 'first-party', { skillBackends: ['mcp'] }],
+      ['fusion-llm', 'first-party', { fusionRuntimes: ['fusion_llm'] }],
     ],
   );
   t.ok(

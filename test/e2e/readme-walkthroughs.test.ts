@@ -11,7 +11,17 @@ import { BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // The sections a reader follows against a running host, in the README's order (the two commands and the production
 // recipe start processes of their own).
-const SECTIONS = ['Logging in', 'Chatting with an agent', 'Knowledge', 'Grounded answers', 'Tools (MCP)', 'Skills', 'Scheduled tasks', 'Evaluation'];
+const SECTIONS = [
+  'Logging in',
+  'Chatting with an agent',
+  'Knowledge',
+  'Grounded answers',
+  'Tools (MCP)',
+  'Skills',
+  'Scheduled tasks',
+  'Evaluation',
+  'Fusion agents and public API keys',
+];
 
 async function walkthrough(): Promise<string> {
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
@@ -59,4 +69,14 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
   t.match(stdout, /"by_domain":\[\{"value":"history"/, 'the run was sliced by domain');
   t.match(stdout, /"passed":(true|false),"policy":\{"minimum_items":1,"score_pass_rate_min":0\.5,/, 'the gate kept a verdict with the policy it used');
   t.match(stdout, /\}position,item_id,question,expected_answers,predicted_answer,/, "the results came as CSV, right after the gate's JSON");
+  t.match(
+    stdout,
+    /"status":"succeeded"[^\n]*"json_value":\{"date":"2026-11-02","name":"Acme Ltd","total":129\.5\}[^\n]*"caller_token":null/,
+    'the public Fusion run with the key extracted the fields',
+  );
+  t.match(
+    stdout,
+    /"channel":"public"[^\n]*"authenticated_agent_api_key_id":"[0-9a-f-]{36}"[^\n]*"governance_context":/,
+    'and the administrator reads it with its key',
+  );
 });

@@ -120,9 +120,8 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   await call('GET /agents/{agent_id}/versions', agentId);
   await call('POST /agents/{agent_id}/versions/{version_id}/rollback', { ...agentId, version_id: version.version_id });
   await call('GET /public/agents');
-  const fusion = await call('POST /agents', {}, { name: 'Contract fusion', agent_type: 'fusion' });
-  await call('POST /agents/{agent_id}/publish', { agent_id: fusion.agent_id });
-  await call('DELETE /agents/{agent_id}', { agent_id: fusion.agent_id });
+  const etlAgent = await call('POST /agents', {}, { name: 'Contract spare', agent_type: 'etl' });
+  await call('DELETE /agents/{agent_id}', { agent_id: etlAgent.agent_id });
 
   // MCP mounts, held tool calls and their decisions.
   const mcpMount = await call('POST /agents/{agent_id}/mcp-mounts', agentId, {
@@ -224,6 +223,49 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   t.equal((await admin.request('GET', `${runPath}/compare?baseline_run_id=${runId.evaluation_run_id}`)).status, 200);
   const spareSnapshot = await call('POST /evaluation-datasets/{dataset_id}/freeze', datasetId);
   await call('DELETE /evaluation-datasets/{dataset_id}', { dataset_id: spareSnapshot.dataset_id as string });
+
+  // Fusion: a definition with a file input, runs by an administrator and by a public caller with a key.
+  const fusion = await call(
+    'POST /agents',
+    {},
+    {
+      name: 'Contract Fusion',
+      agent_type: 'fusion',
+      public_access_mode: 'public_api_key',
+      fusion_definition: {
+        instructions: 'Read the note.',
+        input_slots: [{ name: 'note', kind: 'file', accepted_content_types: ['text/plain'] }],
+        output_slots: [{ name: 'fields', kind: 'structured_json', structured_output_schema: { type: 'object', properties: { name: { type: 'string' } } } }],
+      },
+    },
+  );
+  const fusionId = { agent_id: fusion.agent_id as string };
+  const noteForm = () => {
+    const form = new FormData();
+    form.append('note', new Blob(['name: Ada'], { type: 'text/plain' }), 'note.txt');
+    return form;
+  };
+  const fusionRun = await call('POST /agents/{agent_id}/fusion-runs', fusionId, noteForm());
+  const fusionRunId = { ...fusionId, fusion_run_id: fusionRun.run_id as string };
+  await call('GET /agents/{agent_id}/fusion-runs', fusionId);
+  await call('GET /agents/{agent_id}/fusion-runs/{fusion_run_id}', fusionRunId);
+  await call('GET /agents/{agent_id}/fusion-runs/{fusion_run_id}/inputs/{input_id}/download', { ...fusionRunId, input_id: fusionRun.inputs[0].input_id });
+  await call('POST /agents/{agent_id}/publish', fusionId);
+  const apiKey = await call('POST /agents/{agent_id}/public-api-keys', fusionId, { label: 'contract' });
+  await call('GET /agents/{agent_id}/public-api-keys', fusionId);
+  const keyed = { headers: { 'x-agent-api-key': apiKey.api_key as string }, as: new AdminClient(host.url) };
+  await call('GET /public/agents/{agent_id}/fusion-runtime', fusionId, undefined, keyed);
+  const publicRun = await call('POST /public/agents/{agent_id}/fusion-runs', fusionId, noteForm(), keyed);
+  const publicRunId = { ...fusionId, fusion_run_id: publicRun.run_id as string };
+  await call('GET /public/agents/{agent_id}/fusion-runs', fusionId, undefined, keyed);
+  await call('GET /public/agents/{agent_id}/fusion-runs/{fusion_run_id}', publicRunId, undefined, keyed);
+  await call(
+    'GET /public/agents/{agent_id}/fusion-runs/{fusion_run_id}/inputs/{input_id}/download',
+    { ...publicRunId, input_id: publicRun.inputs[0].input_id },
+    undefined,
+    keyed,
+  );
+  await call('POST /agents/{agent_id}/public-api-keys/{key_id}/revoke', { ...fusionId, key_id: apiKey.key_id as string });
 
   // Knowledge: a source, a document through ingestion, rebuild and inspection, its downloads.
   const source = await createSource(admin, { name: 'Contract handbook' });

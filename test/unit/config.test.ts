@@ -22,6 +22,7 @@ t.test('default.toml alone is a valid development configuration', async (t) => {
     'retriever-chroma',
     'tools-mcp',
     'skills-mcp',
+    'fusion-llm',
   ]);
   t.same(productionGuardProblems(config), []);
 });

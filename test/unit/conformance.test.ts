@@ -5,6 +5,7 @@
 import {
   extensionPoints,
   type DocumentParser,
+  type FusionRuntime,
   type ModelProvider,
   type SkillBackend,
   type ToolBackend,
@@ -23,6 +24,7 @@ import {
   documentParserConformance,
   embedderConformance,
   fakeTurnContext,
+  fusionRuntimeConformance,
   modelProviderConformance,
   objectStoreConformance,
   orchestratorConformance,
@@ -434,4 +436,33 @@ t.test('a model provider that breaks a rule fails that rule, and says how', asyn
     ['stream() and invoke() with an aborted signal reject'],
   );
   t.match(failures[0]!.message, 'stream() answered a caller that had gone');
+});
+
+t.test('the fusion-llm plugin: fusion_llm keeps every Fusion runtime rule', async (t) => {
+  const kernel = await loadFirstPartyPlugin('fusion-llm');
+  await conforms(t, fusionRuntimeConformance(kernel.registry(extensionPoints.fusionRuntimes).get('fusion_llm')!));
+});
+
+t.test('a Fusion runtime that breaks a rule fails that rule, and says how', async (t) => {
+  const kernel = await loadFirstPartyPlugin('fusion-llm');
+  const real = kernel.registry(extensionPoints.fusionRuntimes).get('fusion_llm')!;
+  // Forgets the repair: the model is asked the same question again and cannot know what to fix.
+  const forgetful: FusionRuntime = { execute: (request, context) => real.execute({ ...request, repair: undefined }, context) };
+  const forgot = await broken(fusionRuntimeConformance(forgetful));
+  t.same(
+    forgot.map((f) => f.rule),
+    ['on a repair attempt, the errors the host found reach the model'],
+  );
+  // Throws on an answer that is not JSON, where the host wants the raw text to validate and repair.
+  const strict: FusionRuntime = {
+    async execute(request, context) {
+      const result = await real.execute(request, context);
+      if (result.output_item_list.some((i) => typeof i.json_value === 'string' && i.kind === 'structured_json')) throw new Error('not JSON');
+      return result;
+    },
+  };
+  t.same(
+    (await broken(fusionRuntimeConformance(strict))).map((f) => f.rule),
+    ['an answer that is not JSON is returned as it came, one item per slot, not thrown'],
+  );
 });

@@ -1,4 +1,4 @@
-import { groundingPolicySchema } from '@agent-host/sdk';
+import { fusionDefinitionSchema, groundingPolicySchema } from '@agent-host/sdk';
 import { z } from 'zod';
 import { mcpResponseConfig, mcpRuntimeConfig } from '../mcp/admin/agent-config.js';
 import { MULTITASK_STRATEGIES } from '../chat/session-turns.js';
@@ -93,6 +93,8 @@ const agentFields = {
   mcp_runtime_config: mcpRuntimeConfig.nullable(),
   response_grounding_config: groundingPolicySchema.nullable(),
   retrieval_config: retrievalConfig.nullable(),
+  /** Fusion agents only: the runtime, instructions, input and output slots (spec 2.9). */
+  fusion_definition: fusionDefinitionSchema.nullable(),
   max_concurrent_requests: nonNegativeInt,
   max_total_requests: nonNegativeInt,
   max_requests_per_day: nonNegativeInt,
@@ -125,6 +127,7 @@ export const agentViewSchema = z
     mcp_runtime_config: storedConfig,
     response_grounding_config: storedConfig,
     retrieval_config: storedConfig,
+    fusion_definition: storedConfig,
     judge_prompt_version: z.string().describe('`default`, or `sha256:` and 16 hex digits of the judge prompt'),
     published_agent_version_id: z.string().uuid().nullable(),
     created_at: z.string().datetime(),
@@ -169,6 +172,7 @@ export const SNAPSHOT_FIELDS = [
   'mcp_runtime_config',
   'response_grounding_config',
   'retrieval_config',
+  'fusion_definition',
   ...USAGE_LIMIT_FIELDS,
 ] as const;
 

@@ -30,6 +30,7 @@ const JSON_FIELDS = new Set([
   'mcp_runtime_config',
   'response_grounding_config',
   'retrieval_config',
+  'fusion_definition',
 ]);
 
 function toColumn(column: string, value: unknown): unknown {

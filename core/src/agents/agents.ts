@@ -1,5 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError, ValidationError, type Orchestrator, type ValidationIssue } from '@agent-host/sdk';
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type FusionDefinition,
+  type FusionRuntime,
+  type Orchestrator,
+  type ValidationIssue,
+} from '@agent-host/sdk';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { AdminAuth } from '../admin/admin-auth.js';
 import type { Operation } from '../admin/operation.js';
@@ -7,6 +15,7 @@ import type { SystemSettings } from '../admin/system-settings.js';
 import type { HostConfig } from '../config/schema.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, USAGE_LIMIT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
+import { definitionProblems } from '../fusion/definition-check.js';
 import { AgentStore, type AgentFields, type AgentRow, type AgentVersionRow } from './agent-store.js';
 
 /**
@@ -35,6 +44,7 @@ export class Agents {
     private readonly config: HostConfig,
     private readonly settings: SystemSettings,
     private readonly orchestrators: KeyedRegistry<Orchestrator>,
+    private readonly fusionRuntimes: KeyedRegistry<FusionRuntime>,
     private readonly auth: AdminAuth,
   ) {
     this.store = new AgentStore(db);
@@ -88,6 +98,11 @@ export class Agents {
     });
   }
 
+  /** The configuration frozen in version `versionId` of agent `id` (a published Fusion version), if it has that version. */
+  versionSnapshot(id: string, versionId: string) {
+    return this.store.versionSnapshot(id, versionId);
+  }
+
   async listVersions(id: string) {
     await this.find(id);
     return { items: (await this.store.versions(id)).map(presentVersion) };
@@ -125,12 +140,15 @@ export class Agents {
    * other type is refused rather than recorded without effect.
    */
   async publish(id: string, op: Operation) {
-    const { agent_type: type } = await this.find(id);
+    const { agent_type: type, fusion_definition: definition } = await this.find(id);
     if (!PUBLISHABLE_TYPES.has(type)) {
       throw new ConflictError(
         `a ${type} agent cannot be published: nothing runs a published ${type} snapshot (${type === 'chat' ? 'chat turns run the live agent' : 'its runs use the live agent'}); publish is for ${[...PUBLISHABLE_TYPES].join(', ')} agents`,
         { code: 'AGENT_NOT_PUBLISHABLE' },
       );
+    }
+    if (!definition) {
+      throw new ConflictError(`agent ${id} has no fusion_definition to publish; set it (PATCH /agents/${id}) first`, { code: 'AGENT_NOT_PUBLISHABLE' });
     }
     await this.store.transaction(async (transaction) => {
       const version = await this.storeSnapshot(id, 'publish', null, op, transaction);
@@ -187,6 +205,14 @@ export class Agents {
           .map((o) => o.key)
           .join(', ');
         refuse('orchestrator_key', `unknown orchestrator_key "${next.orchestrator_key}"; registered: ${known}`);
+      }
+    }
+    if (next.agent_type !== 'fusion') {
+      if (input.fusion_definition != null) refuse('fusion_definition', 'only fusion agents take fusion_definition');
+      next.fusion_definition = null;
+    } else if (input.fusion_definition) {
+      for (const [path, msg] of definitionProblems(input.fusion_definition as FusionDefinition, this.fusionRuntimes)) {
+        issues.push({ loc: ['body', 'fusion_definition', ...path], msg, type: 'value_error' });
       }
     }
     for (const [field, issue] of this.outOfCatalog(next, input)) refuse(field, issue);

@@ -194,6 +194,23 @@ export const configSchema = z
           .prefault({}),
       })
       .strict(),
+    fusion: z
+      .object({
+        enabled: z.boolean().default(true),
+        wait_seconds: z.number().int().min(0).max(300).default(30),
+        max_file_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(20 * 1024 * 1024),
+        runs_per_instance: z.number().int().min(1).default(32),
+        run_lease_seconds: z.number().int().min(5).default(60),
+        supervisor_interval_seconds: z.number().int().min(1).default(10),
+        max_attempts: z.number().int().min(1).default(3),
+        api_key_requests_per_minute: z.number().int().min(0).default(600),
+        anonymous_runs_per_minute: z.number().int().min(0).default(60),
+      })
+      .strict(),
     grounding: z
       .object({
         refuse_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.refuse),

@@ -16,18 +16,19 @@ export interface LeasedRow {
 
 /**
  * The heartbeat of a `running` row held under a lease: the lease is renewed for `leaseSeconds`; false when `owner`
- * no longer holds it (the row was recovered by another worker, or ended).
+ * (an instance, or an attempt's token when `holder` is `lease_token`) no longer holds it (the row was recovered by another worker, or ended).
  */
 export async function renewLease(
   db: Sequelize,
-  table: 'scheduled_task_runs' | 'evaluation_runs',
+  table: 'scheduled_task_runs' | 'evaluation_runs' | 'fusion_runs',
   id: string,
   owner: string,
   leaseSeconds: number,
+  holder: 'lease_owner' | 'lease_token' = 'lease_owner',
 ): Promise<boolean> {
   const rows = await db.query(
     `UPDATE ${table} SET lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now()
-     WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+     WHERE id = $1 AND ${holder} = $2 AND status = 'running' RETURNING id`,
     { bind: [id, owner, leaseSeconds], type: QueryTypes.SELECT },
   );
   return rows.length > 0;

@@ -83,13 +83,51 @@ export class UploadSlots {
  * and dropped so the connection stays usable.
  */
 export async function withUpload<T>(req: Request, options: UploadOptions, use: (file: UploadedFile) => Promise<T>): Promise<T> {
+  return withForm(
+    req,
+    { maxFileBytes: options.maxBytes, maxFiles: 1, maxFields: 20, fileFields: [options.field], checkContentType: (_, type) => options.checkContentType(type) },
+    async ({ files }) => {
+      const file = files[0];
+      if (!file) throw new BadRequestError(`no file in the form field "${options.field}"`);
+      return use(file);
+    },
+  );
+}
+
+/** A file part of a form, spooled to disk, under the name of its form field. */
+export type FormFile = UploadedFile & { field: string; data: SpooledFile };
+
+export interface FormLimits {
+  /** The largest file part; a larger one is a 413 naming its field. */
+  maxFileBytes: number;
+  maxFiles: number;
+  maxFields: number;
+  /** When given, file parts in other fields are dropped unread. */
+  fileFields?: readonly string[];
+  /** Throws for a content type that will not be accepted (before the file is read, when its part declares one). */
+  checkContentType?(field: string, contentType: string): void;
+}
+
+/**
+ * Reads a `multipart/form-data` request: its text fields, and its files spooled to a temporary folder (hashed on the
+ * way, never whole in memory, each typed by {@link uploadContentType}); hands them to `use` and removes the files
+ * afterwards. A file over `maxFileBytes` is a 413, a refused type the error of `checkContentType`; the rest of the
+ * body is read and dropped so the connection stays usable.
+ */
+export async function withForm<T>(
+  req: Request,
+  limits: FormLimits,
+  use: (form: { fields: Record<string, string>; files: FormFile[] }) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-upload-'));
   try {
-    const target = path.join(dir, 'file');
-    const file = await readPart(req, options, target);
-    const contentType = await uploadContentType(file.contentType, file.filename, target);
-    if (contentType !== file.contentType) options.checkContentType(contentType);
-    return await use({ ...file, contentType });
+    const form = await readForm(req, limits, dir);
+    for (const file of form.files) {
+      const contentType = await uploadContentType(file.contentType, file.filename, file.data.path);
+      if (contentType !== file.contentType) limits.checkContentType?.(file.field, contentType);
+      file.contentType = contentType;
+    }
+    return await use(form);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -110,42 +148,56 @@ async function spool(stream: NodeJS.ReadableStream, target: string): Promise<Spo
   return { path: target, size, sha256: hash.digest('hex') };
 }
 
-function readPart(req: Request, options: UploadOptions, target: string): Promise<UploadedFile> {
+function readForm(req: Request, limits: FormLimits, dir: string): Promise<{ fields: Record<string, string>; files: FormFile[] }> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
-    return Promise.reject(new UnsupportedMediaTypeError(`upload the file as multipart/form-data in the field "${options.field}"`));
+    const what = limits.fileFields?.length === 1 ? `the file as multipart/form-data in the field "${limits.fileFields[0]}"` : 'the form as multipart/form-data';
+    return Promise.reject(new UnsupportedMediaTypeError(`upload ${what}`));
   }
-  const tooLarge = () => new PayloadTooLargeError(`the file is larger than the upload limit of ${options.maxBytes} bytes`, { code: 'UPLOAD_TOO_LARGE' });
-  if (Number(req.headers['content-length']) > options.maxBytes + FRAMING_BYTES) return Promise.reject(tooLarge());
+  const tooLarge = (field: string) =>
+    new PayloadTooLargeError(`the file in "${field}" is larger than the upload limit of ${limits.maxFileBytes} bytes`, { code: 'UPLOAD_TOO_LARGE' });
+  if (Number(req.headers['content-length']) > limits.maxFileBytes * limits.maxFiles + FRAMING_BYTES)
+    return Promise.reject(tooLarge(limits.fileFields?.[0] ?? 'the form'));
   return new Promise((resolve, reject) => {
     let busboy: Busboy.Busboy;
     try {
-      busboy = Busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fileSize: options.maxBytes, fields: 20 } });
+      busboy = Busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: limits.maxFields, fieldSize: 1024 * 1024 },
+      });
     } catch (error) {
       reject(new BadRequestError(`malformed multipart request: ${(error as Error).message}`));
       return;
     }
-    let stored: Promise<UploadedFile | undefined> = Promise.resolve(undefined);
+    const fields: Record<string, string> = {};
+    const stored: Promise<FormFile>[] = [];
     let failure: Error | undefined;
+    busboy.on('field', (name, value) => {
+      if (name in fields) failure ??= new BadRequestError(`the form field "${name}" is given more than once`);
+      fields[name] = value;
+    });
     busboy.on('file', (name, stream, info) => {
-      if (name !== options.field || failure) return void stream.resume();
+      if ((limits.fileFields && !limits.fileFields.includes(name)) || failure) return void stream.resume();
       try {
-        if (!GENERIC_TYPES.has(baseType(info.mimeType))) options.checkContentType(info.mimeType);
+        if (!GENERIC_TYPES.has(baseType(info.mimeType))) limits.checkContentType?.(name, info.mimeType);
       } catch (error) {
         failure = error as Error;
         return void stream.resume();
       }
-      stream.on('limit', () => (failure = tooLarge()));
-      stored = spool(stream, target).then((spooled) => ({ filename: info.filename ?? '', contentType: info.mimeType, data: spooled }));
+      stream.on('limit', () => (failure ??= tooLarge(name)));
+      const file = spool(stream, path.join(dir, `file-${stored.length}`)).then((data) => ({
+        field: name,
+        filename: info.filename ?? '',
+        contentType: info.mimeType,
+        data,
+      }));
       // Settled when busboy closes; until then a failed write must not count as an unhandled rejection.
-      stored.catch(() => undefined);
+      file.catch(() => undefined);
+      stored.push(file);
     });
     busboy.on('error', (error: Error) => reject(new BadRequestError(`malformed multipart request: ${error.message}`)));
     busboy.on('close', () => {
-      stored.then((read) => {
-        if (failure) reject(failure);
-        else if (read) resolve(read);
-        else reject(new BadRequestError(`no file in the form field "${options.field}"`));
-      }, reject);
+      Promise.all(stored).then((files) => (failure ? reject(failure) : resolve({ fields, files })), reject);
     });
     req.pipe(busboy);
   });

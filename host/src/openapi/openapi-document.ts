@@ -216,6 +216,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
         content: { 'application/json': { schema: bodySchema(route.body, schemas), ...(route.example && { example: route.example as JsonObject }) } },
       };
     }
+    if (route.form && operation.requestBody) {
+      const body = operation.requestBody as { content: JsonObject; description?: string };
+      body.content['multipart/form-data'] = {
+        schema: { type: 'object', additionalProperties: { type: 'string', description: 'a text value, or a file (format binary)' } },
+      };
+      body.description = `JSON, or multipart/form-data: ${route.form.description}`;
+    }
     if (route.multipart) {
       operation.requestBody = {
         required: true,
@@ -251,7 +258,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
       responses['400'] = errorResponse('The body is not valid JSON (BAD_REQUEST)', 'HTTPError');
       responses['413'] = errorResponse('The JSON body is larger than 1 MiB (PAYLOAD_TOO_LARGE)', 'HTTPError');
       responses['415'] = errorResponse(
-        `A body that is not ${route.multipart ? 'multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`,
+        `A body that is not ${route.multipart ? 'multipart/form-data' : route.form ? 'application/json or multipart/form-data' : 'application/json'} (UNSUPPORTED_MEDIA_TYPE)`,
         'HTTPError',
       );
     }

@@ -140,7 +140,7 @@ export const agentRoutes: RouteFactory<'agents' | 'costOverview'> = (domains) =>
       access: { permission: 'agents.write' },
       summary: 'Freeze the live configuration as the published version',
       success: { status: 200, description: 'The agent with its published_agent_version_id', schema: agentViewSchema },
-      refusals: { 409: 'Only Fusion agents run a published snapshot (AGENT_NOT_PUBLISHABLE)' },
+      refusals: { 409: 'Only Fusion agents with a fusion_definition run a published snapshot (AGENT_NOT_PUBLISHABLE)' },
       handler: async (req, _res, { operation }) => domains.agents.publish(id(req.params), operation),
     }),
     route({

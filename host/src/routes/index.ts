@@ -26,6 +26,8 @@ import { releaseMetadataRoutes } from './release-metadata.js';
 import { scheduledTaskRoutes } from './scheduled-tasks.js';
 import { evaluationDatasetRoutes } from './evaluation-datasets.js';
 import { evaluationRunRoutes } from './evaluation-runs.js';
+import { fusionRunRoutes } from './fusion-runs.js';
+import { publicApiKeyRoutes } from './public-api-keys.js';
 import { sessionRoutes } from './sessions.js';
 import { skillCallRoutes } from './skill-calls.js';
 import { skillMountRoutes } from './skill-mounts.js';
@@ -57,6 +59,8 @@ export const routeFactories: RouteFactory<keyof Domains>[] = [
   scheduledTaskRoutes,
   evaluationDatasetRoutes,
   evaluationRunRoutes,
+  fusionRunRoutes,
+  publicApiKeyRoutes,
   auditLogRoutes,
   objectStoreRoutes,
   knowledgeSourceRoutes,

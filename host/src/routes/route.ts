@@ -30,6 +30,11 @@ export interface RouteDefinition<B = unknown, Q = unknown, R = unknown> {
   meta?: true;
   /** The route reads a `multipart/form-data` body (an upload) with the file in `field`; every other route takes JSON only. */
   multipart?: { field: string };
+  /**
+   * The route takes its `body` as JSON, or the same request as `multipart/form-data` whose fields and files are named
+   * as `description` says; the handler reads a form itself (`body` is then undefined).
+   */
+  form?: { description: string };
   /** Request body schema: validated before the handler (422 with `{loc, msg, type}` issues) and published in /openapi.json. */
   body?: z.ZodType<B>;
   /** An example request body, published in the document (the docs test checks it against `body`). */

@@ -1,7 +1,8 @@
 import { createExtensionPoint } from '../refs.js';
 import type { DocumentParser, DocumentRecognizer } from './documents.js';
 import type { Embedder } from './embedders.js';
-import type { EtlRuntime, FusionRuntime } from './jobs-runtimes.js';
+import type { EtlRuntime } from './jobs-runtimes.js';
+import type { FusionRuntime } from './fusion.js';
 import type { ModelProvider } from './models.js';
 import type { ObjectStoreBackend } from './object-stores.js';
 import type { Orchestrator } from './orchestrators.js';
@@ -23,7 +24,24 @@ export {
   type GroundingPolicy,
 } from './grounding.js';
 export type { ScheduledTaskSummary, ScheduleRequest, SchedulingHandle, SchedulingOutcome } from './scheduling.js';
-export type { EtlRuntime, FusionOutputItem, FusionRuntime, RunContext } from './jobs-runtimes.js';
+export type { EtlRuntime, RunContext } from './jobs-runtimes.js';
+export {
+  FUSION_OUTPUT_SCHEMA_NAME,
+  fusionDefinitionSchema,
+  fusionInputSlotSchema,
+  fusionOutputSchema,
+  fusionOutputSlotSchema,
+  type FusionDefinition,
+  type FusionFileInput,
+  type FusionInput,
+  type FusionInputSlot,
+  type FusionOutputItem,
+  type FusionOutputSlot,
+  type FusionRunContext,
+  type FusionRunRequest,
+  type FusionRunResult,
+  type FusionRuntime,
+} from './fusion.js';
 export type {
   ChatCallOptions,
   ChatCompletion,
@@ -106,7 +124,7 @@ export const extensionPoints = Object.freeze({
   documentRecognizers: createExtensionPoint<ExtensionRegistry<DocumentRecognizer>>({ id: 'core.documentRecognizers' }),
   /** ETL runtimes by name. @beta */
   etlRuntimes: createExtensionPoint<ExtensionRegistry<EtlRuntime>>({ id: 'core.etlRuntimes' }),
-  /** Fusion runtimes by name. @beta */
+  /** Fusion runtimes by `runtime_key` (`fusion_llm`). */
   fusionRuntimes: createExtensionPoint<ExtensionRegistry<FusionRuntime>>({ id: 'core.fusionRuntimes' }),
   /** Object store backends by the name `[object_store] backend` selects (`local` is built in). */
   objectStores: createExtensionPoint<ExtensionRegistry<ObjectStoreBackend>>({ id: 'core.objectStores' }),

@@ -1,5 +1,6 @@
 import {
   EVALUATION_JUDGE_SCHEMA,
+  FUSION_OUTPUT_SCHEMA_NAME,
   GROUNDED_ANSWER_SCHEMA,
   type ChatCallOptions,
   type ChatCompletion,
@@ -114,11 +115,49 @@ export function offlineJudgement(messages: ChatMessage[]): string {
   });
 }
 
-/** The offline model's answer to a call: a grounded answer, a judgement, or passages, by the structured output asked. */
+type Schema = { type?: unknown; properties?: Record<string, Schema>; enum?: unknown[] };
+
+/**
+ * The deterministic answer to a Fusion run's structured output (`FUSION_OUTPUT_SCHEMA_NAME`): every property of the schema is read from
+ * a `name: value` line of the user's messages (`Total = 12.50` fills `total`), converted to the property's type; a
+ * string property with no such line gets the first line of the input, any other property null. It copies labelled
+ * values, no more: reading free text needs a real model.
+ */
+export function offlineFilledSchema(messages: ChatMessage[], schema: Schema): string {
+  const text = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
+  const firstLine =
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l && !l.startsWith('## ')) ?? '';
+  const labelled = (name: string) => {
+    const label = name.replace(/_/g, '[ _-]?');
+    return new RegExp(`^\\s*[-*]?\\s*${label}\\s*[:=]\\s*(.+?)\\s*$`, 'imu').exec(text)?.[1];
+  };
+  const fill = (name: string, property: Schema): unknown => {
+    if (property.type === 'object' && property.properties) return Object.fromEntries(Object.entries(property.properties).map(([k, p]) => [k, fill(k, p)]));
+    const value = labelled(name);
+    const types = Array.isArray(property.type) ? property.type : [property.type];
+    if (types.includes('number') || types.includes('integer')) {
+      const number = value === undefined ? NaN : Number(value.replace(/[^\d.-]/g, ''));
+      return Number.isNaN(number) ? null : types.includes('integer') ? Math.round(number) : number;
+    }
+    if (types.includes('boolean')) return value === undefined ? null : /^(true|yes|1)$/i.test(value);
+    if (property.enum) return property.enum.find((e) => String(e).toLowerCase() === value?.toLowerCase()) ?? null;
+    return value ?? firstLine;
+  };
+  return JSON.stringify(fill('', schema));
+}
+
+/** The offline model's answer to a call: a grounded answer, a judgement, a filled schema, or passages, by the structured output asked. */
 function offlineReply(messages: ChatMessage[], options?: ChatCallOptions): string {
-  const schema = options?.responseSchema?.name;
-  if (schema === GROUNDED_ANSWER_SCHEMA.name) return offlineGroundedAnswer(messages);
-  if (schema === EVALUATION_JUDGE_SCHEMA.name) return offlineJudgement(messages);
+  const schema = options?.responseSchema;
+  if (schema?.name === GROUNDED_ANSWER_SCHEMA.name) return offlineGroundedAnswer(messages);
+  if (schema?.name === EVALUATION_JUDGE_SCHEMA.name) return offlineJudgement(messages);
+  if (schema?.name === FUSION_OUTPUT_SCHEMA_NAME) return offlineFilledSchema(messages, schema.schema as Schema);
   return offlineAnswer(messages);
 }
 
