@@ -151,7 +151,12 @@ t.test('agents: field rules of spec 2.4, versions, publish, public catalog', asy
     const refused = await admin.request('POST', `/agents/${agent.agent_id}/publish`);
     t.equal(refused.status, 409, 'a chat agent is not published: nothing runs its snapshot');
     t.match(refused.body.detail, /a chat agent cannot be published: nothing runs a published chat snapshot/);
-    const { body: fusion } = await create({ name: 'f', agent_type: 'fusion', system_prompt: 'extract' });
+    const { body: fusion } = await create({
+      name: 'f',
+      agent_type: 'fusion',
+      system_prompt: 'extract',
+      fusion_definition: { input_slots: [{ name: 'text', kind: 'text' }], output_slots: [{ name: 'summary', kind: 'text' }] },
+    });
     const published = await admin.request('POST', `/agents/${fusion.agent_id}/publish`);
     t.equal(published.status, 200);
     const [latest] = (await admin.request('GET', `/agents/${fusion.agent_id}/versions`)).body.items;
