@@ -180,6 +180,7 @@ export class AgentHostApp {
       await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'), domains.chat);
       await domains.evaluationRuns.start(this.requireJobs().forOwner('evaluation'), domains.chat);
       await domains.fusionRuns.start(this.requireJobs().forOwner('fusion'));
+      await domains.etlJobs.start(this.requireJobs().forOwner('etl'));
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
@@ -192,6 +193,7 @@ export class AgentHostApp {
       // Before the plugins stop: an evaluation item cut short is left for the next claim, not stored as failed.
       this.cleanups.push(() => domains.evaluationRuns.stop());
       this.cleanups.push(() => domains.fusionRuns.stop());
+      this.cleanups.push(() => domains.etlJobs.stop());
       await this.agenda!.start();
       this.jobsStarted = true;
     } catch (error) {

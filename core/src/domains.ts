@@ -31,6 +31,7 @@ import { EvaluationRuns } from './evaluation/evaluation-runs.js';
 import { pricingFromConfig } from './usage/cost.js';
 import { PublicApiKeys } from './fusion/api-keys.js';
 import { FusionRuns } from './fusion/fusion-runs.js';
+import { EtlJobs } from './etl/etl-jobs.js';
 
 /**
  * Every domain of a started host, none optional: the HTTP routes and the WebSocket gateway each take the ones they
@@ -67,6 +68,8 @@ export interface Domains {
   publicApiKeys: PublicApiKeys;
   /** Fusion runs, their worker, and the public Fusion routes' access rules (spec 4.11). */
   fusionRuns: FusionRuns;
+  /** ETL jobs of etl agents, their worker and their public alias (spec 4.10). */
+  etlJobs: EtlJobs;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
 }
@@ -180,6 +183,16 @@ export function createDomains(deps: DomainDeps): Domains {
       pricing,
       instanceId: deps.instanceId,
       logger: logger.child({ component: 'fusion' }),
+    }),
+    etlJobs: new EtlJobs({
+      db,
+      config,
+      agents,
+      runtimes: kernel.registry(extensionPoints.etlRuntimes),
+      providers: kernel.registry(extensionPoints.modelProviders),
+      objectStore: deps.objectStore,
+      instanceId: deps.instanceId,
+      logger: logger.child({ component: 'etl' }),
     }),
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };

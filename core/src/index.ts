@@ -93,3 +93,4 @@ export { SKILL_CALL_STATUSES } from './skills/skill-call-audit-store.js';
 export { ToolCallBudget } from './chat/tool-budget.js';
 export { ENCRYPTED_COLUMNS, reencryptAll } from './services/encrypted-columns.js';
 export type { RunSubmission } from './fusion/run-inputs.js';
+export type { EtlFile, EtlSubmission } from './etl/etl-jobs.js';

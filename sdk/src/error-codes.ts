@@ -152,6 +152,18 @@ export const ERROR_CODES = {
   },
   FUSION_RUNTIME_MISSING: { status: null, description: "A failed Fusion run's error: no enabled plugin provides the definition's runtime_key." },
   FUSION_WORKER_LOST: { status: null, description: "A failed Fusion run's error: its worker stopped [fusion] max_attempts times, so the run was given up." },
+  // ETL jobs.
+  AGENT_NOT_ETL: { status: 409, description: 'The operation is for etl agents only (ETL jobs).' },
+  ETL_JOB_NOT_FOUND: { status: 404, description: 'The agent has no such ETL job (on the public routes: none the caller made).' },
+  ETL_JOB_RUNNING: { status: 409, description: 'The ETL job is running; it can be deleted once it has ended.' },
+  ETL_OUTPUT_NOT_READY: { status: 409, description: 'The ETL job has no output yet (it has not succeeded).' },
+  ETL_FILE_TOO_LARGE: { status: 413, description: 'A source CSV over [etl] max_source_bytes, or a target-schema CSV over [etl] max_schema_bytes.' },
+  ETL_FILE_TYPE: { status: 415, description: 'An ETL upload that is not a CSV (text/csv).' },
+  ETL_RUNTIME_MISSING: { status: null, description: "A failed ETL job's error: no enabled plugin provides [etl] runtime_key." },
+  ETL_PLAN_FAILED: { status: null, description: "A failed ETL job's error: the runtime could not make the column plan (its model failed, say)." },
+  ETL_PLAN_INVALID: { status: null, description: "A failed ETL job's error: the runtime's plan does not map the target columns in order from source columns." },
+  ETL_CONVERSION_FAILED: { status: null, description: "A failed ETL job's error: reading the source or writing the output failed part of the way." },
+  ETL_WORKER_LOST: { status: null, description: "A failed ETL job's error: its worker stopped [etl] max_attempts times, so the job was given up." },
   // Scheduled tasks.
   SCHEDULED_TASK_NOT_FOUND: { status: 404, description: 'No such scheduled task.' },
   SCHEDULED_TASK_NOT_ACTIVE: { status: 409, description: 'The scheduled task was cancelled or has completed; it cannot be cancelled again.' },

@@ -349,6 +349,7 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
       ['tools-mcp', 'first-party', { toolBackends: ['stdio', 'http_sse'] }],
       ['skills-mcp', 'first-party', { skillBackends: ['mcp'] }],
       ['fusion-llm', 'first-party', { fusionRuntimes: ['fusion_llm'] }],
+      ['etl-mapper', 'first-party', { etlRuntimes: ['etl_mapper'] }],
     ],
   );
   t.ok(

@@ -21,6 +21,7 @@ const SECTIONS = [
   'Scheduled tasks',
   'Evaluation',
   'Fusion agents and public API keys',
+  'ETL jobs',
 ];
 
 async function walkthrough(): Promise<string> {
@@ -79,4 +80,10 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
     /"channel":"public"[^\n]*"authenticated_agent_api_key_id":"[0-9a-f-]{36}"[^\n]*"governance_context":/,
     'and the administrator reads it with its key',
   );
+  t.match(
+    stdout,
+    /name,email,signup_date\nAda Lovelace,ada@example\.com,2025-12-10\n"Hopper, Grace",GRACE@EXAMPLE\.COM,2026-01-25\nAlan Turing,alan@example\.com,\n/,
+    'the ETL output has the target columns, ISO dates, and the rejected row left out',
+  );
+  t.match(stdout, /"planned_by":\s*"deterministic"[\s\S]*"rows_rejected":\s*1/, 'and the report says how');
 });

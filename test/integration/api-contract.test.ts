@@ -267,6 +267,35 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   );
   await call('POST /agents/{agent_id}/public-api-keys/{key_id}/revoke', { ...fusionId, key_id: apiKey.key_id as string });
 
+  // ETL: a job by an administrator and one by an anonymous caller, each read, downloaded and deleted.
+  const etl = await call('POST /agents', {}, { name: 'Contract ETL', agent_type: 'etl', public_access_mode: 'public_anonymous' });
+  const etlForm = () => {
+    const form = new FormData();
+    form.append('source_csv', new Blob(['Full Name,E-mail\nAda,ada@example.com\n'], { type: 'text/csv' }), 'people.csv');
+    form.append('target_schema_csv', new Blob(['name,type,required\nname,string,yes\nemail,string,no\n'], { type: 'text/csv' }), 'schema.csv');
+    return form;
+  };
+  const anonymousCaller = new AdminClient(host.url);
+  for (const [prefix, options] of [
+    ['', {}],
+    ['/public', { as: anonymousCaller }],
+  ] as const) {
+    const etlJob = await call(`POST ${prefix}/agents/{agent_id}/etl-jobs`, { agent_id: etl.agent_id }, etlForm(), options);
+    const owner = prefix ? { ...options, headers: { 'x-caller-token': etlJob.caller_token as string } } : options;
+    const etlJobId = { agent_id: etl.agent_id as string, etl_job_id: etlJob.job_id as string };
+    await call(`GET ${prefix}/agents/{agent_id}/etl-jobs`, { agent_id: etl.agent_id }, undefined, owner);
+    await waitFor(
+      'the contract ETL job',
+      async () => (await (owner.as ?? admin).request('GET', `${prefix}/agents/${etl.agent_id}/etl-jobs/${etlJob.job_id}`, undefined, owner.headers)).body,
+      (read: any) => read.status === 'succeeded',
+      30_000,
+    );
+    await call(`GET ${prefix}/agents/{agent_id}/etl-jobs/{etl_job_id}`, etlJobId, undefined, owner);
+    for (const file of ['download', 'source-csv', 'target-schema-csv', 'report'])
+      await call(`GET ${prefix}/agents/{agent_id}/etl-jobs/{etl_job_id}/${file}`, etlJobId, undefined, owner);
+    await call(`DELETE ${prefix}/agents/{agent_id}/etl-jobs/{etl_job_id}`, etlJobId, undefined, owner);
+  }
+
   // Knowledge: a source, a document through ingestion, rebuild and inspection, its downloads.
   const source = await createSource(admin, { name: 'Contract handbook' });
   const sourceId = { source_id: source.source_id };

@@ -200,10 +200,10 @@ t.test('offline: definition rules, draft and published runs, public access by ke
   await admin.request('PATCH', `/agents/${id}`, { public_access_mode: 'public_anonymous' });
   const first = await caller.request('POST', `/public/agents/${id}/fusion-runs`, { inputs: { invoice_text: INVOICE } });
   t.match(first.body, { status: 'succeeded', caller_token: /^[A-Za-z0-9_-]{43}$/ });
-  const token = { 'x-fusion-caller-token': first.body.caller_token };
+  const token = { 'x-caller-token': first.body.caller_token };
   t.equal((await caller.request('GET', `/public/agents/${id}/fusion-runs/${first.body.run_id}`, undefined, token)).status, 200);
   t.equal((await caller.request('GET', `/public/agents/${id}/fusion-runs/${first.body.run_id}`)).status, 404, 'without the token: not found');
-  const stranger = { 'x-fusion-caller-token': 'x'.repeat(43) };
+  const stranger = { 'x-caller-token': 'x'.repeat(43) };
   t.equal((await caller.request('GET', `/public/agents/${id}/fusion-runs/${first.body.run_id}`, undefined, stranger)).status, 404);
   t.equal(
     (await caller.request('GET', `/public/agents/${id}/fusion-runs/${run.body.run_id}`, undefined, token)).status,
@@ -271,7 +271,12 @@ t.test('over the OpenAI protocol: a valid answer, one repaired once, one never v
   });
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
-    env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`, AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '1' },
+    env: {
+      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`,
+      AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '1',
+      AGENT_HOST__FUSION__API_KEY_REQUESTS_PER_MINUTE: '2',
+      AGENT_HOST__FUSION__ANONYMOUS_RUNS_PER_MINUTE: '1',
+    },
   });
   const admin = new AdminClient(host.url);
   await admin.login();
@@ -323,4 +328,30 @@ t.test('over the OpenAI protocol: a valid answer, one repaired once, one never v
     later = (await admin.request('GET', `/agents/${agent.agent_id}/fusion-runs/${early.body.run_id}`)).body;
   }
   t.match(later, { status: 'succeeded', attempt_count: 1 });
+
+  // A run stored without a governance context (as before it existed) gets one filled back from its own columns.
+  await query(host.databaseUrl, 'UPDATE fusion_runs SET governance_context = NULL WHERE id = $1', [ok.run_id]);
+  t.match((await admin.request('GET', `/agents/${agent.agent_id}/fusion-runs/${ok.run_id}`)).body.governance_context, {
+    filled_back: true,
+    definition_source: 'draft',
+    model_binding: { model_name: 'gpt-4o-mini', model_temperature: 0 },
+    prompt_messages: null,
+    trace_id: ok.trace_id,
+    usage: { token_usage_source: 'provider_reported' },
+  });
+
+  // Budgets per key and per anonymous address, counted in Postgres: past them, 429 with Retry-After.
+  await admin.request('PATCH', `/agents/${agent.agent_id}`, { public_access_mode: 'public_api_key' });
+  await admin.request('POST', `/agents/${agent.agent_id}/publish`);
+  const { api_key: key } = (await admin.request('POST', `/agents/${agent.agent_id}/public-api-keys`, { label: 'limited' })).body;
+  const caller = new AdminClient(host.url);
+  const publicRun = (headers: Record<string, string> = {}) =>
+    caller.request('POST', `/public/agents/${agent.agent_id}/fusion-runs`, { inputs: { invoice_text: 'CASE ok' } }, headers);
+  t.same([(await publicRun({ 'x-agent-api-key': key })).status, (await publicRun({ 'x-agent-api-key': key })).status], [201, 201]);
+  const limited = await publicRun({ 'x-agent-api-key': key });
+  t.match(limited, { status: 429, body: { detail: /2 requests a minute per API key/ } });
+  t.ok(Number(limited.headers.get('retry-after')) > 0, 'with Retry-After');
+  await admin.request('PATCH', `/agents/${agent.agent_id}`, { public_access_mode: 'public_anonymous' });
+  t.equal((await publicRun()).status, 201);
+  t.match(await publicRun(), { status: 429, body: { detail: /1 Fusion runs a minute from one address/ } });
 });

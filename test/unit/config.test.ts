@@ -23,6 +23,7 @@ t.test('default.toml alone is a valid development configuration', async (t) => {
     'tools-mcp',
     'skills-mcp',
     'fusion-llm',
+    'etl-mapper',
   ]);
   t.same(productionGuardProblems(config), []);
 });

@@ -5,6 +5,7 @@
 import {
   extensionPoints,
   type DocumentParser,
+  type EtlRuntime,
   type FusionRuntime,
   type ModelProvider,
   type SkillBackend,
@@ -23,6 +24,7 @@ import {
   ConformanceError,
   documentParserConformance,
   embedderConformance,
+  etlRuntimeConformance,
   fakeTurnContext,
   fusionRuntimeConformance,
   modelProviderConformance,
@@ -464,5 +466,45 @@ t.test('a Fusion runtime that breaks a rule fails that rule, and says how', asyn
   t.same(
     (await broken(fusionRuntimeConformance(strict))).map((f) => f.rule),
     ['an answer that is not JSON is returned as it came, one item per slot, not thrown'],
+  );
+});
+
+t.test('the etl-mapper plugin: etl_mapper keeps every ETL runtime rule, with the model plan and with the deterministic one', async (t) => {
+  const kernel = await loadFirstPartyPlugin('etl-mapper');
+  await conforms(t, etlRuntimeConformance(kernel.registry(extensionPoints.etlRuntimes).get('etl_mapper')!));
+  const deterministic = await loadFirstPartyPlugin('etl-mapper', { use_model: false });
+  await conforms(t, etlRuntimeConformance(deterministic.registry(extensionPoints.etlRuntimes).get('etl_mapper')!));
+});
+
+t.test('an ETL runtime that breaks a rule fails that rule, and says how', async (t) => {
+  const kernel = await loadFirstPartyPlugin('etl-mapper');
+  const real = kernel.registry(extensionPoints.etlRuntimes).get('etl_mapper')!;
+  // Keeps rows whose required cells are empty.
+  const lenient: EtlRuntime = {
+    plan: (input, context) => real.plan(input, context),
+    converter: (plan, input) => {
+      const convert = real.converter(plan, input);
+      return (row) => ({ ...convert(row), rejected: false });
+    },
+  };
+  t.same(
+    (await broken(etlRuntimeConformance(lenient))).map((f) => f.rule),
+    ['a required column without a value rejects the row'],
+  );
+  // Throws on a cell that does not fit, where the host wants it reported.
+  const strict: EtlRuntime = {
+    plan: (input, context) => real.plan(input, context),
+    converter: (plan, input) => {
+      const convert = real.converter(plan, input);
+      return (row) => {
+        const converted = convert(row);
+        if (converted.issues.some((i) => i.kind === 'rejected')) throw new Error('bad cell');
+        return converted;
+      };
+    },
+  };
+  t.same(
+    (await broken(etlRuntimeConformance(strict))).map((f) => f.rule),
+    ['a cell that does not fit its type is emptied and reported, not thrown', 'a required column without a value rejects the row'],
   );
 });

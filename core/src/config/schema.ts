@@ -211,6 +211,32 @@ export const configSchema = z
         anonymous_runs_per_minute: z.number().int().min(0).default(60),
       })
       .strict(),
+    etl: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** The ETL runtime jobs run through (set in default.toml: core names no plugin). */
+        runtime_key: z.string().min(1),
+        max_source_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(200 * 1024 * 1024),
+        max_schema_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(256 * 1024),
+        max_schema_columns: z.number().int().min(1).default(500),
+        sample_rows: z.number().int().min(1).max(200).default(20),
+        report_issue_cap: z.number().int().min(0).default(1000),
+        progress_every_rows: z.number().int().min(1).default(5000),
+        jobs_per_instance: z.number().int().min(1).default(2),
+        job_lease_seconds: z.number().int().min(5).default(60),
+        supervisor_interval_seconds: z.number().int().min(1).default(10),
+        max_attempts: z.number().int().min(1).default(3),
+        anonymous_jobs_per_minute: z.number().int().min(0).default(10),
+      })
+      .strict(),
     grounding: z
       .object({
         refuse_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.refuse),

@@ -20,7 +20,7 @@ export interface LeasedRow {
  */
 export async function renewLease(
   db: Sequelize,
-  table: 'scheduled_task_runs' | 'evaluation_runs' | 'fusion_runs',
+  table: 'scheduled_task_runs' | 'evaluation_runs' | 'fusion_runs' | 'etl_jobs',
   id: string,
   owner: string,
   leaseSeconds: number,

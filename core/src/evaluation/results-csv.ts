@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
+import { safeCell } from '../services/csv-cell.js';
 import type { ResultRow, RunStore } from './run-store.js';
 
 /** Rows read from the database per page while the CSV streams. */
@@ -44,17 +45,6 @@ export const RESULT_CSV_COLUMNS = [
   'judge_total_tokens',
   'judge_usage_source',
 ] as const;
-
-/**
- * A text cell a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return)
- * gets a leading apostrophe, the OWASP escape; numbers are written as numbers.
- */
-export function safeCell(value: unknown): string | number {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return value;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-}
 
 function cells(row: ResultRow): (string | number)[] {
   const rule = row.rule_score;

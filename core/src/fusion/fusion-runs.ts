@@ -14,7 +14,6 @@ import {
 } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Sequelize } from 'sequelize';
-import { randomToken, sha256 } from '../admin/secrets.js';
 import type { Operation } from '../admin/operation.js';
 import type { AgentView, Agents } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
@@ -24,11 +23,10 @@ import type { PricingTable } from '../usage/cost.js';
 import { PUBLIC_API_KEY_HEADER, type PublicApiKeys } from './api-keys.js';
 import { checkSubmission, withStoredInputs, type RunSubmission } from './run-inputs.js';
 import { FusionRunStore, type FusionRunRow, type ModelBinding, type PublicOwner, type StoredInput } from './run-store.js';
-import { FusionRunWorker } from './run-worker.js';
+import { LeaseWorker } from '../jobs/lease-worker.js';
+import { callerHash, callerTokenFor, sentCallerToken } from '../jobs/public-owner.js';
+import { executeRun } from './execute-run.js';
 
-/** The header an anonymous public caller sends the token its runs were made under (docs/api-decisions.md). */
-export const FUSION_CALLER_TOKEN_HEADER = 'x-fusion-caller-token';
-const CALLER_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
 const TERMINAL = new Set(['succeeded', 'failed']);
 const POLL_MS = 100;
 // Published versions never change: their definitions are kept once read.
@@ -72,12 +70,12 @@ const header = (request: PublicRequest, name: string) => {
 
 /**
  * Fusion runs (spec 2.9, 4.11): made by administrators on the draft definition or a stored version, and by public
- * callers on the published version only; executed by {@link FusionRunWorker}; read with their inputs, outputs,
+ * callers on the published version only; executed under a lease by a {@link LeaseWorker}; read with their inputs, outputs,
  * usage and (for administrators) the governance context. A public caller reads only the runs it made: under its API
  * key, or, anonymously, under the caller token its first run was given.
  */
 export class FusionRuns {
-  readonly worker: FusionRunWorker;
+  readonly worker: LeaseWorker<FusionRunRow, FusionRunRow>;
   private readonly store: FusionRunStore;
   private readonly anonymous: MinuteBudget;
   private readonly versions = new Map<string, { definition: FusionDefinition; binding: ModelBinding }>();
@@ -85,12 +83,36 @@ export class FusionRuns {
   constructor(private readonly deps: FusionRunsDeps) {
     const { config } = deps;
     this.store = new FusionRunStore(deps.db, config.fusion.run_lease_seconds);
-    this.worker = new FusionRunWorker(this.store, config.fusion, deps, deps.instanceId, deps.logger);
+    const store = this.store;
+    this.worker = new LeaseWorker(
+      {
+        claim: (owner, leaseSeconds) => store.claim(owner, leaseSeconds),
+        recover: (maxAttempts) => store.recover(maxAttempts),
+        heartbeat: (id, token, leaseSeconds) => store.heartbeat(id, token, leaseSeconds),
+        async attempt(run, signal) {
+          const outcome = await executeRun(run, deps, signal);
+          if (signal.aborted) return undefined;
+          const ended = await store.finish(run.id, run.lease_token!, outcome);
+          if (!ended) deps.logger.warn({ run_id: run.id }, 'a Fusion run ended after another worker took it over');
+          return ended;
+        },
+      },
+      {
+        enabled: config.fusion.enabled,
+        concurrency: config.fusion.runs_per_instance,
+        leaseSeconds: config.fusion.run_lease_seconds,
+        supervisorSeconds: config.fusion.supervisor_interval_seconds,
+        maxAttempts: config.fusion.max_attempts,
+        what: 'Fusion run',
+        instanceId: deps.instanceId,
+        logger: deps.logger,
+      },
+    );
     this.anonymous = new MinuteBudget(
       deps.db,
       'fusion-anonymous',
       config.fusion.anonymous_runs_per_minute,
-      'from one address ([fusion] anonymous_runs_per_minute)',
+      `${config.fusion.anonymous_runs_per_minute} Fusion runs a minute from one address ([fusion] anonymous_runs_per_minute)`,
     );
     deps.agents.addTypeChangeCheck(async (agentId, from) => {
       if (from !== 'fusion') return undefined;
@@ -177,14 +199,14 @@ export class FusionRuns {
         },
       );
     }
-    const callerToken = access.apiKeyId ? null : (access.callerToken ?? randomToken(32));
+    const callerToken = access.apiKeyId ? null : callerTokenFor(access.callerToken);
     const run = await this.make(access.agent.agent_id, submission, access.definition, {
       agent_version_id: access.versionId,
       channel: 'public',
       model_binding: access.binding,
       created_by: null,
       authenticated_agent_api_key_id: access.apiKeyId,
-      public_caller_hash: callerToken && sha256(callerToken),
+      public_caller_hash: callerToken && callerHash(callerToken),
     });
     return { ...this.presentPublic(await this.settle(run, wait)), caller_token: callerToken };
   }
@@ -285,11 +307,7 @@ export class FusionRuns {
     if (agent.public_access_mode === 'public_api_key') {
       apiKeyId = await this.deps.keys.authenticate(agentId, header(request, PUBLIC_API_KEY_HEADER));
     } else {
-      const sent = header(request, FUSION_CALLER_TOKEN_HEADER);
-      if (sent !== undefined && !CALLER_TOKEN.test(sent)) {
-        throw new ValidationError([{ loc: ['header', FUSION_CALLER_TOKEN_HEADER], msg: 'is not a caller token this host issued', type: 'value_error' }]);
-      }
-      callerToken = sent ?? null;
+      callerToken = sentCallerToken(request.headers);
       const refusal = creating && request.clientIp ? await this.anonymous.take(request.clientIp) : undefined;
       if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
     }
@@ -385,7 +403,7 @@ type NewRunFields = Parameters<FusionRunStore['insert']>[0];
 
 function ownerOf(access: PublicAccess): PublicOwner | undefined {
   if (access.apiKeyId) return { api_key_id: access.apiKeyId };
-  return access.callerToken ? { caller_hash: sha256(access.callerToken) } : undefined;
+  return access.callerToken ? { caller_hash: callerHash(access.callerToken) } : undefined;
 }
 
 const sleep = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), Math.max(0, ms)));

@@ -12,6 +12,7 @@ const UUID_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
   credential_id: { code: 'CREDENTIAL_NOT_FOUND', what: 'credential' },
   dataset_id: { code: 'EVALUATION_DATASET_NOT_FOUND', what: 'evaluation dataset' },
   document_id: { code: 'DOCUMENT_NOT_FOUND', what: 'document' },
+  etl_job_id: { code: 'ETL_JOB_NOT_FOUND', what: 'ETL job' },
   evaluation_run_id: { code: 'EVALUATION_RUN_NOT_FOUND', what: 'evaluation run' },
   fusion_run_id: { code: 'FUSION_RUN_NOT_FOUND', what: 'Fusion run' },
   grant_id: { code: 'GRANT_NOT_FOUND', what: 'grant' },

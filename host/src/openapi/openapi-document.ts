@@ -228,7 +228,19 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
         required: true,
         content: {
           'multipart/form-data': {
-            schema: { type: 'object', required: [route.multipart.field], properties: { [route.multipart.field]: { type: 'string', format: 'binary' } } },
+            schema: {
+              type: 'object',
+              required: [route.multipart.field, ...Object.entries(route.multipart.also ?? {}).flatMap(([name, part]) => (part.required ? [name] : []))],
+              properties: {
+                [route.multipart.field]: { type: 'string', format: 'binary' },
+                ...Object.fromEntries(
+                  Object.entries(route.multipart.also ?? {}).map(([name, part]): [string, JsonObject] => [
+                    name,
+                    part.kind === 'file' ? { type: 'string', format: 'binary' } : { type: 'string' },
+                  ]),
+                ),
+              },
+            },
           },
         },
       };

@@ -148,7 +148,7 @@ export const fusionRunRoutes: RouteFactory<'fusionRuns'> = (domains, host) => {
       method: 'get',
       path: '/public/agents/:agent_id/fusion-runs',
       access: { public: true },
-      summary: "The caller's runs of the published version, newest first (the API key's, or the x-fusion-caller-token's)",
+      summary: "The caller's runs of the published version, newest first (the API key's, or the x-caller-token's)",
       query: z.object(pagingFields).strict(),
       success: { status: 200, description: 'A page of runs', schema: pageOf(publicFusionRun) },
       refusals: publicRefusals,

@@ -26,6 +26,7 @@ import { releaseMetadataRoutes } from './release-metadata.js';
 import { scheduledTaskRoutes } from './scheduled-tasks.js';
 import { evaluationDatasetRoutes } from './evaluation-datasets.js';
 import { evaluationRunRoutes } from './evaluation-runs.js';
+import { etlJobRoutes } from './etl-jobs.js';
 import { fusionRunRoutes } from './fusion-runs.js';
 import { publicApiKeyRoutes } from './public-api-keys.js';
 import { sessionRoutes } from './sessions.js';
@@ -61,6 +62,7 @@ export const routeFactories: RouteFactory<keyof Domains>[] = [
   evaluationRunRoutes,
   fusionRunRoutes,
   publicApiKeyRoutes,
+  etlJobRoutes,
   auditLogRoutes,
   objectStoreRoutes,
   knowledgeSourceRoutes,

@@ -28,8 +28,11 @@ export interface RouteDefinition<B = unknown, Q = unknown, R = unknown> {
   summary: string;
   /** The API documentation itself (`/openapi.json`, `/docs`, their assets): served, but not an operation of the document. */
   meta?: true;
-  /** The route reads a `multipart/form-data` body (an upload) with the file in `field`; every other route takes JSON only. */
-  multipart?: { field: string };
+  /**
+   * The route reads a `multipart/form-data` body (an upload) with the file in `field`, and the other parts `also`
+   * names (`required` ones too); every other route takes JSON only.
+   */
+  multipart?: { field: string; also?: Record<string, { kind: 'file' | 'text'; required: boolean }> };
   /**
    * The route takes its `body` as JSON, or the same request as `multipart/form-data` whose fields and files are named
    * as `description` says; the handler reads a form itself (`body` is then undefined).

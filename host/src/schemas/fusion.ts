@@ -75,7 +75,7 @@ export const createdPublicFusionRun = publicFusionRun.extend({
   caller_token: z
     .string()
     .nullable()
-    .describe('Anonymous callers: send it as x-fusion-caller-token to read this run and to make more under the same owner; null with an API key'),
+    .describe('Anonymous callers: send it as x-caller-token to read this run and to make more under the same owner; null with an API key'),
 });
 
 export const fusionRun = z

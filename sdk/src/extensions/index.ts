@@ -1,7 +1,7 @@
 import { createExtensionPoint } from '../refs.js';
 import type { DocumentParser, DocumentRecognizer } from './documents.js';
 import type { Embedder } from './embedders.js';
-import type { EtlRuntime } from './jobs-runtimes.js';
+import type { EtlRuntime } from './etl.js';
 import type { FusionRuntime } from './fusion.js';
 import type { ModelProvider } from './models.js';
 import type { ObjectStoreBackend } from './object-stores.js';
@@ -24,7 +24,18 @@ export {
   type GroundingPolicy,
 } from './grounding.js';
 export type { ScheduledTaskSummary, ScheduleRequest, SchedulingHandle, SchedulingOutcome } from './scheduling.js';
-export type { EtlRuntime, RunContext } from './jobs-runtimes.js';
+export {
+  ETL_COLUMN_TYPES,
+  type EtlCellIssue,
+  type EtlColumnMapping,
+  type EtlColumnType,
+  type EtlConvertedRow,
+  type EtlPlan,
+  type EtlPlanContext,
+  type EtlPlanInput,
+  type EtlRuntime,
+  type EtlTargetColumn,
+} from './etl.js';
 export {
   FUSION_OUTPUT_SCHEMA_NAME,
   fusionDefinitionSchema,
@@ -122,7 +133,7 @@ export const extensionPoints = Object.freeze({
   documentParsers: createExtensionPoint<ExtensionRegistry<DocumentParser>>({ id: 'core.documentParsers' }),
   /** Document recognizers by name. @beta */
   documentRecognizers: createExtensionPoint<ExtensionRegistry<DocumentRecognizer>>({ id: 'core.documentRecognizers' }),
-  /** ETL runtimes by name. @beta */
+  /** ETL runtimes by name (`etl_mapper`). */
   etlRuntimes: createExtensionPoint<ExtensionRegistry<EtlRuntime>>({ id: 'core.etlRuntimes' }),
   /** Fusion runtimes by `runtime_key` (`fusion_llm`). */
   fusionRuntimes: createExtensionPoint<ExtensionRegistry<FusionRuntime>>({ id: 'core.fusionRuntimes' }),

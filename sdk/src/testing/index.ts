@@ -22,5 +22,6 @@ export { toolProviderConformance } from './tool-provider-conformance.js';
 export { skillBackendConformance, type SkillBackendSample } from './skill-backend-conformance.js';
 export { modelProviderConformance } from './model-provider-conformance.js';
 export { fusionRuntimeConformance } from './fusion-runtime-conformance.js';
+export { etlRuntimeConformance } from './etl-runtime-conformance.js';
 export { startTestKernel, type TestKernel, type TestKernelOptions } from './test-kernel.js';
 export type { JobRecord, LogRecord } from './fake-services.js';
