@@ -36,7 +36,7 @@ t.test('a host killed mid-job: another instance recovers the ETL job and writes 
 
   const survivor = new AdminClient((await startHostProcess(t, databaseUrl, env, 'survivor')).url);
   await survivor.login();
-  // job_lease_seconds = 10 and supervisor_interval_seconds = 1 in config/test.toml.
+  // job_lease_seconds = 5 and supervisor_interval_seconds = 1 in config/test.toml.
   const done = await eventually(
     async () => {
       const read = (await survivor.request('GET', `/agents/${agent.agent_id}/etl-jobs/${job.job_id}`)).body;

@@ -42,7 +42,7 @@ t.test('a host killed mid-run: another instance recovers the Fusion run and fini
 
   const survivor = new AdminClient((await startHostProcess(t, databaseUrl, env, 'survivor')).url);
   await survivor.login();
-  // run_lease_seconds = 10 and supervisor_interval_seconds = 1 in config/test.toml.
+  // run_lease_seconds = 5 and supervisor_interval_seconds = 1 in config/test.toml.
   const done = await eventually(
     async () => {
       const read = (await survivor.request('GET', `/agents/${agent.agent_id}/fusion-runs/${created.run_id}`)).body;
