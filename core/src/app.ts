@@ -13,6 +13,7 @@ import { chromaHeartbeat, EmbeddedChroma } from './infra/chroma/embedded-chroma.
 import { loadConfig, productionGuardProblems } from './config/load.js';
 import type { HostConfig } from './config/schema.js';
 import { databaseFingerprint, openDatabase, redactUrl } from './db/database.js';
+import { hearLostConnections } from './db/lost-connections.js';
 import { EmbeddedPostgresServer } from './infra/postgres/embedded-postgres.js';
 import { withAdvisoryLock } from './db/advisory-lock.js';
 import { HostInstanceStore } from './db/host-instance-store.js';
@@ -111,6 +112,7 @@ export class AgentHostApp {
     readonly logger: Logger,
   ) {
     this.instanceId = `${config.app.instance_name || os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    hearLostConnections(logger.child({ component: 'database' }));
     this.kernel = new Kernel({
       container: this.container,
       logger,
