@@ -19,6 +19,7 @@ import type { AgentView, Agents } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
 import { MinuteBudget } from '../db/minute-budget.js';
 import { LeaseWorker } from '../jobs/lease-worker.js';
+import { jobModelBinding } from '../models/job-model.js';
 import { callerHash, callerTokenFor, sentCallerToken } from '../jobs/public-owner.js';
 import type { SpooledFile, UploadedFile } from '../knowledge/documents.js';
 import { objectKeySegment } from '../services/object-key-segment.js';
@@ -198,7 +199,6 @@ export class EtlJobs {
       await put(sourceKey, submission.source);
       await put(schemaKey, submission.target_schema);
       const claim = this.worker.claimFor();
-      const own = Boolean(agent.model_name && agent.model_provider);
       const job = await this.store.insert(
         {
           id,
@@ -206,12 +206,7 @@ export class EtlJobs {
           ...owner,
           runtime_key: config.etl.runtime_key,
           instructions: submission.instructions,
-          model_binding: {
-            model_name: own ? agent.model_name! : config.models.default_model_name,
-            model_provider: own ? agent.model_provider! : config.models.default_model_provider,
-            model_temperature: agent.model_temperature ?? 0,
-            source: own ? 'agent' : 'global_fallback',
-          },
+          model_binding: jobModelBinding(agent, config),
           source_object_key: sourceKey,
           source_filename: submission.source.filename || 'source.csv',
           source_size_bytes: submission.source.data.size,

@@ -4,7 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
 import { renewLease, type LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
-import type { ModelBinding } from '../fusion/run-store.js';
+import type { ModelBinding } from '../models/job-model.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 
 /** A job's status (docs/api-decisions.md: queued → running → succeeded | failed; running → recovering → running). */

@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { AgentSnapshot, EtlPlan, EtlRuntime, Logger, ModelProvider } from '@agent-host/sdk';
+import type { EtlPlan, EtlRuntime, Logger, ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
-import { TurnModelRouter } from '../chat/model-router.js';
+import { jobModelRouter } from '../models/job-model.js';
 import type { HostConfig } from '../config/schema.js';
 import { safeCell } from '../services/csv-cell.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
@@ -52,8 +52,7 @@ export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSign
   if (!runtime) return fail('ETL_RUNTIME_MISSING', `no enabled plugin provides the ETL runtime "${job.runtime_key}"`);
   let plan = job.plan;
   if (!plan) {
-    const snapshot = { ...job.model_binding, model_routing_config: null } as unknown as AgentSnapshot;
-    const router = new TurnModelRouter(snapshot, null, config, deps.providers, { message: '' });
+    const router = jobModelRouter(job.model_binding, config, deps.providers);
     try {
       plan = await runtime.plan(
         { source_columns: job.source_columns, sample_rows: job.sample_rows, target: job.target_schema, instructions: job.instructions },

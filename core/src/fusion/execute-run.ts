@@ -1,6 +1,6 @@
-import type { AgentSnapshot, DocumentParser, FusionInput, FusionOutputItem, FusionRunResult, FusionRuntime, ModelProvider } from '@agent-host/sdk';
+import type { DocumentParser, FusionInput, FusionOutputItem, FusionRunResult, FusionRuntime, ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
-import { TurnModelRouter } from '../chat/model-router.js';
+import { jobModelRouter } from '../models/job-model.js';
 import type { HostConfig } from '../config/schema.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { estimateInteractionCost, type PricingTable } from '../usage/cost.js';
@@ -52,8 +52,7 @@ function runtimeInput(input: StoredInput, deps: RunExecutionDeps, signal: AbortS
  */
 export async function executeRun(run: FusionRunRow, deps: RunExecutionDeps, signal: AbortSignal): Promise<RunOutcome> {
   const binding = run.model_binding;
-  const snapshot = { ...binding, model_routing_config: null } as unknown as AgentSnapshot;
-  const router = new TurnModelRouter(snapshot, null, deps.config, deps.providers, { message: '' });
+  const router = jobModelRouter(binding, deps.config, deps.providers);
   const attempts: { model_raw_response: string; validation_errors: string[] }[] = [];
   let last: FusionRunResult | undefined;
   let error: RunError | null = null;

@@ -22,8 +22,9 @@ import type { StreamingObjectStore } from '../services/object-store-selection.js
 import type { PricingTable } from '../usage/cost.js';
 import { PUBLIC_API_KEY_HEADER, type PublicApiKeys } from './api-keys.js';
 import { checkSubmission, withStoredInputs, type RunSubmission } from './run-inputs.js';
-import { FusionRunStore, type FusionRunRow, type ModelBinding, type PublicOwner, type StoredInput } from './run-store.js';
+import { FusionRunStore, type FusionRunRow, type PublicOwner, type StoredInput } from './run-store.js';
 import { LeaseWorker } from '../jobs/lease-worker.js';
+import { jobModelBinding, type ModelBinding } from '../models/job-model.js';
 import { callerHash, callerTokenFor, sentCallerToken } from '../jobs/public-owner.js';
 import { executeRun } from './execute-run.js';
 
@@ -140,7 +141,7 @@ export class FusionRuns {
       if (!agent.fusion_definition)
         throw new ConflictError(`agent ${agentId} has no fusion_definition; set it with PATCH /agents/${agentId}`, { code: 'FUSION_DEFINITION_MISSING' });
       definition = fusionDefinitionSchema.parse(agent.fusion_definition);
-      binding = this.bindingOf(agent);
+      binding = jobModelBinding(agent, this.deps.config);
     }
     const run = await this.make(agent.agent_id, submission, definition, {
       agent_version_id: submission.agent_version_id ?? null,
@@ -261,18 +262,6 @@ export class FusionRuns {
     return agent;
   }
 
-  /** The model a run is bound to: the agent's, else the global model's provider and name; temperature never from the global model. */
-  private bindingOf(agent: Pick<AgentView, 'model_name' | 'model_provider' | 'model_temperature'>): ModelBinding {
-    const { default_model_name, default_model_provider } = this.deps.config.models;
-    const own = Boolean(agent.model_name && agent.model_provider);
-    return {
-      model_name: own ? agent.model_name! : default_model_name,
-      model_provider: own ? agent.model_provider! : default_model_provider,
-      model_temperature: agent.model_temperature ?? 0,
-      source: own ? 'agent' : 'global_fallback',
-    };
-  }
-
   private async version(agentId: string, versionId: string, where: 'body' | 'published') {
     const cached = this.versions.get(versionId);
     if (cached) return cached;
@@ -284,7 +273,7 @@ export class FusionRuns {
     if (snapshot.agent_type !== 'fusion' || !snapshot.fusion_definition) {
       throw new ConflictError(`version ${versionId} holds no fusion_definition`, { code: 'FUSION_DEFINITION_MISSING' });
     }
-    const resolved = { definition: fusionDefinitionSchema.parse(snapshot.fusion_definition), binding: this.bindingOf(snapshot) };
+    const resolved = { definition: fusionDefinitionSchema.parse(snapshot.fusion_definition), binding: jobModelBinding(snapshot, this.deps.config) };
     if (this.versions.size >= VERSION_CACHE_MAX) this.versions.delete(this.versions.keys().next().value!);
     this.versions.set(versionId, resolved);
     return resolved;

@@ -4,6 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
 import { renewLease, type LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
+import type { ModelBinding } from '../models/job-model.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 
@@ -14,15 +15,6 @@ export type FusionRunStatus = 'queued' | 'running' | 'recovering' | 'succeeded' 
 export type StoredInput =
   | { input_id: string; slot: string; kind: 'text'; text: string }
   | { input_id: string; slot: string; kind: 'file'; filename: string; content_type: string; size_bytes: number; sha256: string; object_key: string };
-
-/** The model a run is bound to, resolved when it was made, and where it came from. */
-export interface ModelBinding {
-  model_name: string;
-  model_provider: string;
-  model_temperature: number;
-  /** `agent`: the agent's own model; `global_fallback`: the global model's provider and name. */
-  source: 'agent' | 'global_fallback';
-}
 
 /** Why a run failed: a code, a message, and for `FUSION_OUTPUT_INVALID` the schema errors of the last attempt. */
 export interface RunError {
