@@ -183,6 +183,7 @@ export class AgentHostApp {
       await domains.evaluationRuns.start(this.requireJobs().forOwner('evaluation'), domains.chat);
       await domains.fusionRuns.start(this.requireJobs().forOwner('fusion'));
       await domains.etlJobs.start(this.requireJobs().forOwner('etl'));
+      await domains.documentRecognition.start(this.requireJobs().forOwner('document-recognition'));
       this.registerCoreServices();
       this.registerCoreHealthChecks();
       await this.kernel.init();
@@ -196,6 +197,7 @@ export class AgentHostApp {
       this.cleanups.push(() => domains.evaluationRuns.stop());
       this.cleanups.push(() => domains.fusionRuns.stop());
       this.cleanups.push(() => domains.etlJobs.stop());
+      this.cleanups.push(() => domains.documentRecognition.stop());
       await this.agenda!.start();
       this.jobsStarted = true;
     } catch (error) {

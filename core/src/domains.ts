@@ -32,6 +32,8 @@ import { pricingFromConfig } from './usage/cost.js';
 import { PublicApiKeys } from './fusion/api-keys.js';
 import { FusionRuns } from './fusion/fusion-runs.js';
 import { EtlJobs } from './etl/etl-jobs.js';
+import { DocumentRecognition } from './document-recognition/document-recognition.js';
+import { RuntimeAgents } from './document-recognition/runtime-agents.js';
 
 /**
  * Every domain of a started host, none optional: the HTTP routes and the WebSocket gateway each take the ones they
@@ -70,6 +72,10 @@ export interface Domains {
   fusionRuns: FusionRuns;
   /** ETL jobs of etl agents, their worker and their public alias (spec 4.10). */
   etlJobs: EtlJobs;
+  /** Document-recognition runtime agents: registered Fusion agents (spec 4.10). */
+  runtimeAgents: RuntimeAgents;
+  /** Document-recognition runs, their worker, field reviews and ledger (spec 4.10). */
+  documentRecognition: DocumentRecognition;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
 }
@@ -130,9 +136,28 @@ export function createDomains(deps: DomainDeps): Domains {
   });
   const sessionTurns = new SessionTurns(db, deps.instanceId);
   const scheduledTasks = new ScheduledTasks(db, config, agents, deps.instanceId, logger.child({ component: 'scheduled-tasks' }));
-  const evaluationDatasets = new EvaluationDatasets(db, config.evaluation, deps.objectStore, logger.child({ component: 'evaluation' }));
   const pricing = pricingFromConfig(config);
   const publicApiKeys = new PublicApiKeys(db, agents, config.fusion.api_key_requests_per_minute);
+  const recognizers = kernel.registry(extensionPoints.documentRecognizers);
+  const runtimeAgents = new RuntimeAgents({ db, config, agents, recognizers });
+  const extraction = {
+    config,
+    recognizers,
+    parsers: kernel.registry(extensionPoints.documentParsers),
+    runtimes: kernel.registry(extensionPoints.fusionRuntimes),
+    providers: kernel.registry(extensionPoints.modelProviders),
+    objectStore: deps.objectStore,
+    pricing,
+  };
+  const documentRecognition = new DocumentRecognition({
+    db,
+    agents,
+    runtimeAgents,
+    ...extraction,
+    instanceId: deps.instanceId,
+    logger: logger.child({ component: 'document-recognition' }),
+  });
+  const evaluationDatasets = new EvaluationDatasets(db, config.evaluation, deps.objectStore, documentRecognition, logger.child({ component: 'evaluation' }));
   const chat = new ChatService({
     config,
     agents,
@@ -169,7 +194,7 @@ export function createDomains(deps: DomainDeps): Domains {
     sessionEvents,
     scheduledTasks,
     evaluationDatasets,
-    evaluationRuns: new EvaluationRuns(db, config, agents, evaluationDatasets, deps.instanceId, logger.child({ component: 'evaluation' })),
+    evaluationRuns: new EvaluationRuns(db, config, agents, evaluationDatasets, deps.instanceId, extraction, logger.child({ component: 'evaluation' })),
     publicApiKeys,
     fusionRuns: new FusionRuns({
       db,
@@ -194,6 +219,8 @@ export function createDomains(deps: DomainDeps): Domains {
       instanceId: deps.instanceId,
       logger: logger.child({ component: 'etl' }),
     }),
+    runtimeAgents,
+    documentRecognition,
     costOverview: (agentId) => agentCostOverview(db, agentId),
   };
 }

@@ -94,3 +94,4 @@ export { ToolCallBudget } from './chat/tool-budget.js';
 export { ENCRYPTED_COLUMNS, reencryptAll } from './services/encrypted-columns.js';
 export type { RunSubmission } from './fusion/run-inputs.js';
 export type { EtlFile, EtlSubmission } from './etl/etl-jobs.js';
+export type { RecognitionCaller, RecognitionFile } from './document-recognition/document-recognition.js';

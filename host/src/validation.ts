@@ -42,3 +42,17 @@ export const listOf = <S extends z.ZodType>(item: S) => z.object({ items: z.arra
 
 /** The answer of an action that returns no resource: `{"status": "deleted"}` and the like. */
 export const statusOf = <const T extends string>(status: T) => z.object({ status: z.literal(status) });
+
+/** `?wait_seconds=`: how long a route that makes a run waits for it to end before answering (0: at once, at most 300). */
+export const runWait = (limit: string) =>
+  z
+    .object({
+      wait_seconds: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(300)
+        .optional()
+        .describe(`How long to wait for the run to end before answering (0: answer at once); ${limit}`),
+    })
+    .strict();

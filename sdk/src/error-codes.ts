@@ -164,6 +164,46 @@ export const ERROR_CODES = {
   ETL_PLAN_INVALID: { status: null, description: "A failed ETL job's error: the runtime's plan does not map the target columns in order from source columns." },
   ETL_CONVERSION_FAILED: { status: null, description: "A failed ETL job's error: reading the source or writing the output failed part of the way." },
   ETL_WORKER_LOST: { status: null, description: "A failed ETL job's error: its worker stopped [etl] max_attempts times, so the job was given up." },
+  // Document recognition.
+  RUNTIME_AGENT_NOT_FOUND: { status: 404, description: 'No registered runtime agent has this id (on the public routes: none that takes runs now).' },
+  RUNTIME_AGENT_NOT_PUBLISHED: { status: 409, description: 'The fusion agent has not published a version, so it cannot be registered as a runtime agent.' },
+  RUNTIME_AGENT_UNSUITABLE: {
+    status: 422,
+    description:
+      'The published definition cannot serve document recognition: it needs exactly one file input, no other required input, and a document_field_set output with fields.',
+  },
+  RUNTIME_AGENT_UNAVAILABLE: {
+    status: 409,
+    description: 'The runtime agent takes no runs now: it is inactive, or its published version no longer fits document recognition.',
+  },
+  DOCUMENT_EMPTY: { status: 400, description: 'The uploaded document has no bytes.' },
+  DOCUMENT_TOO_LARGE: {
+    status: 413,
+    description: "The uploaded document is larger than the runtime agent's file slot or [document_recognition] max_file_bytes allows.",
+  },
+  DOCUMENT_TYPE: { status: 415, description: "The uploaded document's type is not one both the runtime agent's file slot and the recognizer take." },
+  DOCUMENT_RECOGNITION_RUN_NOT_FOUND: { status: 404, description: 'No such document-recognition run (on the public routes: none the caller made).' },
+  DOCUMENT_RECOGNITION_FIELD_NOT_FOUND: {
+    status: 404,
+    description: 'The document-recognition run has no such field (a run has fields once it has succeeded).',
+  },
+  DOCUMENT_RECOGNITION_FILE_NOT_FOUND: {
+    status: 404,
+    description: 'The run has no such file yet: a PDF rendition, preview or result exists once the run has made it.',
+  },
+  DOCUMENT_RECOGNITION_RUN_NOT_REVIEWED: {
+    status: 409,
+    description: 'A run to import into an evaluation dataset has not succeeded, or has fields still unreviewed.',
+  },
+  EVALUATION_ITEM_DUPLICATE_RUN: { status: 409, description: 'The dataset already holds an item imported from this document-recognition run.' },
+  DOCUMENT_RECOGNIZER_MISSING: {
+    status: null,
+    description: "A failed document-recognition run's error: no enabled plugin provides [document_recognition] recognizer_key.",
+  },
+  DOCUMENT_RECOGNITION_WORKER_LOST: {
+    status: null,
+    description: "A failed document-recognition run's error: its worker stopped [document_recognition] max_attempts times, so the run was given up.",
+  },
   // Scheduled tasks.
   SCHEDULED_TASK_NOT_FOUND: { status: 404, description: 'No such scheduled task.' },
   SCHEDULED_TASK_NOT_ACTIVE: { status: 409, description: 'The scheduled task was cancelled or has completed; it cannot be cancelled again.' },

@@ -350,6 +350,7 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
       ['skills-mcp', 'first-party', { skillBackends: ['mcp'] }],
       ['fusion-llm', 'first-party', { fusionRuntimes: ['fusion_llm'] }],
       ['etl-mapper', 'first-party', { etlRuntimes: ['etl_mapper'] }],
+      ['recognizer-local', 'first-party', { documentRecognizers: ['local_layout'] }],
     ],
   );
   t.ok(

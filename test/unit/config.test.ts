@@ -24,6 +24,7 @@ t.test('default.toml alone is a valid development configuration', async (t) => {
     'skills-mcp',
     'fusion-llm',
     'etl-mapper',
+    'recognizer-local',
   ]);
   t.same(productionGuardProblems(config), []);
 });

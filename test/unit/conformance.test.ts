@@ -4,7 +4,9 @@
 // and no other.
 import {
   extensionPoints,
+  type DocumentInput,
   type DocumentParser,
+  type DocumentRecognizer,
   type EtlRuntime,
   type FusionRuntime,
   type ModelProvider,
@@ -23,6 +25,7 @@ import {
 import {
   ConformanceError,
   documentParserConformance,
+  documentRecognizerConformance,
   embedderConformance,
   etlRuntimeConformance,
   fakeTurnContext,
@@ -466,6 +469,75 @@ t.test('a Fusion runtime that breaks a rule fails that rule, and says how', asyn
   t.same(
     (await broken(fusionRuntimeConformance(strict))).map((f) => f.rule),
     ['an answer that is not JSON is returned as it came, one item per slot, not thrown'],
+  );
+});
+
+async function twoPagePdf(first: string, second: string): Promise<Uint8Array> {
+  const doc = new PDFDocument();
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve) => doc.on('end', resolve));
+  doc.text(first).addPage().text(second);
+  doc.end();
+  await ended;
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+async function recognizerSamples(t: Tap) {
+  const parsing = await loadFirstPartyPlugin('parsers-local');
+  t.teardown(() => parsing.stop());
+  const parsers = parsing.registry(extensionPoints.documentParsers);
+  const docx = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+  return {
+    pdf: {
+      input: {
+        data: await twoPagePdf('Invoice number: INV-7', `Total due: 1,250.00 EUR. ${PHRASE}.`),
+        filename: 'invoice.pdf',
+        contentType: 'application/pdf',
+      },
+      contains: PHRASE,
+      page: 2,
+    },
+    other: {
+      input: { data: await SAMPLES[docx]!(), filename: 'letter.docx', contentType: docx },
+      contains: PHRASE,
+      page: 1,
+    },
+    parse: (input: DocumentInput) => parsers.get(input.contentType)!.parse(input),
+  };
+}
+
+t.test('the recognizer-local plugin: local_layout keeps every document recognizer rule', async (t) => {
+  const kernel = await loadFirstPartyPlugin('recognizer-local');
+  t.teardown(() => kernel.stop());
+  await conforms(t, documentRecognizerConformance(kernel.registry(extensionPoints.documentRecognizers).get('local_layout')!, await recognizerSamples(t)));
+});
+
+t.test('a document recognizer that breaks a rule fails that rule, and says how', async (t) => {
+  const kernel = await loadFirstPartyPlugin('recognizer-local');
+  t.teardown(() => kernel.stop());
+  const real = kernel.registry(extensionPoints.documentRecognizers).get('local_layout')!;
+  const samples = await recognizerSamples(t);
+  // Renders every page, whatever the host asked: a 500-page upload would draw 500 images.
+  const greedy: DocumentRecognizer = {
+    contentTypes: real.contentTypes,
+    prepare: (input, context) => real.prepare(input, { ...context, limits: { ...context.limits, preview_pages: 10 } }),
+    locate: (values, document) => real.locate(values, document),
+  };
+  t.same(
+    (await broken(documentRecognizerConformance(greedy, samples))).map((f) => f.rule),
+    ['prepare() renders only as many previews as asked'],
+  );
+  // Places every value on page 1.
+  const lazy: DocumentRecognizer = {
+    ...greedy,
+    prepare: real.prepare.bind(real),
+    locate: (values) => values.map((v) => ({ field_id: v.field_id, page_number: 1, matched_text: null })),
+  };
+  const failures = await broken(documentRecognizerConformance(lazy, samples));
+  t.same(
+    failures.map((f) => f.rule),
+    ['locate() gives the page a value is on, and null for a value on none'],
   );
 });
 

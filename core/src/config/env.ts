@@ -38,6 +38,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'EVALUATION_ENABLED', path: ['evaluation', 'enabled'], type: 'boolean' },
   { env: 'FUSION_ENABLED', path: ['fusion', 'enabled'], type: 'boolean' },
   { env: 'ETL_ENABLED', path: ['etl', 'enabled'], type: 'boolean' },
+  { env: 'DOCUMENT_RECOGNITION_ENABLED', path: ['document_recognition', 'enabled'], type: 'boolean' },
   { env: 'OTEL_EXPORTER_OTLP_ENDPOINT', path: ['observability', 'otlp_endpoint'], type: 'string' },
   { env: 'OTEL_SERVICE_NAME', path: ['observability', 'service_name'], type: 'string' },
   { env: 'ADMIN_ACCESS_TOKEN_SECRET_KEY', path: ['admin', 'access_token_secret_key'], type: 'string' },

@@ -237,6 +237,27 @@ export const configSchema = z
         anonymous_jobs_per_minute: z.number().int().min(0).default(10),
       })
       .strict(),
+    document_recognition: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** The document recognizer runs use (set in default.toml: core names no plugin). */
+        recognizer_key: z.string().min(1),
+        max_file_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(25 * 1024 * 1024),
+        max_pages: z.number().int().min(1).default(200),
+        preview_pages: z.number().int().min(0).max(20).default(3),
+        preview_width_px: z.number().int().min(64).max(4000).default(1000),
+        wait_seconds: z.number().int().min(0).max(300).default(0),
+        runs_per_instance: z.number().int().min(1).default(4),
+        run_lease_seconds: z.number().int().min(5).default(60),
+        supervisor_interval_seconds: z.number().int().min(1).default(10),
+        max_attempts: z.number().int().min(1).default(3),
+        anonymous_runs_per_minute: z.number().int().min(0).default(30),
+      })
+      .strict(),
     grounding: z
       .object({
         refuse_text: z.string().min(1).default(DEFAULT_GROUNDING_TEXTS.refuse),

@@ -47,9 +47,11 @@ export async function pendingMigrations(sequelize: Sequelize, migrationsDir: str
 }
 
 /**
- * Applies every pending migration; resolves with the names applied. Host
- * instances starting together on one database take turns.
+ * Applies every pending migration (or those up to and including `to`, a migration's name); resolves with the names
+ * applied. Host instances starting together on one database take turns.
  */
-export async function migrate(sequelize: Sequelize, migrationsDir: string, logger: Logger): Promise<string[]> {
-  return withAdvisoryLock(sequelize, STARTUP_LOCK, async () => (await (await createMigrator(sequelize, migrationsDir, logger)).up()).map((m) => m.name));
+export async function migrate(sequelize: Sequelize, migrationsDir: string, logger: Logger, to?: string): Promise<string[]> {
+  return withAdvisoryLock(sequelize, STARTUP_LOCK, async () =>
+    (await (await createMigrator(sequelize, migrationsDir, logger)).up(to ? { to } : {})).map((m) => m.name),
+  );
 }

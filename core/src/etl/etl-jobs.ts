@@ -22,6 +22,7 @@ import { LeaseWorker } from '../jobs/lease-worker.js';
 import { jobModelBinding } from '../models/job-model.js';
 import { callerHash, callerTokenFor, sentCallerToken } from '../jobs/public-owner.js';
 import type { SpooledFile, UploadedFile } from '../knowledge/documents.js';
+import { downloadTriple } from '../services/download-triple.js';
 import { objectKeySegment } from '../services/object-key-segment.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { EtlJobStore, type EtlJobRow } from './job-store.js';
@@ -251,20 +252,11 @@ export class EtlJobs {
   private adminBase = (job: EtlJobRow) => `/agents/${job.agent_id}/etl-jobs/${job.id}`;
   private publicBase = (job: EtlJobRow) => `/public/agents/${job.agent_id}/etl-jobs/${job.id}`;
 
-  /** A download triple: a presigned URL when the object store offers one, else the job's own same-origin route. */
-  private async download(key: string | null, route: string) {
-    if (!key) return { url: null, mode: null, warning: null };
-    const described = await this.deps.objectStore.describeDownload(key);
-    return described.download_mode === 'object_store_proxy'
-      ? { url: route, mode: described.download_mode, warning: described.download_warning }
-      : { url: described.download_url, mode: described.download_mode, warning: described.download_warning };
-  }
-
   private async present(job: EtlJobRow, base: string) {
     const [output, source, schema] = await Promise.all([
-      this.download(job.output_object_key, `${base}/download`),
-      this.download(job.source_object_key, `${base}/source-csv`),
-      this.download(job.target_schema_object_key, `${base}/target-schema-csv`),
+      downloadTriple(this.deps.objectStore, job.output_object_key, `${base}/download`),
+      downloadTriple(this.deps.objectStore, job.source_object_key, `${base}/source-csv`),
+      downloadTriple(this.deps.objectStore, job.target_schema_object_key, `${base}/target-schema-csv`),
     ]);
     return {
       job_id: job.id,

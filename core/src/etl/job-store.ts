@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EtlPlan, EtlTargetColumn } from '@agent-host/sdk';
 import { QueryTypes } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
-import { renewLease, type LeasedRow } from '../db/leased-row.js';
+import { claimLeased, recoverLeased, renewLease, type LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { ModelBinding } from '../models/job-model.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
@@ -138,29 +138,13 @@ export class EtlJobStore extends SqlStore {
     );
   }
 
-  async claim(owner: string, leaseSeconds: number): Promise<EtlJobRow | undefined> {
-    const [row] = await this.db.query<EtlJobRow>(
-      `UPDATE etl_jobs SET status = 'running', attempt_count = attempt_count + 1, lease_token = $3, lease_owner = $1, rows_done = 0,
-         lease_expires_at = now() + make_interval(secs => $2), worker_heartbeat_at = now(), last_attempt_started_at = now(),
-         started_at = COALESCE(started_at, now())
-       WHERE id = (SELECT id FROM etl_jobs WHERE status IN ('queued', 'recovering') ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)
-       RETURNING *`,
-      { bind: [owner, leaseSeconds, randomUUID()], type: QueryTypes.SELECT },
-    );
-    return row;
+  claim(owner: string, leaseSeconds: number): Promise<EtlJobRow | undefined> {
+    return claimLeased(this.db, 'etl_jobs', owner, leaseSeconds, 'rows_done = 0');
   }
 
   /** Jobs whose worker stopped become `recovering`; after `maxAttempts` attempts they fail (`ETL_WORKER_LOST`). */
-  async recover(maxAttempts: number): Promise<void> {
-    await this.db.query(
-      `UPDATE etl_jobs SET status = 'failed', completed_at = now(), lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
-         error = jsonb_build_object('code', 'ETL_WORKER_LOST', 'message', 'its worker stopped ' || attempt_count || ' times; the job was given up')
-       WHERE status = 'running' AND lease_expires_at < now() AND attempt_count >= $1`,
-      { bind: [maxAttempts] },
-    );
-    await this.db.query(
-      "UPDATE etl_jobs SET status = 'recovering', lease_owner = NULL, lease_token = NULL WHERE status = 'running' AND lease_expires_at < now()",
-    );
+  recover(maxAttempts: number): Promise<void> {
+    return recoverLeased(this.db, 'etl_jobs', maxAttempts, 'ETL_WORKER_LOST', 'job');
   }
 
   heartbeat(jobId: string, leaseToken: string, leaseSeconds: number): Promise<boolean> {

@@ -28,11 +28,30 @@ export interface DatasetRow {
   snapshot_count: number;
 }
 
+/** The document a `document_recognition` item was imported from (a snapshot holds its own copy). */
+export interface SourceDocument {
+  object_key: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+}
+
+/** An item made from a reviewed document-recognition run: its document and the reviewed field values it expects. */
+export interface RecognitionItemInput extends DatasetItemInput {
+  source_run_id: string;
+  source_document: SourceDocument;
+  expected_fields: Record<string, unknown>;
+}
+
 export interface ItemRow extends DatasetItemInput {
   id: string;
   dataset_id: string;
   position: number;
   created_at: Date;
+  source_run_id: string | null;
+  source_document: SourceDocument | null;
+  expected_fields: Record<string, unknown> | null;
 }
 
 /** The source CSV of a dataset as the object store keeps it. */
@@ -93,8 +112,43 @@ export class DatasetStore extends SqlStore {
     );
   }
 
-  /** A frozen child of `parent` holding copies of its items, with the copied source CSV. */
-  async insertSnapshot(parent: DatasetRow, csvKey: string | null, createdBy: string | null, transaction: Transaction): Promise<string> {
+  /** The runs a dataset's items were imported from. */
+  async sourceRunIds(id: string, transaction: Transaction): Promise<Set<string>> {
+    const rows = await this.db.query<{ source_run_id: string }>(
+      'SELECT source_run_id FROM evaluation_dataset_items WHERE dataset_id = $1 AND source_run_id IS NOT NULL',
+      { bind: [id], type: QueryTypes.SELECT, transaction },
+    );
+    return new Set(rows.map((row) => row.source_run_id));
+  }
+
+  /** Adds items after the dataset's last one (an import of reviewed runs adds; it replaces nothing). */
+  async appendRecognitionItems(id: string, items: RecognitionItemInput[], transaction: Transaction): Promise<void> {
+    await this.db.query(
+      `INSERT INTO evaluation_dataset_items (id, dataset_id, position, question, expected_answers, domain, difficulty, source, metadata, source_run_id,
+         source_document, expected_fields, created_at)
+       SELECT gen_random_uuid(), $1, (SELECT COALESCE(max(position), 0) FROM evaluation_dataset_items WHERE dataset_id = $1) + i.ordinality,
+              i.value->>'question', i.value->'expected_answers', i.value->>'domain', i.value->>'difficulty', i.value->>'source', i.value->'metadata',
+              (i.value->>'source_run_id')::uuid, i.value->'source_document', i.value->'expected_fields', now()
+       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS i`,
+      { bind: [id, JSON.stringify(items)], transaction },
+    );
+    await this.db.query(
+      'UPDATE evaluation_datasets SET item_count = (SELECT count(*) FROM evaluation_dataset_items WHERE dataset_id = $1), updated_at = now() WHERE id = $1',
+      { bind: [id], transaction },
+    );
+  }
+
+  /**
+   * A frozen child of `parent` holding copies of its items, with the copied source CSV; `documentKeys` gives the
+   * copied source document of each `document_recognition` item, by position.
+   */
+  async insertSnapshot(
+    parent: DatasetRow,
+    csvKey: string | null,
+    createdBy: string | null,
+    transaction: Transaction,
+    documentKeys: Map<number, string> = new Map(),
+  ): Promise<string> {
     const id = randomUUID();
     await this.db.query(
       `INSERT INTO evaluation_datasets (id, name, description, task_type, frozen, parent_dataset_id, frozen_at, item_count, source_csv_object_key,
@@ -105,10 +159,15 @@ export class DatasetStore extends SqlStore {
       { bind: [id, csvKey, createdBy, parent.id], transaction },
     );
     await this.db.query(
-      `INSERT INTO evaluation_dataset_items (id, dataset_id, position, question, expected_answers, domain, difficulty, source, metadata, created_at)
-       SELECT gen_random_uuid(), $1, position, question, expected_answers, domain, difficulty, source, metadata, now()
-       FROM evaluation_dataset_items WHERE dataset_id = $2`,
-      { bind: [id, parent.id], transaction },
+      `INSERT INTO evaluation_dataset_items (id, dataset_id, position, question, expected_answers, domain, difficulty, source, metadata, source_run_id,
+         source_document, expected_fields, created_at)
+       SELECT gen_random_uuid(), $1, i.position, i.question, i.expected_answers, i.domain, i.difficulty, i.source, i.metadata, i.source_run_id,
+              CASE WHEN k.key IS NULL THEN i.source_document ELSE jsonb_set(i.source_document, '{object_key}', to_jsonb(k.key)) END,
+              i.expected_fields, now()
+       FROM evaluation_dataset_items i
+       LEFT JOIN jsonb_to_recordset($3::jsonb) AS k(position int, key text) ON k.position = i.position
+       WHERE i.dataset_id = $2`,
+      { bind: [id, parent.id, JSON.stringify([...documentKeys].map(([position, key]) => ({ position, key })))], transaction },
     );
     return id;
   }

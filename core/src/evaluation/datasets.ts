@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, type Logger } from '@agent-host/sdk';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, type Logger } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import type { HostConfig } from '../config/schema.js';
@@ -8,9 +8,15 @@ import type { UploadedFile } from '../knowledge/documents.js';
 import { objectKeySegment } from '../services/object-key-segment.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { readDatasetCsv } from './csv-items.js';
-import { DatasetStore, type DatasetRow, type ItemRow, type TaskType } from './dataset-store.js';
+import { reviewState, type FieldRow, type RecognitionRunRow } from '../document-recognition/run-store.js';
+import { DatasetStore, type DatasetRow, type ItemRow, type RecognitionItemInput, type TaskType } from './dataset-store.js';
 
 const SOURCE = 'core.evaluation';
+
+/** Where reviewed document-recognition runs are read from, for an import. */
+export interface ReviewedRunSource {
+  forImport(runIds: string[]): Promise<{ run: RecognitionRunRow; fields: FieldRow[] }[]>;
+}
 
 /**
  * Evaluation datasets (spec 4.9): made, filled from a CSV (which is kept as it was uploaded), frozen into immutable
@@ -23,6 +29,7 @@ export class EvaluationDatasets {
     private readonly db: Sequelize,
     private readonly config: HostConfig['evaluation'],
     private readonly objectStore: StreamingObjectStore,
+    private readonly reviewedRuns: ReviewedRunSource,
     private readonly logger: Logger,
   ) {
     this.store = new DatasetStore(db);
@@ -115,30 +122,107 @@ export class EvaluationDatasets {
   }
 
   /**
+   * Adds one item per reviewed document-recognition run to an unfrozen `document_recognition` dataset (spec 4.9): the
+   * run's source document, and as expected output the reviewed value of each field accepted or corrected (a rejected
+   * field has no right value to expect, so it is left out). A run that has not succeeded or has unreviewed fields
+   * (409), one already in the dataset (409), or an unknown one (422) refuses the whole import.
+   */
+  async importRecognitionRuns(id: string, runIds: string[], op: Operation) {
+    const dataset = await this.require(id);
+    this.requireEditable(dataset);
+    if (dataset.task_type !== 'document_recognition') {
+      throw new ConflictError(`a ${dataset.task_type} dataset takes no document-recognition runs`, { code: 'EVALUATION_DATASET_TASK_TYPE' });
+    }
+    const repeated = runIds.findIndex((runId, index) => runIds.indexOf(runId) !== index);
+    if (repeated >= 0) throw new ValidationError([{ loc: ['body', 'run_id_list', repeated], msg: `${runIds[repeated]} is listed twice`, type: 'value_error' }]);
+    const runs = await this.reviewedRuns.forImport(runIds).catch((error: unknown) => {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new ValidationError([{ loc: ['body', 'run_id_list'], msg: (error as Error).message, type: 'value_error' }]);
+    });
+    const unreviewed = runs.filter(({ run }) => reviewState(run) !== 'reviewed').map(({ run }) => run.id);
+    if (unreviewed.length) {
+      throw new ConflictError(`not reviewed (succeeded, every field reviewed): ${unreviewed.join(', ')}`, { code: 'DOCUMENT_RECOGNITION_RUN_NOT_REVIEWED' });
+    }
+    const items: RecognitionItemInput[] = runs.map(({ run, fields }) => ({
+      question: run.source_filename,
+      expected_answers: [],
+      domain: run.runtime_binding_snapshot.agent_name,
+      difficulty: run.page_count === null ? null : `${run.page_count} page(s)`,
+      source: run.source_content_type,
+      metadata: {
+        runtime_agent_id: run.runtime_agent_id,
+        runtime_agent_version_id: run.runtime_agent_version_id,
+        rejected_field_ids: fields.filter((f) => f.current_review_status === 'rejected').map((f) => f.field_id),
+      },
+      source_run_id: run.id,
+      source_document: {
+        object_key: run.source_object_key,
+        filename: run.source_filename,
+        content_type: run.source_content_type,
+        size_bytes: Number(run.source_size_bytes),
+        sha256: run.source_sha256,
+      },
+      expected_fields: Object.fromEntries(fields.filter((f) => f.current_review_status !== 'rejected').map((f) => [f.field_id, f.current_value])),
+    }));
+    await this.db.transaction(async (transaction) => {
+      const locked = await this.store.find(id, transaction, true);
+      if (!locked) throw notFound(id);
+      this.requireEditable(locked);
+      const present = await this.store.sourceRunIds(id, transaction);
+      const again = runIds.filter((runId) => present.has(runId));
+      if (again.length)
+        throw new ConflictError(`the dataset holds items of these runs already: ${again.join(', ')}`, { code: 'EVALUATION_ITEM_DUPLICATE_RUN' });
+      await this.store.appendRecognitionItems(id, items, transaction);
+      await auditOperation(
+        this.db,
+        SOURCE,
+        op,
+        { action: 'evaluation_dataset.import_document_recognition_runs', target_type: 'evaluation_dataset', target_id: id, payload: { run_ids: runIds } },
+        transaction,
+      );
+    });
+    return this.get(id);
+  }
+
+  /**
    * An immutable snapshot of the dataset: a frozen child dataset with copies of the items and of the source CSV.
    * 400 when the dataset has items but no source CSV (nothing to copy), or no items at all.
    */
   async freeze(id: string, op: Operation) {
     const dataset = await this.require(id);
     if (dataset.frozen) throw new ConflictError(`dataset ${id} is a frozen snapshot already`, { code: 'EVALUATION_DATASET_FROZEN' });
-    if (dataset.item_count === 0) throw new BadRequestError(`dataset ${id} has no items to freeze; import a CSV first`, { code: 'EVALUATION_DATASET_EMPTY' });
+    if (dataset.item_count === 0) {
+      const how = dataset.task_type === 'qa' ? 'import a CSV' : 'import reviewed document-recognition runs';
+      throw new BadRequestError(`dataset ${id} has no items to freeze; ${how} first`, { code: 'EVALUATION_DATASET_EMPTY' });
+    }
     if (dataset.task_type === 'qa' && !dataset.source_csv_object_key) {
       throw new BadRequestError(`dataset ${id} has items but no persisted source CSV to copy; import its CSV again`, {
         code: 'EVALUATION_DATASET_NO_SOURCE_CSV',
       });
     }
-    const copyKey =
-      dataset.source_csv_object_key && `evaluation/${id}/snapshots/${randomUUID()}/${objectKeySegment(dataset.source_csv_filename ?? '', 'dataset.csv')}`;
-    if (copyKey) {
-      const { body, info } = await this.objectStore.open(dataset.source_csv_object_key!);
-      await this.objectStore.putStream(copyKey, body, { contentType: dataset.source_csv_content_type!, size: info.size });
-    }
+    const snapshotDir = `evaluation/${id}/snapshots/${randomUUID()}`;
+    const copyKey = dataset.source_csv_object_key && `${snapshotDir}/${objectKeySegment(dataset.source_csv_filename ?? '', 'dataset.csv')}`;
+    const copies: string[] = [];
+    const copy = async (from: string, to: string, contentType: string) => {
+      const { body, info } = await this.objectStore.open(from);
+      await this.objectStore.putStream(to, body, { contentType, size: info.size });
+      copies.push(to);
+    };
+    // A document_recognition snapshot keeps its own copy of each item's document: the runs' files may go, the snapshot stays.
+    const documentKeys = new Map<number, string>();
     try {
+      if (copyKey) await copy(dataset.source_csv_object_key!, copyKey, dataset.source_csv_content_type!);
+      for (const item of dataset.task_type === 'document_recognition' ? await this.store.allItems(id) : []) {
+        const document = item.source_document!;
+        const key = `${snapshotDir}/documents/${item.position}-${objectKeySegment(document.filename, 'document')}`;
+        await copy(document.object_key, key, document.content_type);
+        documentKeys.set(item.position, key);
+      }
       const snapshotId = await this.db.transaction(async (transaction) => {
         // The parent is locked so an import cannot change its items while they are copied.
         const locked = await this.store.find(id, transaction, true);
         if (!locked) throw notFound(id);
-        const created = await this.store.insertSnapshot(locked, copyKey, op.operator.admin_user_id, transaction);
+        const created = await this.store.insertSnapshot(locked, copyKey, op.operator.admin_user_id, transaction, documentKeys);
         await auditOperation(
           this.db,
           SOURCE,
@@ -155,7 +239,7 @@ export class EvaluationDatasets {
       });
       return await this.get(snapshotId);
     } catch (error) {
-      if (copyKey) await this.removeObject(copyKey);
+      await Promise.all(copies.map((key) => this.removeObject(key)));
       throw error;
     }
   }
@@ -191,6 +275,7 @@ export class EvaluationDatasets {
         { code: 'DATASET_REFERENCED_BY_EVALUATION_RUNS' },
       );
     }
+    const documents = dataset.frozen ? (await this.store.allItems(id)).flatMap((item) => (item.source_document ? [item.source_document.object_key] : [])) : [];
     await this.db.transaction(async (transaction) => {
       await this.store.delete(id, transaction);
       await auditOperation(
@@ -202,6 +287,8 @@ export class EvaluationDatasets {
       );
     });
     if (dataset.source_csv_object_key) await this.removeObject(dataset.source_csv_object_key);
+    // A snapshot's documents are its own copies; an unfrozen dataset's are the runs' files, which stay.
+    if (dataset.frozen) for (const key of documents) await this.removeObject(key);
     return { status: 'deleted' as const, dataset_id: id };
   }
 
@@ -217,7 +304,7 @@ export class EvaluationDatasets {
   }
 
   private async removeObject(key: string): Promise<void> {
-    await this.objectStore.delete(key).catch((error: unknown) => this.logger.warn({ err: error, key }, 'could not remove a stored dataset CSV'));
+    await this.objectStore.delete(key).catch((error: unknown) => this.logger.warn({ err: error, key }, 'could not remove a stored dataset file'));
   }
 
   /** The dataset as the API shows it; a source CSV without a presigned URL is served by the dataset's own route. */
@@ -260,5 +347,13 @@ function presentItem(row: ItemRow) {
     difficulty: row.difficulty,
     source: row.source,
     metadata: row.metadata,
+    source_run_id: row.source_run_id,
+    source_document: row.source_document && {
+      filename: row.source_document.filename,
+      content_type: row.source_document.content_type,
+      size_bytes: row.source_document.size_bytes,
+      sha256: row.source_document.sha256,
+    },
+    expected_fields: row.expected_fields,
   };
 }

@@ -5,6 +5,7 @@ import { judgePromptVersion, type Agents } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
 import type { EvaluationDatasets } from './datasets.js';
 import { DEFAULT_JUDGE_PROMPT } from './judge.js';
+import { documentEvaluationProblem, scoreDocumentItem, type DocumentScoringDeps } from './document-items.js';
 import { gateReasons, type GatePolicy } from './gate.js';
 import { resultsCsv } from './results-csv.js';
 import { RunStore, SLICE_COLUMNS, type ResultRow, type RunWithTotals, type SliceRow } from './run-store.js';
@@ -21,7 +22,8 @@ export interface CreateRunInput {
 }
 
 /**
- * Evaluation runs (spec 3.4, 4.9): made on a chat agent and a frozen QA snapshot, with the model routing and judge
+ * Evaluation runs (spec 3.4, 4.9): made on a chat agent and a frozen QA snapshot (or a fusion agent and a frozen
+ * document_recognition snapshot, scored field by field), with the model routing and judge
  * prompt snapshotted; run by {@link RunWorker}; read with their scores and usage rollups.
  */
 export class EvaluationRuns {
@@ -35,6 +37,7 @@ export class EvaluationRuns {
     private readonly agents: Agents,
     private readonly datasets: EvaluationDatasets,
     instanceId: string,
+    documents: DocumentScoringDeps,
     logger: Logger,
   ) {
     const staleSeconds = config.evaluation.run_lease_seconds;
@@ -45,6 +48,7 @@ export class EvaluationRuns {
       instanceId,
       agent: (agentId) => agents.get(agentId).catch((error: unknown) => (error instanceof NotFoundError ? null : Promise.reject(error))),
       items: (datasetId) => datasets.allItems(datasetId),
+      scoreDocument: (run, agent, override, item, signal) => scoreDocumentItem(run, agent, override, item, documents, signal),
       logger,
     });
   }
@@ -59,8 +63,11 @@ export class EvaluationRuns {
 
   async create(agentId: string, input: CreateRunInput, op: Operation) {
     const agent = await this.agents.get(agentId);
-    if (agent.agent_type !== 'chat')
-      throw new ConflictError(`agent ${agentId} is a ${agent.agent_type} agent; QA evaluation runs on chat agents`, { code: 'EVALUATION_DATASET_TASK_TYPE' });
+    if (agent.agent_type !== 'chat' && agent.agent_type !== 'fusion') {
+      throw new ConflictError(`agent ${agentId} is a ${agent.agent_type} agent; evaluation runs on chat agents (QA) and fusion agents (document recognition)`, {
+        code: 'EVALUATION_DATASET_TASK_TYPE',
+      });
+    }
     const dataset = await this.datasets.require(input.dataset_id).catch((error: unknown) => {
       if (error instanceof NotFoundError)
         throw new ValidationError([{ loc: ['body', 'dataset_id'], msg: `no evaluation dataset ${input.dataset_id}`, type: 'value_error' }]);
@@ -71,8 +78,10 @@ export class EvaluationRuns {
         code: 'EVALUATION_DATASET_NOT_FROZEN',
       });
     }
-    if (dataset.task_type !== 'qa')
-      throw new ConflictError(`a ${dataset.task_type} snapshot is not run on a chat agent`, { code: 'EVALUATION_DATASET_TASK_TYPE' });
+    if (dataset.task_type === 'qa' && agent.agent_type !== 'chat')
+      throw new ConflictError(`a qa snapshot runs on a chat agent, not on a ${agent.agent_type} agent`, { code: 'EVALUATION_DATASET_TASK_TYPE' });
+    const documentProblem = dataset.task_type === 'document_recognition' ? documentEvaluationProblem(agent) : undefined;
+    if (documentProblem) throw new ConflictError(documentProblem, { code: 'EVALUATION_DATASET_TASK_TYPE' });
     if ((input.model_name === undefined) !== (input.model_provider === undefined)) {
       const missing = input.model_name === undefined ? 'model_name' : 'model_provider';
       throw new ValidationError([{ loc: ['body', missing], msg: 'model_name and model_provider name one model together', type: 'value_error' }]);
@@ -346,6 +355,7 @@ function presentResult(row: ResultRow) {
     judge_status: row.judge_status,
     judge_score: row.judge_score,
     grounding: row.grounding,
+    field_scores: row.field_scores ?? null,
     generation_usage: usage('generation'),
     judge_usage: usage('judge'),
     latency_ms: row.latency_ms,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
 import { renewLease, type LeasedRow } from '../db/leased-row.js';
+import type { FieldScore } from './field-score.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { rollupUsage, type TokenUsageRollup, type TokenUsageSummary } from '../usage/token-usage.js';
@@ -62,6 +63,8 @@ export interface ResultInput {
   judge_score: JudgeScore | null;
   /** For an agent with a grounding policy: the path its answer took (issue 20). */
   grounding: { path: string; grounded: boolean; cited_ids: string[] } | null;
+  /** For a `document_recognition` item: each field's extracted value against its reviewed one. */
+  field_scores?: FieldScore[] | null;
   generation_usage: TokenUsageSummary;
   judge_usage: TokenUsageSummary;
   generation_cost: EstimatedCostSummary;
@@ -293,8 +296,8 @@ export class RunStore extends SqlStore {
       `INSERT INTO evaluation_results (id, run_id, item_id, position, question, expected_answers, domain, difficulty, source, predicted_answer,
          response_source, status, error_message, rule_score, judge_status, judge_score, grounding, generation_input_tokens, generation_output_tokens,
          generation_total_tokens, generation_usage_source, judge_input_tokens, judge_output_tokens, judge_total_tokens, judge_usage_source, latency_ms,
-         generation_cost, judge_cost, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, now())
+         generation_cost, judge_cost, field_scores, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, now())
        ON CONFLICT (run_id, item_id) DO NOTHING`,
       {
         bind: [
@@ -326,6 +329,7 @@ export class RunStore extends SqlStore {
           result.latency_ms,
           JSON.stringify(result.generation_cost),
           JSON.stringify(result.judge_cost),
+          json(result.field_scores ?? null),
         ],
       },
     );

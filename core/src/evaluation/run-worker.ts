@@ -11,6 +11,18 @@ import { ruleScore } from './rule-score.js';
 import type { ResultInput, RunRow, RunStore } from './run-store.js';
 
 export const DISPATCH_JOB = 'dispatch';
+
+/** What every result repeats of its run and item. */
+export const resultBase = (run: RunRow, item: ItemRow) => ({
+  run_id: run.id,
+  item_id: item.id,
+  position: item.position,
+  question: item.question,
+  expected_answers: item.expected_answers,
+  domain: item.domain,
+  difficulty: item.difficulty,
+  source: item.source,
+});
 const DISPATCH_LOCK_MS = 10_000;
 
 /** What a run needs of the chat pipeline (`ChatService`): an item's turn, and a judge. */
@@ -26,6 +38,8 @@ export interface RunWorkerDeps {
   /** The run's agent now (null once deleted), and the items of its frozen snapshot. */
   agent: (agentId: string) => Promise<AgentView | null>;
   items: (datasetId: string) => Promise<ItemRow[]>;
+  /** A `document_recognition` item: its document extracted by the agent's draft, scored field by field. */
+  scoreDocument: (run: RunRow, agent: AgentView, override: ModelOverride | null, item: ItemRow, signal: AbortSignal) => Promise<ResultInput>;
   logger: Logger;
 }
 
@@ -107,7 +121,9 @@ export class RunWorker {
       const lane = async () => {
         while (next < todo.length && !controller.signal.aborted) {
           const item = todo[next++]!;
-          const result = await this.score(run, runAgent, override, item, controller.signal);
+          const result = item.source_document
+            ? await this.deps.scoreDocument(run, runAgent, override, item, controller.signal)
+            : await this.score(run, runAgent, override, item, controller.signal);
           // An item cut short by the stop is not a failure of the agent: it is left for the next claim.
           if (controller.signal.aborted) return;
           await store.insertResult(result);
@@ -125,16 +141,7 @@ export class RunWorker {
   /** One item: the agent's answer, its rule score, and the judge's verdict; a model or judge failure fails the item only. */
   private async score(run: RunRow, agent: AgentView, override: ModelOverride | null, item: ItemRow, signal: AbortSignal): Promise<ResultInput> {
     const started = Date.now();
-    const base = {
-      run_id: run.id,
-      item_id: item.id,
-      position: item.position,
-      question: item.question,
-      expected_answers: item.expected_answers,
-      domain: item.domain,
-      difficulty: item.difficulty,
-      source: item.source,
-    };
+    const base = resultBase(run, item);
     const turn = await this.turns!.evaluate({ agent, message: item.question, override, sessionId: `eval-${run.id}-${item.position}`, signal });
     const grounding = turn.grounding && { path: turn.grounding.path, grounded: turn.grounding.grounded, cited_ids: turn.grounding.cited_ids };
     const skipped: TokenUsageSummary = { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' };

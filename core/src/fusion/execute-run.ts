@@ -1,6 +1,6 @@
-import type { DocumentParser, FusionInput, FusionOutputItem, FusionRunResult, FusionRuntime, ModelProvider } from '@agent-host/sdk';
+import type { DocumentParser, FusionDefinition, FusionInput, FusionOutputItem, FusionRunResult, FusionRuntime, ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
-import { jobModelRouter } from '../models/job-model.js';
+import { jobModelRouter, type ModelBinding } from '../models/job-model.js';
 import type { HostConfig } from '../config/schema.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { estimateInteractionCost, type PricingTable } from '../usage/cost.js';
@@ -50,8 +50,27 @@ function runtimeInput(input: StoredInput, deps: RunExecutionDeps, signal: AbortS
  * context (version, binding, prompt, raw answer, trace, usage); a runtime or model failure is a failed outcome, not an
  * exception, unless `signal` stopped the attempt.
  */
-export async function executeRun(run: FusionRunRow, deps: RunExecutionDeps, signal: AbortSignal): Promise<RunOutcome> {
-  const binding = run.model_binding;
+export function executeRun(run: FusionRunRow, deps: RunExecutionDeps, signal: AbortSignal): Promise<RunOutcome> {
+  const inputs = run.inputs.map((input) => runtimeInput(input, deps, signal));
+  return executeDefinition({ ...run, inputs, binding: run.model_binding }, deps, signal);
+}
+
+/** A definition to run, outside or inside a Fusion run (document recognition runs a published definition on a prepared file). */
+export interface DefinitionRun {
+  definition: FusionDefinition;
+  inputs: FusionInput[];
+  binding: ModelBinding;
+  agent_version_id: string | null;
+  trace_id: string;
+}
+
+/** {@link executeRun} on given inputs. */
+export async function executeDefinition(
+  run: DefinitionRun,
+  deps: Pick<RunExecutionDeps, 'config' | 'runtimes' | 'providers' | 'pricing'>,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  const { binding, inputs } = run;
   const router = jobModelRouter(binding, deps.config, deps.providers);
   const attempts: { model_raw_response: string; validation_errors: string[] }[] = [];
   let last: FusionRunResult | undefined;
@@ -62,7 +81,6 @@ export async function executeRun(run: FusionRunRow, deps: RunExecutionDeps, sign
   } else {
     try {
       const model = router.chatModel('general');
-      const inputs = run.inputs.map((input) => runtimeInput(input, deps, signal));
       let errors: string[] = [];
       for (let attempt = 0; attempt < 2; attempt++) {
         const repair = last && { output_item_list: last.output_item_list, errors };

@@ -29,7 +29,6 @@ import { callerHash, callerTokenFor, sentCallerToken } from '../jobs/public-owne
 import { executeRun } from './execute-run.js';
 
 const TERMINAL = new Set(['succeeded', 'failed']);
-const POLL_MS = 100;
 // Published versions never change: their definitions are kept once read.
 const VERSION_CACHE_MAX = 500;
 
@@ -241,18 +240,15 @@ export class FusionRuns {
     });
   }
 
-  /** Waits up to `wait` seconds (default `[fusion] wait_seconds`) for the run to end, then reads it. */
-  private async settle(run: FusionRunRow, wait: number | undefined): Promise<FusionRunRow> {
-    const deadline = Date.now() + Math.min(wait ?? this.deps.config.fusion.wait_seconds, this.deps.config.fusion.wait_seconds) * 1000;
-    let current = run;
-    while (!TERMINAL.has(current.status) && Date.now() < deadline) {
-      const local = this.worker.running(run.id);
-      const left = deadline - Date.now();
-      // The attempt running here answers the row it ended; else (elsewhere, or not ended) the run is read again.
-      const ended = await (local ? Promise.race([local, sleep(left)]) : sleep(Math.min(POLL_MS, left)));
-      current = ended ?? (await this.store.find(run.agent_id, run.id)) ?? current;
-    }
-    return current;
+  /** Waits up to `wait` seconds (default and ceiling `[fusion] wait_seconds`) for the run to end, then reads it. */
+  private settle(run: FusionRunRow, wait: number | undefined): Promise<FusionRunRow> {
+    const seconds = Math.min(wait ?? this.deps.config.fusion.wait_seconds, this.deps.config.fusion.wait_seconds);
+    return this.worker.settle(
+      run,
+      seconds * 1000,
+      (row) => TERMINAL.has(row.status),
+      () => this.store.find(run.agent_id, run.id),
+    );
   }
 
   private async fusionAgent(agentId: string): Promise<AgentView> {
@@ -394,5 +390,3 @@ function ownerOf(access: PublicAccess): PublicOwner | undefined {
   if (access.apiKeyId) return { api_key_id: access.apiKeyId };
   return access.callerToken ? { caller_hash: callerHash(access.callerToken) } : undefined;
 }
-
-const sleep = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), Math.max(0, ms)));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FusionDefinition, FusionOutputItem } from '@agent-host/sdk';
 import { QueryTypes } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
-import { renewLease, type LeasedRow } from '../db/leased-row.js';
+import { claimLeased, recoverLeased, renewLease, type LeasedRow } from '../db/leased-row.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { ModelBinding } from '../models/job-model.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
@@ -149,38 +149,13 @@ export class FusionRunStore extends SqlStore {
     );
   }
 
-  /** Claims the oldest queued or recovering run under a new lease token (one claimant, `FOR UPDATE SKIP LOCKED`). */
-  async claim(owner: string, leaseSeconds: number): Promise<FusionRunRow | undefined> {
-    const [row] = await this.db.query<FusionRunRow>(
-      `UPDATE fusion_runs SET status = 'running', attempt_count = attempt_count + 1, lease_token = $3, lease_owner = $1,
-         lease_expires_at = now() + make_interval(secs => $2), worker_heartbeat_at = now(), last_attempt_started_at = now(),
-         started_at = COALESCE(started_at, now())
-       WHERE id = (SELECT id FROM fusion_runs WHERE status IN ('queued', 'recovering') ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)
-       RETURNING *`,
-      { bind: [owner, leaseSeconds, randomUUID()], type: QueryTypes.SELECT },
-    );
-    return row;
+  claim(owner: string, leaseSeconds: number): Promise<FusionRunRow | undefined> {
+    return claimLeased(this.db, 'fusion_runs', owner, leaseSeconds);
   }
 
-  /**
-   * Runs whose worker stopped (lease lapsed) become `recovering`, to be claimed again; after `maxAttempts` attempts
-   * they fail with `FUSION_WORKER_LOST`. Returns how many wait to be claimed.
-   */
-  async recover(maxAttempts: number): Promise<number> {
-    const lost: RunError = { code: 'FUSION_WORKER_LOST', message: '' };
-    await this.db.query(
-      `UPDATE fusion_runs SET status = 'failed', completed_at = now(), lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
-         error = jsonb_build_object('code', $2::text, 'message', 'its worker stopped ' || attempt_count || ' times; the run was given up')
-       WHERE status = 'running' AND lease_expires_at < now() AND attempt_count >= $1`,
-      { bind: [maxAttempts, lost.code] },
-    );
-    const [row] = await this.db.query<{ waiting: number }>(
-      `WITH lapsed AS (UPDATE fusion_runs SET status = 'recovering', lease_owner = NULL, lease_token = NULL
-                       WHERE status = 'running' AND lease_expires_at < now() RETURNING id)
-       SELECT (SELECT count(*) FROM lapsed)::int + (SELECT count(*) FROM fusion_runs WHERE status IN ('queued', 'recovering'))::int AS waiting`,
-      { type: QueryTypes.SELECT },
-    );
-    return row?.waiting ?? 0;
+  /** Runs whose worker stopped become `recovering`; after `maxAttempts` attempts they fail (`FUSION_WORKER_LOST`). */
+  recover(maxAttempts: number): Promise<void> {
+    return recoverLeased(this.db, 'fusion_runs', maxAttempts, 'FUSION_WORKER_LOST', 'run');
   }
 
   /** Renews the attempt's lease; false when the attempt no longer holds the run (recovered elsewhere, or ended). */

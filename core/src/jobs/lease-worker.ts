@@ -2,6 +2,9 @@ import type { JobScheduler, Logger } from '@agent-host/sdk';
 
 const DISPATCH_JOB = 'dispatch';
 const DISPATCH_LOCK_MS = 10_000;
+const SETTLE_POLL_MS = 100;
+
+const sleep = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), Math.max(0, ms)));
 
 /** What a kind of leased work gives the worker: how rows are claimed, recovered, kept and worked on. */
 export interface LeasedWork<Row extends { id: string; lease_token: string | null }, Ended> {
@@ -85,6 +88,22 @@ export class LeaseWorker<Row extends { id: string; lease_token: string | null },
   /** The attempt at `id` running here, if any. */
   running(id: string): Promise<Ended | undefined> | undefined {
     return this.active.get(id)?.done;
+  }
+
+  /**
+   * Waits up to `waitMs` for `row` to end (`ended` says when), then answers it as it is: the attempt running here answers
+   * the row it ended; else (elsewhere, or not ended yet) the row is read again (`reread`) every {@link SETTLE_POLL_MS}.
+   */
+  async settle<R extends Row>(row: R, waitMs: number, ended: (row: R) => boolean, reread: () => Promise<R | undefined>): Promise<R> {
+    const deadline = Date.now() + waitMs;
+    let current = row;
+    while (!ended(current) && Date.now() < deadline) {
+      const local = this.running(row.id) as Promise<R | undefined> | undefined;
+      const left = deadline - Date.now();
+      const done = await (local ? Promise.race([local, sleep(left)]) : sleep(Math.min(SETTLE_POLL_MS, left)));
+      current = done ?? (await reread()) ?? current;
+    }
+    return current;
   }
 
   /** Asks for a dispatch now (a row is waiting). */

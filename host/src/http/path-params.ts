@@ -21,7 +21,9 @@ const UUID_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
   key_id: { code: 'PUBLIC_API_KEY_NOT_FOUND', what: 'public API key' },
   mcp_server_id: { code: 'MCP_SERVER_NOT_FOUND', what: 'MCP server' },
   mount_id: { code: 'MOUNT_NOT_FOUND', what: 'mount' },
+  recognition_run_id: { code: 'DOCUMENT_RECOGNITION_RUN_NOT_FOUND', what: 'document-recognition run' },
   run_id: { code: 'INSPECT_RUN_NOT_FOUND', what: 'inspect run' },
+  runtime_agent_id: { code: 'RUNTIME_AGENT_NOT_FOUND', what: 'runtime agent' },
   skill_id: { code: 'SKILL_NOT_FOUND', what: 'skill' },
   source_id: { code: 'KNOWLEDGE_SOURCE_NOT_FOUND', what: 'knowledge source' },
   task_id: { code: 'SCHEDULED_TASK_NOT_FOUND', what: 'scheduled task' },
@@ -33,6 +35,7 @@ const UUID_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
 const TEXT_PARAMS: Record<string, { code: ErrorCode; what: string }> = {
   session_id: { code: 'SESSION_NOT_FOUND', what: 'session' },
   config_key: { code: 'SETTING_NOT_FOUND', what: 'setting' },
+  field_id: { code: 'DOCUMENT_RECOGNITION_FIELD_NOT_FOUND', what: 'document-recognition field' },
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,7 @@ import { UnsupportedMediaTypeError } from '@agent-host/sdk';
 import { z } from 'zod';
 import { sendAttachment } from '../http/attachment.js';
 import { UploadSlots, withUpload } from '../http/upload.js';
-import { datasetCreateBody, datasetFilters, evaluationDataset, itemsPage, offsetPaging } from '../schemas/evaluation.js';
+import { datasetCreateBody, datasetFilters, evaluationDataset, itemsPage, offsetPaging, recognitionImportBody } from '../schemas/evaluation.js';
 import { pageOf, pagingFields } from '../validation.js';
 import { route, type RouteFactory } from './route.js';
 
@@ -89,9 +89,23 @@ export const evaluationDatasetRoutes: RouteFactory<'evaluationDatasets'> = (doma
     }),
     route({
       method: 'post',
+      path: '/evaluation-datasets/:dataset_id/document-recognition-runs/import',
+      access: { permission: 'evaluation.write' },
+      summary: 'Add reviewed document-recognition runs to a document_recognition dataset, one item each (expected output: the reviewed field values)',
+      body: recognitionImportBody,
+      success: { status: 200, description: 'The dataset', schema: evaluationDataset },
+      refusals: {
+        ...notFound,
+        409: 'A frozen snapshot (EVALUATION_DATASET_FROZEN), not a document_recognition dataset (EVALUATION_DATASET_TASK_TYPE), a run not reviewed (DOCUMENT_RECOGNITION_RUN_NOT_REVIEWED), or one already in the dataset (EVALUATION_ITEM_DUPLICATE_RUN)',
+        422: 'A run listed twice, or no such run',
+      },
+      handler: async (req, _res, { body, operation }) => domains.evaluationDatasets.importRecognitionRuns(id(req.params), body.run_id_list, operation),
+    }),
+    route({
+      method: 'post',
       path: '/evaluation-datasets/:dataset_id/freeze',
       access: { permission: 'evaluation.write' },
-      summary: 'Freeze the dataset into an immutable snapshot (a new frozen dataset with copies of the items and the source CSV)',
+      summary: "Freeze the dataset into an immutable snapshot (a new frozen dataset with copies of the items and the source CSV, or of the items' documents)",
       success: { status: 201, description: 'The frozen snapshot', schema: evaluationDataset },
       refusals: {
         ...notFound,

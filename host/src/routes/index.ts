@@ -27,6 +27,7 @@ import { scheduledTaskRoutes } from './scheduled-tasks.js';
 import { evaluationDatasetRoutes } from './evaluation-datasets.js';
 import { evaluationRunRoutes } from './evaluation-runs.js';
 import { etlJobRoutes } from './etl-jobs.js';
+import { documentRecognitionRoutes } from './document-recognition.js';
 import { fusionRunRoutes } from './fusion-runs.js';
 import { publicApiKeyRoutes } from './public-api-keys.js';
 import { sessionRoutes } from './sessions.js';
@@ -63,6 +64,7 @@ export const routeFactories: RouteFactory<keyof Domains>[] = [
   fusionRunRoutes,
   publicApiKeyRoutes,
   etlJobRoutes,
+  documentRecognitionRoutes,
   auditLogRoutes,
   objectStoreRoutes,
   knowledgeSourceRoutes,

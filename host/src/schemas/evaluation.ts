@@ -58,8 +58,21 @@ export const datasetItem = z
     difficulty: z.string().nullable(),
     source: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
+    source_run_id: z.string().uuid().nullable().describe('document_recognition items: the reviewed run the item was imported from'),
+    source_document: z
+      .object({ filename: z.string(), content_type: z.string(), size_bytes: z.number().int(), sha256: z.string() })
+      .nullable()
+      .describe('document_recognition items: the document an evaluation run extracts (a snapshot keeps its own copy)'),
+    expected_fields: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('document_recognition items: the reviewed value of each accepted or corrected field'),
   })
   .meta({ id: 'EvaluationDatasetItem' });
+
+export const recognitionImportBody = z
+  .object({ run_id_list: z.array(z.string().uuid()).min(1).max(500).describe('Reviewed document-recognition runs, one item each') })
+  .strict();
 
 export const offsetPaging = {
   offset: z.coerce.number().int().min(0).default(0),
@@ -151,6 +164,18 @@ export const evaluationResult = z
       .object({ path: z.string(), grounded: z.boolean(), cited_ids: z.array(z.string()) })
       .nullable()
       .describe('For an agent with a grounding policy: the path its answer took'),
+    field_scores: z
+      .array(
+        z.object({
+          field_id: z.string(),
+          expected: z.unknown(),
+          predicted: z.unknown(),
+          exact_match: z.boolean(),
+          normalized_match: z.boolean().describe('Equal after normalising case, spacing and punctuation; amounts by value'),
+        }),
+      )
+      .nullable()
+      .describe('document_recognition items: each reviewed field against the extracted value'),
     generation_usage: tokenUsageSummary,
     judge_usage: tokenUsageSummary,
     latency_ms: z.number().int(),

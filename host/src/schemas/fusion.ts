@@ -1,6 +1,6 @@
 import { fusionInputSlotSchema, fusionOutputSlotSchema } from '@agent-host/sdk';
 import { z } from 'zod';
-import { timestamp } from '../validation.js';
+import { runWait, timestamp } from '../validation.js';
 import { estimatedCost, tokenUsageSummary } from './usage.js';
 
 /** Fusion runs and public API keys as requests and responses show them (spec 2.9, 4.11, 5.7), from core/src/fusion. */
@@ -14,17 +14,7 @@ export const fusionRunBody = z
   })
   .strict();
 
-export const fusionRunWait = z
-  .object({
-    wait_seconds: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(300)
-      .optional()
-      .describe('How long to wait for the run to end before answering (0: answer at once); at most [fusion] wait_seconds, its default'),
-  })
-  .strict();
+export const fusionRunWait = runWait('at most [fusion] wait_seconds, its default');
 
 const runError = z
   .object({

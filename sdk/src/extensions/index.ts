@@ -10,7 +10,19 @@ import type { ExtensionRegistry } from './registry.js';
 import type { Retriever } from './retrievers.js';
 import type { SkillBackend, ToolBackend, ToolProvider } from './tools.js';
 
-export type { DocumentInput, DocumentParser, DocumentRecognizer, ParsedDocument, ParsedElement, RecognitionField, RecognizedField } from './documents.js';
+export type {
+  DocumentInput,
+  DocumentParser,
+  DocumentRecognizer,
+  FieldLocation,
+  FieldValue,
+  ParsedDocument,
+  ParsedElement,
+  PreparedDocument,
+  PreviewImage,
+  RecognitionContext,
+  RecognitionPage,
+} from './documents.js';
 export type { Embedder, EmbedderInfo } from './embedders.js';
 export { EVALUATION_JUDGE_SCHEMA, type JudgeInput } from './evaluation.js';
 export {

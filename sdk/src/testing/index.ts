@@ -23,5 +23,6 @@ export { skillBackendConformance, type SkillBackendSample } from './skill-backen
 export { modelProviderConformance } from './model-provider-conformance.js';
 export { fusionRuntimeConformance } from './fusion-runtime-conformance.js';
 export { etlRuntimeConformance } from './etl-runtime-conformance.js';
+export { documentRecognizerConformance, type RecognizerSample, type RecognizerSamples } from './document-recognizer-conformance.js';
 export { startTestKernel, type TestKernel, type TestKernelOptions } from './test-kernel.js';
 export type { JobRecord, LogRecord } from './fake-services.js';
