@@ -296,6 +296,73 @@ t.test('every operation of /openapi.json answers its documented success, with a 
     await call(`DELETE ${prefix}/agents/{agent_id}/etl-jobs/{etl_job_id}`, etlJobId, undefined, owner);
   }
 
+  // Document recognition: a runtime agent, a run by a caller and reviewed by it and by an administrator, downloads on
+  // both sides, the views, and the import of the reviewed run into a document_recognition dataset.
+  const recognizer = await call(
+    'POST /agents',
+    {},
+    {
+      name: 'Contract recognizer',
+      agent_type: 'fusion',
+      fusion_definition: {
+        input_slots: [{ name: 'document', kind: 'file' }],
+        output_slots: [
+          {
+            name: 'fields',
+            kind: 'structured_json',
+            structured_output_profile: 'document_field_set',
+            structured_output_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+          },
+        ],
+      },
+    },
+  );
+  const recognizerId = { agent_id: recognizer.agent_id as string };
+  await call('POST /agents/{agent_id}/publish', recognizerId);
+  await call('PUT /admin/document-recognition/runtime-agents/{agent_id}', recognizerId);
+  await call('GET /document-recognition/runtime-agents');
+  await call('GET /document-recognition/runtime-agents/{runtime_agent_id}', { runtime_agent_id: recognizer.agent_id });
+  await call('GET /admin/document-recognition/runtime-agents');
+  const recognitionForm = new FormData();
+  recognitionForm.append('runtime_agent_id', recognizer.agent_id);
+  recognitionForm.append('file', new Blob(['name: Ada'], { type: 'text/plain' }), 'note.txt');
+  const recognitionCaller = new AdminClient(host.url);
+  const recognition = await call('POST /document-recognition/runs', {}, recognitionForm, { as: recognitionCaller });
+  const recognitionOwner = { as: recognitionCaller, headers: { 'x-caller-token': recognition.caller_token as string } };
+  const recognitionRunId = { recognition_run_id: recognition.run_id as string };
+  await waitFor(
+    'the contract recognition run',
+    async () => (await recognitionCaller.request('GET', `/document-recognition/runs/${recognition.run_id}`, undefined, recognitionOwner.headers)).body,
+    (read: any) => read.status === 'succeeded',
+    30_000,
+  );
+  const fieldId = { ...recognitionRunId, field_id: 'name' };
+  for (const [prefix, owner] of [
+    ['', recognitionOwner],
+    ['/admin', {}],
+  ] as const) {
+    await call(`GET ${prefix}/document-recognition/runs`, {}, undefined, owner);
+    await call(`GET ${prefix}/document-recognition/runs/{recognition_run_id}`, recognitionRunId, undefined, owner);
+    for (const file of ['source-document', 'source-pdf', 'result'])
+      await call(`GET ${prefix}/document-recognition/runs/{recognition_run_id}/${file}`, recognitionRunId, undefined, owner);
+    await call(
+      `GET ${prefix}/document-recognition/runs/{recognition_run_id}/preview-pages/{page_number}`,
+      { ...recognitionRunId, page_number: '1' },
+      undefined,
+      owner,
+    );
+    await call(`PATCH ${prefix}/document-recognition/runs/{recognition_run_id}/field-reviews/{field_id}`, fieldId, { value: `Ada ${prefix}` }, owner);
+    await call(`GET ${prefix}/document-recognition/runs/{recognition_run_id}/field-reviews/{field_id}/revisions`, fieldId, undefined, owner);
+  }
+  await call('GET /admin/document-recognition/overview');
+  const recognitionSet = await call('POST /evaluation-datasets', {}, { name: 'Contract documents', task_type: 'document_recognition' });
+  await call(
+    'POST /evaluation-datasets/{dataset_id}/document-recognition-runs/import',
+    { dataset_id: recognitionSet.dataset_id },
+    { run_id_list: [recognition.run_id] },
+  );
+  await call('DELETE /admin/document-recognition/runtime-agents/{agent_id}', recognizerId);
+
   // Knowledge: a source, a document through ingestion, rebuild and inspection, its downloads.
   const source = await createSource(admin, { name: 'Contract handbook' });
   const sourceId = { source_id: source.source_id };

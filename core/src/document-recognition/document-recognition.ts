@@ -27,7 +27,7 @@ import { objectKeySegment } from '../services/object-key-segment.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import type { PricingTable } from '../usage/cost.js';
 import { applyReview, presentFieldReview, presentRevision, presentTimeline, type ReviewChange } from './field-reviews.js';
-import { attemptRun } from './run-attempt.js';
+import { attemptRun, type RecognitionResult } from './run-attempt.js';
 import { RecognitionRunStore, reviewState, type FieldRow, type RecognitionRunRow, type ReviewState } from './run-store.js';
 import type { RuntimeAgents } from './runtime-agents.js';
 
@@ -59,7 +59,7 @@ export type RecognitionCaller =
   { public: { headers: Record<string, string | string[] | undefined>; clientIp: string | null } } | { admin: { admin_user_id: string } };
 
 /** The files of a run a caller may download. */
-export type RecognitionFile = 'source-document' | 'source-pdf' | 'result' | { preview: number };
+export type RecognitionFile = 'source-document' | 'source-pdf' | { preview: number };
 
 const isAdmin = (caller: RecognitionCaller): caller is { admin: { admin_user_id: string } } => 'admin' in caller;
 
@@ -257,18 +257,25 @@ export class DocumentRecognition {
         ? { key: run.source_object_key, filename: run.source_filename, contentType: run.source_content_type }
         : which === 'source-pdf'
           ? run.pdf_object_key && { key: run.pdf_object_key, filename: `${stem}.pdf`, contentType: 'application/pdf' }
-          : which === 'result'
-            ? run.result_object_key && { key: run.result_object_key, filename: `${stem}.result.json`, contentType: 'application/json' }
-            : (() => {
-                const preview = run.preview_pages.find((p) => p.page_number === which.preview);
-                return preview && { key: preview.object_key, filename: `${stem}.page-${preview.page_number}.png`, contentType: 'image/png' };
-              })();
+          : (() => {
+              const preview = run.preview_pages.find((p) => p.page_number === which.preview);
+              return preview && { key: preview.object_key, filename: `${stem}.page-${preview.page_number}.png`, contentType: 'image/png' };
+            })();
     if (!found)
       throw new NotFoundError(`run ${runId} has no ${typeof which === 'string' ? which : `preview of page ${which.preview}`} (yet)`, {
         code: 'DOCUMENT_RECOGNITION_FILE_NOT_FOUND',
       });
     const { body, info } = await this.deps.objectStore.open(found.key);
     return { body, size: info.size, filename: found.filename, contentType: found.contentType };
+  }
+
+  /** The stored extraction result (`/result`), read back as the JSON it is. */
+  async result(runId: string, caller: RecognitionCaller): Promise<{ body: RecognitionResult; filename: string }> {
+    const run = await this.require(runId, caller);
+    if (!run.result_object_key) throw new NotFoundError(`run ${runId} has no result (yet)`, { code: 'DOCUMENT_RECOGNITION_FILE_NOT_FOUND' });
+    const stored = await this.deps.objectStore.get(run.result_object_key);
+    const stem = run.source_filename.replace(/\.[^.]*$/, '') || 'document';
+    return { body: JSON.parse(new TextDecoder().decode(stored.data)) as RecognitionResult, filename: `${stem}.result.json` };
   }
 
   /** `GET /admin/document-recognition/overview`: runs by status and review state, and the runtime agents. */

@@ -8,6 +8,17 @@ export type RunAttemptDeps = ExtractionDeps & { objectStore: StreamingObjectStor
 // A field the model gives with less confidence than this is listed as an issue for the reviewer.
 const LOW_CONFIDENCE = 0.5;
 
+/** The `/result` download: the extraction as the run produced it (reviews change the run's fields, never this). */
+export interface RecognitionResult {
+  run_id: string;
+  runtime_agent_id: string;
+  runtime_agent_version_id: string;
+  source: { filename: string; content_type: string; sha256: string };
+  fields: { field_id: string; label: string; value: unknown; confidence: number | null; page_number: number | null }[];
+  summary: Record<string, unknown>;
+  issue_list: RecognitionIssue[];
+}
+
 /** Where a run's own objects live: written again by a recovered attempt, so an attempt that dies leaves nothing extra. */
 export const runObjectKeys = (runId: string) => ({
   pdf: `document-recognition/${runId}/rendition.pdf`,
@@ -109,27 +120,22 @@ export async function attemptRun(run: RecognitionRunRow, deps: RunAttemptDeps, s
     text_characters: prepared!.text.length,
     element_count: prepared!.elements.length,
   };
-  const result = Buffer.from(
-    JSON.stringify(
-      {
-        run_id: run.id,
-        runtime_agent_id: run.runtime_agent_id,
-        runtime_agent_version_id: run.runtime_agent_version_id,
-        source: { filename: run.source_filename, content_type: run.source_content_type, sha256: run.source_sha256 },
-        fields: fields.map(({ field_id, label, extracted_value, confidence, page_number }) => ({
-          field_id,
-          label,
-          value: extracted_value,
-          confidence,
-          page_number,
-        })),
-        summary,
-        issue_list: issues,
-      },
-      null,
-      2,
-    ),
-  );
+  const resultDocument: RecognitionResult = {
+    run_id: run.id,
+    runtime_agent_id: run.runtime_agent_id,
+    runtime_agent_version_id: run.runtime_agent_version_id,
+    source: { filename: run.source_filename, content_type: run.source_content_type, sha256: run.source_sha256 },
+    fields: fields.map(({ field_id, label, extracted_value, confidence, page_number }) => ({
+      field_id,
+      label,
+      value: extracted_value,
+      confidence,
+      page_number,
+    })),
+    summary,
+    issue_list: issues,
+  };
+  const result = Buffer.from(JSON.stringify(resultDocument, null, 2));
   await deps.objectStore.put(keys.result, result, { contentType: 'application/json' });
   return {
     ...common,

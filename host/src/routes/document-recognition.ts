@@ -1,5 +1,5 @@
 import type { RecognitionCaller, RecognitionFile } from '@agent-host/core';
-import { BadRequestError, ValidationError } from '@agent-host/sdk';
+import { BadRequestError, ValidationError, attachmentDisposition } from '@agent-host/sdk';
 import type { Request } from 'restify';
 import { z } from 'zod';
 import type { RequestContext } from '../access/route-access.js';
@@ -10,6 +10,7 @@ import {
   createdRun,
   listedRun,
   overview,
+  recognitionResult,
   registeredRuntimeAgent,
   reviewChange,
   reviewed,
@@ -28,7 +29,6 @@ const AGENT_FIELD = 'runtime_agent_id';
 const FILES: [string, RecognitionFile, string, string][] = [
   ['source-document', 'source-document', 'The document as it was uploaded', 'application/octet-stream'],
   ['source-pdf', 'source-pdf', 'The PDF rendition (the original PDF, or one the recognizer made)', 'application/pdf'],
-  ['result', 'result', 'The extraction as the run produced it, as JSON (reviews are in field_reviews and the timelines)', 'application/json'],
 ];
 
 const publicCaller = (req: Request, context: RequestContext): RecognitionCaller => ({ public: { headers: req.headers, clientIp: context.origin.clientIp } });
@@ -116,6 +116,19 @@ export const documentRecognitionRoutes: RouteFactory<'runtimeAgents' | 'document
           },
         }),
       ),
+      route({
+        method: 'get',
+        path: `${prefix}/:recognition_run_id/result`,
+        access: read,
+        summary: 'The extraction as the run produced it, as a JSON attachment (reviews are in field_reviews and the timelines)',
+        success: { status: 200, description: 'The structured result', schema: recognitionResult },
+        refusals: { 404: 'No such run (of the caller), or it has not succeeded (DOCUMENT_RECOGNITION_FILE_NOT_FOUND)' },
+        handler: async (req, res, context) => {
+          const result = await domains.documentRecognition.result(runId(req.params), who(req, context));
+          res.header('content-disposition', attachmentDisposition(result.filename));
+          return result.body;
+        },
+      }),
       route({
         method: 'get',
         path: `${prefix}/:recognition_run_id/preview-pages/:page_number`,

@@ -164,6 +164,19 @@ export const run = z
   })
   .meta({ id: 'DocumentRecognitionRun' });
 
+/** The `/result` download: the extraction as the run stored it. */
+export const recognitionResult = z.object({
+  run_id: z.string().uuid(),
+  runtime_agent_id: z.string().uuid(),
+  runtime_agent_version_id: z.string().uuid(),
+  source: z.object({ filename: z.string(), content_type: z.string(), sha256: z.string() }),
+  fields: z.array(
+    z.object({ field_id: z.string(), label: z.string(), value: json, confidence: z.number().nullable(), page_number: z.number().int().nullable() }),
+  ),
+  summary: z.record(z.string(), z.unknown()),
+  issue_list: z.array(issue),
+});
+
 export const createdRun = run.extend({
   caller_token: z.string().nullable().describe('Send it as x-caller-token to read, review and download this run and make more under the same owner'),
 });
