@@ -187,6 +187,22 @@ t.test('runtime agents, runs, ownership, reviews and the ledger, administrator v
   );
   t.match(Object.fromEntries(text.body.field_reviews.map((f: any) => [f.field_id, f.extracted_value])), { invoice_number: 'T-1', total: 9.5 });
 
+  // A run whose stored document is gone fails with the reason instead of being retried until it is given up.
+  const [orphan] = await query<{ id: string }>(
+    host.databaseUrl,
+    `INSERT INTO document_recognition_runs (id, runtime_agent_id, runtime_agent_version_id, runtime_agent_type_snapshot, runtime_binding_snapshot, status,
+       source_object_key, source_filename, source_content_type, source_size_bytes, source_sha256, trace_id, public_caller_hash, history_recorded, created_at)
+     SELECT gen_random_uuid(), runtime_agent_id, runtime_agent_version_id, runtime_agent_type_snapshot, runtime_binding_snapshot, 'queued',
+       'document-recognition/gone/source/invoice.pdf', source_filename, source_content_type, source_size_bytes, source_sha256, trace_id, public_caller_hash, true, now()
+     FROM document_recognition_runs WHERE id = $1 RETURNING id`,
+    [run.run_id],
+  );
+  const orphaned = await eventually(async () => {
+    const read = (await caller.request('GET', `/document-recognition/runs/${orphan!.id}`, undefined, token)).body;
+    return read.status === 'failed' ? read : undefined;
+  }, 'the run without its document to fail');
+  t.match(orphaned, { attempt_count: 1, error: { code: 'OBJECT_NOT_FOUND', message: /no longer in the object store/ } });
+
   // Reviews: an effective change appends a revision; the same change again appends nothing.
   const path = (field: string) => `/document-recognition/runs/${run.run_id}/field-reviews/${field}`;
   const corrected = await caller.request(
@@ -249,8 +265,8 @@ t.test('runtime agents, runs, ownership, reviews and the ledger, administrator v
 
   // Administrators: every run, the overview, and reviews under their own id.
   const overview = (await admin.request('GET', '/admin/document-recognition/overview')).body;
-  t.match(overview, { run_count: 4, by_status: { succeeded: 2, failed: 2 }, review_progress: { in_progress: 1, not_started: 1 }, runtime_agent_count: 1 });
-  t.equal((await admin.request('GET', '/admin/document-recognition/runs?status=failed')).body.items.length, 2);
+  t.match(overview, { run_count: 5, by_status: { succeeded: 2, failed: 3 }, review_progress: { in_progress: 1, not_started: 1 }, runtime_agent_count: 1 });
+  t.equal((await admin.request('GET', '/admin/document-recognition/runs?status=failed')).body.items.length, 3);
   t.equal((await admin.request('GET', '/admin/document-recognition/runs?review_state=in_progress')).body.items[0].run_id, run.run_id);
   const adminView = (await admin.request('GET', `/admin/document-recognition/runs/${run.run_id}`)).body;
   t.match(adminView.runtime_binding_snapshot, { definition: { runtime_key: 'fusion_llm' }, model_binding: { model_provider: 'offline' } });

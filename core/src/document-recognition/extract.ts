@@ -1,3 +1,4 @@
+import { NotFoundError } from '@agent-host/sdk';
 import type {
   DocumentInput,
   DocumentParser,
@@ -13,11 +14,13 @@ import type { HostConfig } from '../config/schema.js';
 import { executeDefinition } from '../fusion/execute-run.js';
 import type { RunOutcome } from '../fusion/run-store.js';
 import type { ModelBinding } from '../models/job-model.js';
+import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import type { PricingTable } from '../usage/cost.js';
 import { readFieldSet, valueText, type LocatedField, type RuntimeSlots } from './field-set.js';
 
 /** What extracting fields from a document needs of the host. */
 export interface ExtractionDeps {
+  objectStore: StreamingObjectStore;
   config: HostConfig;
   recognizers: KeyedRegistry<DocumentRecognizer>;
   parsers: KeyedRegistry<DocumentParser>;
@@ -106,4 +109,19 @@ export async function extractFields(document: DocumentInput, how: ExtractionBind
     return { ...field, page_number: field.page_number ?? location?.page_number ?? null, matched_text: location?.matched_text ?? null };
   });
   return { prepared, run, failure: undefined, fields };
+}
+
+/** {@link extractFields} on a document kept in the object store; one that is gone is a failure, not an exception. */
+export async function extractStored(
+  deps: ExtractionDeps,
+  document: { key: string; filename: string; contentType: string },
+  how: ExtractionBinding,
+  signal: AbortSignal,
+): Promise<Extraction> {
+  const stored = await deps.objectStore.get(document.key).catch((error: unknown) => (error instanceof NotFoundError ? undefined : Promise.reject(error)));
+  if (!stored) {
+    const message = `the document "${document.filename}" is no longer in the object store (${document.key})`;
+    return { prepared: undefined, run: undefined, failure: { code: 'OBJECT_NOT_FOUND', message } };
+  }
+  return extractFields({ data: stored.data, filename: document.filename, contentType: document.contentType }, how, deps, signal);
 }

@@ -1,9 +1,6 @@
-import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { runtimeSlots, type LocatedField } from './field-set.js';
-import { extractFields, type ExtractionDeps } from './extract.js';
+import { extractStored, type ExtractionDeps } from './extract.js';
 import type { PreviewRecord, RecognitionIssue, RecognitionOutcome, RecognitionRunRow } from './run-store.js';
-
-export type RunAttemptDeps = ExtractionDeps & { objectStore: StreamingObjectStore };
 
 // A field the model gives with less confidence than this is listed as an issue for the reviewer.
 const LOW_CONFIDENCE = 0.5;
@@ -50,13 +47,13 @@ function fieldIssues(fields: LocatedField[]): RecognitionIssue[] {
  * rendition, previews and result JSON written under the run's keys, and the outcome to store. A document the
  * recognizer refuses, or a definition that fails, is a failed outcome with the reason (and whatever was made).
  */
-export async function attemptRun(run: RecognitionRunRow, deps: RunAttemptDeps, signal: AbortSignal): Promise<RecognitionOutcome> {
+export async function attemptRun(run: RecognitionRunRow, deps: ExtractionDeps, signal: AbortSignal): Promise<RecognitionOutcome> {
   const snapshot = run.runtime_binding_snapshot;
   const keys = runObjectKeys(run.id);
   const slots = runtimeSlots(snapshot.definition).slots!;
-  const stored = await deps.objectStore.get(run.source_object_key);
-  const extraction = await extractFields(
-    { data: stored.data, filename: run.source_filename, contentType: run.source_content_type },
+  const extraction = await extractStored(
+    deps,
+    { key: run.source_object_key, filename: run.source_filename, contentType: run.source_content_type },
     {
       definition: snapshot.definition,
       slots,
@@ -65,7 +62,6 @@ export async function attemptRun(run: RecognitionRunRow, deps: RunAttemptDeps, s
       agent_version_id: run.runtime_agent_version_id,
       trace_id: run.trace_id,
     },
-    deps,
     signal,
   );
   const { prepared } = extraction;

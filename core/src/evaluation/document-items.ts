@@ -2,18 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { fusionDefinitionSchema } from '@agent-host/sdk';
 import type { AgentView } from '../agents/agents.js';
 import type { ModelOverride } from '../chat/model-router.js';
-import { extractFields, type ExtractionDeps } from '../document-recognition/extract.js';
+import { extractStored, type ExtractionDeps } from '../document-recognition/extract.js';
 import { runtimeSlots } from '../document-recognition/field-set.js';
 import { jobModelBinding, type ModelBinding } from '../models/job-model.js';
-import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { EMPTY_COST } from '../usage/cost.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { ItemRow } from './dataset-store.js';
 import { fieldScores } from './field-score.js';
 import type { ResultInput, RunRow } from './run-store.js';
 import { resultBase } from './run-worker.js';
-
-export type DocumentScoringDeps = ExtractionDeps & { objectStore: StreamingObjectStore };
 
 const NO_MODEL: TokenUsageSummary = { input_tokens: 0, output_tokens: 0, total_tokens: 0, token_usage_source: 'no_model_invocation' };
 
@@ -35,7 +32,7 @@ export async function scoreDocumentItem(
   agent: AgentView,
   override: ModelOverride | null,
   item: ItemRow,
-  deps: DocumentScoringDeps,
+  deps: ExtractionDeps,
   signal: AbortSignal,
 ): Promise<ResultInput> {
   const started = Date.now();
@@ -71,9 +68,9 @@ export async function scoreDocumentItem(
         source: 'agent',
       }
     : jobModelBinding(agent, deps.config);
-  const stored = await deps.objectStore.get(document.object_key);
-  const extraction = await extractFields(
-    { data: stored.data, filename: document.filename, contentType: document.content_type },
+  const extraction = await extractStored(
+    deps,
+    { key: document.object_key, filename: document.filename, contentType: document.content_type },
     {
       definition,
       slots: runtimeSlots(definition).slots!,
@@ -82,7 +79,6 @@ export async function scoreDocumentItem(
       agent_version_id: null,
       trace_id: randomBytes(16).toString('hex'),
     },
-    deps,
     signal,
   );
   const usage = extraction.run?.generation_usage ?? NO_MODEL;

@@ -5,7 +5,8 @@ import { judgePromptVersion, type Agents } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
 import type { EvaluationDatasets } from './datasets.js';
 import { DEFAULT_JUDGE_PROMPT } from './judge.js';
-import { documentEvaluationProblem, scoreDocumentItem, type DocumentScoringDeps } from './document-items.js';
+import type { ExtractionDeps } from '../document-recognition/extract.js';
+import { documentEvaluationProblem, scoreDocumentItem } from './document-items.js';
 import { gateReasons, type GatePolicy } from './gate.js';
 import { resultsCsv } from './results-csv.js';
 import { RunStore, SLICE_COLUMNS, type ResultRow, type RunWithTotals, type SliceRow } from './run-store.js';
@@ -37,7 +38,7 @@ export class EvaluationRuns {
     private readonly agents: Agents,
     private readonly datasets: EvaluationDatasets,
     instanceId: string,
-    documents: DocumentScoringDeps,
+    documents: ExtractionDeps,
     logger: Logger,
   ) {
     const staleSeconds = config.evaluation.run_lease_seconds;
