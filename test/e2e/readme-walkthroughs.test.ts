@@ -22,6 +22,7 @@ const SECTIONS = [
   'Evaluation',
   'Fusion agents and public API keys',
   'ETL jobs',
+  'Document recognition',
 ];
 
 async function walkthrough(): Promise<string> {
@@ -86,4 +87,13 @@ t.test('the README walkthroughs run as written against a host', async (t) => {
     'the ETL output has the target columns, ISO dates, and the rejected row left out',
   );
   t.match(stdout, /"planned_by":\s*"deterministic"[\s\S]*"rows_rejected":\s*1/, 'and the report says how');
+  t.match(stdout, /"runtime_agent_id":"[0-9a-f-]{36}"[^\n]*"upload_slot":\{"slot":"document"/, 'the runtime agent was registered');
+  t.match(
+    stdout,
+    /invoice_number "INV-2026-0042" page 1\nvendor "Acme Supplies Ltd" page 1\ndue_date "2026-12-31" page 1\ntotal 1250 page 1\n/,
+    'the invoice fields',
+  );
+  t.match(stdout, /"current_value":"Acme Supplies GmbH"[^\n]*"review_status":"corrected"[^\n]*"revision_count":1/, 'the correction');
+  t.match(stdout, /"history_status":"recorded"[^\n]*"revisions":\[\{[^\n]*"previous_value":"Acme Supplies Ltd"/, 'and its revision');
+  t.match(stdout, /"field_scores":\[[^\n]*"Acme Supplies GmbH"[^\n]*"predicted":"Acme Supplies Ltd","exact_match":false/, 'the evaluation scored each field');
 });

@@ -85,7 +85,11 @@ export async function scoreDocumentItem(
   const cost = extraction.run?.estimated_cost ?? EMPTY_COST;
   if (extraction.failure) return failed(`${extraction.failure.code}: ${extraction.failure.message}`, usage, cost);
   const predicted = Object.fromEntries(extraction.fields.map((field) => [field.field_id, field.extracted_value]));
-  const scored = fieldScores(item.expected_fields ?? {}, predicted);
+  const scored = fieldScores(
+    item.expected_fields ?? {},
+    predicted,
+    extraction.fields.map((field) => field.field_id),
+  );
   return {
     ...base,
     predicted_answer: JSON.stringify(predicted),

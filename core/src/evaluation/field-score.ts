@@ -33,11 +33,19 @@ function normalized(value: unknown): string {
 /**
  * Field-by-field scores of an extraction against reviewed values: `exact_match` when the values are equal as JSON,
  * `normalized_match` when they are equal after normalising (case, spacing, punctuation; amounts by value). The rule
- * score reads them as shares of fields: `exact_match` and `token_f1` are the shares that match exactly and
+ * score reads them as shares of fields, listed in `order`: `exact_match` and `token_f1` are the shares that match exactly and
  * normalised, and `pass_rate` is 1 when every field matches normalised.
  */
-export function fieldScores(expected: Record<string, unknown>, predicted: Record<string, unknown>): { fields: FieldScore[]; rule: RuleScore } {
-  const fields = Object.entries(expected).map(([field_id, want]) => {
+export function fieldScores(
+  expected: Record<string, unknown>,
+  predicted: Record<string, unknown>,
+  order: readonly string[],
+): { fields: FieldScore[]; rule: RuleScore } {
+  // Expected values come back from JSONB, which keeps no key order: the fields are listed in `order` (the schema's).
+  const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length);
+  const ids = Object.keys(expected).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const fields = ids.map((field_id) => {
+    const want = expected[field_id];
     const got = predicted[field_id] ?? null;
     return { field_id, expected: want, predicted: got, exact_match: isDeepStrictEqual(want, got), normalized_match: normalized(want) === normalized(got) };
   });
