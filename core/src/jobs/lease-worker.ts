@@ -4,8 +4,6 @@ const DISPATCH_JOB = 'dispatch';
 const DISPATCH_LOCK_MS = 10_000;
 const SETTLE_POLL_MS = 100;
 
-const sleep = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), Math.max(0, ms)));
-
 /** What a kind of leased work gives the worker: how rows are claimed, recovered, kept and worked on. */
 export interface LeasedWork<Row extends { id: string; lease_token: string | null }, Ended> {
   /** Claims the next waiting row under a new lease token, or none. */
@@ -100,7 +98,10 @@ export class LeaseWorker<Row extends { id: string; lease_token: string | null },
     while (!ended(current) && Date.now() < deadline) {
       const local = this.running(row.id) as Promise<R | undefined> | undefined;
       const left = deadline - Date.now();
-      const done = await (local ? Promise.race([local, sleep(left)]) : sleep(Math.min(SETTLE_POLL_MS, left)));
+      // The timer of a wait that ended first is cleared: a pending one would hold the process (and memory) until it fires.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, local ? left : Math.min(SETTLE_POLL_MS, left), undefined)));
+      const done = await (local ? Promise.race([local, timeout]) : timeout).finally(() => clearTimeout(timer));
       current = done ?? (await reread()) ?? current;
     }
     return current;
