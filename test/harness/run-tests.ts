@@ -1,7 +1,7 @@
 // Starts the services every test shares (one embedded Postgres server and one
 // Chroma server per run), runs tap with their addresses in the environment,
-// then stops them. Test files create their own database on the shared server.
-// A run of unit tests alone starts nothing.
+// then stops them. Test files create their own database on the shared server,
+// copied from one migrated once per run. A run of unit tests alone starts nothing.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -17,6 +17,10 @@ import {
   PROJECT_ROOT,
   type EmbeddedServer,
 } from '@agent-host/core';
+import pg from 'pg';
+import { openDatabase } from '../../core/src/db/database.js';
+import { migrate } from '../../core/src/db/migrator.js';
+import { MIGRATIONS_DIR } from '../../core/src/paths.js';
 
 /** The OpenAPI fuzzer of test/integration/api-fuzz.test.ts (PyPI), pinned. */
 const SCHEMATHESIS = {
@@ -48,6 +52,27 @@ async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
   return code;
 }
 
+/**
+ * A database migrated once per run that test databases are copied from (`CREATE DATABASE ... TEMPLATE`): every host a
+ * test starts finds its schema in place instead of running every migration again. Resolves with its name.
+ */
+async function migratedTemplate(adminUrl: string, logger: ReturnType<typeof createRootLogger>): Promise<string> {
+  const name = 'agent_host_migrated';
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`).finally(() => client.end());
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const sequelize = openDatabase(url.toString(), 1);
+  try {
+    await migrate(sequelize, MIGRATIONS_DIR, logger);
+  } finally {
+    // A template is copied only while nothing is connected to it.
+    await sequelize.close();
+  }
+  return name;
+}
+
 const files = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 // Unit tests, repository checks, tests that run processes, and a plugin's tests outside its test/integration need
 // no server: asked for them alone (`npm run test:unit`, or one such file), nothing is started.
@@ -72,6 +97,7 @@ try {
   code = await runTap({
     ...process.env,
     TEST_PG_ADMIN_URL: postgres.url('postgres'),
+    TEST_PG_TEMPLATE: await migratedTemplate(postgres.url('postgres'), logger),
     TEST_CHROMA_URL: chroma.url(),
     TEST_FERRETDB_BIN: ferretdb,
     TEST_SCHEMATHESIS_BIN: schemathesis,

@@ -1,6 +1,6 @@
 // Access to the services the harness (test/harness/run-tests.ts) started for
-// this run: a fresh database per test file on the shared Postgres server, and
-// the shared Chroma server.
+// this run: a fresh database per test file on the shared Postgres server (a copy
+// of the run's migrated template), and the shared Chroma server.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
@@ -22,10 +22,14 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** Creates an empty database, dropped when the test ends; resolves with its URL. */
-export async function createTestDatabase(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
+/**
+ * Creates a database, dropped when the test ends; resolves with its URL. It is a copy of the run's migrated template
+ * (the harness migrates one database once), or with `empty` a database with no tables, for tests of the migrations.
+ */
+export async function createTestDatabase(t: { teardown(fn: () => Promise<void>): void }, options: { empty?: boolean } = {}): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  const template = options.empty ? undefined : process.env.TEST_PG_TEMPLATE;
+  await admin((c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
   t.teardown(() => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined));
   const url = new URL(required('TEST_PG_ADMIN_URL'));
   url.pathname = `/${name}`;

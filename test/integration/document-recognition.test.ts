@@ -3,6 +3,7 @@
 // caller-token ownership rule, hostile and wrong uploads, the field-review ledger (effective and empty changes, two
 // concurrent reviewers, append-only in the database), administrator views, and reviewed runs imported into a
 // document_recognition dataset, frozen with copies of their documents, and evaluated field by field.
+import { createCanvas } from '@napi-rs/canvas';
 import t from 'tap';
 import { invoicePdf } from '../../examples/invoice.mjs';
 import { docxBomb } from '../fixtures/hostile-documents.js';
@@ -187,6 +188,34 @@ t.test('runtime agents, runs, ownership, reviews and the ledger, administrator v
   );
   t.match(Object.fromEntries(text.body.field_reviews.map((f: any) => [f.field_id, f.extracted_value])), { invoice_number: 'T-1', total: 9.5 });
 
+  // An image is set on a page of its size and previewed; without OCR (the Unstructured API) the model sees no text, the
+  // run says so, and here the required total cannot be filled.
+  const canvas = createCanvas(400, 300);
+  const paint = canvas.getContext('2d');
+  paint.fillStyle = 'white';
+  paint.fillRect(0, 0, 400, 300);
+  const image = await caller.request(
+    'POST',
+    '/document-recognition/runs?wait_seconds=60',
+    upload(id, canvas.toBuffer('image/png'), 'image/png', 'scan.png'),
+    token,
+  );
+  t.match(image.body, {
+    status: 'failed',
+    pdf_rendition: 'image',
+    page_count: 1,
+    preview_pages: [{ page_number: 1, width: 400, height: 300 }],
+    issue_list: [{ kind: 'document_warning', message: /OCR/ }],
+    error: { code: 'FUSION_OUTPUT_INVALID' },
+  });
+  // Over the slot's own size limit: 413 before anything is stored.
+  await admin.request('PATCH', `/agents/${id}`, {
+    fusion_definition: { ...RECOGNITION_DEFINITION, input_slots: [{ name: 'document', kind: 'file', accepted_content_types: [], max_size_bytes: 1024 }] },
+  });
+  await admin.request('POST', `/agents/${id}/publish`);
+  t.match((await caller.request('GET', `/document-recognition/runtime-agents/${id}`)).body, { upload_slot: { max_size_bytes: 1024 } });
+  await refusedUpload(upload(id, pdf, 'application/pdf', 'big.pdf'), 413, 'DOCUMENT_TOO_LARGE');
+
   // A run whose stored document is gone fails with the reason instead of being retried until it is given up.
   const [orphan] = await query<{ id: string }>(
     host.databaseUrl,
@@ -265,8 +294,8 @@ t.test('runtime agents, runs, ownership, reviews and the ledger, administrator v
 
   // Administrators: every run, the overview, and reviews under their own id.
   const overview = (await admin.request('GET', '/admin/document-recognition/overview')).body;
-  t.match(overview, { run_count: 5, by_status: { succeeded: 2, failed: 3 }, review_progress: { in_progress: 1, not_started: 1 }, runtime_agent_count: 1 });
-  t.equal((await admin.request('GET', '/admin/document-recognition/runs?status=failed')).body.items.length, 3);
+  t.match(overview, { run_count: 6, by_status: { succeeded: 2, failed: 4 }, review_progress: { in_progress: 1, not_started: 1 }, runtime_agent_count: 1 });
+  t.equal((await admin.request('GET', '/admin/document-recognition/runs?status=failed')).body.items.length, 4);
   t.equal((await admin.request('GET', '/admin/document-recognition/runs?review_state=in_progress')).body.items[0].run_id, run.run_id);
   const adminView = (await admin.request('GET', `/admin/document-recognition/runs/${run.run_id}`)).body;
   t.match(adminView.runtime_binding_snapshot, { definition: { runtime_key: 'fusion_llm' }, model_binding: { model_provider: 'offline' } });

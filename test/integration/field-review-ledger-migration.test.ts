@@ -14,7 +14,7 @@ const noop = () => {};
 const quietLog: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => quietLog };
 
 t.test('a run from before the ledger reports history_status=unrecorded, and takes new revisions', async (t) => {
-  const url = await createTestDatabase(t);
+  const url = await createTestDatabase(t, { empty: true });
   const sequelize = openDatabase(url, 2);
   const applied = await migrate(sequelize, MIGRATIONS_DIR, quietLog, '0032-document-recognition.js');
   await sequelize.close();

@@ -15,7 +15,7 @@ const quietLog: Logger = { debug: noop, info: noop, warn: noop, error: noop, chi
 const failing = () => undefined;
 
 t.test('readUsageCalls reads the stored calls of a scope', async (t) => {
-  const url = await createTestDatabase(t);
+  const url = await createTestDatabase(t, { empty: true });
   const sequelize = openDatabase(url, 2);
   try {
     const applied = await migrate(sequelize, MIGRATIONS_DIR, quietLog);
