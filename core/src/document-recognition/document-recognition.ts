@@ -153,9 +153,10 @@ export class DocumentRecognition {
     const id = randomUUID();
     const sourceKey = `document-recognition/${id}/source/${objectKeySegment(file.filename, 'document')}`;
     await objectStore.putStream(sourceKey, createReadStream(file.data.path), { contentType: file.contentType, size: file.data.size });
+    const claim = this.worker.claimFor();
+    let run: RecognitionRunRow;
     try {
-      const claim = this.worker.claimFor();
-      const run = await this.store.insert(
+      run = await this.store.insert(
         {
           id,
           runtime_agent_id: resolved.agent.agent_id,
@@ -179,20 +180,21 @@ export class DocumentRecognition {
         },
         claim,
       );
-      if (claim) void this.worker.begin(run);
-      else await this.worker.kick();
-      const seconds = Math.min(wait ?? config.document_recognition.wait_seconds, 300);
-      const settled = await this.worker.settle(
-        run,
-        seconds * 1000,
-        (row) => TERMINAL.has(row.status),
-        () => this.store.find(id),
-      );
-      return { ...(await this.present(settled, caller)), caller_token: callerToken };
     } catch (error) {
+      // No run holds the upload: it goes. Once the run is stored, its document stays whatever happens next.
       await objectStore.delete(sourceKey).catch(() => undefined);
       throw error;
     }
+    if (claim) void this.worker.begin(run);
+    else await this.worker.kick();
+    const seconds = Math.min(wait ?? config.document_recognition.wait_seconds, 300);
+    const settled = await this.worker.settle(
+      run,
+      seconds * 1000,
+      (row) => TERMINAL.has(row.status),
+      () => this.store.find(id),
+    );
+    return { ...(await this.present(settled, caller)), caller_token: callerToken };
   }
 
   /** The caller's runs (an administrator's: every run, filtered), newest first. */

@@ -196,11 +196,13 @@ export class EtlJobs {
     const schemaKey = `etl/${agent.agent_id}/${id}/target-schema/${objectKeySegment(submission.target_schema.filename, 'target-schema.csv')}`;
     const put = (key: string, file: UploadedFile & { data: SpooledFile }) =>
       objectStore.putStream(key, createReadStream(file.data.path), { contentType: 'text/csv; charset=utf-8', size: file.data.size });
+    let claim: ReturnType<LeaseWorker<EtlJobRow, EtlJobRow>['claimFor']>;
+    let job: EtlJobRow;
     try {
       await put(sourceKey, submission.source);
       await put(schemaKey, submission.target_schema);
-      const claim = this.worker.claimFor();
-      const job = await this.store.insert(
+      claim = this.worker.claimFor();
+      job = await this.store.insert(
         {
           id,
           agent_id: agent.agent_id,
@@ -221,13 +223,14 @@ export class EtlJobs {
         },
         claim,
       );
-      if (claim) void this.worker.begin(job);
-      else await this.worker.kick();
-      return job;
     } catch (error) {
+      // No job holds the uploads: they go. Once the job is stored, its files stay whatever happens next.
       await Promise.all([sourceKey, schemaKey].map((key) => objectStore.delete(key).catch(() => undefined)));
       throw error;
     }
+    if (claim) void this.worker.begin(job);
+    else await this.worker.kick();
+    return job;
   }
 
   /** An active etl agent open to anonymous callers; any other is "not found", as for no agent. */
