@@ -4,6 +4,7 @@
 // concurrent reviewers, append-only in the database), administrator views, and reviewed runs imported into a
 // document_recognition dataset, frozen with copies of their documents, and evaluated field by field.
 import { createCanvas } from '@napi-rs/canvas';
+import { parse } from 'csv-parse/sync';
 import t from 'tap';
 import { invoicePdf } from '../../examples/invoice.mjs';
 import { docxBomb } from '../fixtures/hostile-documents.js';
@@ -366,6 +367,10 @@ t.test('runtime agents, runs, ownership, reviews and the ledger, administrator v
     "in the schema's order, without the rejected field",
   );
   t.match(scored.rule_score, { exact_match: 0.6667, token_f1: 0.6667, pass_rate: 0 });
+
+  const csv = await admin.request('GET', `/agents/${id}/evaluation-runs/${evaluation.body.run_id}/results.csv`);
+  const [csvRow] = parse(csv.body, { columns: true }) as Record<string, string>[];
+  t.same(JSON.parse(csvRow!.field_scores_json!), scored.field_scores, 'results.csv carries the field scores');
 
   // A removed runtime agent takes no new runs; its runs stay readable and reviewable.
   t.match(await admin.request('DELETE', `/admin/document-recognition/runtime-agents/${id}`), { status: 200, body: { status: 'removed' } });

@@ -44,6 +44,7 @@ export const RESULT_CSV_COLUMNS = [
   'judge_output_tokens',
   'judge_total_tokens',
   'judge_usage_source',
+  'field_scores_json',
 ] as const;
 
 function cells(row: ResultRow): (string | number)[] {
@@ -86,6 +87,7 @@ function cells(row: ResultRow): (string | number)[] {
     judge_output_tokens: row.judge_output_tokens,
     judge_total_tokens: row.judge_total_tokens,
     judge_usage_source: row.judge_usage_source,
+    field_scores_json: row.field_scores ?? null,
   };
   return RESULT_CSV_COLUMNS.map((column) => safeCell(values[column]));
 }
