@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { EtlPlan, EtlRuntime, Logger, ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
@@ -82,12 +82,15 @@ export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSign
   };
   const temp = path.join(os.tmpdir(), `agent-host-etl-${job.id}-${job.attempt_count}.csv`);
   let done = 0;
-  async function* rows(records: AsyncIterable<string[]>) {
-    let header = true;
-    for await (const record of records) {
+  let header = true;
+  // The rows flow parser → converter → stringifier → file as stream pipes: no promise per row (an async iterator's
+  // are costly in a host with async hooks on).
+  const converter = new Transform({
+    objectMode: true,
+    transform(record: string[], _encoding, next) {
       if (header) {
         header = false;
-        continue;
+        return next();
       }
       done++;
       const row = convert(record);
@@ -98,20 +101,19 @@ export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSign
         else report.issues_not_listed++;
       }
       if (row.rejected) report.rows_rejected++;
-      else {
-        report.rows_written++;
-        yield row.values.map(safeCell);
-      }
-      if (done % every === 0) await store.progress(job.id, token, done);
-    }
-  }
+      else report.rows_written++;
+      const values = row.rejected ? undefined : row.values.map(safeCell);
+      // Progress is stored before the conversion goes on, as the job's rows_done promises.
+      if (done % every === 0) store.progress(job.id, token, done).then(() => next(null, values), next);
+      else next(null, values);
+    },
+  });
   try {
     const source = await objectStore.open(job.source_object_key);
-    const records = parse(SOURCE_CSV_OPTIONS);
-    // A failed read of the source destroys the parser with the error, which the conversion's pipeline then reports.
-    pipeline(Readable.from(source.body), records).catch(() => undefined);
     await pipeline(
-      Readable.from(rows(records as AsyncIterable<string[]>)),
+      Readable.from(source.body),
+      parse(SOURCE_CSV_OPTIONS),
+      converter,
       stringify({ header: true, columns: job.target_schema.map((c) => c.name), cast: { number: (n) => String(n) } }),
       createWriteStream(temp, { mode: 0o600 }),
       { signal },

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ValidationError, type ValidationIssue } from '@agent-host/sdk';
 import { parse } from 'csv-parse';
@@ -43,27 +43,30 @@ function utf8Text(): Transform {
  * header, or has a blank or repeated column name.
  */
 export async function checkSourceCsv(file: string, sampleRows: number): Promise<SourceSummary> {
-  const parser = parse(SOURCE_CSV_OPTIONS);
-  // A failure anywhere (not UTF-8, unreadable) destroys the parser with it, so the loop below throws it.
-  pipeline(createReadStream(file), utf8Text(), parser).catch(() => undefined);
   let columns: string[] | undefined;
   const sample: string[][] = [];
   let rows = 0;
-  try {
-    for await (const record of parser as AsyncIterable<string[]>) {
+  // Each record is looked at as it is parsed and dropped (a stream sink: no promise per row); only the header and the sample are kept.
+  const records = new Writable({
+    objectMode: true,
+    write(record: string[], _encoding, next) {
       if (!columns) {
         columns = record.map((c) => c.trim());
         const seen = new Set<string>();
-        columns.forEach((name, index) => {
-          if (!name) throw new ValidationError([issue(1, `column ${index + 1} of the header has no name`)]);
-          if (seen.has(name)) throw new ValidationError([issue(1, `the header names "${name}" twice`)]);
+        for (const [index, name] of columns.entries()) {
+          if (!name) return next(new ValidationError([issue(1, `column ${index + 1} of the header has no name`)]));
+          if (seen.has(name)) return next(new ValidationError([issue(1, `the header names "${name}" twice`)]));
           seen.add(name);
-        });
-        continue;
+        }
+        return next();
       }
       rows++;
       if (sample.length < sampleRows) sample.push(record);
-    }
+      next();
+    },
+  });
+  try {
+    await pipeline(createReadStream(file), utf8Text(), parse(SOURCE_CSV_OPTIONS), records);
   } catch (error) {
     if (error instanceof ValidationError) throw error;
     const line = (error as { lines?: number }).lines ?? null;
