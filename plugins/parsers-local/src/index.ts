@@ -1,7 +1,7 @@
 import { coreServices, definePlugin, extensionPoints, z } from '@agent-host/sdk';
 import { parserRegistrations, UNSTRUCTURED_CONTENT_TYPES } from './lib/content-types.js';
+import { UNSTRUCTURED_STRATEGIES } from './lib/local-content-types.js';
 import { ParserPool } from './lib/parser-pool.js';
-import { UnstructuredStrategy } from './lib/unstructured-parser.js';
 
 const config = z
   .object({
@@ -17,8 +17,8 @@ const config = z
       .default('UNSTRUCTURED_API_KEY')
       .describe('Name of the environment variable holding the Unstructured API key, sent as `unstructured-api-key`; none is sent when it is unset.'),
     unstructured_strategy: z
-      .enum(UnstructuredStrategy)
-      .default(UnstructuredStrategy.Auto)
+      .enum(UNSTRUCTURED_STRATEGIES)
+      .default('auto')
       .describe('Partition strategy: `auto`, `fast` (text layer only), `hi_res` (layout model and OCR), `ocr_only`, `od_only`, `vlm`.'),
     unstructured_content_types: z
       .array(z.string().min(1))
@@ -75,18 +75,23 @@ export default definePlugin({
           },
         });
         lifecycle.onStop(() => pool.close());
-        const unstructured = options.unstructured_api_url
+        // The Unstructured client loads only when an API is configured: most hosts never use it.
+        const unstructuredOptions = options.unstructured_api_url
           ? {
               url: options.unstructured_api_url,
               apiKey: () => process.env[options.unstructured_api_key_env],
               strategy: options.unstructured_strategy,
               timeoutMs: options.unstructured_timeout_seconds * 1000,
-              contentTypes: options.unstructured_content_types,
               http,
             }
           : undefined;
+        const unstructured = unstructuredOptions && {
+          parser: new (await import('./lib/unstructured-parser.js')).UnstructuredParser(unstructuredOptions),
+          contentTypes: options.unstructured_content_types,
+        };
         for (const [contentType, parser] of parserRegistrations((contentType) => pool.parser(contentType), unstructured)) parsers.register(contentType, parser);
-        if (unstructured) log.info({ url: unstructured.url, content_types: unstructured.contentTypes }, 'document parsing through the Unstructured API');
+        if (unstructuredOptions)
+          log.info({ url: unstructuredOptions.url, content_types: options.unstructured_content_types }, 'document parsing through the Unstructured API');
       },
     });
   },

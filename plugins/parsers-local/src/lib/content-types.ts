@@ -1,6 +1,5 @@
 import type { DocumentParser } from '@agent-host/sdk';
-import { LOCAL_CONTENT_TYPES } from './local-parsers.js';
-import { UnstructuredParser, type UnstructuredParserOptions } from './unstructured-parser.js';
+import { LOCAL_CONTENT_TYPES } from './local-content-types.js';
 
 /** What the Unstructured API parses by default when it is configured: the local types and the formats only it reads. */
 export const UNSTRUCTURED_CONTENT_TYPES = [
@@ -29,11 +28,11 @@ export const UNSTRUCTURED_CONTENT_TYPES = [
  */
 export function parserRegistrations(
   local: (contentType: string) => DocumentParser,
-  unstructured?: UnstructuredParserOptions & { contentTypes: string[] },
+  unstructured?: { parser: DocumentParser; contentTypes: string[] },
 ): [string, DocumentParser][] {
   const localEntries = LOCAL_CONTENT_TYPES.map((type): [string, DocumentParser] => [type, local(type)]);
   if (!unstructured) return localEntries;
-  const parser = new UnstructuredParser(unstructured);
+  const { parser } = unstructured;
   const routed = new Set(unstructured.contentTypes.map((type) => type.toLowerCase()));
   return [...localEntries.filter(([type]) => !routed.has(type)), ...[...routed].map((type): [string, DocumentParser] => [type, parser])];
 }

@@ -3,11 +3,12 @@ import { CsvParser } from './csv-parser.js';
 import { DocxParser } from './docx-parser.js';
 import { HtmlParser } from './html-parser.js';
 import { MarkdownParser } from './markdown-parser.js';
+import type { LOCAL_CONTENT_TYPES } from './local-content-types.js';
 import type { ParseLimits } from './parse-limits.js';
 import { PdfParser } from './pdf-parser.js';
 import { TextParser } from './text-parser.js';
 
-const LOCAL: Record<string, (limits: ParseLimits) => DocumentParser> = {
+const LOCAL: Record<(typeof LOCAL_CONTENT_TYPES)[number], (limits: ParseLimits) => DocumentParser> = {
   'application/pdf': (limits) => new PdfParser(limits),
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': (limits) => new DocxParser(limits),
   'text/html': (limits) => new HtmlParser(limits),
@@ -16,9 +17,6 @@ const LOCAL: Record<string, (limits: ParseLimits) => DocumentParser> = {
   'text/csv': (limits) => new CsvParser(limits),
   'text/plain': () => new TextParser(),
 };
-
-/** The content types parsed on this machine. */
-export const LOCAL_CONTENT_TYPES = Object.keys(LOCAL);
 
 /** Each local content type with its parser, under `limits`. */
 export function localParsers(limits: ParseLimits): Map<string, DocumentParser> {

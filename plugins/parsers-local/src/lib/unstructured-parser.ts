@@ -14,21 +14,20 @@ import { SplitPdfHook } from 'unstructured-client/hooks/custom/SplitPdfHook.js';
 import { SDKHooks } from 'unstructured-client/hooks/hooks.js';
 import { HTTPClient } from 'unstructured-client/lib/http.js';
 import { ConnectionError, RequestTimeoutError, UnstructuredClientError } from 'unstructured-client/sdk/models/errors';
-import { Strategy } from 'unstructured-client/sdk/models/shared';
+import type { Strategy } from 'unstructured-client/sdk/models/shared';
 import { parsedDocument } from './elements.js';
+import type { UnstructuredStrategyName } from './local-content-types.js';
 
 export interface UnstructuredParserOptions {
   /** The API's base URL; a trailing `/general/v0/general` (as Unstructured's docs quote it) is accepted too. */
   url: string;
   /** Read per request, so a rotated key needs no restart; none is sent when it is unset (a self-hosted API). */
   apiKey: () => string | undefined;
-  strategy: Strategy;
+  strategy: UnstructuredStrategyName;
   timeoutMs: number;
   /** The host's HTTP client (`coreServices.http`), which the client's requests go through. */
   http: HttpClient;
 }
-
-export { Strategy as UnstructuredStrategy };
 
 // Bulky or per-request fields that a parse snapshot has no use for.
 const DROPPED_METADATA = new Set(['coordinates', 'image_base64', 'orig_elements', 'filename', 'file_directory', 'last_modified']);
@@ -131,7 +130,8 @@ export class UnstructuredParser implements DocumentParser {
           partitionParameters: {
             files: { content: input.data, fileName: input.filename },
             contentType: input.contentType.split(';')[0]!.trim(),
-            strategy: this.options.strategy,
+            // Each configured name is one of the client's Strategy values (checked here, where the client is loaded).
+            strategy: this.options.strategy satisfies `${Strategy}` as Strategy,
             splitPdfPage: false,
           },
         },
