@@ -54,9 +54,14 @@ export interface RecognitionSubmission {
   file: UploadedFile & { data: SpooledFile };
 }
 
-/** Who calls: a public caller (its headers and address), or an administrator. */
-export type RecognitionCaller =
-  { public: { headers: Record<string, string | string[] | undefined>; clientIp: string | null } } | { admin: { admin_user_id: string } };
+/** A caller of the public routes: its headers (the caller token) and address. */
+export interface PublicCaller {
+  headers: Record<string, string | string[] | undefined>;
+  clientIp: string | null;
+}
+
+/** Who calls: a public caller, or an administrator (runs are made only by public callers; administrators read and review them all). */
+export type RecognitionCaller = { public: PublicCaller } | { admin: { admin_user_id: string } };
 
 /** The files of a run a caller may download. */
 export type RecognitionFile = 'source-document' | 'source-pdf' | { preview: number };
@@ -127,7 +132,7 @@ export class DocumentRecognition {
    * `POST /document-recognition/runs`: checks the upload against the runtime agent's slot (size 413, type 415, empty
    * 400) before anything is stored, stores it, and makes the run; waits up to `wait` seconds for it to end.
    */
-  async create(submission: RecognitionSubmission, wait: number | undefined, caller: RecognitionCaller) {
+  async create(submission: RecognitionSubmission, wait: number | undefined, request: PublicCaller) {
     const { config, objectStore } = this.deps;
     const resolved = await this.deps.runtimeAgents.forRun(submission.runtime_agent_id);
     const policy = this.deps.runtimeAgents.uploadPolicy(resolved.slots);
@@ -144,12 +149,9 @@ export class DocumentRecognition {
         { code: 'DOCUMENT_TYPE' },
       );
     }
-    let callerToken: string | null = null;
-    if (!isAdmin(caller)) {
-      callerToken = callerTokenFor(sentCallerToken(caller.public.headers));
-      const refusal = caller.public.clientIp ? await this.anonymous.take(caller.public.clientIp) : undefined;
-      if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
-    }
+    const callerToken = callerTokenFor(sentCallerToken(request.headers));
+    const refusal = request.clientIp ? await this.anonymous.take(request.clientIp) : undefined;
+    if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
     const id = randomUUID();
     const sourceKey = `document-recognition/${id}/source/${objectKeySegment(file.filename, 'document')}`;
     await objectStore.putStream(sourceKey, createReadStream(file.data.path), { contentType: file.contentType, size: file.data.size });
@@ -176,7 +178,7 @@ export class DocumentRecognition {
           source_size_bytes: file.data.size,
           source_sha256: file.data.sha256,
           trace_id: randomBytes(16).toString('hex'),
-          public_caller_hash: callerToken && callerHash(callerToken),
+          public_caller_hash: callerHash(callerToken),
         },
         claim,
       );
@@ -194,7 +196,7 @@ export class DocumentRecognition {
       (row) => TERMINAL.has(row.status),
       () => this.store.find(id),
     );
-    return { ...(await this.present(settled, caller)), caller_token: callerToken };
+    return { ...(await this.present(settled, { public: request })), caller_token: callerToken };
   }
 
   /** The caller's runs (an administrator's: every run, filtered), newest first. */
@@ -217,7 +219,7 @@ export class DocumentRecognition {
         ...(filter.review_state && { reviewState: filter.review_state }),
       },
       page,
-      (row) => this.presentListed(row, caller),
+      (row) => this.presentListed(row),
     );
   }
 
@@ -317,7 +319,7 @@ export class DocumentRecognition {
   private base = (run: RecognitionRunRow, caller: RecognitionCaller) => `${isAdmin(caller) ? '/admin' : ''}/document-recognition/runs/${run.id}`;
 
   /** The projected list item: what a list shows without the fields, previews and outputs. */
-  private presentListed(run: RecognitionRunRow, caller: RecognitionCaller) {
+  private presentListed(run: RecognitionRunRow) {
     return {
       run_id: run.id,
       runtime_agent_id: run.runtime_agent_id,
@@ -332,7 +334,6 @@ export class DocumentRecognition {
       source_size_bytes: Number(run.source_size_bytes),
       page_count: run.page_count,
       error: run.error,
-      ...(isAdmin(caller) && { created_by_public_caller: run.public_caller_hash !== null }),
       created_at: run.created_at.toISOString(),
       completed_at: run.completed_at?.toISOString() ?? null,
     };
@@ -351,7 +352,7 @@ export class DocumentRecognition {
     ]);
     const snapshot = run.runtime_binding_snapshot;
     return {
-      ...this.presentListed(run, caller),
+      ...this.presentListed(run),
       runtime_agent_type_snapshot: run.runtime_agent_type_snapshot,
       runtime_binding_snapshot: isAdmin(caller)
         ? snapshot

@@ -31,7 +31,8 @@ const FILES: [string, RecognitionFile, string, string][] = [
   ['source-pdf', 'source-pdf', 'The PDF rendition (the original PDF, or one the recognizer made)', 'application/pdf'],
 ];
 
-const publicCaller = (req: Request, context: RequestContext): RecognitionCaller => ({ public: { headers: req.headers, clientIp: context.origin.clientIp } });
+const publicRequest = (req: Request, context: RequestContext) => ({ headers: req.headers, clientIp: context.origin.clientIp });
+const publicCaller = (req: Request, context: RequestContext): RecognitionCaller => ({ public: publicRequest(req, context) });
 const adminCaller = (context: RequestContext): RecognitionCaller => ({ admin: { admin_user_id: context.operation.operator.admin_user_id } });
 
 /**
@@ -187,7 +188,7 @@ export const documentRecognitionRoutes: RouteFactory<'runtimeAgents' | 'document
             const file = files[0];
             const agent = fields[AGENT_FIELD]?.trim();
             if (!file || !agent) throw new BadRequestError(`the form needs a file in "${FILE_FIELD}" and a runtime agent id in "${AGENT_FIELD}"`);
-            return domains.documentRecognition.create({ runtime_agent_id: agent, file }, context.query.wait_seconds, publicCaller(req, context));
+            return domains.documentRecognition.create({ runtime_agent_id: agent, file }, context.query.wait_seconds, publicRequest(req, context));
           }),
         );
         res.status(201);

@@ -81,7 +81,6 @@ const listedRunFields = {
   source_size_bytes: z.number().int(),
   page_count: z.number().int().nullable(),
   error,
-  created_by_public_caller: z.boolean().optional().describe('Administrators only'),
   created_at: timestamp,
   completed_at: timestamp.nullable(),
 };
@@ -178,7 +177,7 @@ export const recognitionResult = z.object({
 });
 
 export const createdRun = run.extend({
-  caller_token: z.string().nullable().describe('Send it as x-caller-token to read, review and download this run and make more under the same owner'),
+  caller_token: z.string().describe('Send it as x-caller-token to read, review and download this run and make more under the same owner'),
 });
 
 export const reviewChange = z
