@@ -136,7 +136,10 @@ export const documentRecognitionRoutes: RouteFactory<'runtimeAgents' | 'document
         access: read,
         summary: 'The PNG preview of one of the first pages',
         success: { status: 200, description: 'The preview image', contentType: 'image/png' },
-        refusals: { 404: 'No such run (of the caller), or no preview of that page (DOCUMENT_RECOGNITION_FILE_NOT_FOUND)' },
+        refusals: {
+          404: 'No such run (of the caller), or no preview of that page (DOCUMENT_RECOGNITION_FILE_NOT_FOUND)',
+          422: 'page_number is not a page number (1 or more)',
+        },
         handler: async (req, res, context) => {
           const page = Number(req.params.page_number);
           if (!Number.isInteger(page) || page < 1)
