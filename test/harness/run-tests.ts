@@ -1,34 +1,11 @@
-// Starts the services every test shares (one embedded Postgres server and one
-// Chroma server per run), runs tap with their addresses in the environment,
-// then stops them. Test files create their own database on the shared server,
-// copied from one migrated once per run. A run of unit tests alone starts nothing.
+// Runs tap over the test files given (all of them when none is). A run that needs the shared services (one embedded
+// Postgres server, one Chroma server, FerretDB and Schemathesis) starts them first and passes their addresses to tap in
+// the environment (test/harness/shared-services.ts); a run of unit tests alone starts nothing and imports none of it.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import {
-  cacheDir,
-  createRootLogger,
-  EmbeddedChroma,
-  EmbeddedPostgresServer,
-  ensureChromaVenv,
-  ensureFerretDb,
-  ensurePipTool,
-  PROJECT_ROOT,
-  type EmbeddedServer,
-} from '@agent-host/core';
-import pg from 'pg';
-import { openDatabase } from '../../core/src/db/database.js';
-import { migrate } from '../../core/src/db/migrator.js';
-import { MIGRATIONS_DIR } from '../../core/src/paths.js';
+import { fileURLToPath } from 'node:url';
 
-/** The OpenAPI fuzzer of test/integration/api-fuzz.test.ts (PyPI), pinned. */
-const SCHEMATHESIS = {
-  name: 'schemathesis-4.32.5',
-  requirement: 'schemathesis==4.32.5',
-  bin: 'st',
-  missingPython: 'the API fuzz test installs Schemathesis with Python 3 and its venv module; install them',
-};
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Runs tap over the arguments given, with `env`; ends its report with one summary line and resolves with its exit code. */
 async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
@@ -52,58 +29,11 @@ async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
   return code;
 }
 
-/**
- * A database migrated once per run that test databases are copied from (`CREATE DATABASE ... TEMPLATE`): every host a
- * test starts finds its schema in place instead of running every migration again. Resolves with its name.
- */
-async function migratedTemplate(adminUrl: string, logger: ReturnType<typeof createRootLogger>): Promise<string> {
-  const name = 'agent_host_migrated';
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`).finally(() => client.end());
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const sequelize = openDatabase(url.toString(), 1);
-  try {
-    await migrate(sequelize, MIGRATIONS_DIR, logger);
-  } finally {
-    // A template is copied only while nothing is connected to it.
-    await sequelize.close();
-  }
-  return name;
-}
-
 const files = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 // Unit tests, repository checks, tests that run processes, and a plugin's tests outside its test/integration need
 // no server: asked for them alone (`npm run test:unit`, or one such file), nothing is started.
 const needsNoServer = (file: string) => /^test\/(unit|checks|process)\//.test(file) || /^plugins\/[^/]+\/test\/(?!integration\/)/.test(file);
 if (files.length > 0 && files.every(needsNoServer)) process.exit(await runTap(process.env));
 
-const logger = createRootLogger(process.env.TEST_SERVICES_LOG_LEVEL ?? 'warn');
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-test-'));
-const postgres = new EmbeddedPostgresServer({ dataDir, port: 0, logger });
-const chromaExecutable = await ensureChromaVenv({ cacheDir: cacheDir(''), version: '1.5.9', python: 'python3', logger });
-const chroma = new EmbeddedChroma({ executable: chromaExecutable, dataDir, startupTimeoutMs: 120_000, logger });
-
-const servers: EmbeddedServer[] = [postgres, chroma];
-
-let code = 1;
-try {
-  const [ferretdb, schemathesis] = await Promise.all([
-    ensureFerretDb({ cacheDir: cacheDir(''), logger }),
-    ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger }),
-    ...servers.map((server) => server.start()),
-  ]);
-  code = await runTap({
-    ...process.env,
-    TEST_PG_ADMIN_URL: postgres.url('postgres'),
-    TEST_PG_TEMPLATE: await migratedTemplate(postgres.url('postgres'), logger),
-    TEST_CHROMA_URL: chroma.url(),
-    TEST_FERRETDB_BIN: ferretdb,
-    TEST_SCHEMATHESIS_BIN: schemathesis,
-  });
-} finally {
-  await Promise.allSettled(servers.map((server) => server.stop()));
-  await rm(dataDir, { recursive: true, force: true });
-}
-process.exit(code);
+const { runWithSharedServices } = await import('./shared-services.js');
+process.exit(await runWithSharedServices(runTap));

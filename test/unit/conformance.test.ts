@@ -46,10 +46,23 @@ import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Kernel } from '@agent-host/core';
 import { createLocalObjectStore } from '../../core/src/services/object-store-local.js';
 import { contributesOf, loadFirstPartyPlugin } from '../helpers/first-party-plugin.js';
 
 type Tap = typeof t;
+
+const sharedKernels = new Map<string, Promise<Kernel>>();
+/** One kernel for every test here that uses plugin `id` with its default config: its pool of worker threads starts once. */
+function sharedPlugin(id: string): Promise<Kernel> {
+  let kernel = sharedKernels.get(id);
+  if (!kernel) {
+    const loading = loadFirstPartyPlugin(id);
+    t.teardown(async () => (await loading).stop());
+    sharedKernels.set(id, (kernel = loading));
+  }
+  return kernel;
+}
 
 /** Runs each rule as a subtest that passes when the rule holds. */
 async function conforms(t: Tap, rules: ConformanceRule[]) {
@@ -101,9 +114,7 @@ t.test('the embedders plugin: feature-hashing keeps every embedder rule', async 
 });
 
 t.test('the parsers-local plugin: the parser of each content type it contributes keeps every parser rule', async (t) => {
-  const kernel = await loadFirstPartyPlugin('parsers-local');
-  t.teardown(() => kernel.stop());
-  const parsers = kernel.registry(extensionPoints.documentParsers);
+  const parsers = (await sharedPlugin('parsers-local')).registry(extensionPoints.documentParsers);
   const contentTypes = (await contributesOf('parsers-local')).documentParsers!;
   t.same(
     contentTypes.filter((type) => !SAMPLES[type]),
@@ -483,10 +494,8 @@ async function twoPagePdf(first: string, second: string): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-async function recognizerSamples(t: Tap) {
-  const parsing = await loadFirstPartyPlugin('parsers-local');
-  t.teardown(() => parsing.stop());
-  const parsers = parsing.registry(extensionPoints.documentParsers);
+async function recognizerSamples() {
+  const parsers = (await sharedPlugin('parsers-local')).registry(extensionPoints.documentParsers);
   const docx = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
   return {
     pdf: {
@@ -508,16 +517,13 @@ async function recognizerSamples(t: Tap) {
 }
 
 t.test('the recognizer-local plugin: local_layout keeps every document recognizer rule', async (t) => {
-  const kernel = await loadFirstPartyPlugin('recognizer-local');
-  t.teardown(() => kernel.stop());
-  await conforms(t, documentRecognizerConformance(kernel.registry(extensionPoints.documentRecognizers).get('local_layout')!, await recognizerSamples(t)));
+  const kernel = await sharedPlugin('recognizer-local');
+  await conforms(t, documentRecognizerConformance(kernel.registry(extensionPoints.documentRecognizers).get('local_layout')!, await recognizerSamples()));
 });
 
 t.test('a document recognizer that breaks a rule fails that rule, and says how', async (t) => {
-  const kernel = await loadFirstPartyPlugin('recognizer-local');
-  t.teardown(() => kernel.stop());
-  const real = kernel.registry(extensionPoints.documentRecognizers).get('local_layout')!;
-  const samples = await recognizerSamples(t);
+  const real = (await sharedPlugin('recognizer-local')).registry(extensionPoints.documentRecognizers).get('local_layout')!;
+  const samples = await recognizerSamples();
   // Renders every page, whatever the host asked: a 500-page upload would draw 500 images.
   const greedy: DocumentRecognizer = {
     contentTypes: real.contentTypes,
