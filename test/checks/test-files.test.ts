@@ -2,14 +2,15 @@
 // its own, and the unit suites (test/unit/*.suite.ts) run the in-process files of test/unit and of each plugin's test
 // folder. A test file in a folder neither reaches would never run.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '@agent-host/core';
 import t from 'tap';
 import { pluginTestDirs, testFilesIn } from '../harness/in-process-suite.js';
 
-/** Every `*.test.ts` under `dir`, relative to the repository. */
+/** Every `*.test.ts` under `dir` (relative to the repository, as the results are), none when there is no such folder. */
 function testFilesUnder(dir: string): string[] {
+  if (!existsSync(path.join(PROJECT_ROOT, dir))) return [];
   return readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = path.join(dir, entry.name);
     if (entry.isDirectory()) return testFilesUnder(relative);

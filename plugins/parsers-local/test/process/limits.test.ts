@@ -17,6 +17,13 @@ async function parsersWith(config: Record<string, unknown> = {}) {
 
 const defaults = await parsersWith();
 
+/**
+ * The longest pause of this process's event loop that still counts as turning. A parse on this thread would stop it
+ * for seconds; the margin is for a loaded CI machine, where these files share two cores with other test processes and
+ * a thread can wait most of a second for one.
+ */
+const KEPT_TURNING_MS = 1_500;
+
 /** Runs `work` while timing the event loop; resolves with its outcome and the longest gap between 10 ms ticks. */
 async function whileTicking<T>(work: () => Promise<T>): Promise<{ outcome: T | Error; longestGapMs: number }> {
   let last = performance.now();
@@ -46,14 +53,14 @@ t.test('a DOCX bomb (30 MB of text packed into 37 KB) fails with its ratio befor
     (outcome as Error).message,
     /^bomb\.docx: word\/document\.xml inflates \d+ times \(limit 100\); the document was not indexed \(limit: \[plugins\.parsers-local\] zip_max_ratio\)$/,
   );
-  t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
+  t.ok(longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
 });
 
 t.test('an amplifying CSV (300 KB, every row repeating 100 names of 1,000 characters) fails over max_text_chars', async (t) => {
   const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'text/csv', amplifyingCsv(), 'wide.csv'));
   t.type(outcome, BadRequestError);
   t.match((outcome as Error).message, /^wide\.csv: its rows expand to more than 20000000 characters of text; .*max_text_chars\)$/);
-  t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
+  t.ok(longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
   const narrow = await parseWith(defaults, 'text/csv', `${'h'.repeat(300)},b\n1,2\n`, 'long-name.csv');
   t.equal(narrow.elements[0]?.text, `${'h'.repeat(200)}…: 1; b: 2`, 'column names past csv_max_header_chars are cut in each row');
   const tooWide = await parseWith(defaults, 'text/csv', `${Array.from({ length: 1001 }, (_, i) => `c${i}`).join(',')}\n`, 'columns.csv').catch((e: Error) => e);
@@ -64,7 +71,7 @@ t.test('HTML nested 100,000 deep fails over html_max_depth instead of overflowin
   const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'text/html', deepHtml(), 'deep.html'));
   t.type(outcome, BadRequestError);
   t.match((outcome as Error).message, /^deep\.html: its elements nest \d+ deep \(limit 500\);.*html_max_depth\)$/);
-  t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
+  t.ok(longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
   const nested = await parseWith(defaults, 'text/html', '<div>'.repeat(400) + '<p>kept</p>', 'nested.html');
   t.same(
     nested.elements.map((e) => e.text),
@@ -78,7 +85,7 @@ t.test('a 100,000-page PDF fails over pdf_max_pages; past parse_timeout_seconds 
   const { outcome, longestGapMs } = await whileTicking(() => parseWith(defaults, 'application/pdf', pdf, 'pages.pdf'));
   t.type(outcome, BadRequestError);
   t.match((outcome as Error).message, /^pages\.pdf: it has 100000 pages \(limit 5000\);.*pdf_max_pages\)$/);
-  t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
+  t.ok(longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
 
   const patient = await parsersWith({ pdf_max_pages: 200_000, parse_timeout_seconds: 1 });
   const started = Date.now();
@@ -86,7 +93,7 @@ t.test('a 100,000-page PDF fails over pdf_max_pages; past parse_timeout_seconds 
   t.type(slow.outcome, BadRequestError);
   t.match((slow.outcome as Error).message, /^pages\.pdf: parsing did not finish within 1 s;.*parse_timeout_seconds\)$/);
   t.ok(Date.now() - started < 5_000, 'the parse is stopped at its deadline');
-  t.ok(slow.longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(slow.longestGapMs)} ms)`);
+  t.ok(slow.longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(slow.longestGapMs)} ms)`);
   const next = await parseWith(patient, 'text/plain', 'still here', 'next.txt');
   t.equal(next.text, 'still here', 'the next document parses in a fresh worker');
 });
@@ -97,7 +104,7 @@ t.test('a parse that needs more than parse_memory_mb fails its document, not the
   const { outcome, longestGapMs } = await whileTicking(() => parseWith(small, 'text/html', html, 'huge.html'));
   t.type(outcome, BadRequestError);
   t.match((outcome as Error).message, /^huge\.html: parsing needed more than 64 MB of memory;.*parse_memory_mb\)$/);
-  t.ok(longestGapMs < 500, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
+  t.ok(longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(longestGapMs)} ms)`);
   const next = await parseWith(small, 'text/plain', 'after', 'after.txt');
   t.equal(next.text, 'after', 'the pool replaced the worker');
 });
