@@ -55,8 +55,9 @@ export function renderPluginSection(manifest, plugin) {
     '| Key | Type | Default | What it does |',
     '|---|---|---|---|',
   );
+  const required = new Set(schema.required ?? []);
   for (const [key, property] of keys) {
-    const fallback = 'default' in property ? defaultOf(property.default) : '(required)';
+    const fallback = 'default' in property ? defaultOf(property.default) : required.has(key) ? '(required)' : '(unset)';
     lines.push(`| \`${key}\` | ${cell(typeOf(property))} | ${cell(fallback)} | ${cell(property.description ?? '')} |`);
   }
   return lines.join('\n');

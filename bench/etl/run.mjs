@@ -82,7 +82,7 @@ await runBench('etl', {
         env: {
           ...adminEnv(ADMIN),
           OPENAI_API_KEY: 'bench-key',
-          'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(`http://127.0.0.1:${fake.port}/v1`),
+          'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(`http://127.0.0.1:${fake.port}/v1`),
           AGENT_HOST__ETL__MAX_SOURCE_BYTES: String(2 * 1024 * 1024 * 1024),
         },
       });

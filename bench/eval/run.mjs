@@ -91,7 +91,7 @@ await runBench('eval', {
     const env = {
       ...adminEnv(ADMIN),
       OPENAI_API_KEY: 'bench-key',
-      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl),
+      'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(modelUrl),
       AGENT_HOST__EVALUATION__ITEM_CONCURRENCY: String(concurrency),
     };
     const host = await startHost({ name: 'eval', env });

@@ -63,7 +63,7 @@ await runBench('fusion', {
       env: {
         ...adminEnv(ADMIN),
         OPENAI_API_KEY: 'bench-key',
-        'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl),
+        'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(modelUrl),
         // The bench measures the host, not its per-key limit.
         AGENT_HOST__FUSION__API_KEY_REQUESTS_PER_MINUTE: '0',
       },

@@ -133,7 +133,7 @@ await runBench('recognition', {
       env: {
         ...adminEnv(ADMIN),
         OPENAI_API_KEY: 'bench-key',
-        'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl),
+        'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(modelUrl),
         // Every upload comes from this one address: the per-address budget is measured, never hit.
         AGENT_HOST__DOCUMENT_RECOGNITION__ANONYMOUS_RUNS_PER_MINUTE: '0',
       },

@@ -55,7 +55,7 @@ await runBench('schedule', {
       env: {
         ...adminEnv(ADMIN),
         OPENAI_API_KEY: 'bench-key',
-        AGENT_HOST__PLUGINS__MODELS_LANGCHAIN__OPENAI_BASE_URL: JSON.stringify(`http://127.0.0.1:${fake.port}/v1`),
+        AGENT_HOST__PLUGINS__MODELS_OPENAI__BASE_URL: JSON.stringify(`http://127.0.0.1:${fake.port}/v1`),
         AGENT_HOST__SCHEDULED_TASKS__MAX_ACTIVE_PER_AGENT: String(tasks + 1),
       },
     });

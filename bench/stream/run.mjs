@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// Stream benchmark: turns/s and time to first token of POST /stream, host against a bare baseline,
-// both answering through LangChain `ChatOpenAI` from the same zero-latency fake model, in one run.
+// Stream benchmark: turns/s and time to first token of POST /stream, host against two bare baselines, all answering
+// from the same zero-latency fake model, in one run.
 //   fake model: fake-model.mjs, OpenAI-compatible, 20 tokens per completion with usage (child process)
-//   baseline:   baseline.mjs, minimal restify SSE server over `ChatOpenAI`, no persistence (child process)
+//   baselines:  baseline.mjs, a minimal restify SSE server, no persistence (a child process each): `openai_sdk` on the
+//               official openai SDK (the floor the host is held to), `langchain` on LangChain `ChatOpenAI`
 //   host:       `agent-host start` on a fresh data dir (embedded Postgres and Chroma), `openai` provider
-//               pointed at the fake model; every turn persisted in Postgres
+//               (models-openai) pointed at the fake model; every turn persisted in Postgres
+//   --langchain-host: a second host, the same but with models-openai left out, so LangChain's `openai` provider
+//               answers: what the provider changes, in the same run
 //   load:       loadgen.mjs, closed-loop clients (child process), each concurrency point run on the
 //               baseline then the host, with a discarded warm-up before each
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding]] [--host-cpu-prof]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--host-cpu-prof]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too.
 // With --grounding too, the same agent with `response_grounding_config` (balanced, general knowledge allowed, so
@@ -30,10 +33,13 @@ const hostCpuProf = process.argv.includes('--host-cpu-prof');
 const withAgent = process.argv.includes('--agent');
 // With --grounding (and --agent) a second public agent, with a grounding policy, is measured on the same host.
 const withGrounding = withAgent && process.argv.includes('--grounding');
+const withLangchainHost = process.argv.includes('--langchain-host');
 const MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (!(seconds > 0) || !(warmupSeconds >= 0) || concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) {
-  console.error('usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding]] [--host-cpu-prof]');
+  console.error(
+    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--host-cpu-prof]',
+  );
   process.exit(2);
 }
 
@@ -72,11 +78,11 @@ async function main() {
   const model = await startHelper(path.join(here, 'fake-model.mjs'));
   const modelUrl = `http://127.0.0.1:${model.port}/v1`;
   const modelCount = async () => (await ask(model.child, { type: 'count' }, 'count', 5_000)).served;
-  const baseline = await startHelper(path.join(here, 'baseline.mjs'), [modelUrl]);
-  const baselineUrl = `http://127.0.0.1:${baseline.port}`;
+  const baselineUrl = `http://127.0.0.1:${(await startHelper(path.join(here, 'baseline.mjs'), [modelUrl, 'langchain'])).port}`;
+  const openaiUrl = `http://127.0.0.1:${(await startHelper(path.join(here, 'baseline.mjs'), [modelUrl, 'openai'])).port}`;
   const loadgen = forkHelper(path.join(here, 'loadgen.mjs'));
 
-  console.log(`fake model ${modelUrl}; baseline ${baselineUrl}; starting the host on a fresh data dir ...`);
+  console.log(`fake model ${modelUrl}; baselines ${openaiUrl} (openai SDK), ${baselineUrl} (LangChain); starting the host on a fresh data dir ...`);
   const nodeArgs = [];
   if (hostCpuProf) {
     const profDir = path.join(resultsDir, 'stream-prof');
@@ -86,21 +92,36 @@ async function main() {
   }
   const host = await startHost({
     name: 'stream',
-    env: { OPENAI_API_KEY: 'bench-key', 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl), ...adminEnv(ADMIN) },
+    env: { OPENAI_API_KEY: 'bench-key', 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(modelUrl), ...adminEnv(ADMIN) },
     nodeArgs,
   });
   const hostUrl = host.url;
   console.log(`host ${hostUrl} healthy in ${(host.bootMs / 1000).toFixed(1)} s (host, Postgres, Chroma: ${host.descendants.size + 1} processes)`);
   summary.host_boot_ms = host.bootMs;
+  const langchainHost =
+    withLangchainHost &&
+    (await startHost({
+      name: 'stream-langchain',
+      env: {
+        OPENAI_API_KEY: 'bench-key',
+        AGENT_HOST_PLUGINS_DISABLED: 'models-openai',
+        'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': JSON.stringify(modelUrl),
+        ...adminEnv(ADMIN),
+      },
+    }));
 
   // Without --agent the host is asked as an administrator (the only caller who may name a model per request and
   // its sessions); with it, as anonymous customers of a public agent, each turn a new session the host issues.
-  const admin = await adminClient(hostUrl, ADMIN);
-  const clients = { baseline: { fields: MODEL }, host: { fields: MODEL, headers: { cookie: admin.cookie } } };
-  if (withAgent) {
+  /** How a host is asked: as its administrator naming the model, or (--agent) as anonymous callers of a public agent. */
+  const hostClient = async (url) => {
+    const admin = await adminClient(url, ADMIN);
+    if (!withAgent) return { admin, client: { fields: MODEL, headers: { cookie: admin.cookie } } };
     const agent = await admin.request('POST', '/agents', { name: 'Bench', agent_type: 'chat', public_access_mode: 'public_anonymous', ...MODEL });
-    clients.host = { fields: { agent_id: agent.agent_id }, issued: true };
-  }
+    return { admin, client: { fields: { agent_id: agent.agent_id }, issued: true } };
+  };
+  const { admin, client: hostSide } = await hostClient(hostUrl);
+  const clients = { openai_sdk: { fields: MODEL }, baseline: { fields: MODEL }, host: hostSide };
+  if (langchainHost) clients.langchain_host = (await hostClient(langchainHost.url)).client;
   if (withGrounding) {
     const grounding = { enabled: true, mode: 'balanced', allow_general_knowledge: true };
     const agent = await admin.request('POST', '/agents', {
@@ -112,7 +133,13 @@ async function main() {
     });
     clients.grounded = { fields: { agent_id: agent.agent_id }, issued: true };
   }
-  const sides = [['baseline', baselineUrl], ['host', hostUrl], ...(withGrounding ? [['grounded', hostUrl]] : [])];
+  const sides = [
+    ['openai_sdk', openaiUrl],
+    ['baseline', baselineUrl],
+    ['host', hostUrl],
+    ...(withGrounding ? [['grounded', hostUrl]] : []),
+    ...(langchainHost ? [['langchain_host', langchainHost.url]] : []),
+  ];
 
   // Both sides must answer the fake model's 20 tokens, then `done`, before anything is measured.
   const verified = {};
@@ -126,9 +153,10 @@ async function main() {
   summary.verified = verified;
   console.log('verified: baseline and host each streamed the 20 tokens, then done\n');
 
-  // The verification requests, one per host side.
-  let hostSent = sides.length - 1;
-  let hostOk = sides.length - 1;
+  // The verification requests, one per side of the first host.
+  const firstHost = (side) => side === 'host' || side === 'grounded';
+  let hostSent = sides.filter(([side]) => firstHost(side)).length;
+  let hostOk = hostSent;
   for (const concurrency of concurrencies) {
     const point = { concurrency };
     for (const [side, url] of sides) {
@@ -142,7 +170,7 @@ async function main() {
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
-      if (side !== 'baseline') {
+      if (firstHost(side)) {
         hostSent += requests;
         hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);
       }
@@ -152,12 +180,16 @@ async function main() {
           `completion p50 ${fmt(s.completion_p50_ms).padStart(7)} ms  failed ${s.failed}${s.failed ? ' ' + JSON.stringify(s.failures) : ''}`,
       );
     }
-    point.ratios = {
-      turns_per_s: ratio(point.host.turns_per_s, point.baseline.turns_per_s),
-      ttft_p50: ratio(point.host.ttft_p50_ms, point.baseline.ttft_p50_ms),
-      ttft_p99: ratio(point.host.ttft_p99_ms, point.baseline.ttft_p99_ms),
-      completion_p50: ratio(point.host.completion_p50_ms, point.baseline.completion_p50_ms),
-    };
+    const against = (baseline) => ({
+      turns_per_s: ratio(point.host.turns_per_s, baseline.turns_per_s),
+      ttft_p50: ratio(point.host.ttft_p50_ms, baseline.ttft_p50_ms),
+      ttft_p50_added_ms: point.host.ttft_p50_ms - baseline.ttft_p50_ms,
+      ttft_p99: ratio(point.host.ttft_p99_ms, baseline.ttft_p99_ms),
+      completion_p50: ratio(point.host.completion_p50_ms, baseline.completion_p50_ms),
+    });
+    point.ratios = against(point.baseline);
+    point.ratios_openai_sdk = against(point.openai_sdk);
+    if (point.langchain_host) point.models_openai_over_langchain = ratio(point.host.turns_per_s, point.langchain_host.turns_per_s);
     if (point.grounded) {
       point.grounding = {
         turns_per_s: ratio(point.grounded.turns_per_s, point.host.turns_per_s),
@@ -194,6 +226,7 @@ async function main() {
     await db.end();
   }
   summary.host_stop = await stopHost(host);
+  if (langchainHost) await stopHost(langchainHost);
 }
 
 function report() {
@@ -201,28 +234,34 @@ function report() {
     `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
     [
       'concurrency',
-      'baseline turns/s',
+      'openai SDK turns/s',
+      'LangChain turns/s',
       'host turns/s',
-      'host/baseline',
-      'baseline p50 TTFT ms',
+      'host/openai SDK',
+      'host/LangChain',
+      ...(withLangchainHost ? ['host on LangChain turns/s', 'host/host on LangChain'] : []),
+      'openai SDK p50 TTFT ms',
       'host p50 TTFT ms',
-      'host/baseline',
-      'baseline p99 TTFT ms',
+      'host added p50 ms',
+      'openai SDK p99 TTFT ms',
       'host p99 TTFT ms',
-      'host/baseline',
     ],
-    summary.points.map(({ concurrency, baseline: b, host: h, ratios: r }) => [
-      concurrency,
-      fmt(b.turns_per_s),
-      fmt(h.turns_per_s),
-      fmt(r.turns_per_s, 2),
-      fmt(b.ttft_p50_ms),
-      fmt(h.ttft_p50_ms),
-      fmt(r.ttft_p50, 2),
-      fmt(b.ttft_p99_ms),
-      fmt(h.ttft_p99_ms),
-      fmt(r.ttft_p99, 2),
-    ]),
+    summary.points.map(
+      ({ concurrency, openai_sdk: o, baseline: b, host: h, ratios: r, ratios_openai_sdk: ro, langchain_host: l, models_openai_over_langchain: m }) => [
+        concurrency,
+        fmt(o.turns_per_s),
+        fmt(b.turns_per_s),
+        fmt(h.turns_per_s),
+        fmt(ro.turns_per_s, 2),
+        fmt(r.turns_per_s, 2),
+        ...(withLangchainHost ? [fmt(l.turns_per_s), fmt(m, 2)] : []),
+        fmt(o.ttft_p50_ms),
+        fmt(h.ttft_p50_ms),
+        fmt(ro.ttft_p50_added_ms, 2),
+        fmt(o.ttft_p99_ms),
+        fmt(h.ttft_p99_ms),
+      ],
+    ),
   );
   summary.table = table;
   for (const { concurrency, grounded: g, grounding } of summary.points.filter((q) => q.grounded)) {

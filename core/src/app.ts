@@ -462,7 +462,7 @@ export class AgentHostApp {
     // Registered like a plugin's backend, so no plugin can claim the name `local`.
     this.kernel
       .registry(extensionPoints.objectStores)
-      .forPlugin('core', () => undefined)
+      .forPlugin('core', { onRegister: () => undefined })
       .register('local', createLocalObjectStore(path.resolve(objectsDir)));
   }
 

@@ -327,6 +327,7 @@ t.test('agent-host plugins list shows what loaded, from where, versions and regi
     plugins.map((p: any) => [p.id, p.origin, p.registered]),
     [
       ['models-langchain', 'first-party', { modelProviders: ['openai', 'anthropic', 'ollama', 'offline'] }],
+      ['models-openai', 'first-party', { modelProviders: ['openai'] }],
       ['orchestrator-core-chat', 'first-party', { orchestrators: ['core_chat_v1'] }],
       ['orchestrator-react-agent', 'first-party', { orchestrators: ['react_agent_v1'] }],
       [

@@ -14,10 +14,7 @@ t.test('a slot taken on host process A is refused on host process B until A fini
   t.teardown(() => fixture.close());
   const databaseUrl = await createTestDatabase(t);
   // Both processes start at once: they also race to create the first super admin.
-  const [a, b] = (await startHostProcesses(t, databaseUrl, 2, { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` })) as [
-    string,
-    string,
-  ];
+  const [a, b] = (await startHostProcesses(t, databaseUrl, 2, { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` })) as [string, string];
   const admin = new AdminClient(a);
   t.equal((await admin.login()).status, 200);
   const agent = (

@@ -24,7 +24,7 @@ t.test('a host killed mid-run: another instance recovers the document-recognitio
   const objects = await mkdtemp(path.join(os.tmpdir(), 'agent-host-objects-'));
   t.teardown(() => rm(objects, { recursive: true, force: true }));
   const env = {
-    'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${model.url}"`,
+    'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"`,
     AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '120',
     AGENT_HOST__OBJECT_STORE__LOCAL_DIR: `"${objects}"`,
   };

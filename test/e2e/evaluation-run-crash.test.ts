@@ -21,7 +21,7 @@ t.test('a host killed mid-run: another instance recovers the run and scores ever
   });
   t.teardown(() => model.close());
   const databaseUrl = await createTestDatabase(t);
-  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${model.url}"`, AGENT_HOST__EVALUATION__ITEM_CONCURRENCY: '2' };
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"`, AGENT_HOST__EVALUATION__ITEM_CONCURRENCY: '2' };
   const doomed = await startHostProcess(t, databaseUrl, env, 'doomed');
   const admin = new AdminClient(doomed.url);
   await admin.login();

@@ -16,7 +16,7 @@ t.test('a host killed mid-run: another instance recovers the Fusion run and fini
   const model = await startOpenAiFixture({ respond: () => (stall ? { content: ANSWER, stallAfter: 0 } : { content: ANSWER }) });
   t.teardown(() => model.close());
   const databaseUrl = await createTestDatabase(t);
-  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${model.url}"`, AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '120' };
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"`, AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '120' };
   const doomed = await startHostProcess(t, databaseUrl, env, 'doomed');
   const admin = new AdminClient(doomed.url);
   await admin.login();

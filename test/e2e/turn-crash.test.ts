@@ -14,7 +14,7 @@ t.test('a host killed mid-turn saves nothing of that turn, and the session is an
   const model = await startOpenAiFixture({ respond: (body) => ({ chunks: ['re: ', ...lastUserText(body).split(/(?<= )/)], chunkDelayMs }) });
   t.teardown(() => model.close());
   const databaseUrl = await createTestDatabase(t);
-  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${model.url}"` };
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"` };
   const [doomed, survivor] = await Promise.all([startHostProcess(t, databaseUrl, env, 'doomed'), startHostProcess(t, databaseUrl, env, 'survivor')]);
   const admin = new AdminClient(survivor.url);
   await admin.login();

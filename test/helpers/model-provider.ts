@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import {
   coreServices,
   extensionPoints,
+  type AgentHostPlugin,
   UpstreamError,
   UpstreamTimeoutError,
   type ChatCallOptions,
@@ -133,16 +134,20 @@ export function setEnvFor(tt: Test, vars: Record<string, string>): void {
 }
 
 /**
- * The providers the plugin's package entry registers with `config`, booted in startTestKernel; `secrets` defaults to
- * core's under a fresh key, `log` to a recording logger.
+ * The providers a plugin's package entry (`plugin`, models-langchain's by default) registers with `config`, booted in
+ * startTestKernel; `secrets` defaults to core's under a fresh key, `log` to a recording logger.
  */
 export async function providersFromPlugin(
   config: Record<string, unknown>,
-  { secrets = createSecrets(randomBytes(32)), log = recordingLogger() }: { secrets?: SecretsService; log?: Logger } = {},
+  {
+    secrets = createSecrets(randomBytes(32)),
+    log = recordingLogger(),
+    plugin = modelsPlugin,
+  }: { secrets?: SecretsService | undefined; log?: Logger | undefined; plugin?: AgentHostPlugin } = {},
 ): Promise<Map<string, ModelProvider>> {
   const kernel = await startTestKernel({
-    plugins: [modelsPlugin],
-    config: { 'models-langchain': config },
+    plugins: [plugin],
+    config: { [plugin.id]: config },
     services: [
       [coreServices.secrets, secrets],
       [coreServices.logger, log],

@@ -21,6 +21,7 @@ import type {
   TurnToolHandle,
 } from '@agent-host/sdk';
 import { startOpenAiFixture, type OpenAiFixture, type OpenAiFixtureOptions } from '../fixtures/openai-server.js';
+import modelsOpenAi from '@agent-host/plugin-models-openai';
 import { providersFromPlugin } from './model-provider.js';
 
 /** What the fixture helper needs of a tap test. */
@@ -205,10 +206,10 @@ export async function fixture(tt: Test, respond: OpenAiFixtureOptions['respond']
 /** The `offline` provider of models-langchain, from its package entry. */
 export const offline = (await providersFromPlugin({})).get('offline')!;
 
-/** The `openai` provider of models-langchain, from its package entry, calling the fixture `server`. */
+/** The `openai` provider of models-openai (the one a host uses), from its package entry, calling the fixture `server`. */
 export async function openaiAt(server: OpenAiFixture): Promise<ModelProvider> {
   process.env.AGENT_HOST_TEST_FIXTURE_KEY = 'sk-fixture';
-  return (await providersFromPlugin({ openai_base_url: server.url, openai_api_key_env: 'AGENT_HOST_TEST_FIXTURE_KEY' })).get('openai')!;
+  return (await providersFromPlugin({ base_url: server.url, api_key_env: 'AGENT_HOST_TEST_FIXTURE_KEY' }, { plugin: modelsOpenAi })).get('openai')!;
 }
 
 export const REFUNDS = 'Refunds are issued within 30 days of purchase.';

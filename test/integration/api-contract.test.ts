@@ -17,7 +17,7 @@ t.test('every operation of /openapi.json answers its documented success, with a 
     respond: (body) => ({ chunks: ['Noted: ', ...lastUserText(body).split(/(?<= )/)], chunkDelayMs: slow ? 300 : 0 }),
   });
   t.teardown(() => model.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${model.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"` } });
   const admin = new AdminClient(host.url);
   const document: OpenApiDocument = buildOpenApiDocument(createServer(host.app).routes);
 

@@ -152,7 +152,7 @@ t.test('over the OpenAI protocol: the model’s plan is used, a botched one fall
           },
   });
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const agent = (await admin.request('POST', '/agents', { name: 'Importer', agent_type: 'etl', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;

@@ -246,7 +246,7 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
   });
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
-    env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`, AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '2' },
+    env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"`, AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '2' },
   });
   const admin = new AdminClient(host.url);
   await admin.login();

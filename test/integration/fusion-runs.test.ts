@@ -272,7 +272,7 @@ t.test('over the OpenAI protocol: a valid answer, one repaired once, one never v
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
     env: {
-      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`,
+      'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"`,
       AGENT_HOST__TIMEOUTS__MODEL_REQUEST_SECONDS: '1',
       AGENT_HOST__FUSION__API_KEY_REQUESTS_PER_MINUTE: '2',
       AGENT_HOST__FUSION__ANONYMOUS_RUNS_PER_MINUTE: '1',

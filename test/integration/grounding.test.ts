@@ -17,7 +17,7 @@ t.test('grounded agents', async (t) => {
   let script: FixtureReply[] = [];
   const fixture = await startOpenAiFixture({ respond: () => script.shift() ?? { content: 'ok' } });
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const source = await createSource(admin, { name: 'Shop policies' });

@@ -42,7 +42,7 @@ t.test('hostile documents fail with their reasons while a chat stream on the sam
   t.teardown(() => fixture.close());
   // 100 tokens, 50 ms apart: a 5 s reply that overlaps the parses.
   fixture.setRespond(() => ({ chunks: Array.from({ length: TOKENS }, (_, i) => `t${i} `), chunkDelayMs: 50 }));
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const agent = (

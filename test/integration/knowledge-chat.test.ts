@@ -40,7 +40,7 @@ t.test('a PDF and a DOCX answer questions through /stream, with their passages i
   // A model that records what it is sent, to see the text the model is given.
   const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['Noted.'] }) });
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const source = await createSource(admin, { name: 'Employee handbook', chunking_strategy: 'by_title' });

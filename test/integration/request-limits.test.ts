@@ -131,7 +131,7 @@ t.test('max_concurrent_requests leases: counted while a turn runs, renewed howev
   const gate = new Promise<void>((resolve) => (release = resolve));
   const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['slow ', 'reply'], beforeChunk: (index) => (index === 2 ? gate : undefined) }) }); // event 0 is the role chunk, 1 the first token
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const agent = (

@@ -252,7 +252,7 @@ t.test('conflict policies: skip records a skipped run while the previous one sti
   let release!: () => void;
   let held = new Promise<void>((resolve) => (release = resolve));
   fixture.setRespond(() => ({ chunks: ['Still ', 'checking.'], beforeChunk: (index) => (index === 1 ? held : undefined) }));
-  const { admin } = await setUp(t, { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` });
+  const { admin } = await setUp(t, { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` });
   const agentId = await chatAgent(admin, { model_provider: 'openai', model_name: 'gpt-4o-mini' });
   const task = async (conflict_policy: string) =>
     (

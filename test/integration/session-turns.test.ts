@@ -12,7 +12,7 @@ t.test('double texting and cancellation', async (t) => {
     respond: (body) => ({ chunks: ['re: ', ...lastUserText(body).split(/(?<= )/)], chunkDelayMs, usage: { prompt_tokens: 10, completion_tokens: 3 } }),
   });
   t.teardown(() => fixture.close());
-  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` };
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` };
   const hostA = await startTestHost(t, { env });
   // A second instance on the same database: the line of a session holds across instances.
   const hostB = await startTestHost(t, { env, databaseUrl: hostA.databaseUrl });

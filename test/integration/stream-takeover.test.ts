@@ -18,7 +18,7 @@ const post = (url: string, body: unknown, cookie: string) =>
 t.test('the customer message reaches operators at once; a takeover stops the AI before its next model call', async (t) => {
   const fixture = await startOpenAiFixture();
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const agentWith = async (orchestrator_key: string) =>

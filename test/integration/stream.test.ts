@@ -329,7 +329,7 @@ t.test('POST /stream against an OpenAI-compatible model: provider usage, failure
         : { chunks: ['Hello ', 'from ', 'the ', 'model.'], chunkDelayMs, usage: { prompt_tokens: 11, completion_tokens: 4 } },
   });
   t.teardown(() => fixture.close());
-  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` } });
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
   const admin = new AdminClient(host.url);
   await admin.login();
   const body = { message: 'hi', model_provider: 'openai', model_name: 'gpt-4o-mini' };
@@ -396,7 +396,7 @@ t.test('max_concurrent_requests holds across two host instances sharing the data
   const gate = new Promise<void>((resolve) => (release = resolve));
   const fixture = await startOpenAiFixture({ respond: () => ({ chunks: ['slow ', 'reply'], beforeChunk: (index) => (index === 2 ? gate : undefined) }) }); // event 0 is the role chunk, 1 the first token
   t.teardown(() => fixture.close());
-  const env = { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"` };
+  const env = { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` };
   const a = await startTestHost(t, { env });
   const b = await startTestHost(t, { env, databaseUrl: a.databaseUrl });
   const admin = new AdminClient(a.url);
@@ -448,7 +448,7 @@ t.test('model timeouts, the history bound and done after an abort', async (t) =>
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
     env: {
-      'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`,
+      'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"`,
       MODEL_REQUEST_TIMEOUT_SECONDS: '1',
       AGENT_HOST__AGENT__HISTORY_MESSAGE_LIMIT: '2',
     },

@@ -26,7 +26,7 @@ t.test('a routed turn is priced call by call', async (t) => {
   });
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
-    env: { 'AGENT_HOST__PLUGINS__MODELS-LANGCHAIN__OPENAI_BASE_URL': `"${fixture.url}"`, AGENT_HOST__MODELS__CATALOG: CATALOG },
+    env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"`, AGENT_HOST__MODELS__CATALOG: CATALOG },
   });
   const admin = new AdminClient(host.url);
   await admin.login();

@@ -15,6 +15,7 @@ t.test('default.toml alone is a valid development configuration', async (t) => {
   t.equal(config.mcp.history_user_message_window, 3);
   t.same(config.plugins.enabled, [
     'models-langchain',
+    'models-openai',
     'orchestrator-core-chat',
     'orchestrator-react-agent',
     'parsers-local',

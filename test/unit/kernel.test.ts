@@ -1,10 +1,14 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRootLogger, Kernel } from '@agent-host/core';
 import { extensionPoints, PluginRefusedError, SDK_VERSION } from '@agent-host/sdk';
+import { KeyedRegistry } from '@agent-host/sdk/kernel';
 import t from 'tap';
 import { container } from 'tsyringe';
+import { createSecrets } from '../../core/src/services/secrets.js';
+import { recordingHttp } from '../helpers/http-client.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/plugins/kernel');
 const logger = createRootLogger('silent');
@@ -245,4 +249,68 @@ t.test('inspect checks manifests, SDK ranges and config sections without running
       (e: unknown) => e as PluginRefusedError,
     );
   t.equal(badConfig?.reason, 'invalid_config', 'a config section failing its schema is still refused');
+});
+
+/** A kernel over the first-party model plugins, with the core services they need. */
+function modelsKernel(specifiers: string[], disabled: string[] = []) {
+  const scope = container.createChildContainer();
+  scope.register('core.http', { useValue: recordingHttp() });
+  scope.register('core.secrets', { useValue: createSecrets(randomBytes(32)) });
+  return new Kernel({
+    container: scope,
+    logger,
+    specifiers,
+    disabled,
+    pluginsDir: path.resolve(fixtures, '../../../../plugins'),
+    baseDir: fixtures,
+    pluginConfig: () => undefined,
+    scopedServices: { 'core.logger': () => logger },
+  });
+}
+
+t.test('a replaceable default serves its key only while no other plugin registers it, whichever loads first', async (t) => {
+  for (const order of [
+    ['models-langchain', 'models-openai'],
+    ['models-openai', 'models-langchain'],
+  ]) {
+    const k = modelsKernel(order);
+    await k.init();
+    const providers = k.registry(extensionPoints.modelProviders);
+    t.equal(providers.ownerOf('openai'), 'models-openai', `${order.join(' then ')}: models-openai serves openai`);
+    t.equal(providers.get('openai')!.displayName, 'OpenAI-compatible (openai SDK)');
+    t.equal(providers.ownerOf('anthropic'), 'models-langchain', 'the default plugin keeps its other keys');
+    const langchain = k.plugins().find((p) => p.id === 'models-langchain')!;
+    t.same(langchain.replaced, { modelProviders: { openai: 'models-openai' } }, 'the plugin list shows the replaced default and by whom');
+    t.ok(langchain.registered.modelProviders!.includes('openai'), 'what it registered still matches its manifest');
+    await k.stop();
+  }
+  const alone = modelsKernel(['models-langchain', 'models-openai'], ['models-openai']);
+  await alone.init();
+  t.equal(
+    alone.registry(extensionPoints.modelProviders).get('openai')!.displayName,
+    'OpenAI-compatible (LangChain)',
+    'with models-openai disabled, the default serves',
+  );
+  t.same(alone.plugins()[0]!.replaced, {});
+});
+
+t.test('two defaults of one key refuse start-up; a refused plugin leaves the key to the default it replaced', async (t) => {
+  const registry = new KeyedRegistry<string>('modelProviders');
+  const replaced: string[] = [];
+  registry
+    .forPlugin('a', { onRegister: () => undefined, onReplaced: (key, by) => void replaced.push(`${key} by ${by}`) })
+    .register('openai', 'a', { replaceable: true });
+  t.throws(
+    () => registry.forPlugin('b', { onRegister: () => undefined }).register('openai', 'b', { replaceable: true }),
+    /modelProviders key "openai" is a replaceable default by plugin "a"/,
+  );
+  registry.forPlugin('c', { onRegister: () => undefined }).register('openai', 'c');
+  t.same([registry.get('openai'), registry.ownerOf('openai'), replaced], ['c', 'c', ['openai by c']]);
+  t.throws(
+    () => registry.forPlugin('d', { onRegister: () => undefined }).register('openai', 'd'),
+    /already registered by plugin "c"/,
+    'two own registrations still clash',
+  );
+  registry.revoke('c');
+  t.same([registry.get('openai'), registry.list().map((e) => e.owner)], ['a', ['a']], 'the default serves again');
 });

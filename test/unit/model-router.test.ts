@@ -15,7 +15,7 @@ for (const model_name of ['primary-model', 'tools-model', 'general-model', 'comp
   config.models.catalog.push({ model_name, model_provider: 'offline', display_name: '', description: 'a routing test model', category: 'test', options: {} });
 }
 const providers = new KeyedRegistry<ModelProvider>('model providers');
-providers.forPlugin('test', () => {}).register('offline', (await providersFromPlugin({})).get('offline')!);
+providers.forPlugin('test', { onRegister: () => undefined }).register('offline', (await providersFromPlugin({})).get('offline')!);
 
 const slot = (model_name: string, model_temperature?: number) => ({
   model_provider: 'offline',

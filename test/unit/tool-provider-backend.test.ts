@@ -23,7 +23,7 @@ const careless: ToolProvider = {
 
 const registry = () => {
   const providers = new KeyedRegistry<ToolProvider>('tool providers');
-  providers.forPlugin('acme-weather', () => undefined).register('weather', careless);
+  providers.forPlugin('acme-weather', { onRegister: () => undefined }).register('weather', careless);
   return providers;
 };
 const server = (provider: string): ToolServerConnection => ({

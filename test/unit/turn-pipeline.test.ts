@@ -33,7 +33,7 @@ function pipeline(options: Options = {}) {
       return { reply: 'Hello there', response_source: 'llm_generated', observation: {} };
     };
   orchestrators
-    .forPlugin('test-runtime', () => undefined)
+    .forPlugin('test-runtime', { onRegister: () => undefined })
     .register('core_chat_v1', { displayName: 'Test runtime', description: 'Scripted', experimental: false, run });
   const chat = new ChatService({
     config: loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} }),

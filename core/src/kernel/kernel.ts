@@ -37,6 +37,8 @@ export interface PluginInfo {
   description: string;
   /** Keys registered, by extension point name. */
   registered: Record<string, string[]>;
+  /** Keys it registered as replaceable defaults that another plugin replaces (extension point name, key, that plugin). */
+  replaced: Record<string, Record<string, string>>;
 }
 
 /** Builds a plugin-scoped service (logger, jobs, health...) for one plugin. */
@@ -258,8 +260,12 @@ export class Kernel {
     };
     scope.register(coreServices.lifecycle.id, { useValue: lifecycle });
     for (const [pointId, registry] of this.registries) {
-      const view = registry.forPlugin(id, (key) => {
-        (entry.info.registered[registry.name] ??= []).push(key);
+      const view = registry.forPlugin(id, {
+        onRegister: (key) => void (entry.info.registered[registry.name] ??= []).push(key),
+        onReplaced: (key, by) => {
+          (entry.info.replaced[registry.name] ??= {})[key] = by;
+          this.options.logger.info({ plugin: id, [registry.name]: key, by }, 'a default registration is replaced by another plugin');
+        },
       });
       scope.register(pointId, { useValue: view });
     }
@@ -277,5 +283,6 @@ function infoOf(candidate: PluginCandidate, plugin: AgentHostPlugin, registered:
     sdk: plugin.sdk,
     description: candidate.manifest.description ?? '',
     registered,
+    replaced: {},
   };
 }

@@ -11,6 +11,9 @@ const loadedPlugin = z.object({
   sdk: z.string().describe('The SDK range the plugin declares'),
   description: z.string(),
   registered: z.record(z.string(), z.array(z.string())).describe('Keys registered, by extension point'),
+  replaced: z
+    .record(z.string(), z.record(z.string(), z.string()))
+    .describe('Keys it registered as replaceable defaults that another plugin serves instead: by extension point, key to that plugin'),
   health: z.array(z.object({ name: z.string(), state: z.string(), message: z.string().nullable() })),
 });
 

@@ -1,6 +1,5 @@
-import { coreServices, definePlugin, extensionPoints, z, type ChatModelSpec } from '@agent-host/sdk';
+import { catalogApiKey, coreServices, definePlugin, extensionPoints, z, type ChatModelSpec } from '@agent-host/sdk';
 import { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './lib/anthropic-provider.js';
-import { apiKeyOf } from './lib/langchain-chat-model.js';
 import { OfflineModelProvider } from './lib/offline-provider.js';
 import { OLLAMA_DEFAULT_BASE_URL, OllamaProvider } from './lib/ollama-provider.js';
 import { OpenAiCompatibleProvider } from './lib/openai-provider.js';
@@ -49,7 +48,8 @@ export default definePlugin({
     env.registerInit({
       deps: { providers: extensionPoints.modelProviders, log: coreServices.logger, secrets: coreServices.secrets, http: coreServices.http },
       async init({ providers, log, secrets, http }, options) {
-        const keyFor = (defaultEnv: string) => (spec: ChatModelSpec) => apiKeyOf(spec, secrets, defaultEnv);
+        const keyFor = (defaultEnv: string) => (spec: ChatModelSpec) => catalogApiKey(spec, secrets, defaultEnv);
+        // A default: models-openai, on the openai SDK alone, serves `openai` instead while it is enabled.
         providers.register(
           'openai',
           new OpenAiCompatibleProvider({
@@ -59,6 +59,7 @@ export default definePlugin({
             http,
             log,
           }),
+          { replaceable: true },
         );
         providers.register(
           'anthropic',

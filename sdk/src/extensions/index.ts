@@ -79,6 +79,7 @@ export type {
   ToolCallRequest,
   ToolSpec,
 } from './models.js';
+export { catalogApiKey, catalogKeyAvailability, withCatalogApiKey, type ModelKeySource } from './model-keys.js';
 export type {
   AgentSnapshot,
   EvidenceInput,
@@ -108,7 +109,7 @@ export {
   objectStoreProxyDownload,
   type ObjectStoreBackend,
 } from './object-stores.js';
-export type { ExtensionRegistry } from './registry.js';
+export type { ExtensionRegistry, RegisterOptions } from './registry.js';
 export type { Retriever, VectorFilter, VectorHit, VectorMetadata, VectorPoint } from './retrievers.js';
 export type {
   SkillBackend,

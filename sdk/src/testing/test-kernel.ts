@@ -115,7 +115,9 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
         },
       ],
       [coreServices.health.id, { register: (name: string, check: HealthCheck) => void checks.set(`${plugin.id}.${name}`, check) }],
-      ...[...registries].map(([id, registry]) => [id, registry.forPlugin(plugin.id, (key) => void (registered[registry.name] ??= []).push(key))] as const),
+      ...[...registries].map(
+        ([id, registry]) => [id, registry.forPlugin(plugin.id, { onRegister: (key) => void (registered[registry.name] ??= []).push(key) })] as const,
+      ),
     ]);
     const resolve = (refId: string) => (shared.has(refId) ? shared.get(refId) : scoped.get(refId));
     for (const [refId, service] of await buildServices(plugin, parts, config, resolve)) shared.set(refId, service);

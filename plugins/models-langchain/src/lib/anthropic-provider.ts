@@ -1,17 +1,15 @@
 import { ChatAnthropic, type ChatAnthropicCallOptions } from '@langchain/anthropic';
 import type { AIMessageChunk } from '@langchain/core/messages';
-import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider, ProviderUsage } from '@agent-host/sdk';
 import {
-  baseUrlOf,
-  jsonSchemaOf,
-  LangChainChatModel,
-  keyAvailability,
-  type LangChainProviderOptions,
-  sdkFetch,
-  usageOf,
-  withApiKey,
-  type ResponseSchema,
-} from './langchain-chat-model.js';
+  catalogKeyAvailability,
+  withCatalogApiKey,
+  type ChatModel,
+  type ChatModelSpec,
+  type ModelAvailability,
+  type ModelProvider,
+  type ProviderUsage,
+} from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, type LangChainProviderOptions, sdkFetch, usageOf, type ResponseSchema } from './langchain-chat-model.js';
 
 /** The Anthropic API URL `@anthropic-ai/sdk` uses when none is given (it appends `/v1/messages`). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -74,10 +72,10 @@ export class AnthropicProvider implements ModelProvider {
   constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    return withApiKey('anthropic', spec, this.options, (apiKey) => new AnthropicChatModel(spec, apiKey, this.options));
+    return withCatalogApiKey('anthropic', spec, this.options, (apiKey) => new AnthropicChatModel(spec, apiKey, this.options));
   }
 
   availability(spec: ChatModelSpec): ModelAvailability {
-    return keyAvailability(spec, this.options, true);
+    return catalogKeyAvailability(spec, this.options, true);
   }
 }

@@ -19,9 +19,8 @@ import {
   type HttpClient,
   type JsonSchema,
   type Logger,
-  type ModelAvailability,
+  type ModelKeySource,
   type ProviderUsage,
-  type SecretsService,
   type ToolCallRequest,
 } from '@agent-host/sdk';
 import { textOf, toLangChain } from './langchain-messages.js';
@@ -181,7 +180,6 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
   }
 }
 
-/** What a LangChain-backed provider is built with: its default base URL, its API key source, a logger. */
 /**
  * `fetch` for a provider SDK, through the host's HTTP client without its default deadline: the SDK's `timeout` and
  * the turn's signal bound each call. The SDKs (OpenAI, Anthropic, ollama-js) call it with a URL string.
@@ -190,111 +188,14 @@ export function sdkFetch(http: HttpClient): typeof fetch {
   return ((url: string | URL, init?: RequestInit) => http.fetch(url, { ...init, timeoutMs: Infinity })) as typeof fetch;
 }
 
-export interface LangChainProviderOptions {
+/** What a LangChain-backed provider is built with: its default base URL, its API key source, a logger. */
+export interface LangChainProviderOptions extends ModelKeySource {
   baseUrl: string;
   /** The host's HTTP client (`coreServices.http`): the provider SDKs fetch through it, with their own deadlines. */
   http: HttpClient;
-  /**
-   * The API key of one catalog entry, read when its model is built (see
-   * `apiKeyOf`); throws when the entry's own key source fails. Absent for
-   * providers without keys.
-   */
-  apiKey?: (spec: ChatModelSpec) => string | undefined;
-  /** The variable `apiKey` reads when the entry names no key source, for the reason a model is unavailable. */
-  apiKeyEnv?: string;
-  log: Logger;
 }
 
 /** A catalog entry's `options.base_url` wins over the provider's default. */
 export function baseUrlOf(spec: ChatModelSpec, fallback: string): string {
   return typeof spec.options.base_url === 'string' ? spec.options.base_url : fallback;
-}
-
-const keyError = (spec: ChatModelSpec, why: string) => new Error(`model ${spec.model_name}: ${why}`);
-
-/** A key option of a catalog entry: absent, or a non-empty string. */
-function keyOption(spec: ChatModelSpec, name: 'api_key_encrypted' | 'api_key_env'): string | undefined {
-  const value = spec.options[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw keyError(spec, `options.${name} must be a non-empty string`);
-  return value;
-}
-
-/**
- * A catalog entry's API key, first of: `options.api_key_encrypted` (decrypted
- * with the host's secrets key), the variable named by `options.api_key_env`,
- * the provider's default variable `defaultEnv`. A source the entry names must
- * give a key, so a bad ciphertext or an unset variable throws, naming the
- * model and the option but never the key; an unset default variable gives no
- * key, for endpoints that need none.
- */
-export function apiKeyOf(spec: ChatModelSpec, secrets: SecretsService, defaultEnv: string): string | undefined {
-  const encrypted = keyOption(spec, 'api_key_encrypted');
-  if (encrypted !== undefined) {
-    try {
-      return secrets.decrypt(encrypted);
-    } catch (error) {
-      throw keyError(
-        spec,
-        `options.api_key_encrypted cannot be decrypted with this host's secrets key (${(error as Error).message}); make it with \`agent-host secrets encrypt\``,
-      );
-    }
-  }
-  const envName = keyOption(spec, 'api_key_env');
-  if (envName === undefined) return process.env[defaultEnv] || undefined;
-  const key = process.env[envName];
-  if (!key) throw keyError(spec, `options.api_key_env names the environment variable ${envName}, which is not set`);
-  return key;
-}
-
-/**
- * Whether `spec` has the API key its endpoint needs, without calling it: a key source the entry names must give
- * one; otherwise the provider's default variable must be set when `keyRequired` (a hosted API), and may be unset
- * for a local endpoint that takes none.
- */
-export function keyAvailability(spec: ChatModelSpec, options: LangChainProviderOptions, keyRequired: boolean): ModelAvailability {
-  try {
-    if (options.apiKey?.(spec) !== undefined || !keyRequired) return { available: true };
-  } catch (error) {
-    return { available: false, reason: (error as Error).message };
-  }
-  return {
-    available: false,
-    reason: `no API key: set ${options.apiKeyEnv ?? "the provider's key variable"}, or the entry's options.api_key_env or options.api_key_encrypted`,
-  };
-}
-
-/**
- * `build(key)` with the API key of `spec`. When the entry's key source fails,
- * a model whose every call rejects with why: the turn reports it in its error
- * event, and the host keeps serving the other models.
- */
-export function withApiKey(
-  provider: string,
-  spec: ChatModelSpec,
-  options: LangChainProviderOptions,
-  build: (apiKey: string | undefined) => ChatModel,
-): ChatModel {
-  let apiKey: string | undefined;
-  try {
-    apiKey = options.apiKey?.(spec);
-  } catch (error) {
-    const reason = error as Error;
-    const fail = () => {
-      options.log.warn({ provider, model: spec.model_name, err: reason.message }, 'model has no usable API key');
-      return reason;
-    };
-    return {
-      provider,
-      modelName: spec.model_name,
-      // eslint-disable-next-line require-yield -- a stream that fails at its first read, as a keyless provider's would
-      async *stream() {
-        throw fail();
-      },
-      async invoke() {
-        throw fail();
-      },
-    };
-  }
-  return build(apiKey);
 }

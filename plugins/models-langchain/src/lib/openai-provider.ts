@@ -1,16 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
-import type { ChatModel, ChatModelSpec, ModelAvailability, ModelProvider } from '@agent-host/sdk';
-import {
-  baseUrlOf,
-  jsonSchemaOf,
-  LangChainChatModel,
-  keyAvailability,
-  sdkFetch,
-  withApiKey,
-  type LangChainProviderOptions,
-  type ResponseSchema,
-} from './langchain-chat-model.js';
+import { catalogKeyAvailability, withCatalogApiKey, type ChatModel, type ChatModelSpec, type ModelAvailability, type ModelProvider } from '@agent-host/sdk';
+import { baseUrlOf, jsonSchemaOf, LangChainChatModel, sdkFetch, type LangChainProviderOptions, type ResponseSchema } from './langchain-chat-model.js';
 
 class OpenAiChatModel extends LangChainChatModel<ChatOpenAICallOptions> {
   readonly provider = 'openai';
@@ -53,12 +44,12 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   constructor(private readonly options: LangChainProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    return withApiKey('openai', spec, this.options, (apiKey) => this.cachedModel(spec, apiKey));
+    return withCatalogApiKey('openai', spec, this.options, (apiKey) => this.cachedModel(spec, apiKey));
   }
 
   /** OpenAI's own API needs a key; a local OpenAI-compatible server (vLLM, LM Studio, Ollama) may take none. */
   availability(spec: ChatModelSpec): ModelAvailability {
-    return keyAvailability(spec, this.options, new URL(baseUrlOf(spec, this.options.baseUrl)).hostname === 'api.openai.com');
+    return catalogKeyAvailability(spec, this.options, new URL(baseUrlOf(spec, this.options.baseUrl)).hostname === 'api.openai.com');
   }
 
   private cachedModel(spec: ChatModelSpec, apiKey: string | undefined): ChatModel {

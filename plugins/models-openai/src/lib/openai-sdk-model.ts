@@ -1,0 +1,153 @@
+// A ChatModel straight on the openai SDK's chat completions: the request is built from the host's messages as a plain
+// object, streamed deltas become tokens as they arrive, tool-call fragments are joined by index, and usage comes from
+// the last chunk (`stream_options.include_usage`). One deadline bounds the whole request, streaming included.
+import { APIConnectionTimeoutError, type OpenAI } from 'openai';
+import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import {
+  UpstreamError,
+  UpstreamTimeoutError,
+  type ChatCallOptions,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatModel,
+  type ChatModelSpec,
+  type ChatStreamChunk,
+  type Logger,
+  type ProviderUsage,
+  type ToolCallRequest,
+} from '@agent-host/sdk';
+
+/** The host's messages in the chat completions shape. */
+function toOpenAi(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    switch (m.role) {
+      case 'tool':
+        return { role: 'tool', content: m.content, tool_call_id: m.tool_call_id ?? '' };
+      case 'assistant':
+        return m.tool_calls?.length
+          ? {
+              role: 'assistant',
+              content: m.content,
+              tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+            }
+          : { role: 'assistant', content: m.content };
+      default:
+        return { role: m.role, content: m.content };
+    }
+  });
+}
+
+/** A tool call's arguments: the JSON object the model wrote, or an error naming the tool when it wrote something else. */
+function argumentsOf(name: string, text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new UpstreamError(`the model called ${name} with arguments that are not JSON: ${text.slice(0, 200)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UpstreamError(`the model called ${name} with arguments that are not an object`);
+  return parsed as Record<string, unknown>;
+}
+
+const usageOf = (usage: OpenAI.CompletionUsage | null | undefined): ProviderUsage | undefined =>
+  usage ? { input_tokens: usage.prompt_tokens ?? 0, output_tokens: usage.completion_tokens ?? 0 } : undefined;
+
+const toolCallOf = (call: ChatCompletionMessageToolCall): ToolCallRequest[] =>
+  call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: argumentsOf(call.function.name, call.function.arguments) }] : [];
+
+export class OpenAiSdkChatModel implements ChatModel {
+  readonly provider = 'openai';
+  readonly modelName: string;
+
+  constructor(
+    private readonly spec: ChatModelSpec,
+    private readonly client: OpenAI,
+    private readonly log: Logger,
+  ) {
+    this.modelName = spec.model_name;
+  }
+
+  private request(messages: ChatMessage[], options: ChatCallOptions | undefined): ChatCompletionCreateParamsBase {
+    return {
+      model: this.modelName,
+      messages: toOpenAi(messages),
+      ...(this.spec.temperature !== null && { temperature: this.spec.temperature }),
+      ...(options?.tools?.length && {
+        tools: options.tools.map((t) => ({
+          type: 'function' as const,
+          function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
+        })),
+      }),
+      ...(options?.responseSchema && {
+        response_format: {
+          type: 'json_schema' as const,
+          json_schema: { name: options.responseSchema.name, schema: options.responseSchema.schema as Record<string, unknown> },
+        },
+      }),
+    };
+  }
+
+  /** The caller's signal joined with one deadline for the whole request, streaming included. */
+  private deadline(options?: ChatCallOptions) {
+    const deadline = AbortSignal.timeout(this.spec.timeoutMs);
+    return { deadline, signal: options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline };
+  }
+
+  async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
+    options?.signal?.throwIfAborted();
+    const { deadline, signal } = this.deadline(options);
+    const calls: { id: string; name: string; arguments: string }[] = [];
+    let usage: ProviderUsage | undefined;
+    try {
+      const stream = await this.client.chat.completions.create(
+        { ...this.request(messages, options), stream: true, stream_options: { include_usage: true } },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta;
+        if (delta?.content) yield { type: 'token', content: delta.content };
+        for (const part of delta?.tool_calls ?? []) {
+          const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+          if (part.id) call.id = part.id;
+          if (part.function?.name) call.name += part.function.name;
+          if (part.function?.arguments) call.arguments += part.function.arguments;
+        }
+        if (chunk.usage) usage = usageOf(chunk.usage);
+      }
+      // The SDK ends an aborted stream quietly: an abort or the deadline must still fail the call.
+      signal.throwIfAborted();
+    } catch (error) {
+      throw this.mapError(error, options?.signal, deadline);
+    }
+    for (const [index, call] of calls.entries()) {
+      if (call) yield { type: 'tool_call', call: { id: call.id || `call_${index}`, name: call.name, arguments: argumentsOf(call.name, call.arguments) } };
+    }
+    if (usage) yield { type: 'usage', usage };
+  }
+
+  async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
+    options?.signal?.throwIfAborted();
+    const { deadline, signal } = this.deadline(options);
+    let completion: OpenAI.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(this.request(messages, options) as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal });
+    } catch (error) {
+      throw this.mapError(error, options?.signal, deadline);
+    }
+    const message = completion.choices[0]?.message;
+    const usage = usageOf(completion.usage);
+    return { content: message?.content ?? '', tool_calls: (message?.tool_calls ?? []).flatMap(toolCallOf), ...(usage && { usage }) };
+  }
+
+  /** A caller that went away gets its own abort reason; the deadline and a timeout become 504, any other failure 502. */
+  private mapError(error: unknown, signal: AbortSignal | undefined, deadline: AbortSignal): unknown {
+    if (signal?.aborted) return signal.reason;
+    if (deadline.aborted || error instanceof APIConnectionTimeoutError) return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
+    if (error instanceof UpstreamError) return error;
+    // The SDK's errors start with the HTTP status when there is one (an error event mid-stream has none).
+    const message = (error as Error).message ?? String(error);
+    this.log.warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');
+    return new UpstreamError(`model ${this.modelName} request failed: ${message}`, { cause: error });
+  }
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import OpenAI, { AzureOpenAI } from 'openai';
+import {
+  catalogKeyAvailability,
+  withCatalogApiKey,
+  type ChatModel,
+  type ChatModelSpec,
+  type HttpClient,
+  type ModelAvailability,
+  type ModelKeySource,
+  type ModelProvider,
+} from '@agent-host/sdk';
+import { OpenAiSdkChatModel } from './openai-sdk-model.js';
+
+/** What the provider is built with: the base URL when a catalog entry gives none, the key source, the HTTP client. */
+export interface OpenAiSdkProviderOptions extends ModelKeySource {
+  baseUrl: string;
+  /** The host's HTTP client (`coreServices.http`): the SDK fetches through it, bounded by the model's own deadline. */
+  http: HttpClient;
+}
+
+/** Clients kept per endpoint and key: each holds its own connection pool, which a turn should find warm. */
+const CACHED_CLIENTS = 64;
+
+const optionString = (spec: ChatModelSpec, name: string): string | undefined => {
+  const value = spec.options[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+/**
+ * `model_provider = "openai"` on the official openai SDK: OpenAI, any OpenAI-compatible endpoint (vLLM, Ollama,
+ * LM Studio), and Azure OpenAI when the catalog entry sets `options.azure_api_version`.
+ */
+export class OpenAiSdkProvider implements ModelProvider {
+  readonly displayName = 'OpenAI-compatible (openai SDK)';
+  readonly offline = false;
+  private readonly clients = new Map<string, OpenAI>();
+
+  constructor(private readonly options: OpenAiSdkProviderOptions) {}
+
+  createChatModel(spec: ChatModelSpec): ChatModel {
+    return withCatalogApiKey('openai', spec, this.options, (apiKey) => new OpenAiSdkChatModel(spec, this.client(spec, apiKey), this.options.log));
+  }
+
+  /** OpenAI's own API and Azure need a key; a local OpenAI-compatible server (vLLM, LM Studio, Ollama) may take none. */
+  availability(spec: ChatModelSpec): ModelAvailability {
+    const keyRequired = optionString(spec, 'azure_api_version') !== undefined || new URL(this.baseUrlOf(spec)).hostname === 'api.openai.com';
+    return catalogKeyAvailability(spec, this.options, keyRequired);
+  }
+
+  private baseUrlOf(spec: ChatModelSpec): string {
+    return optionString(spec, 'base_url') ?? this.options.baseUrl;
+  }
+
+  private client(spec: ChatModelSpec, apiKey: string | undefined): OpenAI {
+    const baseURL = this.baseUrlOf(spec);
+    const apiVersion = optionString(spec, 'azure_api_version');
+    const deployment = apiVersion ? (optionString(spec, 'azure_deployment') ?? spec.model_name) : undefined;
+    // The key goes in only as a hash, so the map's keys never show it in clear (in a dump or a log).
+    const keyHash = apiKey === undefined ? null : createHash('sha256').update(apiKey).digest('base64url');
+    const cacheKey = JSON.stringify([baseURL, apiVersion, deployment, keyHash]);
+    let client = this.clients.get(cacheKey);
+    if (client) {
+      this.clients.delete(cacheKey); // re-inserted below: most recently used last
+    } else {
+      const http = this.options.http;
+      const common = {
+        // Endpoints such as a local vLLM need no key; OpenAI itself answers 401 (an UpstreamError).
+        apiKey: apiKey ?? 'not-configured',
+        // The model's deadline and the turn's signal bound each call (see OpenAiSdkChatModel), so the host's HTTP
+        // client adds none of its own and the SDK retries nothing: a retry would outlive the turn's deadline.
+        fetch: ((url: string | URL, init?: RequestInit) => http.fetch(url, { ...init, timeoutMs: Infinity })) as typeof fetch,
+        maxRetries: 0,
+      };
+      client = apiVersion ? new AzureOpenAI({ ...common, endpoint: baseURL, apiVersion, deployment }) : new OpenAI({ ...common, baseURL });
+      if (this.clients.size >= CACHED_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
+    }
+    this.clients.set(cacheKey, client);
+    return client;
+  }
+}

@@ -1,0 +1,79 @@
+// The `openai` model provider of models-openai (the official openai SDK) against the OpenAI-compatible fixture server,
+// which speaks the real wire protocol: the cases every provider passes, the OpenAI cases it shares with
+// models-langchain's provider, and what is its own (Azure OpenAI, the SDK's environment variables, the conformance
+// suite).
+import { UpstreamError, type ModelProvider } from '@agent-host/sdk';
+import { modelProviderConformance } from '@agent-host/sdk/testing';
+import t from 'tap';
+import modelsOpenAi from '@agent-host/plugin-models-openai';
+import { collect, failureOf, providersFromPlugin, setEnvFor, specFor, tokensOf, user } from '../../../test/helpers/model-provider.js';
+import { fixtureModel, openAiFixture as fixture, openAiProviderContract } from '../../../test/helpers/openai-provider-contract.js';
+import { OpenAiSdkProvider } from '../src/lib/openai-sdk-provider.js';
+
+const spec = specFor('gpt-4o-mini');
+const modelAt = fixtureModel((options) => new OpenAiSdkProvider(options));
+
+/** The provider the plugin's package entry registers with `config`. */
+const pluginProvider = async (config: Record<string, unknown>, deps: Parameters<typeof providersFromPlugin>[1] = {}): Promise<ModelProvider> =>
+  (await providersFromPlugin(config, { ...deps, plugin: modelsOpenAi })).get('openai')!;
+
+openAiProviderContract(t, {
+  providerAt: (options) => new OpenAiSdkProvider(options),
+  provider: (baseUrl, keyEnv, deps) => pluginProvider({ base_url: baseUrl, ...(keyEnv && { api_key_env: keyEnv }) }, deps),
+  cacheKeys: (provider) => [...(provider as unknown as { clients: Map<string, unknown> }).clients.keys()],
+});
+
+t.test('the provider keeps every rule of the model provider conformance suite', async (t) => {
+  const server = await fixture(t, () => ({ content: 'Parcels ship within two days.' }));
+  const provider = await pluginProvider({ base_url: server.url });
+  for (const rule of modelProviderConformance(provider, spec())) await t.test(rule.rule, async () => rule.check());
+});
+
+t.test('below its own keys, the plugin reads OPENAI_BASE_URL and OPENAI_API_KEY as the openai SDK does', async (tt) => {
+  const fromEnv = await fixture(tt, () => ({ content: 'from OPENAI_BASE_URL' }));
+  const fromConfig = await fixture(tt, () => ({ content: 'from base_url' }));
+  setEnvFor(tt, { OPENAI_BASE_URL: fromEnv.url, OPENAI_API_KEY: 'sk-from-the-environment' });
+  const byEnvironment = await pluginProvider({});
+  tt.equal(
+    (await byEnvironment.createChatModel(spec()).invoke(user('where?'))).content,
+    'from OPENAI_BASE_URL',
+    'without base_url, OPENAI_BASE_URL is the endpoint',
+  );
+  tt.equal(fromEnv.requests[0]?.headers.authorization, 'Bearer sk-from-the-environment', 'without api_key_env, OPENAI_API_KEY is the key');
+  const byConfig = await pluginProvider({ base_url: fromConfig.url });
+  tt.equal((await byConfig.createChatModel(spec()).invoke(user('where?'))).content, 'from base_url', 'base_url wins over OPENAI_BASE_URL');
+  tt.equal(fromEnv.requests.length, 1, 'the environment endpoint got nothing more');
+});
+
+t.test('Azure OpenAI: an entry with options.azure_api_version calls its deployment with the api-key header', async (tt) => {
+  const server = await fixture(tt, () => ({ content: 'from Azure', usage: { prompt_tokens: 5, completion_tokens: 2 } }));
+  const keyEnv = `AGENT_HOST_TEST_AZURE_KEY_${process.pid}`;
+  setEnvFor(tt, { [keyEnv]: 'azure-secret' });
+  const provider = await pluginProvider({});
+  const azure = spec({ model_name: 'gpt-4o', options: { base_url: server.url.replace(/\/v1$/, ''), azure_api_version: '2024-10-21', api_key_env: keyEnv } });
+  tt.same(provider.availability!(azure), { available: true }, 'an Azure entry with its key is available');
+  const completion = await provider.createChatModel(azure).invoke(user('hello'));
+  tt.same([completion.content, completion.usage], ['from Azure', { input_tokens: 5, output_tokens: 2 }], 'the answer and its usage come back');
+  const streamed = await collect(provider.createChatModel({ ...azure, options: { ...azure.options, azure_deployment: 'prod-4o' } }).stream(user('hello')));
+  tt.equal(tokensOf(streamed).join(''), 'from Azure', 'a stream from a named deployment works too');
+  tt.same(
+    server.requests.map((r) => [r.path, r.query['api-version'], r.headers['api-key']]),
+    [
+      ['/openai/deployments/gpt-4o/chat/completions', '2024-10-21', 'azure-secret'],
+      ['/openai/deployments/prod-4o/chat/completions', '2024-10-21', 'azure-secret'],
+    ],
+    "each request goes to its deployment's path with the API version and the key in api-key",
+  );
+  const keyless = spec({ options: { base_url: server.url, azure_api_version: '2024-10-21', api_key_env: `${keyEnv}_UNSET` } });
+  tt.equal(provider.availability!(keyless).available, false, 'an Azure entry without its key is unavailable');
+});
+
+t.test('a tool call whose arguments are not JSON fails the call, naming the tool', async (tt) => {
+  const server = await fixture(tt, () => ({ tool_calls: [{ name: 'get_weather', arguments: '{"city": "Par' }] }));
+  const tools = [{ name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object' } }];
+  const model = modelAt(server);
+  for (const outcome of [await failureOf(model.invoke(user('weather?'), { tools })), await failureOf(collect(model.stream(user('weather?'), { tools })))]) {
+    tt.ok(outcome instanceof UpstreamError, 'the call rejects with UpstreamError');
+    tt.match((outcome as Error).message, /the model called get_weather with arguments that are not JSON/);
+  }
+});
