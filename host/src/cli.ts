@@ -96,10 +96,7 @@ function loginLines(app: AgentHostApp): string[] {
 
 function formatPlugin(plugin: PluginInfo): string {
   const registered = Object.entries(plugin.registered)
-    .map(([point, keys]) => {
-      const replaced = plugin.replaced[point] ?? {};
-      return `${point}: ${keys.map((key) => (replaced[key] ? `${key} (default, replaced by ${replaced[key]})` : key)).join(', ')}`;
-    })
+    .map(([point, keys]) => `${point}: ${keys.join(', ')}`)
     .join('; ');
   return [
     `${plugin.id} ${plugin.version} (${plugin.origin}, sdk ${plugin.sdk})`,

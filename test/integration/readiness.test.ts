@@ -45,6 +45,9 @@ t.test('GET /plugins lists the loaded plugins to holders of dashboard.read', asy
     'each plugin with its origin, SDK range and registrations',
   );
   t.ok(tools.version && tools.location, 'and its version and location');
+  const langchain = body.items.find((p: { id: string }) => p.id === 'models-langchain');
+  t.same(langchain.replaced, { modelProviders: { openai: 'models-openai' } }, "a default another plugin serves instead, and that plugin's id");
+  t.same(tools.replaced, {}, 'none for a plugin whose keys all serve');
   const chroma = body.items.find((p: { id: string }) => p.id === 'retriever-chroma');
   t.ok(chroma.health.length > 0 && chroma.health.every((h: { state: string }) => h.state === 'ok'), 'and the results of its own health checks');
 });
