@@ -8,10 +8,12 @@
 //               (models-openai) pointed at the fake model; every turn persisted in Postgres
 //   --langchain-host: a second host, the same but with models-openai left out, so LangChain's `openai` provider
 //               answers: what the provider changes, in the same run
+//   --leak-check N: after the points, the host alone at c=64 until N turns more, its RSS sampled: the median RSS of the
+//               10 s after the first 10,000 turns against that of the last 10 s (issue 25: within 10%)
 //   load:       loadgen.mjs, closed-loop clients (child process), each concurrency point run on the
 //               baseline then the host, with a discarded warm-up before each
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--host-cpu-prof]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too.
 // With --grounding too, the same agent with `response_grounding_config` (balanced, general knowledge allowed, so
@@ -21,7 +23,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, ask, forkHelper, hostDatabase, machine, resultsDir, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
+import { arg, ask, forkHelper, hostDatabase, machine, resultsDir, rssKiB, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
@@ -34,11 +36,12 @@ const withAgent = process.argv.includes('--agent');
 // With --grounding (and --agent) a second public agent, with a grounding policy, is measured on the same host.
 const withGrounding = withAgent && process.argv.includes('--grounding');
 const withLangchainHost = process.argv.includes('--langchain-host');
+const leakTurns = process.argv.includes('--leak-check') ? Number(arg('--leak-check', 100_000)) : 0;
 const MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (!(seconds > 0) || !(warmupSeconds >= 0) || concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) {
   console.error(
-    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--host-cpu-prof]',
+    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--leak-check N] [--host-cpu-prof]',
   );
   process.exit(2);
 }
@@ -200,6 +203,12 @@ async function main() {
     summary.points.push(point);
   }
 
+  if (leakTurns > 0) {
+    summary.leak_check = await leakCheck(loadgen, hostUrl, clients.host, host.pid);
+    hostSent += summary.leak_check.sent;
+    hostOk += summary.leak_check.turns;
+  }
+
   // Every host turn is persisted before its `done`: count the rows through the embedded Postgres.
   const db = await hostDatabase(host);
   try {
@@ -227,6 +236,40 @@ async function main() {
   }
   summary.host_stop = await stopHost(host);
   if (langchainHost) await stopHost(langchainHost);
+}
+
+/**
+ * The host alone at c=64 in 10 s windows until `leakTurns` turns, its RSS sampled every 250 ms: the median of the window
+ * in which the 10,000th turn completed against the median of the last window.
+ */
+async function leakCheck(loadgen, url, client, pid) {
+  const windows = [];
+  let turns = 0;
+  let sent = 0;
+  const started = Date.now();
+  while (turns < leakTurns) {
+    const rss = [];
+    const sampler = setInterval(() => rss.push(rssKiB(pid)), 250);
+    const reply = await ask(loadgen, { type: 'run', url, concurrency: 64, seconds: 10, warmupSeconds: 0, label: 'leak', ...client }, 'result', 180_000);
+    clearInterval(sampler);
+    turns += reply.measured.counts.ok;
+    sent += reply.measured.counts.sent;
+    const sorted = rss.filter((v) => v !== null).sort((a, b) => a - b);
+    windows.push({ turns, rss_mib: sorted[sorted.length >> 1] / 1024, failed: reply.measured.counts.failed });
+    console.log(`leak check: ${turns} turns, host RSS ${fmt(windows.at(-1).rss_mib)} MiB`);
+  }
+  const early = windows.find((w) => w.turns >= 10_000) ?? windows[0];
+  const last = windows.at(-1);
+  return {
+    turns,
+    sent,
+    failed: windows.reduce((n, w) => n + w.failed, 0),
+    seconds: (Date.now() - started) / 1000,
+    rss_mib_after_10k: early.rss_mib,
+    rss_mib_at_end: last.rss_mib,
+    growth: ratio(last.rss_mib, early.rss_mib),
+    windows,
+  };
 }
 
 function report() {
@@ -278,6 +321,13 @@ function report() {
       `${p.chat_sessions} sessions, ${p.chat_messages} messages, ${p.turn_context_snapshots} context snapshots`,
   );
   console.log(`model calls per host request: ${summary.points.map((q) => fmt(q.host.model_calls_per_request, 2)).join(', ')}`);
+  const leak = summary.leak_check;
+  if (leak) {
+    console.log(
+      `leak check: ${leak.turns} turns at c=64 in ${fmt(leak.seconds)} s (${leak.failed} failed); host RSS ${fmt(leak.rss_mib_after_10k)} MiB after 10k turns, ` +
+        `${fmt(leak.rss_mib_at_end)} MiB at the end: ${fmt(leak.growth, 3)}x (target within 1.10x)`,
+    );
+  }
   console.log(
     `host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms; leftover processes killed: ${summary.host_stop?.leftovers.length ?? 0}`,
   );

@@ -102,7 +102,6 @@ export class ChatService {
     }
     const lease = await trace.stage('limits', () => enterLimits(deps.limits, admitted.agent, admitted.caller.callerKey));
     try {
-      await admitted.ticket?.running(open.identity.turn_id);
       const runtime = await trace.stage('context', async () => buildTurnContext(deps, admitted, open, trace, signal));
       // The turn runs: operators watching the session see the customer's message now, not once the reply is stored.
       const { identity } = open;

@@ -35,6 +35,8 @@ export class TurnTicket {
     readonly id: string,
     readonly sessionId: string,
     private readonly leaseSeconds: number,
+    /** The session was issued for this very request: no other request knows it, so no ticket can be ahead. */
+    private readonly fresh: boolean,
   ) {
     this.renewal = setInterval(
       () => {
@@ -48,7 +50,7 @@ export class TurnTicket {
 
   /** Whether this ticket is the session's running one: no live ticket is ahead of it. */
   async first(): Promise<boolean> {
-    return (await this.store.ahead(this.sessionId, this.id)) === 0;
+    return this.fresh || (await this.store.ahead(this.sessionId, this.id)) === 0;
   }
 
   /** Resolves once the turns ahead are done; `false` when `signal` stops the wait or `timeoutMs` passes first. */
@@ -59,11 +61,6 @@ export class TurnTicket {
       await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
     }
     return true;
-  }
-
-  /** Names the turn this ticket runs, so an administrator's cancel can say which turn it stopped. */
-  async running(turnId: string): Promise<void> {
-    await this.store.setTurn(this.id, turnId);
   }
 
   /** Calls `onCancel` once an administrator cancels this ticket's turn; returns the function that stops watching. */
@@ -110,10 +107,13 @@ export class SessionTurns {
     this.store = new TurnQueueStore(db);
   }
 
-  /** Joins the session's line; the caller must `leave` the ticket whatever happens. */
-  async enter(sessionId: string): Promise<TurnTicket> {
-    const id = await this.store.insert(sessionId, this.instanceId, this.leaseSeconds);
-    return new TurnTicket(this.store, id, sessionId, this.leaseSeconds);
+  /**
+   * Joins the session's line with the turn `turnId` (an administrator's cancel names it); `fresh` when the session was
+   * issued for this request. The caller must `leave` the ticket whatever happens.
+   */
+  async enter(sessionId: string, turnId: string, fresh: boolean): Promise<TurnTicket> {
+    const id = await this.store.insert(sessionId, turnId, this.instanceId, this.leaseSeconds);
+    return new TurnTicket(this.store, id, sessionId, this.leaseSeconds, fresh);
   }
 
   /**

@@ -3,12 +3,12 @@ import { SqlStore } from '../db/sql-store.js';
 
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
 export class TurnQueueStore extends SqlStore {
-  /** A new ticket at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
-  async insert(sessionId: string, instanceId: string, seconds: number): Promise<string> {
+  /** A new ticket for turn `turnId` at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
+  async insert(sessionId: string, turnId: string, instanceId: string, seconds: number): Promise<string> {
     const [row] = await this.db.query<{ id: string }>(
-      `INSERT INTO session_turn_queue (session_id, instance_id, expires_at, created_at)
-       VALUES ($1, $2, now() + make_interval(secs => $3), now()) RETURNING id::text AS id`,
-      { bind: [sessionId, instanceId, seconds], type: QueryTypes.SELECT },
+      `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4), now()) RETURNING id::text AS id`,
+      { bind: [sessionId, turnId, instanceId, seconds], type: QueryTypes.SELECT },
     );
     return row!.id;
   }
@@ -24,10 +24,6 @@ export class TurnQueueStore extends SqlStore {
       { bind: [sessionId, ticketId], type: QueryTypes.SELECT },
     );
     return row!.n;
-  }
-
-  async setTurn(ticketId: string, turnId: string): Promise<void> {
-    await this.db.query('UPDATE session_turn_queue SET turn_id = $2 WHERE id = $1', { bind: [ticketId, turnId] });
   }
 
   /** Who cancelled the ticket's turn, if anyone. */

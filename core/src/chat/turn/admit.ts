@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ValidationError, type ErrorCode, type ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Agents, AgentView } from '../../agents/agents.js';
@@ -31,13 +32,14 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   if (!request.agent_id && !trusted) throw refusal('AGENT_REQUIRED', 'agent_id is required: chat goes through a public agent');
   const agent = request.agent_id ? await loadAgent(deps.agents, request.agent_id, caller) : null;
   const override = validatedOverride(deps, request, agent, trusted);
+  const turnId = randomUUID();
   // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused.
-  const ticket = request.thread_id === undefined ? null : await deps.turns.enter(request.thread_id);
+  const ticket = request.thread_id === undefined ? null : await deps.turns.enter(request.thread_id, turnId, caller.issuedSession === true);
   if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
     await ticket.leave();
     throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);
   }
-  return { request, caller, agent, override, trusted, ticket };
+  return { request, caller, agent, override, trusted, ticket, turnId };
 }
 
 async function loadAgent(agents: Agents, agentId: string, { principal, channel }: TurnCaller): Promise<AgentView> {

@@ -46,6 +46,7 @@ export async function evaluateTurn(
     override: input.override,
     trusted: true,
     ticket: null,
+    turnId: randomUUID(),
   };
   const now = new Date().toISOString();
   const trace = new TurnTrace(randomBytes(16).toString('hex'), Date.now());
@@ -63,7 +64,7 @@ export async function evaluateTurn(
     history: [],
     messageType: 'user_chat',
     identity: {
-      turn_id: randomUUID(),
+      turn_id: admitted.turnId,
       session_id: sessionId,
       agent_id: agent.agent_id,
       message_type: 'user_chat',

@@ -51,7 +51,7 @@ export async function openTurnSession(deps: SessionStageDeps, admitted: Admitted
     return null;
   }
   const identity: TurnIdentity = {
-    turn_id: randomUUID(),
+    turn_id: admitted.turnId,
     session_id: session.id,
     agent_id: agent?.agent_id ?? null,
     message_type: messageType,

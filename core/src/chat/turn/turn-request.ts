@@ -73,6 +73,8 @@ export interface AdmittedTurn {
   trusted: boolean;
   /** The turn's place in its session's line; none for a session this request starts. */
   ticket: TurnTicket | null;
+  /** The id the turn is stored under, known from the start so its ticket names it. */
+  turnId: string;
 }
 
 /** The identity of a running turn: what every stage names it by, and the columns its stored record starts from. */

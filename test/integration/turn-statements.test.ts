@@ -1,0 +1,72 @@
+// Issue 25 item 2: the database statements of one chat turn, counted on the host's own connections (the host runs in
+// this process), so a change that adds a round trip to the turn path shows here. Background work (Agenda's polling,
+// the lease workers' sweeps of runs and jobs) and the WebSocket fan-out's notifications are left out: not the turn's.
+import pg from 'pg';
+import t from 'tap';
+import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { AdminClient, startTestHost } from '../helpers/host.js';
+import { stream } from '../helpers/sse.js';
+
+const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
+
+/** The statements sent on connections to `database` while `work` runs, each as its first 60 characters. */
+async function statementsOf(database: string, work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+    const text = typeof config === 'string' ? config : ((config as { text?: string }).text ?? '');
+    if (this.database === database && !BACKGROUND.test(text)) sent.push(text.replace(/\s+/g, ' ').trim().slice(0, 60));
+    return (original as (...args: unknown[]) => unknown).apply(this, [config, ...rest]);
+  } as typeof original;
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  return sent;
+}
+
+t.test('a public turn costs one statement per step, and a new session skips its line', async (t) => {
+  const fixture = await startOpenAiFixture({ respond: () => ({ content: 'Parcels ship in two days.' }) });
+  t.teardown(() => fixture.close());
+  const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` } });
+  const database = new URL(host.databaseUrl).pathname.slice(1);
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const agent = (
+    await admin.request('POST', '/agents', {
+      name: 'Counted',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'gpt-4o-mini',
+    })
+  ).body;
+  const turn = async (body: Record<string, unknown>) => {
+    const { events } = await stream(host.url, { agent_id: agent.agent_id, message: 'When do parcels ship?', ...body });
+    const done = events.at(-1) as { type: string; session_id?: string };
+    t.same([done.type, events.filter((e) => e.type === 'error')], ['done', []], 'the turn ends with done and no error');
+    return done.session_id!;
+  };
+  await turn({}); // warms the host's caches and connections
+
+  let sessionId = '';
+  const fresh = await statementsOf(database, async () => (sessionId = await turn({})));
+  const line = (statements: string[]) => statements.filter((s) => s.includes('session_turn_queue'));
+  t.same(
+    line(fresh).map((s) => s.split(' ')[0]),
+    ['INSERT', 'DELETE'],
+    "a session issued for the turn joins and leaves its line without asking who is ahead or naming the turn afterwards (the ticket holds the turn's id)",
+  );
+  // Two rate limits, the agent, the ticket, the session, the caller's daily count, three kinds of mounts, the turn, the ticket's end.
+  t.ok(fresh.length <= 11, `a turn on a new session sends at most 11 statements: ${JSON.stringify(fresh, null, 1)}`);
+
+  const continued = await statementsOf(database, () => turn({ thread_id: sessionId }));
+  t.same(
+    line(continued).map((s) => s.split(' ')[0]),
+    ['INSERT', 'SELECT', 'DELETE'],
+    'a turn continuing a session asks once who is ahead of it',
+  );
+  // The session's own rate limit, and who is ahead.
+  t.ok(continued.length <= fresh.length + 2, `and sends at most two statements more: ${JSON.stringify(continued, null, 1)}`);
+});
