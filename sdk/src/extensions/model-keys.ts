@@ -10,6 +10,7 @@ export interface ModelKeySource {
   apiKey?: (spec: ChatModelSpec) => string | undefined;
   /** The variable `apiKey` reads when the entry names no key source, named in the reason a model is unavailable. */
   apiKeyEnv?: string;
+  /** Where a call that has no usable key is warned about (never with the key). */
   log: Logger;
 }
 
