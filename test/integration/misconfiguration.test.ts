@@ -1,5 +1,6 @@
 // Configuration that names what no loaded plugin provides is a warning outside production and a refusal in it
 // (a typo in [plugins] disabled, a section of a plugin not loaded, an extension nobody registers).
+import { extensionPoints } from '@agent-host/sdk';
 import t from 'tap';
 import { getJson, startTestHost } from '../helpers/host.js';
 
@@ -30,6 +31,12 @@ t.test('a typo in AGENT_HOST_PLUGINS_DISABLED, a section of an unloaded plugin a
 t.test('the default configuration has nothing to warn about', async (t) => {
   const host = await startTestHost(t);
   t.same(host.app.configurationProblems, []);
+});
+
+t.test("nor with models-openai left out, the documented way back to LangChain's openai provider", async (t) => {
+  const host = await startTestHost(t, { env: { AGENT_HOST_PLUGINS_DISABLED: 'models-openai' } });
+  t.same(host.app.configurationProblems, [], 'no section is left for a plugin that is not loaded, so production starts too');
+  t.equal(host.app.kernel.registry(extensionPoints.modelProviders).ownerOf('openai'), 'models-langchain', 'LangChain serves openai');
 });
 
 t.test('in production the same configuration refuses to start, naming each key', async (t) => {
