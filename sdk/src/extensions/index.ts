@@ -80,6 +80,7 @@ export type {
   ToolSpec,
 } from './models.js';
 export { catalogApiKey, catalogKeyAvailability, withCatalogApiKey, type ModelKeySource } from './model-keys.js';
+export { callDeadline, type CallDeadline } from './call-deadline.js';
 export type {
   AgentSnapshot,
   EvidenceInput,

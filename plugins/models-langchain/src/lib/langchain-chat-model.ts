@@ -8,6 +8,7 @@ import { BaseChatModel, type BaseChatModelCallOptions } from '@langchain/core/la
 import type { AIMessageChunk } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import {
+  callDeadline,
   UpstreamError,
   UpstreamTimeoutError,
   type ChatCallOptions,
@@ -103,12 +104,6 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
     return model;
   }
 
-  /** The caller's signal joined with one deadline for the whole request, streaming included. */
-  private deadline(options?: ChatCallOptions) {
-    const deadline = AbortSignal.timeout(this.timeoutMs);
-    return { deadline, signal: options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline };
-  }
-
   /**
    * The answer's chunks as the client streams them. A call without tools reads
    * the client's own chunk stream, a response schema given as call options:
@@ -140,9 +135,10 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
   async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
     let merged: AIMessageChunk | undefined;
     const usageChunks: AIMessageChunk[] = [];
-    const { deadline, signal } = this.deadline(options);
+    // One deadline for the whole request, streaming included, joined with the caller's signal.
+    const deadline = callDeadline(this.timeoutMs, options?.signal);
     try {
-      for await (const chunk of this.chunks(messages, signal, options)) {
+      for await (const chunk of this.chunks(messages, deadline.signal, options)) {
         // Only tool-call and usage chunks are needed afterwards; text goes out as it comes, unmerged.
         if (chunk.tool_call_chunks?.length || chunk.usage_metadata) merged = merged ? merged.concat(chunk) : chunk;
         if (chunk.usage_metadata) usageChunks.push(chunk);
@@ -150,7 +146,9 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
         if (text) yield { type: 'token', content: text };
       }
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline);
+      throw this.mapError(error, options?.signal, deadline.timedOut);
+    } finally {
+      deadline.dispose();
     }
     if (!merged) return;
     for (const call of toolCallsOf(merged)) yield { type: 'tool_call', call };
@@ -159,20 +157,23 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
   }
 
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
-    const { deadline, signal } = this.deadline(options);
+    const deadline = callDeadline(this.timeoutMs, options?.signal);
+    const signal = deadline.signal;
     try {
       const message = await this.runnable(this.chatModel(signal), options).invoke(toLangChain(messages), { signal } as Partial<CallOptions>);
       const usage = this.usage(message);
       return { content: textOf(message.content), tool_calls: toolCallsOf(message), ...(usage && { usage }) };
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline);
+      throw this.mapError(error, options?.signal, deadline.timedOut);
+    } finally {
+      deadline.dispose();
     }
   }
 
-  private mapError(error: unknown, signal: AbortSignal | undefined, deadline: AbortSignal): unknown {
+  private mapError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean): unknown {
     if (signal?.aborted) return error;
     const message = (error as Error).message ?? String(error);
-    if (deadline.aborted || (error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
+    if (timedOut || (error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
       return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
     }
     this.log.warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');

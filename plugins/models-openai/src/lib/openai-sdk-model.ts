@@ -4,6 +4,7 @@
 import { APIConnectionTimeoutError, type OpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import {
+  callDeadline,
   UpstreamError,
   UpstreamTimeoutError,
   type ChatCallOptions,
@@ -88,21 +89,16 @@ export class OpenAiSdkChatModel implements ChatModel {
     };
   }
 
-  /** The caller's signal joined with one deadline for the whole request, streaming included. */
-  private deadline(options?: ChatCallOptions) {
-    const deadline = AbortSignal.timeout(this.spec.timeoutMs);
-    return { deadline, signal: options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline };
-  }
-
   async *stream(messages: ChatMessage[], options?: ChatCallOptions): AsyncIterable<ChatStreamChunk> {
     options?.signal?.throwIfAborted();
-    const { deadline, signal } = this.deadline(options);
+    // One deadline for the whole request, streaming included, joined with the turn's signal.
+    const deadline = callDeadline(this.spec.timeoutMs, options?.signal);
     const calls: { id: string; name: string; arguments: string }[] = [];
     let usage: ProviderUsage | undefined;
     try {
       const stream = await this.client.chat.completions.create(
         { ...this.request(messages, options), stream: true, stream_options: { include_usage: true } },
-        { signal },
+        { signal: deadline.signal },
       );
       for await (const chunk of stream) {
         const delta = chunk.choices[0]?.delta;
@@ -116,9 +112,11 @@ export class OpenAiSdkChatModel implements ChatModel {
         if (chunk.usage) usage = usageOf(chunk.usage);
       }
       // The SDK ends an aborted stream quietly: an abort or the deadline must still fail the call.
-      signal.throwIfAborted();
+      deadline.signal.throwIfAborted();
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline);
+      throw this.mapError(error, options?.signal, deadline.timedOut);
+    } finally {
+      deadline.dispose();
     }
     for (const [index, call] of calls.entries()) {
       if (call) yield { type: 'tool_call', call: { id: call.id || `call_${index}`, name: call.name, arguments: argumentsOf(call.name, call.arguments) } };
@@ -128,12 +126,16 @@ export class OpenAiSdkChatModel implements ChatModel {
 
   async invoke(messages: ChatMessage[], options?: ChatCallOptions): Promise<ChatCompletion> {
     options?.signal?.throwIfAborted();
-    const { deadline, signal } = this.deadline(options);
+    const deadline = callDeadline(this.spec.timeoutMs, options?.signal);
     let completion: OpenAI.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(this.request(messages, options) as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal });
+      completion = await this.client.chat.completions.create(this.request(messages, options) as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+        signal: deadline.signal,
+      });
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline);
+      throw this.mapError(error, options?.signal, deadline.timedOut);
+    } finally {
+      deadline.dispose();
     }
     const message = completion.choices[0]?.message;
     const usage = usageOf(completion.usage);
@@ -141,9 +143,9 @@ export class OpenAiSdkChatModel implements ChatModel {
   }
 
   /** A caller that went away gets its own abort reason; the deadline and a timeout become 504, any other failure 502. */
-  private mapError(error: unknown, signal: AbortSignal | undefined, deadline: AbortSignal): unknown {
+  private mapError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean): unknown {
     if (signal?.aborted) return signal.reason;
-    if (deadline.aborted || error instanceof APIConnectionTimeoutError) return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
+    if (timedOut || error instanceof APIConnectionTimeoutError) return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
     if (error instanceof UpstreamError) return error;
     // The SDK's errors start with the HTTP status when there is one (an error event mid-stream has none).
     const message = (error as Error).message ?? String(error);
