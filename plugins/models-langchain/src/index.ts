@@ -42,7 +42,7 @@ const config = z
 
 export default definePlugin({
   id: 'models-langchain',
-  sdk: '^1.0.0',
+  sdk: '^1.14.0',
   config,
   register(env) {
     env.registerInit({

@@ -55,7 +55,7 @@ const config = z
 
 export default definePlugin({
   id: 'parsers-local',
-  sdk: '^1.0.0',
+  sdk: '^1.14.0',
   config,
   register(env) {
     env.registerInit({

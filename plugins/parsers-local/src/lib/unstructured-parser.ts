@@ -1,4 +1,5 @@
 import {
+  callDeadline,
   BadRequestError,
   UpstreamError,
   UpstreamTimeoutError,
@@ -56,9 +57,10 @@ function detailOf(error: UnstructuredClientError): string {
 }
 
 /** Turns the client's failures into the host's errors; a caller's abort is rethrown as it is. */
-function hostError(error: unknown, input: DocumentInput, url: string, signal?: AbortSignal): unknown {
+function hostError(error: unknown, input: DocumentInput, url: string, signal: AbortSignal | undefined, timedOut: boolean): unknown {
   if (signal?.aborted) return signal.reason;
-  if (error instanceof RequestTimeoutError) return new UpstreamTimeoutError(`Unstructured API at ${url} did not answer in time for ${input.filename}`);
+  if (timedOut || error instanceof RequestTimeoutError)
+    return new UpstreamTimeoutError(`Unstructured API at ${url} did not answer in time for ${input.filename}`);
   if (error instanceof ConnectionError) return new UpstreamError(`cannot reach the Unstructured API at ${url}: ${error.message}`, { cause: error });
   if (error instanceof UnstructuredClientError) {
     const detail = detailOf(error);
@@ -123,6 +125,9 @@ export class UnstructuredParser implements DocumentParser {
 
   async parse(input: DocumentInput, options?: { signal?: AbortSignal }): Promise<ParsedDocument> {
     options?.signal?.throwIfAborted();
+    // A deadline of its own: the client's `timeoutMs` is an AbortSignal.timeout that only a Request's signal follows,
+    // and a timeout signal nothing holds may be collected before it fires (a partition then waits for the server).
+    const deadline = callDeadline(this.options.timeoutMs, options?.signal);
     let response: string | Record<string, unknown>[];
     try {
       response = await this.client.general.partition(
@@ -135,10 +140,12 @@ export class UnstructuredParser implements DocumentParser {
             splitPdfPage: false,
           },
         },
-        options?.signal ? { signal: options.signal } : {},
+        { signal: deadline.signal },
       );
     } catch (error) {
-      throw hostError(error, input, this.url, options?.signal);
+      throw hostError(error, input, this.url, options?.signal, deadline.timedOut);
+    } finally {
+      deadline.dispose();
     }
     if (!Array.isArray(response)) throw new UpstreamError(`Unstructured API at ${this.url} answered with ${typeof response}, not a JSON list of elements`);
     const elements = response.map((raw) => toElement(raw as UnstructuredElement));
