@@ -17,6 +17,7 @@ import { hearLostConnections } from './db/lost-connections.js';
 import { EmbeddedPostgresServer } from './infra/postgres/embedded-postgres.js';
 import { withAdvisoryLock } from './db/advisory-lock.js';
 import { HostInstanceStore } from './db/host-instance-store.js';
+import { runtimeConfigCache } from './db/runtime-config-cache.js';
 import { migrate, pendingMigrations, STARTUP_LOCK } from './db/migrator.js';
 import { createDomains, type Domains } from './domains.js';
 import { buildHealthReport, type HealthReport } from './health/health-report.js';
@@ -365,6 +366,10 @@ export class AgentHostApp {
       const applied = await migrate(sequelize, MIGRATIONS_DIR, this.logger);
       if (applied.length) this.logger.info({ count: applied.length, from: applied[0], to: applied.at(-1) }, 'migrations applied');
     }
+    // Chat turns read agents and their mounts through this cache; it listens for changes from every instance.
+    const configCache = runtimeConfigCache(sequelize);
+    this.cleanups.push(() => configCache.close());
+    await configCache.listen(this.databaseUrl, this.logger);
     const instances = new HostInstanceStore(sequelize);
     await instances.started(this.instanceId, this.config.app.env);
     this.cleanups.push(() => instances.stopped(this.instanceId));

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { RUNTIME_CONFIG_TABLES } from '../../core/src/db/runtime-config-cache.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -46,4 +47,21 @@ t.test('the check sees SQL in a service module', async (t) => {
   t.ok(SQL.test('`\n  SELECT * FROM agents`'));
   t.ok(SQL.test("return newestFirst(this.db, { from: 'mcp_servers', where: 'true', bind: [] }, page, present);"), 'nor SQL fragments for the pager');
   t.notOk(SQL.test("throw new ConflictError('cannot update the agent now');"), 'words in a message are not SQL');
+});
+
+/** A statement that changes one of the tables a turn's runtime configuration is cached from. */
+const RUNTIME_CONFIG_WRITE = new RegExp(`(INSERT INTO|UPDATE|DELETE FROM|TRUNCATE) (${RUNTIME_CONFIG_TABLES.join('|')})\\b`);
+
+t.test('every write to a runtime config table drops the cached configuration as it commits', async (t) => {
+  const stores = sources('core/src').filter((file) => /-store\.ts$/.test(file));
+  const writers: string[] = [];
+  for (const file of stores) {
+    // One piece per method: each that writes such a table must say so (`SqlStore.runtimeConfigChanged`).
+    for (const method of readFileSync(path.join(root, file), 'utf8').split(/\n {2}(?=(?:async )?\w+\()/)) {
+      if (!RUNTIME_CONFIG_WRITE.test(method)) continue;
+      writers.push(`${file} ${method.slice(0, method.indexOf('('))}`);
+      t.ok(method.includes('this.runtimeConfigChanged(transaction)'), `${file}: ${method.slice(0, 60)} calls runtimeConfigChanged`);
+    }
+  }
+  t.ok(writers.length >= 20, `the check finds the writers (${writers.length})`);
 });

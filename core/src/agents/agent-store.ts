@@ -80,6 +80,7 @@ export class AgentStore extends SqlStore {
   }
 
   async insert(id: string, fields: Partial<AgentFields>, createdBy: string | null, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     const columns = Object.keys(fields);
     await this.db.query(
       `INSERT INTO agents (id, ${columns.join(', ')}, created_by, created_at, updated_at)
@@ -90,6 +91,7 @@ export class AgentStore extends SqlStore {
 
   /** Writes the given columns (only those a snapshot holds: `columns`). */
   async update(id: string, fields: Partial<AgentFields>, columns: readonly string[], transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     const written = Object.keys(fields).filter((c) => columns.includes(c));
     await this.db.query(`UPDATE agents SET ${written.map((c, i) => `${c} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`, {
       bind: [id, ...written.map((c) => toColumn(c, fields[c as keyof AgentFields]))],
@@ -98,10 +100,12 @@ export class AgentStore extends SqlStore {
   }
 
   async delete(id: string, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('DELETE FROM agents WHERE id = $1', { bind: [id], transaction });
   }
 
   async setPublished(id: string, versionId: string, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('UPDATE agents SET published_agent_version_id = $2, updated_at = now() WHERE id = $1', { bind: [id, versionId], transaction });
   }
 

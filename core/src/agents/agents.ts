@@ -13,6 +13,7 @@ import type { AdminAuth } from '../admin/admin-auth.js';
 import type { Operation } from '../admin/operation.js';
 import type { SystemSettings } from '../admin/system-settings.js';
 import type { HostConfig } from '../config/schema.js';
+import { runtimeConfigCache, type RuntimeConfigCache } from '../db/runtime-config-cache.js';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { CHAT_ONLY_FIELDS, SNAPSHOT_FIELDS, USAGE_LIMIT_FIELDS, type AgentCreateInput, type AgentUpdateInput } from './agent-schema.js';
 import { definitionProblems } from '../fusion/definition-check.js';
@@ -38,6 +39,7 @@ export function judgePromptVersion(judgePrompt: string | null): string {
 export class Agents {
   private readonly typeChangeChecks: AgentTypeChangeCheck[] = [];
   private readonly store: AgentStore;
+  private readonly cache: RuntimeConfigCache;
 
   constructor(
     db: Sequelize,
@@ -48,6 +50,7 @@ export class Agents {
     private readonly auth: AdminAuth,
   ) {
     this.store = new AgentStore(db);
+    this.cache = runtimeConfigCache(db);
   }
 
   /** Lets a domain refuse `agent_type` changes while its jobs run. */
@@ -63,6 +66,14 @@ export class Agents {
 
   async get(id: string) {
     return present(await this.find(id));
+  }
+
+  /**
+   * The agent as a turn runs it: {@link get} through the runtime config cache, so a turn of a known agent costs no
+   * round trip; a change to the agent, from any instance, drops it (`db/runtime-config-cache.ts`).
+   */
+  runtime(id: string): Promise<AgentView> {
+    return this.cache.read(`agent:${id}`, () => this.get(id));
   }
 
   /** `GET /public/agents`: active, anonymous-public agents, with no prompt or governance fields. */

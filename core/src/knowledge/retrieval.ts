@@ -1,6 +1,7 @@
 import type { Logger } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
+import { runtimeConfigCache, type RuntimeConfigCache } from '../db/runtime-config-cache.js';
 import { queryWords, RetrievalStore, type DocumentInfo, type MountedSource } from './retrieval-store.js';
 import type { VectorIndex } from './vector-index.js';
 
@@ -85,6 +86,7 @@ const preview = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…
  */
 export class Retrieval {
   private readonly store: RetrievalStore;
+  private readonly cache: RuntimeConfigCache;
 
   constructor(
     db: Sequelize,
@@ -93,6 +95,7 @@ export class Retrieval {
     private readonly logger: Logger,
   ) {
     this.store = new RetrievalStore(db);
+    this.cache = runtimeConfigCache(db);
   }
 
   /** The agent's `retrieval_config` over the `[knowledge]` defaults. */
@@ -100,8 +103,9 @@ export class Retrieval {
     return { top_k: retrievalConfig?.top_k ?? this.config.default_top_k, threshold: retrievalConfig?.score_threshold ?? this.config.default_score_threshold };
   }
 
+  /** Read through the runtime config cache: every turn of an agent asks. */
   mountedSources(agentId: string): Promise<MountedSource[]> {
-    return this.store.mountedSources(agentId);
+    return this.cache.read(`knowledge-mounts:${agentId}`, () => this.store.mountedSources(agentId));
   }
 
   /** `sources`: the agent's mounted sources when the caller has read them already. */

@@ -35,6 +35,7 @@ export class SourceMountStore extends SqlStore {
 
   /** Mounts the source unless it is mounted already; resolves with whether it did. */
   async insert(mount: { id: string; agentId: string; sourceId: string }, createdBy: string | null, transaction: Transaction): Promise<boolean> {
+    this.runtimeConfigChanged(transaction);
     const inserted = await this.db.query<{ id: string }>(
       `INSERT INTO knowledge_mounts (id, agent_id, source_id, created_by, created_at) VALUES ($1, $2, $3, $4, now())
        ON CONFLICT (agent_id, source_id) DO NOTHING RETURNING id`,
@@ -44,6 +45,7 @@ export class SourceMountStore extends SqlStore {
   }
 
   async delete(mountId: string, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('DELETE FROM knowledge_mounts WHERE id = $1', { bind: [mountId], transaction });
   }
 }

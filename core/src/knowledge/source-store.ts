@@ -53,6 +53,7 @@ export class SourceStore extends SqlStore {
   }
 
   async insertStandard(id: string, fields: SourceFields, createdBy: string | null, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `INSERT INTO knowledge_sources (id, name, description, source_kind, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
        VALUES ($1, $2, $3, 'standard', $4, $5, $6, $7, now(), now())`,
@@ -64,6 +65,7 @@ export class SourceStore extends SqlStore {
   }
 
   async update(id: string, fields: SourceFields, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `UPDATE knowledge_sources SET name = $2, description = $3, priority = $4, chunking_strategy = $5, chunking_params = $6, updated_at = now() WHERE id = $1`,
       { bind: [id, fields.name, fields.description, fields.priority, fields.chunking_strategy, JSON.stringify(fields.chunking_params)], transaction },
@@ -80,6 +82,7 @@ export class SourceStore extends SqlStore {
     createdBy: string | null,
     transaction: Transaction,
   ): Promise<{ row: SourceRow; created: boolean }> {
+    this.runtimeConfigChanged(transaction);
     const [created] = await this.db.query<SourceRow>(
       `INSERT INTO knowledge_sources (id, name, description, source_kind, managed_for_agent_id, priority, chunking_strategy, chunking_params, created_by, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())

@@ -59,6 +59,7 @@ export class SkillMountStore extends SqlStore {
   }
 
   async insert(mount: MountPolicy & Pick<MountRow, 'id' | 'agent_id' | 'skill_id'>, createdBy: string | null, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `INSERT INTO agent_skill_mounts (id, agent_id, skill_id, skill_version_id, is_active, priority, timeout_ms, max_calls_per_turn, tool_allowlist, created_by, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), now())`,
@@ -81,6 +82,7 @@ export class SkillMountStore extends SqlStore {
   }
 
   async update(mountId: string, policy: MountPolicy, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `UPDATE agent_skill_mounts SET skill_version_id = $2, is_active = $3, priority = $4, timeout_ms = $5, max_calls_per_turn = $6, tool_allowlist = $7, updated_at = now() WHERE id = $1`,
       {
@@ -99,6 +101,7 @@ export class SkillMountStore extends SqlStore {
   }
 
   async delete(mountId: string, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('DELETE FROM agent_skill_mounts WHERE id = $1', { bind: [mountId], transaction });
   }
 }

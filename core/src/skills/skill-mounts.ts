@@ -12,6 +12,7 @@ import type { SkillAssets } from './skill-assets.js';
 import type { SkillVersions } from './skill-versions.js';
 import type { VersionRow } from './skill-store.js';
 import { SkillMountStore, type MountRow, type RunnableSkill } from './skill-mount-store.js';
+import { runtimeConfigCache } from '../db/runtime-config-cache.js';
 
 /** Mount policy (spec 2.8, 8), with the defaults and allowlist rule of MCP mounts so both kinds read alike. */
 const policyFields = {
@@ -67,7 +68,7 @@ export class SkillMounts {
 
   /** The mounts a turn runs, highest priority first: active, of an active skill (their versions are released by construction). */
   runnable(agentId: string): Promise<RunnableSkill[]> {
-    return this.store.ofAgent(agentId, true);
+    return runtimeConfigCache(this.db).read(`skill-mounts:${agentId}`, () => this.store.ofAgent(agentId, true));
   }
 
   async create(agentId: string, input: SkillMountCreateInput, op: Operation) {

@@ -64,6 +64,7 @@ export class SkillStore extends SqlStore {
   }
 
   async insertSkill(skill: Pick<SkillRow, 'id' | 'name' | 'description' | 'status'>, createdBy: string | null, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(`INSERT INTO skills (id, name, description, status, created_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`, {
       bind: [skill.id, skill.name, skill.description, skill.status, createdBy],
       transaction,
@@ -71,6 +72,7 @@ export class SkillStore extends SqlStore {
   }
 
   async updateSkill(skill: Pick<SkillRow, 'id' | 'name' | 'description' | 'status'>, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('UPDATE skills SET name = $2, description = $3, status = $4, updated_at = now() WHERE id = $1', {
       bind: [skill.id, skill.name, skill.description, skill.status],
       transaction,
@@ -102,6 +104,7 @@ export class SkillStore extends SqlStore {
     createdBy: string | null,
     transaction: Transaction,
   ): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `INSERT INTO skill_versions (id, skill_id, version_number, backend_type, backend_ref_id, config, is_released, released_at, released_by, created_by, created_at, updated_at)
        SELECT $1::uuid, $2::uuid, COALESCE(max(version_number), 0) + 1, $3::text, $4::text, $5::jsonb, $6::boolean,
@@ -115,6 +118,7 @@ export class SkillStore extends SqlStore {
   }
 
   async updateDraft(version: Pick<VersionRow, 'id' | 'backend_type' | 'backend_ref_id' | 'config'>, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('UPDATE skill_versions SET backend_type = $2, backend_ref_id = $3, config = $4, updated_at = now() WHERE id = $1', {
       bind: [version.id, version.backend_type, version.backend_ref_id, JSON.stringify(version.config)],
       transaction,
@@ -122,6 +126,7 @@ export class SkillStore extends SqlStore {
   }
 
   async markReleased(versionId: string, releasedBy: string | null, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('UPDATE skill_versions SET is_released = true, released_at = now(), released_by = $2, updated_at = now() WHERE id = $1', {
       bind: [versionId, releasedBy],
       transaction,

@@ -45,7 +45,7 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
 async function loadAgent(agents: Agents, agentId: string, { principal, channel }: TurnCaller): Promise<AgentView> {
   let agent: AgentView;
   try {
-    agent = await agents.get(agentId);
+    agent = await agents.runtime(agentId);
   } catch {
     throw refusal('AGENT_NOT_FOUND', `agent ${agentId} not found`);
   }

@@ -72,6 +72,7 @@ export class MountStore extends SqlStore {
 
   /** Inserts the mount unless the server is already mounted on the agent; resolves with whether it did. */
   async insert(mount: MountPolicy & Pick<MountRow, 'id' | 'agent_id' | 'mcp_server_id'>, createdBy: string | null, transaction: Transaction): Promise<boolean> {
+    this.runtimeConfigChanged(transaction);
     const inserted = await this.db.query(
       `INSERT INTO agent_mcp_mounts (id, agent_id, mcp_server_id, allowed_tools_json, tool_capability, timeout_ms, max_calls_per_turn, priority, is_active, created_by, approval, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now(), now()) ON CONFLICT (agent_id, mcp_server_id) DO NOTHING RETURNING id`,
@@ -97,6 +98,7 @@ export class MountStore extends SqlStore {
   }
 
   async update(mountId: string, policy: MountPolicy, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `UPDATE agent_mcp_mounts SET allowed_tools_json = $2, tool_capability = $3, timeout_ms = $4, max_calls_per_turn = $5, priority = $6, is_active = $7, approval = $8, updated_at = now() WHERE id = $1`,
       {
@@ -116,6 +118,7 @@ export class MountStore extends SqlStore {
   }
 
   async delete(mountId: string, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('DELETE FROM agent_mcp_mounts WHERE id = $1', { bind: [mountId], transaction });
   }
 }

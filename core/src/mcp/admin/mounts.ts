@@ -6,6 +6,7 @@ import { mountExposure } from '../../agents/mount-exposure.js';
 import { MOUNT_DEFAULTS, type McpMountCreateInput, type McpMountUpdateInput } from './schemas.js';
 import type { ServerRow } from './server-store.js';
 import { MountStore, type MountRow } from './mount-store.js';
+import { runtimeConfigCache } from '../../db/runtime-config-cache.js';
 
 /** Mounts of MCP servers on chat agents, with their policy (spec 2.7, 4.13, 8). */
 export class McpMounts {
@@ -30,7 +31,7 @@ export class McpMounts {
 
   /** The active mounts of active servers: what a turn may use. */
   usable(agentId: string): Promise<(MountRow & { server: ServerRow })[]> {
-    return this.store.usable(agentId);
+    return runtimeConfigCache(this.db).read(`mcp-mounts:${agentId}`, () => this.store.usable(agentId));
   }
 
   async create(agentId: string, input: McpMountCreateInput, op: Operation) {

@@ -56,6 +56,7 @@ export class ServerStore extends SqlStore {
   }
 
   async insert(id: string, fields: ServerFields, createdBy: string | null, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `INSERT INTO mcp_servers (id, name, description, transport_type, connection_config, credential_schema, credential_id, status, created_by, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now())`,
@@ -64,6 +65,7 @@ export class ServerStore extends SqlStore {
   }
 
   async update(id: string, fields: ServerFields, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query(
       `UPDATE mcp_servers SET name = $2, description = $3, transport_type = $4, connection_config = $5, credential_schema = $6, credential_id = $7, status = $8, updated_at = now() WHERE id = $1`,
       { bind: [id, ...written(fields)], transaction },
@@ -71,6 +73,7 @@ export class ServerStore extends SqlStore {
   }
 
   async delete(id: string, transaction: Transaction): Promise<void> {
+    this.runtimeConfigChanged(transaction);
     await this.db.query('DELETE FROM mcp_servers WHERE id = $1', { bind: [id], transaction });
   }
 
@@ -85,6 +88,7 @@ export class ServerStore extends SqlStore {
 
   /** A passing check makes an `error` server `active` again; an `inactive` one stays so. Resolves with the new status. */
   async recordHealth(id: string, ok: boolean, message: string, transaction: Transaction): Promise<ServerRow['status']> {
+    this.runtimeConfigChanged(transaction);
     const [row] = await this.db.query<{ status: ServerRow['status'] }>(
       `UPDATE mcp_servers SET status = CASE WHEN status = 'inactive' THEN status WHEN $2 THEN 'active' ELSE 'error' END,
               last_health_check_at = now(), last_health_message = $3, updated_at = now() WHERE id = $1 RETURNING status`,
