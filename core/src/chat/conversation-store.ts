@@ -49,6 +49,8 @@ export interface TurnRecord {
   override: ModelOverride | null;
   /** The request's time zone, stored on the session with the turn. */
   time_zone: string | null;
+  /** The turn's ticket in its session's line (`session-turns.ts`), left in the statement that stores the turn. */
+  ticket_id: string | null;
 }
 
 export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
@@ -183,7 +185,8 @@ export class ConversationStore {
                model_name = COALESCE(${p(turn.override?.model_name ?? null)}, model_name),
                model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
                model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature),
-               time_zone = COALESCE(${p(turn.time_zone)}, time_zone) WHERE id = ${session})
+               time_zone = COALESCE(${p(turn.time_zone)}, time_zone) WHERE id = ${session}),
+       q AS (DELETE FROM session_turn_queue WHERE id = ${p(turn.ticket_id)}::bigint OR expires_at < now() - interval '1 hour')
        SELECT * FROM m ORDER BY created_at`,
       bind,
     );

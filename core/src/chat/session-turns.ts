@@ -88,9 +88,14 @@ export class TurnTicket {
   /** Leaves the line (the turn is done, refused or abandoned); the next ticket runs. Safe to call twice. */
   async leave(): Promise<void> {
     if (this.left) return;
+    this.leftWithTurn();
+    await this.store.delete(this.id);
+  }
+
+  /** The statement that stored the turn removed the ticket too (`ConversationStore.persistTurn`): nothing to send. */
+  leftWithTurn(): void {
     this.left = true;
     clearInterval(this.renewal);
-    await this.store.delete(this.id);
   }
 }
 
