@@ -37,7 +37,7 @@ function pipeline(options: Options = {}) {
     .register('core_chat_v1', { displayName: 'Test runtime', description: 'Scripted', experimental: false, run });
   const chat = new ChatService({
     config: loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} }),
-    agents: { get: async () => ({ ...CHAT_AGENT, ...options.agent }) },
+    agents: { runtime: async () => ({ ...CHAT_AGENT, ...options.agent }) },
     providers: new KeyedRegistry('model providers'),
     turns: {},
     conversations: {
