@@ -4,6 +4,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
@@ -93,5 +94,54 @@ t.test('retrieval', async (t) => {
       [...unmounted.vector, ...unmounted.candidates, ...unmounted.fallback].every((c: { source_id: string }) => c.source_id === source.source_id),
       'everything found comes from the mounted source',
     );
+  });
+
+  t.test('a word most chunks hold only adds to the score of chunks found by the other words', async (t) => {
+    // 600 chunks repeat "parcel" (one chunk each: a paragraph a little shorter than the chunk size); 3 hold "courier"
+    // and not "parcel", 1 holds "parcel" and "customs". By ts_rank alone a chunk repeating "parcel" outscores one
+    // holding "courier" once.
+    const filler = (i: number) => `Parcel parcel parcel, parcel parcel number ${i} waits on the shelf with parcel tape. `.repeat(3).slice(0, 260);
+    const paragraphs = Array.from({ length: 600 }, (_, i) => filler(i));
+    for (const i of [100, 300, 500])
+      paragraphs.splice(
+        i,
+        0,
+        `A damaged box goes back to the courier, who collects it from the desk within two working days of the report ${i}.`.padEnd(260, '.'),
+      );
+    paragraphs.splice(
+      550,
+      0,
+      'A parcel held at customs is released once the invoice reaches the broker, usually within a week of the request being filed.'.padEnd(260, '.'),
+    );
+    const depot = await createSource(admin, {
+      name: 'Depot',
+      chunking_strategy: 'recursive_character',
+      chunking_params: { chunk_size: 300, chunk_overlap: 0 },
+    });
+    await uploadOk(admin, depot.source_id, { filename: 'depot.txt', contentType: 'text/plain', data: paragraphs.join('\n\n') });
+    t.equal((await ingest(admin, depot.source_id)).status, 'succeeded');
+    const db = new pg.Client({ connectionString: host.databaseUrl });
+    await db.connect();
+    t.teardown(() => db.end());
+    // What autovacuum does after a load this size: the statistics that say which words are common.
+    await db.query('ANALYZE knowledge_chunks');
+    const porter = (
+      await admin.request('POST', '/agents', { name: 'Porter', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })
+    ).body;
+    await admin.request('POST', `/agents/${porter.agent_id}/mounts`, { source_id: depot.source_id });
+    await admin.stream({ thread_id: 'depot', agent_id: porter.agent_id, message: 'hello' });
+    const [turn] = (await admin.request('GET', '/sessions/depot/turns')).body.items;
+    const fallback = async (query: string) =>
+      (await admin.request('POST', `/sessions/depot/turns/${turn.turn_id}/rag-debug`, { query, threshold: 1 })).body.final_chunks.map(
+        (c: { matched_words: string[] }) => c.matched_words,
+      );
+    t.same(
+      await fallback('parcel courier'),
+      [['courier'], ['courier'], ['courier']],
+      'the three chunks with "courier", though 600 others repeat "parcel" and outscore them by ts_rank',
+    );
+    t.same(await fallback('parcel customs'), [['parcel', 'customs']], 'the one chunk with "customs" alone: a chunk holding only a common word is left out');
+    const nowhere = await fallback('parcel zebra');
+    t.same(nowhere, [['parcel'], ['parcel'], ['parcel']], 'a question whose uncommon word no chunk holds: any word matching decides');
   });
 });
