@@ -242,11 +242,16 @@ export function stopHost(host) {
   return host.stopped;
 }
 
-/** A client of the host's embedded Postgres (the `agent_host` database), connected; `end()` it when done. */
-export async function hostDatabase(host) {
+/** The URL of the host's embedded Postgres (the `agent_host` database). */
+export function hostDatabaseUrl(host) {
   const password = readFileSync(path.join(host.dataDir, 'postgres.password'), 'utf8').trim();
   const port = Number(readFileSync(path.join(host.dataDir, 'postgres/postmaster.pid'), 'utf8').split('\n')[3]);
-  const db = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'agent_host' });
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/agent_host`;
+}
+
+/** A client of the host's embedded Postgres (the `agent_host` database), connected; `end()` it when done. */
+export async function hostDatabase(host) {
+  const db = new pg.Client({ connectionString: hostDatabaseUrl(host) });
   await db.connect();
   return db;
 }

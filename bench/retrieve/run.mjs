@@ -11,7 +11,8 @@
 //           document verified (`actual_point_count` = `expected_point_count`)
 //   modes:  vector (`threshold` 0: the vector hits are kept, no fallback) and keyword_fallback (`threshold` 1:
 //           no vector hit is kept, so the host runs its vector search and then the Postgres full-text search,
-//           as a turn whose vectors miss does)
+//           as a turn whose vectors miss does), both through rag-debug; keyword_search: the full-text search alone,
+//           the host's own `RetrievalStore.keywordSearch` (core/dist) on the host's database, in this process
 //   load generator: one client, one request at a time, `--warmup` discarded queries then `--queries` measured
 //           per mode and scale; each query is 5 words picked from a loaded paragraph, and the share of queries
 //           whose paragraph comes back in the top_k is reported as a sanity check
@@ -22,7 +23,7 @@
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
-import { arg, hostChildMatching, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { arg, hostChildMatching, hostDatabaseUrl, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
 import { seededRandom } from '../lib/random.mjs';
 import { fmt, latencySummary, markdownTable } from '../lib/stats.mjs';
 
@@ -138,6 +139,19 @@ async function main() {
   await turnReply.text();
   const [turn] = (await admin.request('GET', `/sessions/${thread}/turns`)).items;
   const debugRoute = `/sessions/${thread}/turns/${turn.turn_id}/rag-debug`;
+  const ragDebug = async (mode, query) => {
+    const debug = await admin.request('POST', debugRoute, { query, threshold: MODES[mode], top_k: topK });
+    const wanted = mode === 'vector' ? debug.conclusion.code === 'vector_hits' : debug.keyword_fallback.used;
+    if (!wanted) throw new Error(`${mode} query "${query}" ran otherwise: ${JSON.stringify(debug.conclusion)}`);
+    return debug.final_chunks;
+  };
+  // The keyword fallback's own statements, as the host sends them (its built store module, a Sequelize pool on the
+  // host's database), without the vector search that precedes them in a turn.
+  const { Sequelize } = await import('sequelize');
+  const { RetrievalStore, queryWords } = await import('../../core/dist/knowledge/retrieval-store.js');
+  const db = new Sequelize(hostDatabaseUrl(host), { dialect: 'postgres', logging: false });
+  const store = new RetrievalStore(db);
+  const keywordSearch = (source, query) => store.keywordSearch('english', [source], queryWords(query), topK);
 
   let loaded = 0;
   let documentIndex = 0;
@@ -175,18 +189,16 @@ async function main() {
     );
 
     const picked = reservoir.map((paragraph) => ({ paragraph, query: queryFrom(paragraph) }));
-    for (const [mode, threshold] of Object.entries(MODES)) {
+    for (const mode of [...Object.keys(MODES), 'keyword_search']) {
       const latencies = [];
       let found = 0;
       for (const [i, { paragraph, query }] of picked.entries()) {
         const started = performance.now();
-        const debug = await admin.request('POST', debugRoute, { query, threshold, top_k: topK });
+        const chunks = mode === 'keyword_search' ? await keywordSearch(sourceId, query) : await ragDebug(mode, query);
         const ms = performance.now() - started;
-        const wanted = mode === 'vector' ? debug.conclusion.code === 'vector_hits' : debug.keyword_fallback.used;
-        if (!wanted) throw new Error(`${mode} query "${query}" ran otherwise: ${JSON.stringify(debug.conclusion)}`);
         if (i < warmup) continue;
         latencies.push(ms);
-        if (debug.final_chunks.some((c) => c.content.trim() === paragraph.trim())) found++;
+        if (chunks.some((c) => c.content.trim() === paragraph.trim())) found++;
       }
       const point = { chunks: counts.chunks, mode, ...latencySummary(latencies), found_in_top_k: found / latencies.length };
       summary.points.push(point);
@@ -195,6 +207,7 @@ async function main() {
       );
     }
   }
+  await db.close();
   summary.host_stop = await stopHost(host);
 }
 
@@ -214,7 +227,7 @@ function report() {
     ]),
   );
   const latency = markdownTable(
-    `Retrieval through POST .../rag-debug, one client, top_k ${summary.settings.top_k}, ${summary.settings.queries} queries of ${QUERY_WORDS} words per point`,
+    `Retrieval through POST .../rag-debug (vector, keyword_fallback) and the host's keyword search alone (keyword_search), one client, top_k ${summary.settings.top_k}, ${summary.settings.queries} queries of ${QUERY_WORDS} words per point`,
     ['chunks', 'mode', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', `paragraph in top ${summary.settings.top_k}`],
     summary.points.map((p) => [
       p.chunks,
