@@ -109,7 +109,9 @@ async function main() {
   );
 
   console.log('starting the host on a fresh data dir ...');
-  const host = await startHost({ name: 'ingest', env: adminEnv(ADMIN) });
+  // At info the host logs each indexed document with the milliseconds of each stage (parse, chunk, embed, database,
+  // upsert, verify), summed below.
+  const host = await startHost({ name: 'ingest', env: { ...adminEnv(ADMIN), LOG_LEVEL: 'info' } });
   summary.host_boot_ms = host.bootMs;
   const chroma = hostChildMatching(host, /chroma/i);
   console.log(`host ${host.url} healthy in ${fmt(host.bootMs / 1000)} s (pid ${host.pid}, Chroma pid ${chroma ?? 'not found'})`);
@@ -181,7 +183,18 @@ async function main() {
     rss_before: rssBefore,
     rss: rssDuring,
   };
+  summary.stages = stageBreakdown(host.output());
   summary.host_stop = await stopHost(host);
+}
+
+/** The stage times of every `document indexed` line of the host's log, summed: `{stage: seconds}`. */
+function stageBreakdown(log) {
+  const seconds = {};
+  for (const line of log.split('\n')) {
+    if (!line.includes('"document indexed"')) continue;
+    for (const [stage, ms] of Object.entries(JSON.parse(line).stage_ms ?? {})) seconds[stage] = (seconds[stage] ?? 0) + ms / 1000;
+  }
+  return seconds;
 }
 
 function report() {
@@ -195,8 +208,15 @@ function report() {
       ['end to end', fmt(r.end_to_end_seconds, 2), fmt(r.end_to_end_documents_per_s), fmt(r.end_to_end_chunks_per_s), fmt(r.end_to_end_mib_per_s, 2), '-'],
     ],
   );
+  const total = Object.values(summary.stages).reduce((a, b) => a + b, 0);
+  const stages = markdownTable(
+    `Where the ingestion time goes: each document's stages as the host timed them, summed over documents (a job indexes two documents at once, so the stages add up to more than its time; ${summary.settings.sources} job(s))`,
+    ['stage', 'seconds', 'share'],
+    Object.entries(summary.stages).map(([stage, s]) => [stage, fmt(s, 2), `${fmt((s / total) * 100, 0)} %`]),
+  );
   summary.table = table;
-  console.log(`\n${table}\n`);
+  summary.stage_table = stages;
+  console.log(`\n${table}\n\n${stages}\n`);
   console.log(`verified: every document indexed, actual_point_count = expected_point_count; ${r.chunk_rows_in_postgres} chunk rows in Postgres`);
   console.log(
     `RSS MiB: host node ${fmt(r.rss_before.host_mib)} before, peak ${fmt(r.rss.host.peak_mib)}, after ${fmt(r.rss.host.last_mib)}; Chroma ${fmt(r.rss_before.chroma_mib)} before, peak ${fmt(r.rss.chroma.peak_mib)}`,

@@ -64,35 +64,53 @@ export class DocumentIndexer {
     if (!row) return { document_id: documentId, filename: null, status: 'skipped', error: 'the document was deleted' };
     const log = this.logger.child({ document_id: documentId, mode });
     await this.repository.markProcessing(documentId);
+    // Where a document's time goes, in its log line: bench/ingest sums them per stage.
+    const stageMs: Record<string, number> = {};
+    const stage = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const started = performance.now();
+      try {
+        return await work();
+      } finally {
+        stageMs[name] = (stageMs[name] ?? 0) + Math.round(performance.now() - started);
+      }
+    };
     try {
-      const parsed = mode === 'ingest' ? await this.parse(row) : await this.readSnapshot(row);
+      const parsed = await stage('parse', () => (mode === 'ingest' ? this.parse(row) : this.readSnapshot(row)));
       const chunking = chunkingOverride ?? sourceChunking;
-      const chunks = (await chunkDocument(parsed, chunking)).map((chunk, i) => ({ ...chunk, id: pointId(row.id, i) }));
-      const vectors = await this.index.embed(chunks.map((c) => c.content));
+      const chunks = (await stage('chunk', () => chunkDocument(parsed, chunking))).map((chunk, i) => ({ ...chunk, id: pointId(row.id, i) }));
+      const vectors = await stage('embed', () => this.index.embed(chunks.map((c) => c.content)));
       const collection = this.index.collectionFor(row.source_id);
       const actual = await this.whileVectorStoreIsAway(log, async () => {
         if (row.vector_collection && row.vector_collection !== collection) await this.index.deleteDocument(row.vector_collection, row.id);
-        await this.repository.recordCollection(row.id, collection);
-        await this.repository.replaceChunks(row, chunks);
-        await this.index.replaceDocument(
-          collection,
-          row.id,
-          chunks.map((c, i) => ({ id: c.id, content: c.content, metadata: { ...c.metadata, source_id: row.source_id, document_id: row.id, chunk_index: i } })),
-          vectors,
+        await stage('database', async () => {
+          await this.repository.recordCollection(row.id, collection);
+          await this.repository.replaceChunks(row, chunks);
+        });
+        await stage('upsert', () =>
+          this.index.replaceDocument(
+            collection,
+            row.id,
+            chunks.map((c, i) => ({
+              id: c.id,
+              content: c.content,
+              metadata: { ...c.metadata, source_id: row.source_id, document_id: row.id, chunk_index: i },
+            })),
+            vectors,
+          ),
         );
-        return this.index.countDocument(collection, row.id);
+        return stage('verify', () => this.index.countDocument(collection, row.id));
       });
       if (actual !== chunks.length)
         throw new VerificationError(`the vector store holds ${actual} points for this document, expected ${chunks.length}`, {
           expected: chunks.length,
           actual,
         });
-      if (!(await this.repository.markIndexed(row.id, { collection, chunking, count: chunks.length }))) {
+      if (!(await stage('database', () => this.repository.markIndexed(row.id, { collection, chunking, count: chunks.length })))) {
         // Deleted while it was being indexed: take back what this run wrote.
         await this.index.deleteDocument(collection, row.id);
         return { document_id: row.id, filename: row.filename, status: 'skipped', error: 'the document was deleted' };
       }
-      log.info({ chunks: chunks.length }, 'document indexed');
+      log.info({ chunks: chunks.length, stage_ms: stageMs }, 'document indexed');
       return { document_id: row.id, filename: row.filename, status: 'indexed', point_count: chunks.length };
     } catch (error) {
       const message = (error as Error).message;
