@@ -10,6 +10,8 @@ export const SUPERVISOR_JOB = 'ingestion-supervisor';
 /** Claims of one job before the supervisor gives up on it. */
 const MAX_ATTEMPTS = 3;
 const SUPERVISOR_LOCK_MS = 10_000;
+/** Documents of one job indexed at once (bench/ingest: 46.6 s for 10 MiB one at a time). */
+const DOCUMENTS_AT_ONCE = 2;
 
 export interface IngestionWorkerOptions {
   instanceId: string;
@@ -73,13 +75,25 @@ export class IngestionWorker {
         ? { strategy: claimed.chunking_strategy as Chunking['strategy'], params: claimed.chunking_params ?? {} }
         : null;
       const done = new Set(claimed.document_results.map((r) => r.document_id));
-      for (const documentId of claimed.document_ids) {
-        if (done.has(documentId)) continue;
-        const result = await this.indexer.run(documentId, claimed.job_kind === 'ingest' ? 'ingest' : 'rebuild_from_snapshot', override, sourceChunking);
-        if (lost || !(await this.record(claimed.id, result))) {
-          log.warn('lease lost to another worker; stopping');
-          return;
+      const waiting = claimed.document_ids.filter((id) => !done.has(id));
+      let failure: { error: unknown } | undefined;
+      const indexNext = async (): Promise<void> => {
+        for (let documentId = waiting.shift(); documentId && !lost && !failure; documentId = waiting.shift()) {
+          try {
+            const result = await this.indexer.run(documentId, claimed.job_kind === 'ingest' ? 'ingest' : 'rebuild_from_snapshot', override, sourceChunking);
+            if (lost || !(await this.record(claimed.id, result))) lost = true;
+          } catch (error) {
+            failure ??= { error };
+          }
         }
+      };
+      // Documents side by side: one's vector store writes (over half of a document's time with the local Chroma)
+      // overlap the next one's parse and embedding.
+      await Promise.all(Array.from({ length: DOCUMENTS_AT_ONCE }, indexNext));
+      if (failure) throw failure.error;
+      if (lost) {
+        log.warn('lease lost to another worker; stopping');
+        return;
       }
       await this.finish(claimed.id, null);
       log.info('ingestion job finished');
