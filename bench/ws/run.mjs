@@ -260,7 +260,11 @@ async function main() {
   const sentBy = (role) => points.reduce((n, p) => n + (p.sent_by_role[role] ?? 0), 0);
   const db = await hostDatabase(host);
   try {
-    const { rows } = await db.query("SELECT role, count(*)::int AS n FROM chat_messages WHERE session_id LIKE 'bench-ws-%' GROUP BY role ORDER BY role");
+    // The rooms are public sessions of the bench agent, issued by the host.
+    const { rows } = await db.query(
+      'SELECT m.role, count(*)::int AS n FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id WHERE s.agent_id = $1 GROUP BY m.role ORDER BY m.role',
+      [agent.agent_id],
+    );
     const turns = (await db.query('SELECT count(*)::int AS n FROM conversation_turns')).rows[0].n;
     const byRole = Object.fromEntries(rows.map((r) => [r.role, r.n]));
     summary.persistence = {
