@@ -13,18 +13,22 @@
 //   load:       loadgen.mjs, closed-loop clients (child process), each concurrency point run on the
 //               baseline then the host, with a discarded warm-up before each
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too.
 // With --grounding too, the same agent with `response_grounding_config` (balanced, general knowledge allowed, so
 // the model is asked without evidence) is measured as a third side: what grounding adds to a turn, in one run.
+// With --knowledge too, an agent with one mounted knowledge source (`--knowledge-chunks` generated paragraphs, one
+// chunk each, ingested before the run) is a side of its own: each turn searches it (the vector search, and the keyword
+// fallback when no vector hit reaches the threshold) before the model is asked.
 // Writes bench/results/stream.json (stream-agent.json with --agent; and the host's CPU profile under bench/results/stream-prof/).
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, ask, forkHelper, hostDatabase, machine, resultsDir, rssKiB, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
-import { adminClient, adminEnv } from '../lib/admin.mjs';
+import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
+import { textGenerator } from '../lib/corpus.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,13 +39,21 @@ const hostCpuProf = process.argv.includes('--host-cpu-prof');
 const withAgent = process.argv.includes('--agent');
 // With --grounding (and --agent) a second public agent, with a grounding policy, is measured on the same host.
 const withGrounding = withAgent && process.argv.includes('--grounding');
+// With --knowledge (and --agent) a public agent with one mounted source, likewise.
+const withKnowledge = withAgent && process.argv.includes('--knowledge');
+const knowledgeChunks = Number(arg('--knowledge-chunks', 1000));
 const withLangchainHost = process.argv.includes('--langchain-host');
 const leakTurns = process.argv.includes('--leak-check') ? Number(arg('--leak-check', 100_000)) : 0;
 const MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
-if (!(seconds > 0) || !(warmupSeconds >= 0) || concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) {
+if (
+  !(seconds > 0) ||
+  !(warmupSeconds >= 0) ||
+  concurrencies.some((c) => !(Number.isInteger(c) && c > 0)) ||
+  !(Number.isInteger(knowledgeChunks) && knowledgeChunks > 0)
+) {
   console.error(
-    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding]] [--langchain-host] [--leak-check N] [--host-cpu-prof]',
+    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]',
   );
   process.exit(2);
 }
@@ -73,6 +85,7 @@ const summary = {
   warmup_seconds: warmupSeconds,
   host_requests: withAgent ? 'agent_id of a public chat agent on the fake model' : 'model_provider and model_name, no agent',
   grounded_requests: withGrounding ? 'agent_id of the same agent with response_grounding_config (balanced, general knowledge allowed)' : null,
+  knowledge_requests: withKnowledge ? `agent_id of an agent with one mounted source of ${knowledgeChunks} chunks` : null,
   concurrencies,
   points: [],
 };
@@ -136,11 +149,13 @@ async function main() {
     });
     clients.grounded = { fields: { agent_id: agent.agent_id }, issued: true };
   }
+  if (withKnowledge) clients.knowledge = { fields: { agent_id: await knowledgeAgent(admin) }, issued: true };
   const sides = [
     ['openai_sdk', openaiUrl],
     ['baseline', baselineUrl],
     ['host', hostUrl],
     ...(withGrounding ? [['grounded', hostUrl]] : []),
+    ...(withKnowledge ? [['knowledge', hostUrl]] : []),
     ...(langchainHost ? [['langchain_host', langchainHost.url]] : []),
   ];
 
@@ -157,7 +172,7 @@ async function main() {
   console.log('verified: baseline and host each streamed the 20 tokens, then done\n');
 
   // The verification requests, one per side of the first host.
-  const firstHost = (side) => side === 'host' || side === 'grounded';
+  const firstHost = (side) => side === 'host' || side === 'grounded' || side === 'knowledge';
   let hostSent = sides.filter(([side]) => firstHost(side)).length;
   let hostOk = hostSent;
   for (const concurrency of concurrencies) {
@@ -200,6 +215,13 @@ async function main() {
         ttft_p99_added_ms: point.grounded.ttft_p99_ms - point.host.ttft_p99_ms,
       };
     }
+    if (point.knowledge) {
+      point.knowledge_mount = {
+        turns_per_s: ratio(point.knowledge.turns_per_s, point.host.turns_per_s),
+        turns_per_s_openai_sdk: ratio(point.knowledge.turns_per_s, point.openai_sdk.turns_per_s),
+        ttft_p50_added_ms: point.knowledge.ttft_p50_ms - point.host.ttft_p50_ms,
+      };
+    }
     summary.points.push(point);
   }
 
@@ -236,6 +258,27 @@ async function main() {
   }
   summary.host_stop = await stopHost(host);
   if (langchainHost) await stopHost(langchainHost);
+}
+
+/** A public agent with one mounted source of `knowledgeChunks` generated paragraphs, ingested; its id. */
+async function knowledgeAgent(admin) {
+  const text = textGenerator(1);
+  const { source_id: sourceId } = await admin.request('POST', '/knowledge-sources', {
+    name: 'bench-stream',
+    chunking_strategy: 'recursive_character',
+    chunking_params: { chunk_size: 400, chunk_overlap: 0 },
+  });
+  const paragraphs = Array.from({ length: knowledgeChunks }, () => text.paragraph(250, 390));
+  await admin.upload(`/knowledge-sources/${sourceId}/documents`, {
+    filename: 'handbook.txt',
+    contentType: 'text/plain',
+    data: new TextEncoder().encode(paragraphs.join('\n\n')),
+  });
+  const job = await ingestAndWait(admin, sourceId);
+  if (job.status !== 'succeeded') throw new Error(`the knowledge source's ingestion ${job.status}: ${job.error_message}`);
+  const agent = await admin.request('POST', '/agents', { name: 'Bench knowledge', agent_type: 'chat', public_access_mode: 'public_anonymous', ...MODEL });
+  await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: sourceId });
+  return agent.agent_id;
 }
 
 /**
@@ -313,6 +356,12 @@ function report() {
         `p50 TTFT ${fmt(g.ttft_p50_ms)} ms (+${fmt(grounding.ttft_p50_added_ms, 2)} ms), p99 TTFT ${fmt(g.ttft_p99_ms)} ms (+${fmt(grounding.ttft_p99_added_ms, 2)} ms)`,
     );
   }
+  for (const { concurrency, knowledge: k, knowledge_mount: m } of summary.points.filter((q) => q.knowledge)) {
+    console.log(
+      `c=${concurrency} agent with a knowledge mount: ${fmt(k.turns_per_s)} turns/s (${fmt(m.turns_per_s, 2)}x the agent without, ${fmt(m.turns_per_s_openai_sdk, 2)}x the openai SDK proxy), ` +
+        `p50 TTFT ${fmt(k.ttft_p50_ms)} ms (+${fmt(m.ttft_p50_added_ms, 2)} ms)`,
+    );
+  }
   const p = summary.persistence;
   console.log(`\n${table}\n`);
   console.log(
@@ -333,5 +382,5 @@ function report() {
   );
 }
 
-await runBench(withGrounding ? 'stream-grounding' : withAgent ? 'stream-agent' : 'stream', { summary, main, report });
+await runBench(withKnowledge ? 'stream-knowledge' : withGrounding ? 'stream-grounding' : withAgent ? 'stream-agent' : 'stream', { summary, main, report });
 process.exit(0);
