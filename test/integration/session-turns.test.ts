@@ -2,6 +2,7 @@
 // a running turn is cancelled by its caller closing the stream or by an administrator.
 import t from 'tap';
 import { lastUserText, startOpenAiFixture } from '../fixtures/openai-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
@@ -30,10 +31,21 @@ t.test('double texting and cancellation', async (t) => {
     const agent = await createAgent({ name: 'Queue' });
     t.equal(agent.multitask_strategy, 'enqueue', 'the default strategy');
     const send = (url: string, message: string) => stream(url, { thread_id: 'double-text', agent_id: agent.agent_id, message }, { cookie });
+    // Each message is sent once the one before it has joined the line: "at once", in a known order (a fixed pause let
+    // an instance's first, colder request join after a later one on the warmer instance). A message counts from its
+    // ticket on; the statement storing its turn removes the ticket, so tickets and stored turns never count less.
+    const joined = `SELECT (SELECT count(*) FROM session_turn_queue WHERE session_id = $1) + (SELECT count(*) FROM conversation_turns WHERE session_id = $1) AS n`;
+    const inLine = (n: number) =>
+      eventually(
+        async () => (Number((await query(hostA.databaseUrl, joined, ['double-text']))[0]!.n) >= n ? true : undefined),
+        `${n} messages in the line`,
+        10_000,
+        10,
+      );
     const first = send(hostA.url, 'one ');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inLine(1);
     const second = send(hostB.url, 'two ');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inLine(2);
     const third = send(hostA.url, 'three ');
     const answers = await Promise.all([first, second, third]);
     t.same(
