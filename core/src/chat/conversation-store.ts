@@ -5,6 +5,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
+import { leaveLine } from './turn-queue-store.js';
 
 export interface SessionRow {
   id: string;
@@ -186,7 +187,7 @@ export class ConversationStore {
                model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
                model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature),
                time_zone = COALESCE(${p(turn.time_zone)}, time_zone) WHERE id = ${session}),
-       q AS (DELETE FROM session_turn_queue WHERE id = ${p(turn.ticket_id)}::bigint OR expires_at < now() - interval '1 hour')
+       q AS (${leaveLine(p(turn.ticket_id))})
        SELECT * FROM m ORDER BY created_at`,
       bind,
     );

@@ -1,6 +1,9 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { SqlStore } from '../db/sql-store.js';
 
+/** Drops ticket `$ticket` from its line, and tickets that expired over an hour ago (a crashed instance's). */
+export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHERE id = ${ticket}::bigint OR expires_at < now() - interval '1 hour'`;
+
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
 export class TurnQueueStore extends SqlStore {
   /** A new ticket for turn `turnId` at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
@@ -35,9 +38,9 @@ export class TurnQueueStore extends SqlStore {
     return row?.cancelled_by ?? null;
   }
 
-  /** Drops the ticket, and tickets that expired over an hour ago. */
+  /** Leaves the line (`leaveLine`). */
   async delete(ticketId: string): Promise<void> {
-    await this.db.query("DELETE FROM session_turn_queue WHERE id = $1 OR expires_at < now() - interval '1 hour'", { bind: [ticketId] });
+    await this.db.query(leaveLine('$1'), { bind: [ticketId] });
   }
 
   /** Marks the session's running ticket cancelled by `by`; resolves with its turn, or `undefined` when none runs. */

@@ -37,14 +37,14 @@ const TRIGGERED_TABLES = `SELECT c.relname FROM pg_trigger t JOIN pg_class c ON 
 export class RuntimeConfigCache {
   private readonly entries = new Map<string, Promise<unknown>>();
   private live = false;
+  private client?: pg.Client;
+  private closed = false;
+  private reconnect?: NodeJS.Timeout;
 
   /** Whether reads are cached: listening, with every table triggered. */
   get listening(): boolean {
     return this.live;
   }
-  private client?: pg.Client;
-  private closed = false;
-  private reconnect?: NodeJS.Timeout;
 
   /** The value under `key`, loaded by `load` when absent. A failed load is not kept. */
   read<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -65,10 +65,9 @@ export class RuntimeConfigCache {
     this.entries.clear();
   }
 
-  /** Clears the cache once `transaction` commits (a rollback changed nothing), or now without one. */
-  changed(transaction?: Transaction | null): void {
-    if (transaction) transaction.afterCommit(() => this.invalidate());
-    else this.invalidate();
+  /** Clears the cache once `transaction` commits (a rollback changed nothing). */
+  changed(transaction: Transaction): void {
+    transaction.afterCommit(() => this.invalidate());
   }
 
   /** LISTENs on a connection of its own; resolves once listening. Reconnects on its own when the connection is lost. */

@@ -94,12 +94,11 @@ const COMMON_WORD_CHUNKS = 500;
  * words (stemmed by the configured text search configuration), ranked by `ts_rank` over all of them, scaled into
  * [0, 1), each with the query words it matched. As in Lucene's common-terms query, the candidates are the chunks
  * holding one of the question's uncommon words, or all of its words when every one is common (two common words
- * together still held a quarter of the chunks at 100k): ranking every chunk that holds any word
- * scored most of the corpus whenever a question held a common one (bench/retrieve: 245 ms p99 at 100k chunks). So a
- * chunk holding only common words is not returned, even when fewer than `limit` chunks are; when no candidate
- * exists at all, any word matching decides, as it always did. `ts_rank` rather
- * than `ts_rank_cd`, and the matched words only for the returned chunks: bench/retrieve measured cover density over
- * common words as six times slower.
+ * together still held a quarter of the chunks at 100k). Ranking every chunk that holds any word scored most of the
+ * corpus whenever a question held a common one (bench/retrieve: 245 ms p99 at 100k chunks). So a chunk holding only
+ * common words is not returned, even when fewer than `limit` chunks are; when no candidate exists at all, any word
+ * matching decides, as it always did. `ts_rank` rather than `ts_rank_cd`, and the matched words only for the
+ * returned chunks: bench/retrieve measured cover density over common words as six times slower.
  */
 async function keywordSearch(db: Sequelize, textSearchConfig: string, sourceIds: string[], words: string[], limit: number): Promise<KeywordHit[]> {
   if (!words.length || !sourceIds.length) return [];
