@@ -92,7 +92,8 @@ t.test('a 100,000-page PDF fails over pdf_max_pages; past parse_timeout_seconds 
   const slow = await whileTicking(() => parseWith(patient, 'application/pdf', pdf, 'pages.pdf'));
   t.type(slow.outcome, BadRequestError);
   t.match((slow.outcome as Error).message, /^pages\.pdf: parsing did not finish within 1 s;.*parse_timeout_seconds\)$/);
-  t.ok(Date.now() - started < 5_000, 'the parse is stopped at its deadline');
+  // The whole parse takes well over 30 s; the margin past the 1 s deadline is for a fresh worker on a loaded CI machine.
+  t.ok(Date.now() - started < 15_000, 'the parse is stopped at its deadline');
   t.ok(slow.longestGapMs < KEPT_TURNING_MS, `the event loop kept turning (longest gap ${Math.round(slow.longestGapMs)} ms)`);
   const next = await parseWith(patient, 'text/plain', 'still here', 'next.txt');
   t.equal(next.text, 'still here', 'the next document parses in a fresh worker');
