@@ -8,8 +8,9 @@
 //   floor: this script streaming the same file through csv-parse and csv-stringify (the libraries the host uses) from
 //          disk to disk, with no conversion
 // Run by hand after `npm run build`:
-//   node bench/etl/run.mjs [--rows 1000000]
-// Writes bench/results/etl.json.
+//   node bench/etl/run.mjs [--rows 1000000] [--host-cpu-prof]
+// Writes bench/results/etl.json (and with --host-cpu-prof the host's CPU profile under bench/results/etl-prof/, its
+// hottest functions printed).
 import { createReadStream, createWriteStream, openAsBlob, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -20,13 +21,15 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import { arg, machine, rssKiB, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
+import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
 import { fmt, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rows = Number(arg('--rows', 1_000_000));
+const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('etl') : undefined;
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (!Number.isInteger(rows) || rows < 1) {
-  console.error('usage: node bench/etl/run.mjs [--rows N]');
+  console.error('usage: node bench/etl/run.mjs [--rows N] [--host-cpu-prof]');
   process.exit(2);
 }
 
@@ -84,7 +87,9 @@ await runBench('etl', {
           OPENAI_API_KEY: 'bench-key',
           'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(`http://127.0.0.1:${fake.port}/v1`),
           AGENT_HOST__ETL__MAX_SOURCE_BYTES: String(2 * 1024 * 1024 * 1024),
+          LOG_LEVEL: 'info', // for the 'ETL job stored' line and its stage times
         },
+        nodeArgs: profile?.nodeArgs,
       });
       const admin = await adminClient(host.url, ADMIN);
       const agent = await admin.request('POST', '/agents', { name: 'ETL bench', agent_type: 'etl', model_provider: 'openai', model_name: 'gpt-4o-mini' });
@@ -111,7 +116,15 @@ await runBench('etl', {
       summary.host = {
         seconds,
         rows_per_s: rows / seconds,
+        // From the start of the upload to the stored job: receiving the files, the check, and storing them.
+        upload_seconds: (Date.parse(done.created_at) - started) / 1000,
         conversion_seconds: (Date.parse(done.completed_at) - Date.parse(done.started_at)) / 1000,
+        // The check of the source and the storing of the files, as the host logged them; the rest of the upload is receiving.
+        stored_stage_ms: host
+          .output()
+          .split('\n')
+          .map((line) => (line.includes('"ETL job stored"') ? JSON.parse(line).stage_ms : undefined))
+          .find(Boolean),
         rows_written: done.report.rows_written,
         cells_coerced: done.report.cells_coerced,
         plan: done.plan.planned_by,
@@ -119,7 +132,8 @@ await runBench('etl', {
       };
       summary.ratio_host_floor = ratio(summary.host.rows_per_s, summary.floor.rows_per_s);
       console.log(
-        `host: ${fmt(summary.host.rows_per_s)} rows/s end to end (${fmt(seconds, 1)} s; conversion ${fmt(summary.host.conversion_seconds, 1)} s), ` +
+        `host: ${fmt(summary.host.rows_per_s)} rows/s end to end (${fmt(seconds, 1)} s; upload and check ${fmt(summary.host.upload_seconds, 1)} s, ` +
+          `conversion ${fmt(summary.host.conversion_seconds, 1)} s; stored after ${JSON.stringify(summary.host.stored_stage_ms)} ms), ` +
           `RSS p50 ${fmt(summary.host.rss_mib.p50)} MiB, max ${fmt(summary.host.rss_mib.max)} MiB; ${fmt(summary.ratio_host_floor, 2)}x the floor`,
       );
     } finally {
@@ -127,6 +141,7 @@ await runBench('etl', {
     }
   },
   report() {
+    if (profile) printHottest((summary.host_cpu_profile = hottest(profile.dir)));
     console.log(
       `\n${rows} rows x ${HEADER.length} columns (${fmt(summary.source_bytes / 1048576)} MiB): host ${fmt(summary.host.rows_per_s)} rows/s vs floor ` +
         `${fmt(summary.floor.rows_per_s)} rows/s = ${fmt(summary.ratio_host_floor, 2)}x (target >= 0.5x); host RSS max ${fmt(summary.host.rss_mib.max)} MiB`,

@@ -22,13 +22,13 @@
 // chunk each, ingested before the run) is a side of its own: each turn searches it (the vector search, and the keyword
 // fallback when no vector hit reaches the threshold) before the model is asked.
 // Writes bench/results/stream.json (stream-agent.json with --agent; and the host's CPU profile under bench/results/stream-prof/).
-import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, ask, forkHelper, hostDatabase, machine, resultsDir, rssKiB, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
+import { arg, ask, forkHelper, hostDatabase, machine, rssKiB, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
 import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
+import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -36,6 +36,8 @@ const seconds = Number(arg('--seconds', 10));
 const warmupSeconds = Number(arg('--warmup', 2));
 const concurrencies = String(arg('--concurrency', '1,16,64')).split(',').map(Number);
 const hostCpuProf = process.argv.includes('--host-cpu-prof');
+/** Where the host writes its CPU profile, with --host-cpu-prof. */
+let profileDir;
 const withAgent = process.argv.includes('--agent');
 // With --grounding (and --agent) a second public agent, with a grounding policy, is measured on the same host.
 const withGrounding = withAgent && process.argv.includes('--grounding');
@@ -99,13 +101,9 @@ async function main() {
   const loadgen = forkHelper(path.join(here, 'loadgen.mjs'));
 
   console.log(`fake model ${modelUrl}; baselines ${openaiUrl} (openai SDK), ${baselineUrl} (LangChain); starting the host on a fresh data dir ...`);
-  const nodeArgs = [];
-  if (hostCpuProf) {
-    const profDir = path.join(resultsDir, 'stream-prof');
-    rmSync(profDir, { recursive: true, force: true });
-    mkdirSync(profDir, { recursive: true });
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profDir}`);
-  }
+  const profile = hostCpuProf ? cpuProfileArgs('stream') : undefined;
+  const nodeArgs = profile?.nodeArgs ?? [];
+  profileDir = profile?.dir;
   const host = await startHost({
     name: 'stream',
     env: { OPENAI_API_KEY: 'bench-key', 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(modelUrl), ...adminEnv(ADMIN) },
@@ -316,6 +314,7 @@ async function leakCheck(loadgen, url, client, pid) {
 }
 
 function report() {
+  if (profileDir) printHottest((summary.host_cpu_profile = hottest(profileDir)));
   const table = markdownTable(
     `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
     [

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import {
   ConflictError,
   NotFoundError,
@@ -26,6 +26,7 @@ import { downloadTriple } from '../services/download-triple.js';
 import { objectKeySegment } from '../services/object-key-segment.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { EtlJobStore, type EtlJobRow } from './job-store.js';
+import { parsedRecordsKey } from './parsed-records.js';
 import { runJob } from './run-job.js';
 import { checkSourceCsv } from './source-csv.js';
 import { readTargetSchema } from './target-schema.js';
@@ -172,7 +173,8 @@ export class EtlJobs {
     await this.require(agentId, jobId, request);
     const job = await this.store.delete(agentId, jobId);
     if (!job) throw new ConflictError(`job ${jobId} is running; delete it once it has ended`, { code: 'ETL_JOB_RUNNING' });
-    const keys = [job.source_object_key, job.target_schema_object_key, job.output_object_key].filter((k): k is string => !!k);
+    // A job deleted before it ran still has its parsed records; deleting an object that is gone is no error.
+    const keys = [job.source_object_key, job.target_schema_object_key, job.output_object_key, parsedRecordsKey(job)].filter((k): k is string => !!k);
     await Promise.all(
       keys.map((key) =>
         this.deps.objectStore.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove an ETL file')),
@@ -190,17 +192,25 @@ export class EtlJobs {
     checkFile(submission.source, 'source_csv', config.etl.max_source_bytes);
     checkFile(submission.target_schema, 'target_schema_csv', config.etl.max_schema_bytes);
     const target = readTargetSchema(await readFile(submission.target_schema.data.path), config.etl.max_schema_columns);
-    const source = await checkSourceCsv(submission.source.data.path, config.etl.sample_rows);
+    // Beside the spooled upload, in the folder the transport removes once the request is answered.
+    const recordsFile = `${submission.source.data.path}.records`;
+    const checkStarted = performance.now();
+    const source = await checkSourceCsv(submission.source.data.path, config.etl.sample_rows, recordsFile);
+    const checked = performance.now();
     const id = randomUUID();
+    const recordsKey = parsedRecordsKey({ agent_id: agent.agent_id, id });
     const sourceKey = `etl/${agent.agent_id}/${id}/source/${objectKeySegment(submission.source.filename, 'source.csv')}`;
     const schemaKey = `etl/${agent.agent_id}/${id}/target-schema/${objectKeySegment(submission.target_schema.filename, 'target-schema.csv')}`;
     const put = (key: string, file: UploadedFile & { data: SpooledFile }) =>
       objectStore.putStream(key, createReadStream(file.data.path), { contentType: 'text/csv; charset=utf-8', size: file.data.size });
+    const putRecords = async () =>
+      objectStore.putStream(recordsKey, createReadStream(recordsFile), { contentType: 'application/octet-stream', size: (await stat(recordsFile)).size });
     let claim: ReturnType<LeaseWorker<EtlJobRow, EtlJobRow>['claimFor']>;
     let job: EtlJobRow;
     try {
       await put(sourceKey, submission.source);
       await put(schemaKey, submission.target_schema);
+      await putRecords();
       claim = this.worker.claimFor();
       job = await this.store.insert(
         {
@@ -225,9 +235,13 @@ export class EtlJobs {
       );
     } catch (error) {
       // No job holds the uploads: they go. Once the job is stored, its files stay whatever happens next.
-      await Promise.all([sourceKey, schemaKey].map((key) => objectStore.delete(key).catch(() => undefined)));
+      await Promise.all([sourceKey, schemaKey, recordsKey].map((key) => objectStore.delete(key).catch(() => undefined)));
       throw error;
     }
+    this.deps.logger.info(
+      { job_id: id, rows: source.rows, stage_ms: { check: Math.round(checked - checkStarted), store: Math.round(performance.now() - checked) } },
+      'ETL job stored',
+    );
     if (claim) void this.worker.begin(job);
     else await this.worker.kick();
     return job;

@@ -13,7 +13,8 @@ import type { HostConfig } from '../config/schema.js';
 import { safeCell } from '../services/csv-cell.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { countTurnUsage } from '../usage/token-usage.js';
-import type { EtlJobRow, EtlJobStore, EtlReport } from './job-store.js';
+import type { EtlJobRow, EtlJobStore, EtlReport, JobOutcome } from './job-store.js';
+import { parsedRecordsKey, parsedRecordsReader } from './parsed-records.js';
 import { SOURCE_CSV_OPTIONS } from './source-csv.js';
 
 export interface JobRunDeps {
@@ -38,7 +39,7 @@ function planProblem(plan: EtlPlan, job: EtlJobRow): string | undefined {
 
 /**
  * One attempt at a job. The plan is made once (the runtime's, with the job's model) and kept, so a recovered job
- * converts the same way; then the source is read as a stream, each row converted by the runtime's converter and
+ * converts the same way; then the source's parsed records are read as a stream, each row converted by the runtime's converter and
  * written (formula cells escaped) to a temporary file that becomes the attempt's output object. Progress is stored
  * every `[etl] progress_every_rows` rows; the report counts every issue and lists the first `report_issue_cap`.
  * Resolves with the job as the attempt ended it, or undefined when the attempt lost it.
@@ -46,8 +47,14 @@ function planProblem(plan: EtlPlan, job: EtlJobRow): string | undefined {
 export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSignal): Promise<EtlJobRow | undefined> {
   const { store, config, objectStore } = deps;
   const token = job.lease_token!;
-  const fail = (code: string, message: string, report: EtlReport | null = null) =>
-    store.finish(job.id, token, { status: 'failed', error: { code, message }, report });
+  const recordsKey = parsedRecordsKey(job);
+  // An ended job needs its parsed records no more; while the attempt may still lose the job, the next one does.
+  const finish = async (outcome: JobOutcome) => {
+    const ended = await store.finish(job.id, token, outcome);
+    if (ended) await objectStore.delete(recordsKey).catch(() => undefined);
+    return ended;
+  };
+  const fail = (code: string, message: string, report: EtlReport | null = null) => finish({ status: 'failed', error: { code, message }, report });
   const runtime = deps.runtimes.get(job.runtime_key);
   if (!runtime) return fail('ETL_RUNTIME_MISSING', `no enabled plugin provides the ETL runtime "${job.runtime_key}"`);
   let plan = job.plan;
@@ -109,10 +116,12 @@ export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSign
     },
   });
   try {
-    const source = await objectStore.open(job.source_object_key);
+    // The records the check accepted at upload; a job stored before they were kept parses its CSV.
+    const parsed = await objectStore.exists(recordsKey);
+    const source = await objectStore.open(parsed ? recordsKey : job.source_object_key);
     await pipeline(
       Readable.from(source.body),
-      parse(SOURCE_CSV_OPTIONS),
+      parsed ? parsedRecordsReader() : parse(SOURCE_CSV_OPTIONS),
       converter,
       stringify({ header: true, columns: job.target_schema.map((c) => c.name), cast: { number: (n) => String(n) } }),
       createWriteStream(temp, { mode: 0o600 }),
@@ -122,7 +131,7 @@ export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSign
     const key = outputKey(job, job.attempt_count);
     const size = (await stat(temp)).size;
     await objectStore.putStream(key, createReadStream(temp), { contentType: 'text/csv; charset=utf-8', size });
-    const ended = await store.finish(job.id, token, { status: 'succeeded', output_object_key: key, output_size_bytes: size, report });
+    const ended = await finish({ status: 'succeeded', output_object_key: key, output_size_bytes: size, report });
     if (!ended) await objectStore.delete(key).catch(() => undefined);
     return ended;
   } catch (error) {

@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { Transform, Writable } from 'node:stream';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ValidationError, type ValidationIssue } from '@agent-host/sdk';
 import { parse } from 'csv-parse';
+import { parsedRecordsWriter } from './parsed-records.js';
 
 /** What a checked source CSV is: its header, its first rows (the plan's sample) and how many data rows it has. */
 export interface SourceSummary {
@@ -11,7 +12,7 @@ export interface SourceSummary {
   rows: number;
 }
 
-/** The options every reading of a source CSV uses: the check at upload and the job's conversion read it alike. */
+/** The options every reading of a source CSV uses: the check at upload, and the conversion of a job without parsed records. */
 // A quote inside an unquoted field (`=HYPERLINK("x")`) is taken as text, as spreadsheets write it; a quoted field left open is still an error.
 export const SOURCE_CSV_OPTIONS = { bom: true, skip_empty_lines: true, relax_quotes: true } as const;
 
@@ -40,16 +41,17 @@ function utf8Text(): Transform {
 /**
  * Reads a spooled source CSV once, as a stream (never whole in memory), and refuses (422 naming the line) a file that
  * is not UTF-8 text, does not parse (mismatched quotes, rows of another width than the header), is empty, has only a
- * header, or has a blank or repeated column name.
+ * header, or has a blank or repeated column name. The records it parsed, header first, go to `recordsFile` as parsed
+ * records (./parsed-records.ts), for the job's conversion.
  */
-export async function checkSourceCsv(file: string, sampleRows: number): Promise<SourceSummary> {
+export async function checkSourceCsv(file: string, sampleRows: number, recordsFile: string): Promise<SourceSummary> {
   let columns: string[] | undefined;
   const sample: string[][] = [];
   let rows = 0;
-  // Each record is looked at as it is parsed and dropped (a stream sink: no promise per row); only the header and the sample are kept.
-  const records = new Writable({
+  // Each record is looked at as it is parsed and passed on (a stream pipe: no promise per row); only the header and the sample are kept.
+  const records = new Transform({
     objectMode: true,
-    write(record: string[], _encoding, next) {
+    transform(record: string[], _encoding, next) {
       if (!columns) {
         columns = record.map((c) => c.trim());
         const seen = new Set<string>();
@@ -58,15 +60,22 @@ export async function checkSourceCsv(file: string, sampleRows: number): Promise<
           if (seen.has(name)) return next(new ValidationError([issue(1, `the header names "${name}" twice`)]));
           seen.add(name);
         }
-        return next();
+        return next(null, record);
       }
       rows++;
       if (sample.length < sampleRows) sample.push(record);
-      next();
+      next(null, record);
     },
   });
   try {
-    await pipeline(createReadStream(file), utf8Text(), parse(SOURCE_CSV_OPTIONS), records);
+    await pipeline(
+      createReadStream(file),
+      utf8Text(),
+      parse(SOURCE_CSV_OPTIONS),
+      records,
+      parsedRecordsWriter(),
+      createWriteStream(recordsFile, { mode: 0o600 }),
+    );
   } catch (error) {
     if (error instanceof ValidationError) throw error;
     const line = (error as { lines?: number }).lines ?? null;

@@ -17,25 +17,41 @@ const TRUE = new Set(['true', 'yes', 'y', '1', 't', 'on']);
 const FALSE = new Set(['false', 'no', 'n', '0', 'f', 'off']);
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/** Where each of day, month and year stands in a layout. */
+const POSITIONS = Object.fromEntries(
+  Object.entries(DATE_LAYOUTS).map(([name, order]) => [name, { d: order.indexOf('d'), m: order.indexOf('m'), y: order.indexOf('y') }]),
+);
+const SEPARATORS = /[/.\-\s]+/;
+// Three digit groups between separators: the common case, read without splitting.
+const THREE_NUMBERS = /^(\d+)[/.\-\s]+(\d+)[/.\-\s]+(\d+)$/;
+const ISO = /^\d{4}-\d{1,2}-\d{1,2}$/;
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const leap = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+/** Whether the day exists in the Gregorian calendar, with a year of four digits at most (yyyy-mm-dd has room for no more). */
+const isDay = (year: number, month: number, day: number) =>
+  year <= 9999 && month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap(year) ? 29 : DAYS[month - 1]!);
+
 function readDate(text: string, conversion: string | null): Read {
-  const parts = text.split(/[/.\-\s]+/).map(Number);
-  const iso = /^\d{4}-\d{1,2}-\d{1,2}$/.test(text);
-  const layout = iso ? DATE_LAYOUTS['yyyy-mm-dd']! : (DATE_LAYOUTS[conversion ?? ''] ?? DATE_LAYOUTS['yyyy-mm-dd']!);
+  const matched = THREE_NUMBERS.exec(text);
+  const parts = matched ? [Number(matched[1]), Number(matched[2]), Number(matched[3])] : text.split(SEPARATORS).map(Number);
+  const iso = ISO.test(text);
+  const layout = !iso && conversion !== null && Object.hasOwn(POSITIONS, conversion) ? conversion : 'yyyy-mm-dd';
   if (parts.length !== 3 || parts.some((p) => !Number.isInteger(p))) return { rejected: `"${text}" is not a date` };
-  const at = (key: 'd' | 'm' | 'y') => parts[layout.indexOf(key)]!;
-  let year = at('y');
+  const at = POSITIONS[layout]!;
+  let year = parts[at.y]!;
+  const month = parts[at.m]!;
+  const day = parts[at.d]!;
   if (year < 100) year += year < 70 ? 2000 : 1900;
-  const date = new Date(Date.UTC(year, at('m') - 1, at('d')));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== at('m') - 1 || date.getUTCDate() !== at('d')) {
+  if (!isDay(year, month, day)) {
     return { rejected: `"${text}" is not a date in ${iso ? 'yyyy-mm-dd' : (conversion ?? 'yyyy-mm-dd')}` };
   }
-  const value = `${pad(year, 4)}-${pad(at('m'))}-${pad(at('d'))}`;
+  const value = `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
   return value === text ? { value } : { value, coerced: `"${text}" read as ${iso ? 'yyyy-mm-dd' : conversion} and written ${value}` };
 }
 
 function readNumber(text: string, integer: boolean, conversion: string | null): Read {
-  let cleaned = text.replace(/[\s$€£¥'_]/g, '');
-  cleaned = conversion === 'decimal_comma' ? cleaned.replace(/\./g, '').replace(',', '.') : cleaned.replace(/,/g, '');
+  // Currency signs, spaces and digit group marks go; with decimal_comma the comma is the decimal point.
+  const cleaned = conversion === 'decimal_comma' ? text.replace(/[\s$€£¥'_.]/g, '').replace(',', '.') : text.replace(/[\s$€£¥'_,]/g, '');
   if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(cleaned)) return { rejected: `"${text}" is not a number` };
   const number = Number(cleaned);
   if (integer && !Number.isInteger(number)) return { rejected: `"${text}" is not a whole number` };
