@@ -20,7 +20,7 @@
 // takeover) to each of `--operator-sessions` rooms; messages then come from customers and operators alike.
 // Run by hand after `npm run build`:
 //   node bench/ws/run.mjs [--sockets 1000] [--sessions 100] [--messages 2000] [--rate 100] [--settle 5]
-//                         [--operator-sessions 10] [--operator-messages 500]
+//                         [--operator-sessions 10] [--operator-messages 500] [--host-cpu-prof]
 // Writes bench/results/ws.json.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -45,6 +45,7 @@ import {
   stopHelper,
   stopHost,
 } from '../lib/host.mjs';
+import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
 import { fmt, latencySummary, markdownTable, median, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -57,6 +58,8 @@ const connectConcurrency = Number(arg('--connect-concurrency', 50));
 const seed = Number(arg('--seed', 1));
 const operatorSessions = Number(arg('--operator-sessions', 10));
 const operatorMessages = Number(arg('--operator-messages', 500));
+// With --host-cpu-prof the host runs under --cpu-prof (bench/results/ws-prof/) and its hottest frames are printed.
+const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('ws') : undefined;
 const positiveInts = [sockets, sessions, messages, connectConcurrency, operatorMessages];
 if (
   positiveInts.some((n) => !(Number.isInteger(n) && n > 0)) ||
@@ -222,7 +225,7 @@ async function main() {
   await stopHelper(baseline.child);
 
   console.log('starting the host on a fresh data dir ...');
-  const host = await startHost({ name: 'ws', env: adminEnv(ADMIN) });
+  const host = await startHost({ name: 'ws', env: adminEnv(ADMIN), nodeArgs: profile?.nodeArgs });
   console.log(
     `host ${host.url} healthy in ${(host.bootMs / 1000).toFixed(1)} s (pid ${host.pid}; host, Postgres, Chroma: ${host.descendants.size + 1} processes)`,
   );
@@ -308,6 +311,7 @@ function pointTable(caption, { baseline: b, host: h }, { memory = true } = {}) {
 }
 
 function report() {
+  if (profile) printHottest((summary.host_cpu_profile = hottest(profile.dir)));
   const cpus = os.cpus().length;
   const tables = [
     pointTable(

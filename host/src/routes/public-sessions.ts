@@ -27,7 +27,8 @@ export const publicSessionRoutes: RouteFactory<'agents' | 'takeover' | 'trafficL
         const agentId = String(req.params.agent_id);
         const refusal = await domains.trafficLimits.takeHandshake(origin.clientIp);
         if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
-        const agent = await domains.agents.get(agentId).catch(() => undefined);
+        // Through the runtime config cache, as the turns and sockets of the session will read it.
+        const agent = await domains.agents.runtime(agentId).catch(() => undefined);
         if (agent?.status !== 'active' || agent.public_access_mode !== 'public_anonymous')
           throw new NotFoundError(`no public agent ${agentId}`, { code: 'AGENT_NOT_FOUND' });
         res.status(201);

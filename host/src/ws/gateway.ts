@@ -243,9 +243,13 @@ export function createGateway(
     return operatorFor(state.principal!, 'websocket', { operator_id: state.operatorId, operator_name: state.operatorName, client_ip: state.clientIp });
   }
 
-  /** Whether the public namespace serves the sessions of an agent (by id; none for a session without one). */
+  /**
+   * Whether the public namespace serves the sessions of an agent (by id; none for a session without one). Asked at
+   * every handshake and customer event, so read through the runtime config cache, which every change to the agent
+   * clears on every instance.
+   */
   async function servesPublicly(agentId: string | null): Promise<boolean> {
-    return isPublicAgent(agentId ? await agents.get(agentId).catch(() => undefined) : undefined);
+    return isPublicAgent(agentId ? await agents.runtime(agentId).catch(() => undefined) : undefined);
   }
 
   /** A public socket stops being served once its session's agent is no longer public. */
