@@ -49,10 +49,14 @@ function readDate(text: string, conversion: string | null): Read {
   return value === text ? { value } : { value, coerced: `"${text}" read as ${iso ? 'yyyy-mm-dd' : conversion} and written ${value}` };
 }
 
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
 function readNumber(text: string, integer: boolean, conversion: string | null): Read {
-  // Currency signs, spaces and digit group marks go; with decimal_comma the comma is the decimal point.
-  const cleaned = conversion === 'decimal_comma' ? text.replace(/[\s$€£¥'_.]/g, '').replace(',', '.') : text.replace(/[\s$€£¥'_,]/g, '');
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(cleaned)) return { rejected: `"${text}" is not a number` };
+  // A plain number, the usual cell, is taken as it is. Otherwise currency signs, spaces and digit group marks go;
+  // with decimal_comma the comma is the decimal point.
+  const plain = conversion !== 'decimal_comma' && PLAIN_NUMBER.test(text);
+  const cleaned = plain ? text : conversion === 'decimal_comma' ? text.replace(/[\s$€£¥'_.]/g, '').replace(',', '.') : text.replace(/[\s$€£¥'_,]/g, '');
+  if (!plain && !PLAIN_NUMBER.test(cleaned)) return { rejected: `"${text}" is not a number` };
   const number = Number(cleaned);
   if (integer && !Number.isInteger(number)) return { rejected: `"${text}" is not a whole number` };
   return cleaned === text ? { value: number } : { value: number, coerced: `"${text}" read as ${number}` };
