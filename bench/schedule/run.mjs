@@ -8,12 +8,13 @@
 //               its own on the host's Postgres, an empty job per due time
 // Lateness is a run's start minus its due time (for the host, `started_at - due_at` of each run as stored); runs/s
 // is the runs over the time from the first start to the last. Run by hand after `npm run build`:
-//   node bench/schedule/run.mjs [--tasks 10000] [--window 60] [--lead 150] [--create-concurrency 16]
+//   node bench/schedule/run.mjs [--tasks 10000] [--window 60] [--lead 150] [--create-concurrency 16] [--host-cpu-prof]
 // Writes bench/results/schedule.json.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, ask, hostDatabase, machine, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
 import { adminClient, adminEnv, eachLimited } from '../lib/admin.mjs';
+import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
 import { fmt, latencySummary, markdownTable, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -21,6 +22,8 @@ const tasks = Number(arg('--tasks', 10_000));
 const windowSeconds = Number(arg('--window', 60));
 const leadSeconds = Number(arg('--lead', 150));
 const createConcurrency = Number(arg('--create-concurrency', 16));
+// With --host-cpu-prof the host runs under --cpu-prof (bench/results/schedule-prof/) and its hottest frames are printed.
+const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('schedule') : undefined;
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 // The host's defaults: `[jobs] process_every` and the runner's concurrency (core/src/scheduled-tasks/task-runner.ts).
 const PROCESS_EVERY_MS = 2_000;
@@ -58,6 +61,7 @@ await runBench('schedule', {
         AGENT_HOST__PLUGINS__MODELS_OPENAI__BASE_URL: JSON.stringify(`http://127.0.0.1:${fake.port}/v1`),
         AGENT_HOST__SCHEDULED_TASKS__MAX_ACTIVE_PER_AGENT: String(tasks + 1),
       },
+      nodeArgs: profile?.nodeArgs,
     });
     const admin = await adminClient(host.url, ADMIN);
     const agent = await admin.request('POST', '/agents', {
@@ -125,6 +129,7 @@ await runBench('schedule', {
     }
   },
   report() {
+    if (profile) printHottest((summary.host_cpu_profile = hottest(profile.dir)));
     const { host, floor } = summary;
     console.log(
       markdownTable(
