@@ -39,10 +39,10 @@ function planProblem(plan: EtlPlan, job: EtlJobRow): string | undefined {
 
 /**
  * One attempt at a job. The plan is made once (the runtime's, with the job's model) and kept, so a recovered job
- * converts the same way; then the source's parsed records are read as a stream, each row converted by the runtime's converter and
- * written (formula cells escaped) to a temporary file that becomes the attempt's output object. Progress is stored
- * every `[etl] progress_every_rows` rows; the report counts every issue and lists the first `report_issue_cap`.
- * Resolves with the job as the attempt ended it, or undefined when the attempt lost it.
+ * converts the same way; then the source's parsed records are read as a stream, each row converted by the runtime's
+ * converter and written (formula cells escaped) to a temporary file that becomes the attempt's output object.
+ * Progress is stored every `[etl] progress_every_rows` rows; the report counts every issue and lists the first
+ * `report_issue_cap`. Resolves with the job as the attempt ended it, or undefined when the attempt lost it.
  */
 export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSignal): Promise<EtlJobRow | undefined> {
   const { store, config, objectStore } = deps;
