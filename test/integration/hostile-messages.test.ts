@@ -47,8 +47,9 @@ t.test('hostile messages to a public agent with an MCP mount leave the host answ
   t.match(again.events.at(-1), { type: 'done' }, 'a 30-separator one too, with the first re-parsed from history');
   polling = false;
   await poller;
-  // Backtracking held the loop for minutes; half a second leaves room for a loaded CI machine.
-  t.ok(slowest < 500, `/healthz answered throughout (slowest ${Math.round(slowest)} ms)`);
+  // Backtracking held the loop for minutes. Five seconds tells that apart from a loaded CI machine, which answered in
+  // 560 ms once while a browser test ran beside it (a bound of 500 ms failed on it).
+  t.ok(slowest < 5000, `/healthz answered throughout (slowest ${Math.round(slowest)} ms)`);
 });
 
 t.test('a socket that floods events is told to wait, not queued without end', async (t) => {
