@@ -8,8 +8,10 @@ COPY core ./core
 COPY host ./host
 COPY plugins ./plugins
 COPY client ./client
+COPY console ./console
+COPY scripts ./scripts
 COPY migrations ./migrations
-RUN npm ci --no-audit --no-fund && npx tsc -b && npm prune --omit=dev --no-audit --no-fund
+RUN npm ci --no-audit --no-fund && node scripts/build.mjs && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production APP_ENV=production HOST=0.0.0.0 PORT=8080 LOG_FORMAT=json

@@ -8,7 +8,7 @@ export default tseslint.config(
     ignores: ['**/dist/**', '**/node_modules/**', 'client/src/generated/**', '**/*.d.ts'],
   },
   {
-    files: ['sdk/src/**/*.ts', 'core/src/**/*.ts', 'host/src/**/*.ts', 'plugins/*/src/**/*.ts', 'migrations/*.ts'],
+    files: ['sdk/src/**/*.ts', 'core/src/**/*.ts', 'host/src/**/*.ts', 'plugins/*/src/**/*.ts', 'migrations/*.ts', 'console/src/**/*.{ts,tsx}'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -11,7 +11,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const command = process.argv[2];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** What the linter reads: every package's TypeScript sources (the same list as `npm run lint`). */
-const LINTED = ['sdk/src', 'core/src', 'host/src', 'plugins/*/src/**/*.ts', 'migrations/*.ts'];
+const LINTED = ['sdk/src', 'core/src', 'host/src', 'plugins/*/src/**/*.ts', 'migrations/*.ts', 'console/src'];
 
 function step(label, cmd, args) {
   const started = Date.now();

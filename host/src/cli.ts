@@ -33,6 +33,7 @@ program
     process.stdout.write(
       [
         `agent-host is serving on ${host.url}`,
+        `  console:   ${host.url}/console`,
         `  health:    ${host.url}/healthz`,
         `  data dir:  ${app.dataDir}${app.config.database.url ? '' : ' (embedded Postgres and Chroma live here)'}`,
         `  plugins:   ${

@@ -9,6 +9,7 @@ import { clientAddressReader, rememberClientAddress } from './access/client-addr
 import { CHALLENGE_HEADER, originOf } from './access/route-access.js';
 import { corsFor, setSecurityHeaders } from './http/security-headers.js';
 import { apiDocRoutes } from './routes/api-docs.js';
+import { consoleRoutes } from './routes/console.js';
 import { routeFactories } from './routes/index.js';
 import { parseBody, parseQuery } from './validation.js';
 import type { RouteDefinition } from './routes/route.js';
@@ -39,6 +40,7 @@ export function createServer(app: AgentHostApp) {
   const domains = lateDomains(app);
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(domains, app));
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
+  routes.push(...consoleRoutes());
 
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   server.pre((req, res, next) => {

@@ -1,5 +1,5 @@
 // The services every test shares (one embedded Postgres server and one Chroma server per run, FerretDB for the MongoDB
-// job store, Schemathesis for the API fuzz test), started for a run of tap and stopped after it. Test files create their
+// job store, Schemathesis for the API fuzz test, Chromium for the browser tests), started for a run of tap and stopped after it. Test files create their
 // own database on the shared server, copied from one migrated once per run.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,6 +18,7 @@ import pg from 'pg';
 import { openDatabase } from '../../core/src/db/database.js';
 import { migrate } from '../../core/src/db/migrator.js';
 import { MIGRATIONS_DIR } from '../../core/src/paths.js';
+import { ensureChromium } from './chromium.js';
 
 /** The OpenAPI fuzzer of test/integration/api-fuzz.test.ts (PyPI), pinned. */
 const SCHEMATHESIS = {
@@ -60,9 +61,10 @@ export async function runWithSharedServices(runTap: (env: NodeJS.ProcessEnv) => 
 
   let code = 1;
   try {
-    const [ferretdb, schemathesis] = await Promise.all([
+    const [ferretdb, schemathesis, chromium] = await Promise.all([
       ensureFerretDb({ cacheDir: cacheDir(''), logger }),
       ensurePipTool(SCHEMATHESIS, { cacheDir: cacheDir(''), python: 'python3', logger }),
+      ensureChromium(logger),
       ...servers.map((server) => server.start()),
     ]);
     code = await runTap({
@@ -72,6 +74,7 @@ export async function runWithSharedServices(runTap: (env: NodeJS.ProcessEnv) => 
       TEST_CHROMA_URL: chroma.url(),
       TEST_FERRETDB_BIN: ferretdb,
       TEST_SCHEMATHESIS_BIN: schemathesis,
+      TEST_CHROMIUM_BIN: chromium,
     });
   } finally {
     await Promise.allSettled(servers.map((server) => server.stop()));

@@ -11,6 +11,7 @@ function required(name: string): string {
 }
 
 export const chromaUrl = () => required('TEST_CHROMA_URL');
+export const chromiumBin = () => required('TEST_CHROMIUM_BIN');
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: required('TEST_PG_ADMIN_URL') });

@@ -1,0 +1,92 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { NavLink, Outlet, Route, Routes } from 'react-router';
+import { api, onSessionLost } from './api';
+import { Loading } from './components/states';
+import { AgentCreatePage } from './pages/agent-create-page';
+import { AgentsPage } from './pages/agents-page';
+import { DashboardPage } from './pages/dashboard-page';
+import { LoginPage, SessionEndedDialog } from './pages/login-page';
+import { SessionContext, useCan, useSession, type Session } from './session';
+
+/** The frame of every logged-in page: navigation by permission, who is logged in, and logging out. */
+function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
+  const session = useSession();
+  const mayReadAgents = useCan('agents.read');
+  async function logOut() {
+    await api.POST('/admin/auth/logout');
+    onLoggedOut();
+  }
+  return (
+    <>
+      <header className="top">
+        <span className="brand">agent-host</span>
+        <nav aria-label="Main">
+          <NavLink to="/" end>
+            Dashboard
+          </NavLink>
+          {mayReadAgents && <NavLink to="/agents">Agents</NavLink>}
+        </nav>
+        <span className="who">{session.display_name || session.username}</span>
+        <button type="button" onClick={() => void logOut()}>
+          Log out
+        </button>
+      </header>
+      <main>
+        <Outlet />
+      </main>
+    </>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>This console has no page at this address.</p>
+    </>
+  );
+}
+
+/**
+ * Asks the host who is logged in, then shows the login page or the console. A session that cannot be renewed puts a
+ * login dialog over the page in place, so the page and what was typed on it are still there after logging in again.
+ */
+export function App() {
+  const [session, setSession] = useState<Session | null>();
+  const [ended, setEnded] = useState(false);
+  const queries = useQueryClient();
+
+  useEffect(() => {
+    onSessionLost(() => setEnded(true));
+    api.GET('/admin/auth/me').then(
+      ({ data }) => setSession(data ?? null),
+      () => setSession(null),
+    );
+  }, []);
+
+  const loggedIn = (next: Session) => {
+    setSession(next);
+    setEnded(false);
+    void queries.invalidateQueries();
+  };
+  if (session === undefined) return <Loading what="your session" />;
+  if (session === null) return <LoginPage onLoggedIn={loggedIn} />;
+  const loggedOut = () => {
+    queries.clear();
+    setSession(null);
+  };
+  return (
+    <SessionContext value={session}>
+      <Routes>
+        <Route element={<Layout onLoggedOut={loggedOut} />}>
+          <Route index element={<DashboardPage />} />
+          <Route path="agents" element={<AgentsPage />} />
+          <Route path="agents/new" element={<AgentCreatePage />} />
+          <Route path="*" element={<NotFound />} />
+        </Route>
+      </Routes>
+      {ended && <SessionEndedDialog onLoggedIn={loggedIn} />}
+    </SessionContext>
+  );
+}

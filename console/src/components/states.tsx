@@ -1,0 +1,34 @@
+import type { ReactNode } from 'react';
+import type { ApiError } from '../api';
+
+/** What a page shows while its data loads. */
+export function Loading({ what }: { what: string }) {
+  return (
+    <p role="status" aria-live="polite" className="muted">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** What a list shows when it has nothing, with what the user can do about it. */
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}
+
+/** A failed call, in the host's own words (its `message`), with the code and request id to quote to an operator. */
+export function ErrorMessage({ error, action }: { error: unknown; action: string }) {
+  const known = error as Partial<ApiError> | undefined;
+  const message = known?.message ?? (error instanceof Error ? error.message : String(error));
+  return (
+    <div role="alert" className="error">
+      <strong>Could not {action}:</strong> {message}
+      {known?.code && (
+        <small>
+          {' '}
+          ({known.code}
+          {known.request_id ? `, request ${known.request_id}` : ''})
+        </small>
+      )}
+    </div>
+  );
+}

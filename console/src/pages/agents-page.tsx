@@ -1,0 +1,74 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, expectData } from '../api';
+import { Empty, ErrorMessage, Loading } from '../components/states';
+import { useCan } from '../session';
+
+const PAGE = 50;
+
+/** Every agent, a page at a time (the list's cursor), newest first as the host sends them. */
+export function AgentsPage() {
+  const mayCreate = useCan('agents.write');
+  const agents = useInfiniteQuery({
+    queryKey: ['agents'],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => expectData(api.GET('/agents', { params: { query: { limit: PAGE, ...(pageParam && { cursor: pageParam }) } } })),
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  const items = agents.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <>
+      <div className="title-row">
+        <h1>Agents</h1>
+        {mayCreate && (
+          <Link className="button" to="/agents/new">
+            New agent
+          </Link>
+        )}
+      </div>
+      {agents.isPending && <Loading what="agents" />}
+      {agents.isError && <ErrorMessage error={agents.error} action="list the agents" />}
+      {agents.isSuccess && items.length === 0 && (
+        <Empty>
+          <p>No agents yet.</p>
+          {mayCreate && <Link to="/agents/new">Create the first one</Link>}
+        </Empty>
+      )}
+      {items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Status</th>
+              <th scope="col">Access</th>
+              <th scope="col">Model</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((agent) => (
+              <tr key={agent.agent_id}>
+                <td>{agent.name}</td>
+                <td>{agent.agent_type}</td>
+                <td>{agent.status}</td>
+                <td>{agent.public_access_mode}</td>
+                <td>{agent.model_name ? `${agent.model_provider ?? ''} ${agent.model_name}`.trim() : '—'}</td>
+                <td>
+                  <time dateTime={agent.updated_at}>{new Date(agent.updated_at).toLocaleString()}</time>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {agents.hasNextPage && (
+        <button type="button" onClick={() => void agents.fetchNextPage()} disabled={agents.isFetchingNextPage}>
+          {agents.isFetchingNextPage ? 'Loading…' : 'Show more'}
+        </button>
+      )}
+      {agents.isFetchNextPageError && <ErrorMessage error={agents.error} action="load more agents" />}
+    </>
+  );
+}

@@ -1,0 +1,170 @@
+// The web console in Debian's Chromium against a test host: logging in, the dashboard, listing and creating agents
+// with the host's 422 shown beside the field, a session that renews itself or, when it cannot, returns to the login
+// page where the user was, and what a sub-administrator may not do hidden or explained. Every page passes axe-core
+// with no serious or critical violation, and each leaves a screenshot in test/browser/screenshots.
+import { gunzipSync } from 'node:zlib';
+import type { BrowserContext, Page } from 'playwright-core';
+import t from 'tap';
+import { createSubAdmin } from '../helpers/admins.js';
+import { accessibilityViolations, launchBrowser, screenshot } from '../helpers/browser.js';
+import { AdminClient, BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
+
+type Test = Parameters<Parameters<typeof t.test>[1]>[0];
+
+const host = await startTestHost(t);
+const browser = await launchBrowser(t);
+const root = new AdminClient(host.url);
+await root.login();
+
+async function newPage(t: Test): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: host.url });
+  t.teardown(() => context.close());
+  return { context, page: await context.newPage() };
+}
+
+async function logIn(page: Page, username: string, password: string) {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+async function checkAccessibility(t: Test, page: Page, what: string) {
+  t.same(await accessibilityViolations(page), [], `${what}: no serious or critical accessibility violation`);
+}
+
+t.test('the host serves the console: pages fall back to index.html under a strict policy, assets are cached and gzipped', async (t) => {
+  const page = await fetch(`${host.url}/console/agents/new`, { headers: { 'accept-encoding': 'identity' } });
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-type'), /^text\/html/);
+  t.match(page.headers.get('content-security-policy'), /script-src 'self';/, 'no inline script may run');
+  t.equal(page.headers.get('cache-control'), 'no-cache');
+  const html = await page.text();
+  const script = html.match(/src="(\/console\/assets\/[^"]+\.js)"/)?.[1];
+  t.ok(script, 'index.html names its bundle');
+  const asset = await fetch(host.url + script!, { headers: { 'accept-encoding': 'gzip' } });
+  t.equal(asset.status, 200);
+  t.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable', 'content-hashed, so cached for good');
+  t.equal(asset.headers.get('content-encoding'), 'gzip');
+  const raw = await fetch(host.url + script!, { headers: { 'accept-encoding': 'identity' } });
+  const plain = Buffer.from(await raw.arrayBuffer());
+  t.equal(raw.headers.get('content-encoding'), null, 'plain for a client that does not take gzip');
+  t.ok(plain.length > 0, 'the bundle has content');
+  // fetch inflates gzip itself, so the compressed form is checked by asking node's http for it.
+  const { request } = await import('node:http');
+  const compressed = await new Promise<Buffer>((resolve, reject) => {
+    request(host.url + script!, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks)));
+    })
+      .on('error', reject)
+      .end();
+  });
+  t.ok(compressed.length < plain.length / 2, `gzipped ${compressed.length} bytes of ${plain.length}`);
+  t.same(gunzipSync(compressed), plain, 'the same bundle');
+  t.equal((await fetch(`${host.url}/console/assets/missing.js`)).status, 404, 'a missing asset is a 404, not the page');
+  t.equal((await fetch(`${host.url}/console/..%2F..%2Fpackage.json`)).headers.get('content-type'), 'text/html; charset=utf-8', 'no path leaves the build');
+});
+
+t.test('an administrator logs in, sees the dashboard, and creates an agent with the refusal shown beside its field', async (t) => {
+  const { page } = await newPage(t);
+  await page.goto('/console');
+  await page.getByRole('heading', { name: 'agent-host console' }).waitFor();
+  await checkAccessibility(t, page, 'login');
+  await screenshot(page, 'login');
+
+  await logIn(page, BOOTSTRAP_ADMIN.username, 'not the password');
+  t.match(await page.getByRole('alert').textContent(), /Could not log in:/, 'a refused login says so');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  await page.getByText(/^Guard (ok|warning|failed)$/).waitFor();
+  t.match(await page.locator('section', { hasText: 'Release' }).textContent(), /app env\s*test/, 'the release metadata of this host');
+  await checkAccessibility(t, page, 'dashboard');
+  await screenshot(page, 'dashboard');
+
+  await page.getByRole('link', { name: 'Agents' }).click();
+  await page.getByText('No agents yet.').waitFor();
+  await page.getByRole('link', { name: 'New agent' }).click();
+  await page.getByLabel('Description').fill('Answers questions about orders');
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  const nameError = page.locator('#agent-name-error');
+  await nameError.waitFor();
+  t.ok(await nameError.textContent(), `the host's refusal of the empty name is beside it: ${await nameError.textContent()}`);
+  t.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true', 'the field is marked invalid');
+  t.equal(await page.getByLabel('Description').inputValue(), 'Answers questions about orders', 'nothing typed is lost');
+  await checkAccessibility(t, page, 'new agent with an error');
+  await screenshot(page, 'agent-create-error');
+
+  await page.getByLabel('Name', { exact: true }).fill('Order helper');
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  await page.getByRole('cell', { name: 'Order helper' }).waitFor();
+  t.equal(new URL(page.url()).pathname, '/console/agents', 'back on the list');
+  const listed = await root.request('GET', '/agents');
+  t.same(
+    listed.body.items.map((a: { name: string; description: string }) => [a.name, a.description]),
+    [['Order helper', 'Answers questions about orders']],
+    'the host has the agent as typed',
+  );
+  await checkAccessibility(t, page, 'agents');
+  await screenshot(page, 'agents');
+});
+
+t.test('an expired access cookie is renewed unseen; a session that cannot be renewed asks for a login over the page, losing nothing', async (t) => {
+  const { context, page } = await newPage(t);
+  await page.goto('/console/agents');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByRole('heading', { name: 'Agents' }).waitFor();
+
+  await context.clearCookies({ name: 'agent_host_access' });
+  await page.reload();
+  await page.getByRole('heading', { name: 'Agents' }).waitFor();
+  t.ok(
+    (await context.cookies()).some((c) => c.name === 'agent_host_access'),
+    'a new access cookie was issued by the refresh',
+  );
+
+  await page.getByRole('link', { name: 'New agent' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Typed before the session ended');
+  await context.clearCookies();
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your session ended' });
+  await dialog.waitFor();
+  await checkAccessibility(t, page, 'session ended');
+  await screenshot(page, 'session-ended');
+  await dialog.getByLabel('Username').fill(BOOTSTRAP_ADMIN.username);
+  await dialog.getByLabel('Password').fill(BOOTSTRAP_ADMIN.password);
+  await dialog.getByRole('button', { name: 'Log in' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  t.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Typed before the session ended', 'the form is as the user left it');
+  await page.getByRole('button', { name: 'Create agent' }).click();
+  await page.getByRole('cell', { name: 'Typed before the session ended' }).waitFor();
+  t.pass('sent again, the save goes through');
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByRole('button', { name: 'Log in' }).waitFor();
+  t.same(
+    (await context.cookies()).filter((c) => c.name.startsWith('agent_host_')),
+    [],
+    'logging out clears the cookies',
+  );
+});
+
+t.test('a sub-administrator does not see what they may not do, and a page they open anyway says which permission is missing', async (t) => {
+  const reader = await createSubAdmin(root, 'agent-reader', ['agents.read']);
+  const { page } = await newPage(t);
+  await page.goto('/console/agents');
+  await logIn(page, reader.username, `${reader.username}-password-1`);
+  await page.getByRole('cell', { name: 'Typed before the session ended' }).waitFor();
+  t.equal(await page.getByRole('link', { name: 'New agent' }).count(), 0, 'no create button without agents.write');
+  t.notOk(await page.locator('section', { hasText: 'Release' }).count(), 'no release metadata without dashboard.read');
+
+  const outsider = await createSubAdmin(root, 'outsider', ['dashboard.read']);
+  const other = await newPage(t);
+  await other.page.goto('/console/agents');
+  await logIn(other.page, outsider.username, `${outsider.username}-password-1`);
+  const alert = other.page.getByRole('alert');
+  await alert.waitFor();
+  t.match(await alert.textContent(), /Could not list the agents:.*agents\.read/, 'the refusal names the permission');
+  t.equal(await other.page.getByRole('link', { name: 'Agents' }).count(), 0, 'no Agents link without agents.read');
+  await checkAccessibility(t, other.page, 'agents refused');
+});
