@@ -37,7 +37,7 @@ function refreshOnce(): Promise<boolean> {
 const NOT_RENEWED = new Set(['/admin/auth/login', '/admin/auth/refresh', '/admin/auth/logout']);
 
 /** `fetch` that renews an expired access cookie once and retries, so a session outlives its 15-minute token. */
-async function fetchRenewing(request: Request): Promise<Response> {
+export async function fetchRenewing(request: Request): Promise<Response> {
   const retry = request.clone();
   const response = await fetch(request);
   if (response.status !== 401 || NOT_RENEWED.has(new URL(request.url).pathname)) return response;

@@ -7,6 +7,7 @@ import { AgentCreatePage } from './pages/agent-create-page';
 import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { LoginPage, SessionEndedDialog } from './pages/login-page';
+import { PlaygroundPage } from './pages/playground-page';
 import { SessionContext, useCan, useSession, type Session } from './session';
 
 /** The frame of every logged-in page: navigation by permission, who is logged in, and logging out. */
@@ -26,6 +27,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
             Dashboard
           </NavLink>
           {mayReadAgents && <NavLink to="/agents">Agents</NavLink>}
+          {mayReadAgents && <NavLink to="/playground">Playground</NavLink>}
         </nav>
         <span className="who">{session.display_name || session.username}</span>
         <button type="button" onClick={() => void logOut()}>
@@ -83,6 +85,7 @@ export function App() {
           <Route index element={<DashboardPage />} />
           <Route path="agents" element={<AgentsPage />} />
           <Route path="agents/new" element={<AgentCreatePage />} />
+          <Route path="playground" element={<PlaygroundPage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

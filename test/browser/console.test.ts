@@ -8,10 +8,17 @@ import t from 'tap';
 import { createSubAdmin } from '../helpers/admins.js';
 import { accessibilityViolations, launchBrowser, screenshot } from '../helpers/browser.js';
 import { AdminClient, BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
+import { lastUserText, startOpenAiFixture } from '../fixtures/openai-server.js';
 
 type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 
-const host = await startTestHost(t);
+// The playground's model: an OpenAI-compatible fixture that streams a reply a word at a time, 40 ms apart, so
+// the console can be seen to render tokens as they come.
+const model = await startOpenAiFixture({
+  respond: (body) => ({ chunks: ['Refunds ', 'are ', 'issued ', 'within ', '14 ', 'days', ` (${lastUserText(body).length}).`], chunkDelayMs: 40 }),
+});
+t.teardown(() => model.close());
+const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"` } });
 const browser = await launchBrowser(t);
 const root = new AdminClient(host.url);
 await root.login();
@@ -167,4 +174,66 @@ t.test('a sub-administrator does not see what they may not do, and a page they o
   t.match(await alert.textContent(), /Could not list the agents:.*agents\.read/, 'the refusal names the permission');
   t.equal(await other.page.getByRole('link', { name: 'Agents' }).count(), 0, 'no Agents link without agents.read');
   await checkAccessibility(t, other.page, 'agents refused');
+});
+
+t.test('the playground streams a reply token by token, goes on in the same session, and inspects the turn', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Refund desk', agent_type: 'chat', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  const { page } = await newPage(t);
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  t.equal(await page.getByLabel('Agent').inputValue(), agent.agent_id, 'the agent of the address is chosen');
+
+  // Count the changes to the reply's text as they are painted: one per streamed token, not one at the end.
+  await page.evaluate(() => {
+    const w = window as unknown as { replyTexts: string[] };
+    w.replyTexts = [];
+    new MutationObserver(() => {
+      const last = document.querySelector('.message.assistant:last-child p');
+      if (last?.textContent && last.textContent !== w.replyTexts.at(-1)) w.replyTexts.push(last.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.getByLabel('Message').fill('When are refunds issued?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page.locator('.message.assistant p').first();
+  await page.getByRole('button', { name: 'Inspect' }).waitFor();
+  t.equal(await reply.textContent(), 'Refunds are issued within 14 days (24).', 'the reply, whole');
+  const texts = await page.evaluate(() => (window as unknown as { replyTexts: string[] }).replyTexts);
+  t.ok(texts.length >= 5, `the reply was shown in ${texts.length} steps as its 7 tokens came`);
+  t.ok(
+    texts.every((text, i) => i === 0 || text.startsWith(texts[i - 1]!)),
+    'each step adds to the one before',
+  );
+
+  const inspector = page.getByRole('region', { name: 'Turn inspector' });
+  await inspector.getByText('completed').waitFor();
+  t.match(await inspector.textContent(), /openai gpt-4o-mini/, 'the model that answered');
+  t.match(await inspector.getByRole('table', { name: 'Routing decisions' }).textContent(), /final/, "routing's decision for the final stage");
+  t.match(await inspector.textContent(), /No retrieved chunks\./, 'no knowledge is mounted, so no chunk');
+  await checkAccessibility(t, page, 'playground');
+  await screenshot(page, 'playground');
+
+  const session = (await page.getByText(/^Session /).textContent())!.slice('Session '.length);
+  await page.getByLabel('Message').fill('And how are they paid?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('button', { name: 'Inspect' }).nth(1).waitFor();
+  const turns = await root.request('GET', `/sessions/${session}/turns`);
+  t.equal(turns.body.items.length, 2, 'the second message went on in the same session');
+
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  t.equal(await page.locator('.message').count(), 0, 'a new conversation starts empty');
+  t.equal(await page.getByText(/^Session /).count(), 0, 'and with no session');
+});
+
+t.test('a turn the host refuses shows its reason and gives the message back', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Closed desk', agent_type: 'chat', status: 'inactive' })).body;
+  const { page } = await newPage(t);
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByLabel('Message').fill('Anyone there?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  t.match(await alert.textContent(), /Could not get a reply:.*AGENT_INACTIVE/, 'the refusal in words, with its code');
+  t.equal(await page.getByLabel('Message').inputValue(), 'Anyone there?', 'the message is back in the box');
 });
