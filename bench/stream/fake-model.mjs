@@ -10,6 +10,9 @@ import { createServer } from 'node:http';
 
 // A latency before each answer (the first argument, ms; 0 by default): bench/eval compares with a model that takes time.
 const DELAY_MS = Number(process.argv[2] ?? 0);
+// A gap between streamed tokens (the second argument, ms; 0 by default): bench/console watches each token painted.
+const TOKEN_GAP_MS = Number(process.argv[3] ?? 0);
+const gap = () => new Promise((resolve) => setTimeout(resolve, TOKEN_GAP_MS));
 const TOKENS = Array.from({ length: 20 }, (_, i) => `tok${i} `);
 const GROUNDED_PREFIX = ['{"grounded":', 'false,', '"confidence":', '0.5,', '"citations":', '[],', '"answer":"'];
 // A structured output's JSON around the same tokens: [before, after] per schema name.
@@ -25,7 +28,7 @@ let served = 0;
 let sequence = 0;
 const created = Math.floor(Date.now() / 1000);
 
-function stream(res, body) {
+async function stream(res, body) {
   const id = `chatcmpl-bench-${++sequence}`;
   const model = typeof body.model === 'string' ? body.model : 'bench-model';
   const includeUsage = body.stream_options?.include_usage === true;
@@ -38,7 +41,10 @@ function stream(res, body) {
   // string inside it, then the rest, as a model writes the JSON piece by piece.
   const frame = JSON_FRAMES[body.response_format?.json_schema?.name];
   for (const piece of frame?.[0] ?? []) res.write(delta(`{"content":${JSON.stringify(piece)}}`));
-  for (const token of TOKENS) res.write(delta(`{"content":${JSON.stringify(frame ? JSON.stringify(token).slice(1, -1) : token)}}`));
+  for (const token of TOKENS) {
+    if (TOKEN_GAP_MS > 0) await gap();
+    res.write(delta(`{"content":${JSON.stringify(frame ? JSON.stringify(token).slice(1, -1) : token)}}`));
+  }
   for (const piece of frame?.[1] ?? []) res.write(delta(`{"content":${JSON.stringify(piece)}}`));
   res.write(delta('{}', '"stop"'));
   if (includeUsage) {
@@ -82,7 +88,7 @@ const server = createServer((req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json","type":"invalid_request_error"}}');
       return;
     }
-    const answer = () => (body.stream === true ? stream(res, body) : complete(res, body));
+    const answer = () => (body.stream === true ? void stream(res, body) : complete(res, body));
     if (DELAY_MS > 0) setTimeout(answer, DELAY_MS);
     else answer();
   });

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { useSearchParams } from 'react-router';
 import { api, expectData, type ApiError } from '../api';
 import { Empty, ErrorMessage, Loading } from '../components/states';
@@ -58,7 +59,8 @@ export function PlaygroundPage() {
     setMessages((all) => [...all, { key: replyKey - 1, role: 'user', text: message }, { key: replyKey, role: 'assistant', text: '', streaming: true }]);
     try {
       await streamTurn({ agent_id: agentId, message, ...(sessionId && { thread_id: sessionId }) }, (streamed) => {
-        if (streamed.type === 'token') update(replyKey, (m) => ({ ...m, text: m.text + streamed.content }));
+        // Rendered now, not in React's next task, which the browser may run after painting a frame without it.
+        if (streamed.type === 'token') flushSync(() => update(replyKey, (m) => ({ ...m, text: m.text + streamed.content })));
         else if (streamed.type === 'error')
           update(replyKey, (m) => ({ ...m, error: { message: streamed.content, code: streamed.code, request_id: streamed.request_id, detail: null } }));
         else if (streamed.type === 'done') {
