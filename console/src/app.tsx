@@ -8,12 +8,15 @@ import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { LoginPage, SessionEndedDialog } from './pages/login-page';
 import { PlaygroundPage } from './pages/playground-page';
+import { SessionPage } from './pages/session-page';
+import { SessionsPage } from './pages/sessions-page';
 import { SessionContext, useCan, useSession, type Session } from './session';
 
 /** The frame of every logged-in page: navigation by permission, who is logged in, and logging out. */
 function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const session = useSession();
   const mayReadAgents = useCan('agents.read');
+  const mayReadConversations = useCan('conversations.read');
   async function logOut() {
     await api.POST('/admin/auth/logout');
     onLoggedOut();
@@ -28,6 +31,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           </NavLink>
           {mayReadAgents && <NavLink to="/agents">Agents</NavLink>}
           {mayReadAgents && <NavLink to="/playground">Playground</NavLink>}
+          {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
         </nav>
         <span className="who">{session.display_name || session.username}</span>
         <button type="button" onClick={() => void logOut()}>
@@ -86,6 +90,8 @@ export function App() {
           <Route path="agents" element={<AgentsPage />} />
           <Route path="agents/new" element={<AgentCreatePage />} />
           <Route path="playground" element={<PlaygroundPage />} />
+          <Route path="sessions" element={<SessionsPage />} />
+          <Route path="sessions/:sessionId" element={<SessionPage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -8,6 +8,7 @@ import t from 'tap';
 import { createSubAdmin } from '../helpers/admins.js';
 import { accessibilityViolations, launchBrowser, screenshot } from '../helpers/browser.js';
 import { AdminClient, BOOTSTRAP_ADMIN, startTestHost } from '../helpers/host.js';
+import { WsClient } from '../helpers/ws.js';
 import { lastUserText, startOpenAiFixture } from '../fixtures/openai-server.js';
 
 type Test = Parameters<Parameters<typeof t.test>[1]>[0];
@@ -236,4 +237,80 @@ t.test('a turn the host refuses shows its reason and gives the message back', as
   await alert.waitFor();
   t.match(await alert.textContent(), /Could not get a reply:.*AGENT_INACTIVE/, 'the refusal in words, with its code');
   t.equal(await page.getByLabel('Message').inputValue(), 'Anyone there?', 'the message is back in the box');
+});
+
+t.test('an operator watches a live session, takes it over while the customer writes, replies, and a second operator takes it from them', async (t) => {
+  const agent = (
+    await root.request('POST', '/agents', {
+      name: 'Support',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      human_takeover_enabled: true,
+      model_provider: 'openai',
+      model_name: 'gpt-4o-mini',
+    })
+  ).body;
+  const sessionId = (await fetch(`${host.url}/public/agents/${agent.agent_id}/sessions`, { method: 'POST' }).then((r) => r.json())).session_id;
+  const customer = await WsClient.connect(host.url, `/public/ws/${encodeURIComponent(sessionId)}`);
+  t.teardown(() => customer.close());
+  t.same(await customer.send('user_message', { content: 'Where is my parcel?' }), { ok: true });
+  await customer.waitFor('message', (p) => p.message.role === 'assistant');
+
+  const first = await newPage(t);
+  await first.page.goto('/console/sessions');
+  await logIn(first.page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await first.page.getByRole('combobox', { name: 'Agent' }).selectOption({ label: 'Support' });
+  await first.page.getByRole('link', { name: sessionId }).click();
+  const transcript = first.page.getByRole('list', { name: 'Transcript' });
+  await transcript.getByText('Where is my parcel?').waitFor();
+  await transcript.getByText(/^Refunds are issued/).waitFor();
+  await first.page.getByText('Live').waitFor();
+
+  await first.page.getByRole('button', { name: 'Take over' }).click();
+  await first.page.getByText('Taken over by you').waitFor();
+  await customer.waitFor('session', (p) => p.status === 'HUMAN_ACTIVE');
+  t.same(await customer.send('user_message', { content: 'Hello? Anyone?' }), { ok: true });
+  await transcript.getByText('Hello? Anyone?').waitFor();
+  t.pass("the customer's message arrives live while the session is taken over");
+
+  await first.page.getByLabel('Your reply').fill('Hi, this is Root. Let me check.');
+  await first.page.getByRole('button', { name: 'Send reply' }).click();
+  const human = await customer.waitFor('message', (p) => p.message.role === 'agent');
+  t.equal(human.message.content, 'Hi, this is Root. Let me check.', 'the customer gets the human reply');
+  await transcript.getByText('Hi, this is Root. Let me check.').waitFor();
+  t.equal(customer.of('message').filter((p) => p.message.role === 'assistant').length, 1, 'the AI did not answer while a person had the session');
+  await checkAccessibility(t, first.page, 'session');
+  await screenshot(first.page, 'session');
+
+  const operator = await createSubAdmin(root, 'second-operator', ['conversations.read', 'conversations.write', 'agents.read']);
+  const second = await newPage(t);
+  await second.page.goto(`/console/sessions/${encodeURIComponent(sessionId)}`);
+  await logIn(second.page, operator.username, `${operator.username}-password-1`);
+  await second.page.getByText(`Taken over by ${BOOTSTRAP_ADMIN.username}`).waitFor();
+  await second.page.getByRole('list', { name: 'Transcript' }).getByText('Hi, this is Root. Let me check.').waitFor();
+  await second.page.getByRole('button', { name: 'Take over from them' }).click();
+  await second.page.getByText('Taken over by you').waitFor();
+  await first.page.getByText(`Taken over by ${operator.username}`).waitFor();
+  t.equal(await first.page.getByLabel('Your reply').count(), 0, 'the first operator can no longer reply');
+  await first.page.getByRole('cell', { name: 'force takeover' }).waitFor();
+  t.pass('the force takeover is in the first operator’s event list, live');
+
+  await second.page.getByRole('button', { name: 'Hand back to the AI' }).click();
+  await first.page.getByText('The AI answers').waitFor();
+  await customer.waitFor('session', (p) => p.status === 'AI_ACTIVE');
+  t.pass('handed back, every watcher sees it');
+});
+
+t.test('the agents list shows 50 at a time and the rest on request', async (t) => {
+  const before = (await root.request('GET', '/agents?limit=100')).body.items.length;
+  for (let i = 0; i < 50; i++) await root.request('POST', '/agents', { name: `Bulk agent ${String(i).padStart(2, '0')}`, agent_type: 'chat' });
+  const { page } = await newPage(t);
+  await page.goto('/console/agents');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  const rows = page.locator('tbody tr');
+  await rows.first().waitFor();
+  t.equal(await rows.count(), 50, 'the first page');
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await page.waitForFunction((total) => document.querySelectorAll('tbody tr').length === total, before + 50);
+  t.equal(await page.getByRole('button', { name: 'Show more' }).count(), 0, 'nothing more to show');
 });

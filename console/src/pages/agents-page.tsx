@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, expectData } from '../api';
+import { ShowMore } from '../components/show-more';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
 
@@ -63,12 +64,7 @@ export function AgentsPage() {
           </tbody>
         </table>
       )}
-      {agents.hasNextPage && (
-        <button type="button" onClick={() => void agents.fetchNextPage()} disabled={agents.isFetchingNextPage}>
-          {agents.isFetchingNextPage ? 'Loading…' : 'Show more'}
-        </button>
-      )}
-      {agents.isFetchNextPageError && <ErrorMessage error={agents.error} action="load more agents" />}
+      <ShowMore list={agents} what="agents" />
     </>
   );
 }
