@@ -3,7 +3,11 @@ import { useEffect, useState } from 'react';
 import { NavLink, Outlet, Route, Routes } from 'react-router';
 import { api, onSessionLost } from './api';
 import { Loading } from './components/states';
+import { ChallengeProvider } from './challenge';
+import { AdminUserPage } from './pages/admin-user-page';
+import { AdminUsersPage } from './pages/admin-users-page';
 import { AgentCreatePage } from './pages/agent-create-page';
+import { AuditLogPage } from './pages/audit-log-page';
 import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { LoginPage, SessionEndedDialog } from './pages/login-page';
@@ -17,6 +21,8 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const session = useSession();
   const mayReadAgents = useCan('agents.read');
   const mayReadConversations = useCan('conversations.read');
+  const mayReadAdmins = useCan('admin_users.read');
+  const mayReadAudit = useCan('audit_logs.read');
   async function logOut() {
     await api.POST('/admin/auth/logout');
     onLoggedOut();
@@ -32,6 +38,8 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadAgents && <NavLink to="/agents">Agents</NavLink>}
           {mayReadAgents && <NavLink to="/playground">Playground</NavLink>}
           {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
+          {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
+          {mayReadAudit && <NavLink to="/audit-log">Audit log</NavLink>}
         </nav>
         <span className="who">{session.display_name || session.username}</span>
         <button type="button" onClick={() => void logOut()}>
@@ -84,17 +92,22 @@ export function App() {
   };
   return (
     <SessionContext value={session}>
-      <Routes>
-        <Route element={<Layout onLoggedOut={loggedOut} />}>
-          <Route index element={<DashboardPage />} />
-          <Route path="agents" element={<AgentsPage />} />
-          <Route path="agents/new" element={<AgentCreatePage />} />
-          <Route path="playground" element={<PlaygroundPage />} />
-          <Route path="sessions" element={<SessionsPage />} />
-          <Route path="sessions/:sessionId" element={<SessionPage />} />
-          <Route path="*" element={<NotFound />} />
-        </Route>
-      </Routes>
+      <ChallengeProvider>
+        <Routes>
+          <Route element={<Layout onLoggedOut={loggedOut} />}>
+            <Route index element={<DashboardPage />} />
+            <Route path="agents" element={<AgentsPage />} />
+            <Route path="agents/new" element={<AgentCreatePage />} />
+            <Route path="playground" element={<PlaygroundPage />} />
+            <Route path="sessions" element={<SessionsPage />} />
+            <Route path="sessions/:sessionId" element={<SessionPage />} />
+            <Route path="admin-users" element={<AdminUsersPage />} />
+            <Route path="admin-users/:adminUserId" element={<AdminUserPage />} />
+            <Route path="audit-log" element={<AuditLogPage />} />
+            <Route path="*" element={<NotFound />} />
+          </Route>
+        </Routes>
+      </ChallengeProvider>
       {ended && <SessionEndedDialog onLoggedIn={loggedIn} />}
     </SessionContext>
   );

@@ -314,3 +314,60 @@ t.test('the agents list shows 50 at a time and the rest on request', async (t) =
   await page.waitForFunction((total) => document.querySelectorAll('tbody tr').length === total, before + 50);
   t.equal(await page.getByRole('button', { name: 'Show more' }).count(), 0, 'nothing more to show');
 });
+
+t.test('administrators are made and granted permissions with the password asked again, and the audit log shows it', async (t) => {
+  const { page } = await newPage(t);
+  await page.goto('/console/admin-users');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByRole('link', { name: BOOTSTRAP_ADMIN.username }).waitFor();
+
+  const form = page.getByRole('form', { name: 'New administrator' });
+  await form.getByLabel('Username').fill('console-made');
+  await form.getByLabel(/^Password/).fill('console made password 1');
+  await form.getByRole('checkbox', { name: 'agents.read' }).check();
+  await form.getByRole('button', { name: 'Create administrator' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Confirm with your password' });
+  await dialog.waitFor();
+  await checkAccessibility(t, page, 'challenge');
+  await dialog.getByLabel('Password').fill('not my password');
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await dialog.getByRole('alert').waitFor();
+  t.match(await dialog.getByRole('alert').textContent(), /Could not confirm:/, 'a wrong password is refused in the dialog');
+  await dialog.getByLabel('Password').fill(BOOTSTRAP_ADMIN.password);
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('link', { name: 'console-made' }).waitFor();
+  const made = (await root.request('GET', '/admin/admin-users?limit=100')).body.items.find((u: { username: string }) => u.username === 'console-made');
+  t.same(
+    made.grants.map((g: { permission_code: string }) => g.permission_code),
+    ['agents.read'],
+    'created with the permission checked',
+  );
+  await checkAccessibility(t, page, 'administrators');
+  await screenshot(page, 'administrators');
+
+  await page.getByRole('link', { name: 'console-made' }).click();
+  await page.getByRole('cell', { name: 'agents.read', exact: true }).waitFor();
+  await page.getByRole('checkbox', { name: 'conversations.read' }).check();
+  await page.getByRole('button', { name: 'Grant' }).click();
+  await dialog.getByLabel('Password').fill(BOOTSTRAP_ADMIN.password);
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('cell', { name: 'conversations.read', exact: true }).waitFor();
+  t.pass('granted after the challenge');
+
+  await page.getByRole('button', { name: 'Revoke agents.read' }).click();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  t.match(
+    await page.getByRole('alert').textContent(),
+    /Could not revoke the permission: the password was not confirmed/,
+    'a cancelled challenge changes nothing and says so',
+  );
+  t.equal(await page.getByRole('cell', { name: 'agents.read', exact: true }).count(), 1, 'the grant is still there');
+
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await page.getByLabel('Action').fill('admin_permission.*');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByRole('cell', { name: 'admin_permission.grant' }).first().waitFor();
+  t.equal(await page.getByRole('cell', { name: 'admin_user.create' }).count(), 0, 'only the actions asked for');
+  await checkAccessibility(t, page, 'audit log');
+  await screenshot(page, 'audit-log');
+});

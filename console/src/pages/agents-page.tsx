@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, expectData } from '../api';
+import { DataTable, When } from '../components/data-table';
 import { ShowMore } from '../components/show-more';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
@@ -37,32 +38,18 @@ export function AgentsPage() {
         </Empty>
       )}
       {items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Access</th>
-              <th scope="col">Model</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((agent) => (
-              <tr key={agent.agent_id}>
-                <td>{agent.name}</td>
-                <td>{agent.agent_type}</td>
-                <td>{agent.status}</td>
-                <td>{agent.public_access_mode}</td>
-                <td>{agent.model_name ? `${agent.model_provider ?? ''} ${agent.model_name}`.trim() : '—'}</td>
-                <td>
-                  <time dateTime={agent.updated_at}>{new Date(agent.updated_at).toLocaleString()}</time>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={items}
+          rowKey={(agent) => agent.agent_id}
+          columns={[
+            { header: 'Name', cell: (agent) => agent.name },
+            { header: 'Type', cell: (agent) => agent.agent_type },
+            { header: 'Status', cell: (agent) => agent.status },
+            { header: 'Access', cell: (agent) => agent.public_access_mode },
+            { header: 'Model', cell: (agent) => (agent.model_name ? `${agent.model_provider ?? ''} ${agent.model_name}`.trim() : '—') },
+            { header: 'Updated', cell: (agent) => <When at={agent.updated_at} /> },
+          ]}
+        />
       )}
       <ShowMore list={agents} what="agents" />
     </>

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { api, expectData, type ApiError } from '../api';
+import { DataTable, When } from '../components/data-table';
 import { ErrorMessage, Loading } from '../components/states';
 import { useLiveSession, type Message } from '../session-socket';
 import { useCan, useSession } from '../session';
@@ -105,28 +106,17 @@ export function SessionPage() {
       {events.isError && <ErrorMessage error={events.error} action="read the takeover events" />}
       {events.data && events.data.items.length === 0 && <p className="muted">No takeover yet.</p>}
       {events.data && events.data.items.length > 0 && (
-        <table className="compact">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Operator</th>
-              <th scope="col">Channel</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.data.items.map((event) => (
-              <tr key={event.event_id}>
-                <td>
-                  <time dateTime={event.created_at}>{new Date(event.created_at).toLocaleString()}</time>
-                </td>
-                <td>{event.event_type.replaceAll('_', ' ')}</td>
-                <td>{event.operator_name ?? event.operator_id ?? '—'}</td>
-                <td>{event.channel}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          compact
+          rows={events.data.items}
+          rowKey={(event) => event.event_id}
+          columns={[
+            { header: 'When', cell: (event) => <When at={event.created_at} /> },
+            { header: 'Event', cell: (event) => event.event_type.replaceAll('_', ' ') },
+            { header: 'Operator', cell: (event) => event.operator_name ?? event.operator_id ?? '—' },
+            { header: 'Channel', cell: (event) => event.channel },
+          ]}
+        />
       )}
     </>
   );

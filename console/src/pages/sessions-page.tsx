@@ -2,6 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, expectData } from '../api';
+import { DataTable, When } from '../components/data-table';
 import { ShowMore } from '../components/show-more';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 
@@ -60,34 +61,24 @@ export function SessionsPage() {
         </Empty>
       )}
       {items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Session</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Status</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((session) => (
-              <tr key={session.session_id}>
-                <td>
-                  <Link to={`/sessions/${encodeURIComponent(session.session_id)}`}>{session.session_id}</Link>
-                </td>
-                <td>{session.agent_name ?? '—'}</td>
-                <td>
-                  {session.status === 'HUMAN_ACTIVE' ? (
-                    <span className="badge guard-warning">with {session.takeover_owner_name ?? 'an operator'}</span>
-                  ) : (
-                    <span className="badge guard-ok">AI</span>
-                  )}
-                </td>
-                <td>{session.updated_at ? <time dateTime={session.updated_at}>{new Date(session.updated_at).toLocaleString()}</time> : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={items}
+          rowKey={(session) => session.session_id}
+          columns={[
+            { header: 'Session', cell: (session) => <Link to={`/sessions/${encodeURIComponent(session.session_id)}`}>{session.session_id}</Link> },
+            { header: 'Agent', cell: (session) => session.agent_name ?? '—' },
+            {
+              header: 'Status',
+              cell: (session) =>
+                session.status === 'HUMAN_ACTIVE' ? (
+                  <span className="badge guard-warning">with {session.takeover_owner_name ?? 'an operator'}</span>
+                ) : (
+                  <span className="badge guard-ok">AI</span>
+                ),
+            },
+            { header: 'Updated', cell: (session) => <When at={session.updated_at} /> },
+          ]}
+        />
       )}
       <ShowMore list={sessions} what="sessions" />
     </>

@@ -1,0 +1,38 @@
+import type { ReactNode } from 'react';
+
+/** One column: its header and what each row shows in it. */
+export interface Column<Row> {
+  header: string;
+  cell: (row: Row) => ReactNode;
+}
+
+/** Rows as a table with a header row; `rowKey` keeps React's identity of each row across refetches. */
+export function DataTable<Row>({ rows, columns, rowKey, compact }: { rows: Row[]; columns: Column<Row>[]; rowKey: (row: Row) => string; compact?: boolean }) {
+  return (
+    <table className={compact ? 'compact' : undefined}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th key={column.header} scope="col">
+              {column.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={rowKey(row)}>
+            {columns.map((column) => (
+              <td key={column.header}>{column.cell(row)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A moment in the reader's locale, or a dash. */
+export function When({ at }: { at: string | null | undefined }) {
+  return at ? <time dateTime={at}>{new Date(at).toLocaleString()}</time> : '—';
+}
