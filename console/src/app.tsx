@@ -7,6 +7,7 @@ import { ChallengeProvider } from './challenge';
 import { AdminUserPage } from './pages/admin-user-page';
 import { AdminUsersPage } from './pages/admin-users-page';
 import { AgentCreatePage } from './pages/agent-create-page';
+import { AgentPage } from './pages/agent-page';
 import { AuditLogPage } from './pages/audit-log-page';
 import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
@@ -98,6 +99,7 @@ export function App() {
             <Route index element={<DashboardPage />} />
             <Route path="agents" element={<AgentsPage />} />
             <Route path="agents/new" element={<AgentCreatePage />} />
+            <Route path="agents/:agentId" element={<AgentPage />} />
             <Route path="playground" element={<PlaygroundPage />} />
             <Route path="sessions" element={<SessionsPage />} />
             <Route path="sessions/:sessionId" element={<SessionPage />} />

@@ -371,3 +371,75 @@ t.test('administrators are made and granted permissions with the password asked 
   await checkAccessibility(t, page, 'audit log');
   await screenshot(page, 'audit-log');
 });
+
+t.test('an agent is edited field group by field group, refused values shown beside their fields, versioned, compared, rolled back and published', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Editable', agent_type: 'chat', system_prompt: 'Be brief.' })).body;
+  const { page } = await newPage(t);
+  await page.goto('/console/agents');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByRole('link', { name: 'Editable' }).click();
+  const form = page.getByRole('form', { name: 'Agent settings' });
+  await form.getByLabel('System prompt').waitFor();
+  t.equal(await form.getByLabel('System prompt').inputValue(), 'Be brief.', 'the stored value');
+
+  await form.getByLabel('Routing (JSON)').fill('{"enabled": tru');
+  await form.getByLabel('Temperature').fill('5');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  t.match(await page.locator('#field-model_routing_config-error').textContent(), /not valid JSON/, 'JSON that does not parse is caught before sending');
+  t.equal((await root.request('GET', `/agents/${agent.agent_id}`)).body.model_temperature, null, 'and nothing was sent');
+
+  await form.getByLabel('Routing (JSON)').fill('');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#field-model_temperature-error').waitFor();
+  t.ok(
+    await page.locator('#field-model_temperature-error').textContent(),
+    `the host's refusal beside the temperature: ${await page.locator('#field-model_temperature-error').textContent()}`,
+  );
+  t.equal(await form.getByLabel('Temperature').inputValue(), '5', 'the refused value is still there to fix');
+  await checkAccessibility(t, page, 'agent with errors');
+
+  await form.getByLabel('Temperature').fill('0.5');
+  await form.getByLabel('Total requests').fill('1000');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Saved.').waitFor();
+  t.match(
+    (await root.request('GET', `/agents/${agent.agent_id}`)).body,
+    { model_temperature: 0.5, max_total_requests: 1000, system_prompt: 'Be brief.' },
+    'saved as typed',
+  );
+
+  await page.getByLabel('Note').fill('before the rename');
+  await page.getByRole('button', { name: 'Save as version' }).click();
+  await page.getByRole('cell', { name: 'before the rename' }).waitFor();
+  await form.getByLabel('Name', { exact: true }).fill('Renamed');
+  await form.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByRole('heading', { name: 'Renamed' }).waitFor();
+  await page.getByRole('button', { name: 'Compare 1' }).click();
+  const diff = page.getByRole('heading', { name: 'Version 1 against the live configuration' });
+  await diff.waitFor();
+  t.match(
+    await page.locator('section[aria-labelledby="versions-heading"] table').last().textContent(),
+    /NameEditableRenamed/,
+    'the diff shows the name, then and now',
+  );
+  await checkAccessibility(t, page, 'agent');
+  await screenshot(page, 'agent');
+
+  await page.getByRole('button', { name: 'Roll back to 1' }).click();
+  await page.getByRole('heading', { name: 'Editable' }).waitFor();
+  t.equal(await form.getByLabel('Name', { exact: true }).inputValue(), 'Editable', 'the form shows the restored configuration');
+  t.equal(await page.getByRole('button', { name: 'Publish' }).count(), 0, 'a chat agent runs live, so it has no Publish');
+
+  const fusion = (
+    await root.request('POST', '/agents', {
+      name: 'Invoice fields',
+      agent_type: 'fusion',
+      fusion_definition: { instructions: 'Extract.', input_slots: [{ name: 'text', kind: 'text' }], output_slots: [{ name: 'summary', kind: 'text' }] },
+    })
+  ).body;
+  await page.goto(`/console/agents/${fusion.agent_id}`);
+  await page.getByText('Published version: none').waitFor();
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await page.getByText(/^Published version: \d+$/).waitFor();
+  t.ok((await root.request('GET', `/agents/${fusion.agent_id}`)).body.published_agent_version_id, 'a fusion agent is published');
+});

@@ -42,7 +42,7 @@ export function AgentsPage() {
           rows={items}
           rowKey={(agent) => agent.agent_id}
           columns={[
-            { header: 'Name', cell: (agent) => agent.name },
+            { header: 'Name', cell: (agent) => <Link to={`/agents/${agent.agent_id}`}>{agent.name}</Link> },
             { header: 'Type', cell: (agent) => agent.agent_type },
             { header: 'Status', cell: (agent) => agent.status },
             { header: 'Access', cell: (agent) => agent.public_access_mode },

@@ -1,0 +1,31 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { api, expectData } from '../api';
+import { AgentForm } from '../components/agent-form';
+import { AgentVersions } from '../components/agent-versions';
+import { ErrorMessage, Loading } from '../components/states';
+import { useCan } from '../session';
+
+/** One agent: every field group to edit, and its versions. */
+export function AgentPage() {
+  const agentId = useParams().agentId!;
+  const mayWrite = useCan('agents.write');
+  // A rollback replaces the configuration under the form: a new form then starts from it.
+  const [restored, setRestored] = useState(0);
+  const agent = useQuery({
+    queryKey: ['agent', agentId],
+    queryFn: () => expectData(api.GET('/agents/{agent_id}', { params: { path: { agent_id: agentId } } })),
+  });
+  if (agent.isPending) return <Loading what="the agent" />;
+  if (agent.isError) return <ErrorMessage error={agent.error} action="read the agent" />;
+  return (
+    <>
+      <h1>{agent.data.name}</h1>
+      <div className="agent-layout">
+        <AgentForm key={restored} agent={agent.data} readOnly={!mayWrite} />
+        <AgentVersions agent={agent.data} mayWrite={mayWrite} onRestored={() => setRestored((n) => n + 1)} />
+      </div>
+    </>
+  );
+}
