@@ -14,6 +14,9 @@ export interface ApiError {
 
 let sessionLost: () => void = () => undefined;
 
+/** Tells the app that the session could not be renewed (for calls made outside `api`, such as an upload). */
+export const reportSessionLost = () => sessionLost();
+
 /** Who hears that the session could not be renewed (the app, which goes back to the login page). */
 export function onSessionLost(listener: () => void): void {
   sessionLost = listener;
@@ -22,7 +25,7 @@ export function onSessionLost(listener: () => void): void {
 let refreshing: Promise<boolean> | undefined;
 
 /** A refresh token is single-use: requests that fail together share one rotation instead of racing each other. */
-function refreshOnce(): Promise<boolean> {
+export function refreshOnce(): Promise<boolean> {
   refreshing ??= fetch('/admin/auth/refresh', { method: 'POST', credentials: 'same-origin' })
     .then(
       (response) => response.ok,

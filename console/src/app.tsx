@@ -11,6 +11,8 @@ import { AgentPage } from './pages/agent-page';
 import { AuditLogPage } from './pages/audit-log-page';
 import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
+import { KnowledgePage } from './pages/knowledge-page';
+import { KnowledgeSourcePage } from './pages/knowledge-source-page';
 import { LoginPage, SessionEndedDialog } from './pages/login-page';
 import { PlaygroundPage } from './pages/playground-page';
 import { SessionPage } from './pages/session-page';
@@ -22,6 +24,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const session = useSession();
   const mayReadAgents = useCan('agents.read');
   const mayReadConversations = useCan('conversations.read');
+  const mayReadKnowledge = useCan('knowledge.read');
   const mayReadAdmins = useCan('admin_users.read');
   const mayReadAudit = useCan('audit_logs.read');
   async function logOut() {
@@ -39,6 +42,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadAgents && <NavLink to="/agents">Agents</NavLink>}
           {mayReadAgents && <NavLink to="/playground">Playground</NavLink>}
           {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
+          {mayReadKnowledge && <NavLink to="/knowledge">Knowledge</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
           {mayReadAudit && <NavLink to="/audit-log">Audit log</NavLink>}
         </nav>
@@ -103,6 +107,8 @@ export function App() {
             <Route path="playground" element={<PlaygroundPage />} />
             <Route path="sessions" element={<SessionsPage />} />
             <Route path="sessions/:sessionId" element={<SessionPage />} />
+            <Route path="knowledge" element={<KnowledgePage />} />
+            <Route path="knowledge/:sourceId" element={<KnowledgeSourcePage />} />
             <Route path="admin-users" element={<AdminUsersPage />} />
             <Route path="admin-users/:adminUserId" element={<AdminUserPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />

@@ -313,6 +313,9 @@ t.test('the agents list shows 50 at a time and the rest on request', async (t) =
   await page.getByRole('button', { name: 'Show more' }).click();
   await page.waitForFunction((total) => document.querySelectorAll('tbody tr').length === total, before + 50);
   t.equal(await page.getByRole('button', { name: 'Show more' }).count(), 0, 'nothing more to show');
+  await page.getByRole('link', { name: 'Bulk agent 49' }).click();
+  await page.getByRole('heading', { name: 'Bulk agent 49' }).waitFor();
+  t.pass("a name in the list opens the agent's page");
 });
 
 t.test('administrators are made and granted permissions with the password asked again, and the audit log shows it', async (t) => {
@@ -375,9 +378,8 @@ t.test('administrators are made and granted permissions with the password asked 
 t.test('an agent is edited field group by field group, refused values shown beside their fields, versioned, compared, rolled back and published', async (t) => {
   const agent = (await root.request('POST', '/agents', { name: 'Editable', agent_type: 'chat', system_prompt: 'Be brief.' })).body;
   const { page } = await newPage(t);
-  await page.goto('/console/agents');
+  await page.goto(`/console/agents/${agent.agent_id}`);
   await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
-  await page.getByRole('link', { name: 'Editable' }).click();
   const form = page.getByRole('form', { name: 'Agent settings' });
   await form.getByLabel('System prompt').waitFor();
   t.equal(await form.getByLabel('System prompt').inputValue(), 'Be brief.', 'the stored value');
@@ -442,4 +444,57 @@ t.test('an agent is edited field group by field group, refused values shown besi
   await page.getByRole('button', { name: 'Publish' }).click();
   await page.getByText(/^Published version: \d+$/).waitFor();
   t.ok((await root.request('GET', `/agents/${fusion.agent_id}`)).body.published_agent_version_id, 'a fusion agent is published');
+});
+
+t.test('knowledge: a source is made, documents uploaded with progress, indexed by a job followed live, and checked', async (t) => {
+  const { page } = await newPage(t);
+  await page.goto('/console/knowledge');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByText('No knowledge source yet.').waitFor();
+  const form = page.getByRole('form', { name: 'New source' });
+  await form.getByLabel('Name').fill('Handbook');
+  await form.getByRole('button', { name: 'Create source' }).click();
+  await page.getByRole('link', { name: 'Handbook' }).click();
+  await page.getByRole('heading', { name: 'Handbook' }).waitFor();
+
+  const handbook = Array.from({ length: 40 }, (_, i) => `Section ${i}. Items can be returned within 30 days of delivery, in their original packaging.`).join(
+    '\n\n',
+  );
+  await page.getByLabel('Documents to add').setInputFiles([
+    { name: 'handbook.md', mimeType: 'text/markdown', buffer: Buffer.from(`# Returns\n\n${handbook}\n`) },
+    { name: 'tool.exe', mimeType: 'application/octet-stream', buffer: Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00]) },
+  ]);
+  await page.locator('.uploads li').filter({ hasText: 'handbook.md' }).filter({ hasText: 'uploaded' }).waitFor();
+  t.equal(await page.getByRole('progressbar', { name: 'Upload of handbook.md' }).getAttribute('value'), '1', 'its progress bar is full');
+  const refused = page.getByRole('alert').filter({ hasText: 'Could not upload tool.exe' });
+  await refused.waitFor();
+  t.pass(`a file the host refuses says why: ${await refused.textContent()}`);
+  await page.getByRole('cell', { name: 'handbook.md' }).waitFor();
+
+  await page.getByRole('button', { name: 'Index new documents' }).click();
+  await page.getByRole('cell', { name: 'succeeded' }).waitFor();
+  const row = page.getByRole('row', { name: /handbook\.md/ });
+  await row.getByRole('cell', { name: 'indexed', exact: true }).first().waitFor();
+  const cells = await row.getByRole('cell').allTextContents();
+  const [actual, expected] = cells[3]!.split(' / ');
+  t.ok(Number(actual) > 0 && actual === expected, `every chunk is in the vector store (${cells[3]})`);
+  await page.getByRole('button', { name: 'Check vector health' }).click();
+  await page.getByText(/^Vector health: /).waitFor();
+  await checkAccessibility(t, page, 'knowledge source');
+  await screenshot(page, 'knowledge-source');
+
+  // Mounted on a chat agent, the handbook is what the playground's inspector shows retrieval handing on.
+  const agent = (await root.request('POST', '/agents', { name: 'Returns desk', agent_type: 'chat', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  await page.getByText('No knowledge source mounted.').waitFor();
+  await page.getByLabel('Source', { exact: true }).selectOption({ label: 'Handbook' });
+  await page.getByRole('button', { name: 'Mount', exact: true }).click();
+  await page.getByRole('button', { name: 'Unmount Handbook' }).waitFor();
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await page.getByLabel('Message').fill('Within how many days can items be returned?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const chunks = page.getByRole('table', { name: 'Retrieved chunks' });
+  await chunks.waitFor();
+  t.match(await chunks.textContent(), /handbook\.md.*returned within 30 days/s, 'the inspector shows the chunk and its source file');
+  await screenshot(page, 'playground-retrieval');
 });

@@ -9,6 +9,10 @@ import { parentOf } from '../../core/src/infra/process/proc.js';
 
 const BOOTSTRAP = { username: 'e2e-admin', password: 'an-e2e-password-123' };
 
+// Its hosts start and stop real embedded Postgres and Chroma servers many times: 250 to 280 s on a 2-core CI machine,
+// and 300 s (tap's usual bound) was crossed once when that machine was busier. 600 s still catches a hang.
+t.setTimeout(600_000);
+
 /** A fresh data directory, removed when the test ends. */
 async function dataDirFor(t: { teardown(fn: () => unknown): void }): Promise<string> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-e2e-'));

@@ -79,7 +79,7 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
           .filter((route) => route.meta)
           .map((route) => route.path)
           .sort(),
-        ['/asyncapi.json', '/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'],
+        ['/asyncapi.json', '/console', '/console/*', '/docs', '/docs/assets/:file', '/openapi.json', '/redoc', '/redoc/assets/:file'],
         'the documentation routes are not operations',
       );
       let operations = 0;

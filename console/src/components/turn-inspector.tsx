@@ -4,7 +4,15 @@ import { ErrorMessage, Loading } from './states';
 
 type Row = Record<string, unknown>;
 
-const show = (value: unknown): string => (value === null || value === undefined ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const LONGEST = 280;
+
+/** A cell's text: scores to three places, long texts cut (the full text is the cell's title). */
+const show = (value: unknown): string => {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : value.toFixed(3);
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.length > LONGEST ? `${text.slice(0, LONGEST)}…` : text;
+};
 
 /** A list of records as a table of the columns asked for; records lack some, so each cell falls back to a dash. */
 function RecordTable({ rows, columns, caption, none }: { rows: Row[]; columns: string[]; caption: string; none: string }) {
@@ -25,7 +33,9 @@ function RecordTable({ rows, columns, caption, none }: { rows: Row[]; columns: s
         {rows.map((row, index) => (
           <tr key={index}>
             {columns.map((column) => (
-              <td key={column}>{show(row[column])}</td>
+              <td key={column} title={typeof row[column] === 'string' ? row[column] : undefined}>
+                {show(row[column])}
+              </td>
             ))}
           </tr>
         ))}

@@ -3,14 +3,17 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, expectData } from '../api';
 import { AgentForm } from '../components/agent-form';
+import { AgentMounts } from '../components/agent-mounts';
 import { AgentVersions } from '../components/agent-versions';
 import { ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
 
-/** One agent: every field group to edit, and its versions. */
+/** One agent: every field group to edit, its versions, and for a chat agent its knowledge mounts. */
 export function AgentPage() {
   const agentId = useParams().agentId!;
   const mayWrite = useCan('agents.write');
+  const mayReadKnowledge = useCan('knowledge.read');
+  const mayMount = useCan('knowledge.write');
   // A rollback replaces the configuration under the form: a new form then starts from it.
   const [restored, setRestored] = useState(0);
   const agent = useQuery({
@@ -24,7 +27,10 @@ export function AgentPage() {
       <h1>{agent.data.name}</h1>
       <div className="agent-layout">
         <AgentForm key={restored} agent={agent.data} readOnly={!mayWrite} />
-        <AgentVersions agent={agent.data} mayWrite={mayWrite} onRestored={() => setRestored((n) => n + 1)} />
+        <div>
+          <AgentVersions agent={agent.data} mayWrite={mayWrite} onRestored={() => setRestored((n) => n + 1)} />
+          {mayReadKnowledge && agent.data.agent_type === 'chat' && <AgentMounts agentId={agentId} mayWrite={mayMount} />}
+        </div>
       </div>
     </>
   );

@@ -1,0 +1,85 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, expectData, type ApiError } from '../api';
+import { DataTable } from './data-table';
+import { ErrorMessage, Loading } from './states';
+
+/** The knowledge sources an agent retrieves from: mount one more, or unmount (with knowledge.write). */
+export function AgentMounts({ agentId, mayWrite }: { agentId: string; mayWrite: boolean }) {
+  const queries = useQueryClient();
+  const [chosen, setChosen] = useState('');
+  const path = { params: { path: { agent_id: agentId } } };
+  const mounts = useQuery({ queryKey: ['mounts', agentId], queryFn: () => expectData(api.GET('/agents/{agent_id}/mounts', path)) });
+  const sources = useQuery({
+    queryKey: ['knowledge-sources', 'all'],
+    queryFn: () => expectData(api.GET('/knowledge-sources', { params: { query: { limit: 100 } } })),
+    enabled: mayWrite,
+  });
+  const refresh = () => queries.invalidateQueries({ queryKey: ['mounts', agentId] });
+  const mount = useMutation<unknown, ApiError, string>({
+    mutationFn: (sourceId) => expectData(api.POST('/agents/{agent_id}/mounts', { ...path, body: { source_id: sourceId } })),
+    onSuccess: async () => {
+      setChosen('');
+      await refresh();
+    },
+  });
+  const unmount = useMutation<unknown, ApiError, string>({
+    mutationFn: (mountId) => expectData(api.DELETE('/agents/{agent_id}/mounts/{mount_id}', { params: { path: { agent_id: agentId, mount_id: mountId } } })),
+    onSuccess: refresh,
+  });
+  const mounted = new Set(mounts.data?.items.map((m) => m.source_id));
+  const offered = (sources.data?.items ?? []).filter((s) => !mounted.has(s.source_id) && s.source_kind === 'standard');
+
+  return (
+    <section aria-labelledby="mounts-heading">
+      <h2 id="mounts-heading">Knowledge</h2>
+      {mounts.isPending && <Loading what="mounts" />}
+      {mounts.isError && <ErrorMessage error={mounts.error} action="list the mounts" />}
+      {mounts.data && mounts.data.items.length === 0 && <p className="muted">No knowledge source mounted.</p>}
+      {mounts.data && mounts.data.items.length > 0 && (
+        <DataTable
+          compact
+          rows={mounts.data.items}
+          rowKey={(m) => m.mount_id}
+          columns={[
+            { header: 'Source', cell: (m) => m.source_name ?? m.source_id },
+            ...(mayWrite
+              ? [
+                  {
+                    header: 'Unmount',
+                    cell: (m: (typeof mounts.data.items)[number]) => (
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => unmount.mutate(m.mount_id)}
+                        aria-label={`Unmount ${m.source_name ?? m.source_id}`}
+                      >
+                        Unmount
+                      </button>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      )}
+      {mayWrite && offered.length > 0 && (
+        <div className="toolbar">
+          <label htmlFor="mount-source">Source</label>
+          <select id="mount-source" value={chosen} onChange={(e) => setChosen(e.target.value)}>
+            <option value="">Choose a source</option>
+            {offered.map((s) => (
+              <option key={s.source_id} value={s.source_id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+          <button type="button" disabled={!chosen || mount.isPending} onClick={() => mount.mutate(chosen)}>
+            Mount
+          </button>
+        </div>
+      )}
+      {(mount.error ?? unmount.error) && <ErrorMessage error={mount.error ?? unmount.error} action="change the mounts" />}
+    </section>
+  );
+}
