@@ -1,4 +1,5 @@
 import type { Agent } from './api';
+import { parseJson } from './components/json-field';
 
 /** How one agent field is edited: its form control, and for selects the values it takes. */
 export type FieldKind = 'text' | 'textarea' | 'select' | 'checkbox' | 'number' | 'json';
@@ -88,12 +89,6 @@ export function fromFormValue(field: AgentField, value: string | boolean): { val
   const text = String(value);
   if (text.trim() === '' && field.nullable) return { value: null };
   if (field.kind === 'number') return Number.isFinite(Number(text)) ? { value: Number(text) } : { error: 'not a number' };
-  if (field.kind === 'json') {
-    try {
-      return { value: JSON.parse(text) as unknown };
-    } catch (error) {
-      return { error: `not valid JSON: ${(error as Error).message}` };
-    }
-  }
+  if (field.kind === 'json') return parseJson(text);
   return { value: text };
 }

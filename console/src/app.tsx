@@ -14,6 +14,8 @@ import { DashboardPage } from './pages/dashboard-page';
 import { KnowledgePage } from './pages/knowledge-page';
 import { KnowledgeSourcePage } from './pages/knowledge-source-page';
 import { LoginPage, SessionEndedDialog } from './pages/login-page';
+import { ToolServerPage } from './pages/tool-server-page';
+import { ToolsPage } from './pages/tools-page';
 import { PlaygroundPage } from './pages/playground-page';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
@@ -25,6 +27,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const mayReadAgents = useCan('agents.read');
   const mayReadConversations = useCan('conversations.read');
   const mayReadKnowledge = useCan('knowledge.read');
+  const mayReadTools = useCan('mcp.read');
   const mayReadAdmins = useCan('admin_users.read');
   const mayReadAudit = useCan('audit_logs.read');
   async function logOut() {
@@ -43,6 +46,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadAgents && <NavLink to="/playground">Playground</NavLink>}
           {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
           {mayReadKnowledge && <NavLink to="/knowledge">Knowledge</NavLink>}
+          {mayReadTools && <NavLink to="/tools">Tools</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
           {mayReadAudit && <NavLink to="/audit-log">Audit log</NavLink>}
         </nav>
@@ -109,6 +113,8 @@ export function App() {
             <Route path="sessions/:sessionId" element={<SessionPage />} />
             <Route path="knowledge" element={<KnowledgePage />} />
             <Route path="knowledge/:sourceId" element={<KnowledgeSourcePage />} />
+            <Route path="tools" element={<ToolsPage />} />
+            <Route path="tools/:serverId" element={<ToolServerPage />} />
             <Route path="admin-users" element={<AdminUsersPage />} />
             <Route path="admin-users/:adminUserId" element={<AdminUserPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />

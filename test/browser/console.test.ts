@@ -2,6 +2,7 @@
 // with the host's 422 shown beside the field, a session that renews itself or, when it cannot, returns to the login
 // page where the user was, and what a sub-administrator may not do hidden or explained. Every page passes axe-core
 // with no serious or critical violation, and each leaves a screenshot in test/browser/screenshots.
+import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import t from 'tap';
@@ -497,4 +498,45 @@ t.test('knowledge: a source is made, documents uploaded with progress, indexed b
   await chunks.waitFor();
   t.match(await chunks.textContent(), /handbook\.md.*returned within 30 days/s, 'the inspector shows the chunk and its source file');
   await screenshot(page, 'playground-retrieval');
+});
+
+t.test('tools: an MCP server is registered, checked and called from the test-call console; a credential keeps its secret', async (t) => {
+  const { page } = await newPage(t);
+  await page.goto('/console/tools');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByText('No MCP server registered yet.').waitFor();
+
+  const credential = page.getByRole('form', { name: 'New credential' });
+  await credential.getByLabel('Name', { exact: true }).fill('Tracking API');
+  await credential.getByLabel('Secret name').fill('access_token');
+  await credential.getByLabel('Value').fill('s3cr3t-token-value');
+  await credential.getByRole('button', { name: 'Store credential' }).click();
+  await page.getByRole('cell', { name: 'Tracking API' }).waitFor();
+  t.equal(await page.getByRole('cell', { name: 'access_token' }).count(), 1, 'the secret is listed by name');
+  t.notMatch(await page.content(), /s3cr3t-token-value/, 'and its value is nowhere on the page once stored');
+
+  const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+  const server = page.getByRole('form', { name: 'New MCP server' });
+  await server.getByLabel('Name', { exact: true }).fill('Everything');
+  await server.getByLabel('Connection (JSON)').fill('{"command": "node", "args": [');
+  await server.getByRole('button', { name: 'Register server' }).click();
+  t.match(await server.locator('#server-config-error').textContent(), /not valid JSON/, 'a config that does not parse is caught before sending');
+  await server.getByLabel('Connection (JSON)').fill(JSON.stringify({ command: process.execPath, args: [everything, 'stdio'] }));
+  await server.getByRole('button', { name: 'Register server' }).click();
+  await page.getByRole('link', { name: 'Everything' }).click();
+
+  await page.getByRole('button', { name: 'Check health' }).click();
+  await page.getByText(/^Healthy: active/).waitFor();
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  const result = page.getByRole('status', { name: 'Test call result' });
+  await result.getByRole('cell', { name: 'echo', exact: true }).waitFor();
+  t.match(await result.textContent(), /tools\/list: success/, 'tools/list lists the tools');
+  await page.getByLabel('Action').selectOption('tools/call');
+  await page.getByLabel('Tool').fill('echo');
+  await page.getByLabel('Arguments (JSON)').fill('{"message": "hello console"}');
+  await page.getByRole('button', { name: 'Call', exact: true }).click();
+  await result.getByText(/Echo: hello console/).waitFor();
+  t.pass('tools/call shows the tool result');
+  await checkAccessibility(t, page, 'tool server');
+  await screenshot(page, 'tool-server');
 });
