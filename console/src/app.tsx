@@ -17,6 +17,7 @@ import { LoginPage, SessionEndedDialog } from './pages/login-page';
 import { ToolServerPage } from './pages/tool-server-page';
 import { ToolsPage } from './pages/tools-page';
 import { PlaygroundPage } from './pages/playground-page';
+import { ScheduledTasksPage } from './pages/scheduled-tasks-page';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SessionContext, useCan, useSession, type Session } from './session';
@@ -28,6 +29,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const mayReadConversations = useCan('conversations.read');
   const mayReadKnowledge = useCan('knowledge.read');
   const mayReadTools = useCan('mcp.read');
+  const mayReadTasks = useCan('scheduled_tasks.read');
   const mayReadAdmins = useCan('admin_users.read');
   const mayReadAudit = useCan('audit_logs.read');
   async function logOut() {
@@ -47,6 +49,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
           {mayReadKnowledge && <NavLink to="/knowledge">Knowledge</NavLink>}
           {mayReadTools && <NavLink to="/tools">Tools</NavLink>}
+          {mayReadTasks && <NavLink to="/scheduled-tasks">Scheduled</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
           {mayReadAudit && <NavLink to="/audit-log">Audit log</NavLink>}
         </nav>
@@ -115,6 +118,7 @@ export function App() {
             <Route path="knowledge/:sourceId" element={<KnowledgeSourcePage />} />
             <Route path="tools" element={<ToolsPage />} />
             <Route path="tools/:serverId" element={<ToolServerPage />} />
+            <Route path="scheduled-tasks" element={<ScheduledTasksPage />} />
             <Route path="admin-users" element={<AdminUsersPage />} />
             <Route path="admin-users/:adminUserId" element={<AdminUserPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />

@@ -1,7 +1,7 @@
 import { asApiError, refreshOnce, reportSessionLost } from './api';
 
 /** One attempt: XMLHttpRequest, since fetch reports no upload progress. Resolves with the status and the JSON body. */
-function send(url: string, file: File, onProgress: (fraction: number) => void): Promise<{ status: number; body: unknown }> {
+function send(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', url);
@@ -11,25 +11,30 @@ function send(url: string, file: File, onProgress: (fraction: number) => void): 
     };
     request.onload = () => resolve({ status: request.status, body: request.response as unknown });
     request.onerror = () => reject(new Error('the upload failed: the connection was lost'));
-    const form = new FormData();
-    form.append('file', file);
     request.send(form);
   });
 }
 
 /**
- * Uploads `file` as the `file` part of a multipart request, reporting progress from 0 to 1, renewing an expired
- * session once as every other call does. Resolves with the host's answer, or throws its ApiError.
+ * Posts `form` as multipart/form-data, reporting progress from 0 to 1, renewing an expired session once as every
+ * other call does. Resolves with the host's answer, or throws its ApiError.
  */
-export async function uploadFile<T>(url: string, file: File, onProgress: (fraction: number) => void): Promise<T> {
-  let answer = await send(url, file, onProgress);
+export async function uploadForm<T>(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<T> {
+  let answer = await send(url, form, onProgress);
   if (answer.status === 401) {
     if (!(await refreshOnce())) {
       reportSessionLost();
       throw asApiError(answer.body, answer.status);
     }
-    answer = await send(url, file, onProgress);
+    answer = await send(url, form, onProgress);
   }
   if (answer.status < 200 || answer.status >= 300) throw asApiError(answer.body, answer.status);
   return answer.body as T;
+}
+
+/** Uploads one file as the `file` part (the knowledge upload route's field). */
+export function uploadFile<T>(url: string, file: File, onProgress: (fraction: number) => void): Promise<T> {
+  const form = new FormData();
+  form.append('file', file);
+  return uploadForm<T>(url, form, onProgress);
 }

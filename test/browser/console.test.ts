@@ -3,6 +3,7 @@
 // page where the user was, and what a sub-administrator may not do hidden or explained. Every page passes axe-core
 // with no serious or critical violation, and each leaves a screenshot in test/browser/screenshots.
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import t from 'tap';
@@ -539,4 +540,74 @@ t.test('tools: an MCP server is registered, checked and called from the test-cal
   t.pass('tools/call shows the tool result');
   await checkAccessibility(t, page, 'tool server');
   await screenshot(page, 'tool-server');
+
+  // The README's walkthrough, in the console: mount the server on a chat agent, add a quick-match rule, and ask.
+  const serverId = new URL(page.url()).pathname.split('/').at(-1)!;
+  const agent = (await root.request('POST', '/agents', { name: 'Echo desk', agent_type: 'chat' })).body;
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  const mountForm = page.getByRole('form', { name: 'Mount an MCP server' });
+  await mountForm.getByLabel('Server').selectOption({ label: 'Everything' });
+  await mountForm.getByLabel(/^Allowed tools/).fill('echo');
+  await mountForm.getByRole('button', { name: 'Mount server' }).click();
+  await page.getByRole('button', { name: 'Unmount Everything' }).waitFor();
+  const rules = { quick_match_rules: [{ prefix: '/echo', mcp_server_id: serverId, tool_name: 'echo', suffix_parameter_name: 'message' }] };
+  await page.getByLabel('Tool responses (JSON)').fill(JSON.stringify(rules));
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Saved.').waitFor();
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await page.getByLabel('Message').fill('/echo hello tools');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.message.assistant p').filter({ hasText: 'Echo: hello tools' }).waitFor();
+  const calls = page.getByRole('table', { name: 'MCP calls' });
+  await calls.waitFor();
+  t.match(await calls.textContent(), /Everything.*echo.*success/s, 'the inspector shows the MCP call and its status');
+});
+
+t.test('scheduled tasks: one asked for in the playground is listed with its schedule, and cancelled keeping its history', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Reminder desk', agent_type: 'chat' })).body;
+  const { page } = await newPage(t);
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByLabel('Message').fill('Remind me every weekday at 9:00 to read the overnight tickets');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page
+    .locator('.message.assistant p')
+    .filter({ hasText: /^Scheduled/ })
+    .waitFor();
+
+  await page.getByRole('link', { name: 'Scheduled' }).click();
+  const row = page.getByRole('row', { name: /read the overnight tickets/ });
+  await row.waitFor();
+  t.match(await row.textContent(), /cron.*active/, 'the task, its schedule kind and status');
+  await row.getByRole('button', { name: 'Runs' }).click();
+  await page.getByRole('region', { name: 'Runs of the task' }).getByText('No run yet.').waitFor();
+  await checkAccessibility(t, page, 'scheduled tasks');
+  await screenshot(page, 'scheduled-tasks');
+  await row.getByRole('button', { name: 'Cancel' }).click();
+  await row.getByRole('cell', { name: 'cancelled' }).waitFor();
+  const task = (await root.request('GET', `/scheduled-tasks?agent_id=${agent.agent_id}`)).body.items[0];
+  t.equal(task.status, 'cancelled', 'the host has it cancelled');
+  await page.getByLabel('Status').selectOption('active');
+  await page.getByText('No scheduled task matches.').waitFor();
+  t.pass('the status filter leaves it out');
+});
+
+t.test('ETL: an etl agent maps an uploaded CSV onto a target schema, followed to its end, with its files to download', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Customer import', agent_type: 'etl' })).body;
+  const { page } = await newPage(t);
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByText('No ETL job yet.').waitFor();
+  const examples = new URL('../../examples/', import.meta.url);
+  await page.getByLabel('Source CSV').setInputFiles(fileURLToPath(new URL('customers.csv', examples)));
+  await page.getByLabel('Target schema CSV').setInputFiles(fileURLToPath(new URL('customers-schema.csv', examples)));
+  await page.getByRole('button', { name: 'Start job' }).click();
+  const row = page.getByRole('row', { name: /customers\.csv/ });
+  await row.getByRole('cell', { name: /^succeeded/ }).waitFor();
+  t.match(await row.textContent(), /4 of 4.*3 written, 1 rejected, 3 cells coerced/, 'the rows and the report counts');
+  const output = await row.getByRole('link', { name: 'Output' }).getAttribute('href');
+  const downloaded = await page.evaluate(async (href) => (await fetch(href!)).text(), output);
+  t.match(downloaded, /^name,email,signup_date\r?\n/, 'the output has exactly the target columns');
+  await checkAccessibility(t, page, 'etl agent');
+  await screenshot(page, 'etl');
 });

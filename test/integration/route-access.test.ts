@@ -14,6 +14,7 @@ const PUBLIC = [
   /^\/public\/ws\//,
   /^\/document-recognition\/(runtime-agents|runs)/,
   /^\/admin\/auth\/(login|refresh)$/,
+  /^\/console(\/\*)?$/, // the console's static files: all they show comes from API calls that need a login
 ];
 // Routes any logged-in administrator may use, whatever their permissions.
 const LOGIN_ONLY = [

@@ -1,8 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
-import { DataTable } from './data-table';
-import { ErrorMessage, Loading } from './states';
+import { buttonColumn, DataTable } from './data-table';
+import { ErrorMessage, ListStates } from './states';
+
+type Mount = components['schemas']['KnowledgeMount'];
 
 /** The knowledge sources an agent retrieves from: mount one more, or unmount (with knowledge.write). */
 export function AgentMounts({ agentId, mayWrite }: { agentId: string; mayWrite: boolean }) {
@@ -33,9 +36,7 @@ export function AgentMounts({ agentId, mayWrite }: { agentId: string; mayWrite: 
   return (
     <section aria-labelledby="mounts-heading">
       <h2 id="mounts-heading">Knowledge</h2>
-      {mounts.isPending && <Loading what="mounts" />}
-      {mounts.isError && <ErrorMessage error={mounts.error} action="list the mounts" />}
-      {mounts.data && mounts.data.items.length === 0 && <p className="muted">No knowledge source mounted.</p>}
+      <ListStates query={mounts} count={mounts.data?.items.length} what="mounts" empty="No knowledge source mounted." />
       {mounts.data && mounts.data.items.length > 0 && (
         <DataTable
           compact
@@ -43,23 +44,12 @@ export function AgentMounts({ agentId, mayWrite }: { agentId: string; mayWrite: 
           rowKey={(m) => m.mount_id}
           columns={[
             { header: 'Source', cell: (m) => m.source_name ?? m.source_id },
-            ...(mayWrite
-              ? [
-                  {
-                    header: 'Unmount',
-                    cell: (m: (typeof mounts.data.items)[number]) => (
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={() => unmount.mutate(m.mount_id)}
-                        aria-label={`Unmount ${m.source_name ?? m.source_id}`}
-                      >
-                        Unmount
-                      </button>
-                    ),
-                  },
-                ]
-              : []),
+            ...buttonColumn<Mount>(
+              mayWrite,
+              'Unmount',
+              (m) => `Unmount ${m.source_name ?? m.source_id}`,
+              (m) => unmount.mutate(m.mount_id),
+            ),
           ]}
         />
       )}

@@ -36,3 +36,18 @@ export function DataTable<Row>({ rows, columns, rowKey, compact }: { rows: Row[]
 export function When({ at }: { at: string | null | undefined }) {
   return at ? <time dateTime={at}>{new Date(at).toLocaleString()}</time> : '—';
 }
+
+/** A column of one button a row (an unmount, a revoke), present only when the user may use it. */
+export function buttonColumn<Row>(allowed: boolean, header: string, label: (row: Row) => string, onClick: (row: Row) => void): Column<Row>[] {
+  if (!allowed) return [];
+  return [
+    {
+      header,
+      cell: (row) => (
+        <button type="button" className="secondary" onClick={() => onClick(row)} aria-label={label(row)}>
+          {header}
+        </button>
+      ),
+    },
+  ];
+}

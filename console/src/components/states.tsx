@@ -32,3 +32,20 @@ export function ErrorMessage({ error, action }: { error: unknown; action: string
     </div>
   );
 }
+
+/** A list's loading, error and empty states, from its query; renders nothing once it has items. */
+export function ListStates({
+  query,
+  count,
+  what,
+  empty,
+}: {
+  query: { isPending: boolean; isError: boolean; error: unknown };
+  count: number | undefined;
+  what: string;
+  empty: string;
+}) {
+  if (query.isPending) return <Loading what={what} />;
+  if (query.isError) return <ErrorMessage error={query.error} action={`list the ${what}`} />;
+  return count === 0 ? <p className="muted">{empty}</p> : null;
+}

@@ -4,16 +4,22 @@ import { useParams } from 'react-router';
 import { api, expectData } from '../api';
 import { AgentForm } from '../components/agent-form';
 import { AgentMounts } from '../components/agent-mounts';
+import { AgentToolMounts } from '../components/agent-tool-mounts';
+import { EtlJobs } from '../components/etl-jobs';
 import { AgentVersions } from '../components/agent-versions';
 import { ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
 
-/** One agent: every field group to edit, its versions, and for a chat agent its knowledge mounts. */
+/** One agent: every field group to edit, its versions; a chat agent's knowledge and tool mounts, an ETL agent's jobs. */
 export function AgentPage() {
   const agentId = useParams().agentId!;
   const mayWrite = useCan('agents.write');
   const mayReadKnowledge = useCan('knowledge.read');
   const mayMount = useCan('knowledge.write');
+  const mayReadTools = useCan('mcp.read');
+  const mayMountTools = useCan('mcp.write');
+  const mayReadJobs = useCan('jobs.read');
+  const mayRunJobs = useCan('jobs.write');
   // A rollback replaces the configuration under the form: a new form then starts from it.
   const [restored, setRestored] = useState(0);
   const agent = useQuery({
@@ -30,6 +36,8 @@ export function AgentPage() {
         <div>
           <AgentVersions agent={agent.data} mayWrite={mayWrite} onRestored={() => setRestored((n) => n + 1)} />
           {mayReadKnowledge && agent.data.agent_type === 'chat' && <AgentMounts agentId={agentId} mayWrite={mayMount} />}
+          {mayReadTools && agent.data.agent_type === 'chat' && <AgentToolMounts agentId={agentId} mayWrite={mayMountTools} />}
+          {mayReadJobs && agent.data.agent_type === 'etl' && <EtlJobs agentId={agentId} mayWrite={mayRunJobs} />}
         </div>
       </div>
     </>

@@ -1,0 +1,115 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { components } from '@agent-host/client';
+import { api, expectData, type ApiError } from '../api';
+import { buttonColumn, DataTable } from './data-table';
+import { ErrorMessage, ListStates } from './states';
+
+type Mount = components['schemas']['McpMount'];
+
+/**
+ * The MCP servers a chat agent may call, each with its policy (allowed tools, calls a turn, timeout, operator
+ * approval): mount one more, or unmount (with mcp.write).
+ */
+export function AgentToolMounts({ agentId, mayWrite }: { agentId: string; mayWrite: boolean }) {
+  const queries = useQueryClient();
+  const path = { params: { path: { agent_id: agentId } } };
+  const [serverId, setServerId] = useState('');
+  const [allowed, setAllowed] = useState('');
+  const [maxCalls, setMaxCalls] = useState('');
+  const [approval, setApproval] = useState<'none' | 'operator'>('none');
+  const mounts = useQuery({ queryKey: ['mcp-mounts', agentId], queryFn: () => expectData(api.GET('/agents/{agent_id}/mcp-mounts', path)) });
+  const servers = useQuery({
+    queryKey: ['mcp-servers'],
+    queryFn: () => expectData(api.GET('/mcp-servers', { params: { query: { limit: 100 } } })),
+    enabled: mayWrite,
+  });
+  const refresh = () => queries.invalidateQueries({ queryKey: ['mcp-mounts', agentId] });
+  const mount = useMutation<unknown, ApiError>({
+    mutationFn: () => {
+      const tools = allowed
+        .split(',')
+        .map((tool) => tool.trim())
+        .filter(Boolean);
+      return expectData(
+        api.POST('/agents/{agent_id}/mcp-mounts', {
+          ...path,
+          body: {
+            mcp_server_id: serverId,
+            approval,
+            ...(tools.length > 0 && { allowed_tools: tools }),
+            ...(maxCalls && { max_calls_per_turn: Number(maxCalls) }),
+          },
+        }),
+      );
+    },
+    onSuccess: async () => {
+      setServerId('');
+      setAllowed('');
+      setMaxCalls('');
+      await refresh();
+    },
+  });
+  const unmount = useMutation<unknown, ApiError, string>({
+    mutationFn: (mountId) => expectData(api.DELETE('/agents/{agent_id}/mcp-mounts/{mount_id}', { params: { path: { agent_id: agentId, mount_id: mountId } } })),
+    onSuccess: refresh,
+  });
+  const mounted = new Set(mounts.data?.items.map((m) => m.mcp_server_id));
+  const offered = (servers.data?.items ?? []).filter((s) => !mounted.has(s.mcp_server_id));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (serverId) mount.mutate();
+  };
+
+  return (
+    <section aria-labelledby="tool-mounts-heading">
+      <h2 id="tool-mounts-heading">Tools</h2>
+      <ListStates query={mounts} count={mounts.data?.items.length} what="tool mounts" empty="No MCP server mounted." />
+      {mounts.data && mounts.data.items.length > 0 && (
+        <DataTable
+          compact
+          rows={mounts.data.items}
+          rowKey={(m) => m.mount_id}
+          columns={[
+            { header: 'Server', cell: (m) => `${m.server_name ?? m.mcp_server_id} (${m.server_status ?? '—'})` },
+            { header: 'Allowed tools', cell: (m) => m.allowed_tools?.join(', ') ?? 'all' },
+            { header: 'Calls a turn', cell: (m) => m.max_calls_per_turn },
+            { header: 'Approval', cell: (m) => m.approval },
+            ...buttonColumn<Mount>(
+              mayWrite,
+              'Unmount',
+              (m) => `Unmount ${m.server_name ?? m.mcp_server_id}`,
+              (m) => unmount.mutate(m.mount_id),
+            ),
+          ]}
+        />
+      )}
+      {mayWrite && offered.length > 0 && (
+        <form className="form" onSubmit={submit} aria-label="Mount an MCP server">
+          <label htmlFor="tool-mount-server">Server</label>
+          <select id="tool-mount-server" value={serverId} onChange={(e) => setServerId(e.target.value)}>
+            <option value="">Choose a server</option>
+            {offered.map((s) => (
+              <option key={s.mcp_server_id} value={s.mcp_server_id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+          <label htmlFor="tool-mount-allowed">Allowed tools (comma-separated; empty allows all)</label>
+          <input id="tool-mount-allowed" value={allowed} onChange={(e) => setAllowed(e.target.value)} />
+          <label htmlFor="tool-mount-calls">Calls a turn</label>
+          <input id="tool-mount-calls" inputMode="numeric" value={maxCalls} onChange={(e) => setMaxCalls(e.target.value)} />
+          <label htmlFor="tool-mount-approval">Approval</label>
+          <select id="tool-mount-approval" value={approval} onChange={(e) => setApproval(e.target.value as 'none' | 'operator')}>
+            <option value="none">none</option>
+            <option value="operator">operator</option>
+          </select>
+          <button type="submit" disabled={!serverId || mount.isPending}>
+            Mount server
+          </button>
+        </form>
+      )}
+      {(mount.error ?? unmount.error) && <ErrorMessage error={mount.error ?? unmount.error} action="change the tool mounts" />}
+    </section>
+  );
+}
