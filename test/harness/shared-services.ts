@@ -1,6 +1,6 @@
 // The services every test shares (one embedded Postgres server and one Chroma server per run, FerretDB for the MongoDB
-// job store, Schemathesis for the API fuzz test, Chromium for the browser tests), started for a run of tap and stopped after it. Test files create their
-// own database on the shared server, copied from one migrated once per run.
+// job store, Schemathesis for the API fuzz test, Chromium for the browser tests), started for a run of tap and stopped
+// after it. Test files create their own database on the shared server, copied from one migrated once per run.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
