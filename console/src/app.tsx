@@ -11,6 +11,9 @@ import { AgentPage } from './pages/agent-page';
 import { AuditLogPage } from './pages/audit-log-page';
 import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
+import { EvaluationDatasetPage } from './pages/evaluation-dataset-page';
+import { EvaluationPage } from './pages/evaluation-page';
+import { EvaluationRunPage } from './pages/evaluation-run-page';
 import { KnowledgePage } from './pages/knowledge-page';
 import { KnowledgeSourcePage } from './pages/knowledge-source-page';
 import { LoginPage, SessionEndedDialog } from './pages/login-page';
@@ -30,6 +33,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const mayReadKnowledge = useCan('knowledge.read');
   const mayReadTools = useCan('mcp.read');
   const mayReadTasks = useCan('scheduled_tasks.read');
+  const mayReadEvaluation = useCan('evaluation.read');
   const mayReadAdmins = useCan('admin_users.read');
   const mayReadAudit = useCan('audit_logs.read');
   async function logOut() {
@@ -49,6 +53,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
           {mayReadKnowledge && <NavLink to="/knowledge">Knowledge</NavLink>}
           {mayReadTools && <NavLink to="/tools">Tools</NavLink>}
+          {mayReadEvaluation && <NavLink to="/evaluation">Evaluation</NavLink>}
           {mayReadTasks && <NavLink to="/scheduled-tasks">Scheduled</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
           {mayReadAudit && <NavLink to="/audit-log">Audit log</NavLink>}
@@ -111,6 +116,7 @@ export function App() {
             <Route path="agents" element={<AgentsPage />} />
             <Route path="agents/new" element={<AgentCreatePage />} />
             <Route path="agents/:agentId" element={<AgentPage />} />
+            <Route path="agents/:agentId/evaluation-runs/:runId" element={<EvaluationRunPage />} />
             <Route path="playground" element={<PlaygroundPage />} />
             <Route path="sessions" element={<SessionsPage />} />
             <Route path="sessions/:sessionId" element={<SessionPage />} />
@@ -119,6 +125,8 @@ export function App() {
             <Route path="tools" element={<ToolsPage />} />
             <Route path="tools/:serverId" element={<ToolServerPage />} />
             <Route path="scheduled-tasks" element={<ScheduledTasksPage />} />
+            <Route path="evaluation" element={<EvaluationPage />} />
+            <Route path="evaluation/:datasetId" element={<EvaluationDatasetPage />} />
             <Route path="admin-users" element={<AdminUsersPage />} />
             <Route path="admin-users/:adminUserId" element={<AdminUserPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />

@@ -611,3 +611,72 @@ t.test('ETL: an etl agent maps an uploaded CSV onto a target schema, followed to
   await checkAccessibility(t, page, 'etl agent');
   await screenshot(page, 'etl');
 });
+
+t.test('evaluation: a CSV imported (a bad one refused by row and column), frozen, run twice around a prompt change, gated and compared', async (t) => {
+  // The offline model answers with the system prompt's passage that shares the question's words, so a prompt that
+  // holds the answers makes the second run better than the first: the change this page exists to show.
+  const agent = (await root.request('POST', '/agents', { name: 'Support desk', agent_type: 'chat' })).body;
+  const { page } = await newPage(t);
+  const runToTheEnd = async () => {
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Support desk' });
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^completed/ })
+      .waitFor();
+  };
+  await page.goto('/console/evaluation');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByText(/No dataset yet/).waitFor();
+  await checkAccessibility(t, page, 'evaluation datasets');
+  await page.getByLabel('Name').fill('Support questions');
+  await page.getByRole('button', { name: 'Create dataset' }).click();
+  await page.getByRole('heading', { name: 'Support questions' }).waitFor();
+
+  await page.getByLabel('CSV file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('question,expected_answr\nWhy?,Because\n') });
+  await page.getByText(/Could not import the CSV/).waitFor();
+  t.match(await page.locator('.field-error').textContent(), /row 1, expected_answr/, 'the refused header is named by row and column');
+  await page.getByLabel('CSV file').setInputFiles(fileURLToPath(new URL('../../examples/support-eval.csv', import.meta.url)));
+  await page.getByRole('cell', { name: 'Within how many days can items be returned?' }).waitFor();
+  t.match(await page.getByRole('link', { name: 'support-eval.csv' }).getAttribute('href'), /source-csv/, 'the source CSV can be downloaded');
+  await screenshot(page, 'evaluation-dataset');
+
+  await page.getByRole('button', { name: 'Freeze a snapshot' }).click();
+  await page.getByText(/frozen snapshot · 4 items/).waitFor();
+  await runToTheEnd();
+  const firstRun = new URL(page.url()).pathname;
+  t.match(await page.getByRole('table', { name: 'Domain' }).textContent(), /returns.*shipping/s, 'slices by domain');
+  await page.getByLabel('Pass rate at least (0 to 1)').fill('0.5');
+  await page.getByRole('button', { name: 'Evaluate gate' }).click();
+  t.match(
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Failed/ })
+      .textContent(),
+    /pass rate/i,
+    'the gate fails the run and names the pass rate',
+  );
+
+  await root.request('PATCH', `/agents/${agent.agent_id}`, {
+    system_prompt: 'Items can be returned within 30 days of delivery.\n\nExpress orders ship the same day when placed before 14:00.',
+  });
+  await page.getByRole('link', { name: 'its snapshot' }).click();
+  await runToTheEnd();
+  t.not(new URL(page.url()).pathname, firstRun, 'a second run');
+  await page.getByLabel('Baseline run').selectOption({ index: 1 });
+  const summary = page.getByRole('status').filter({ hasText: /improved/ });
+  await summary.waitFor();
+  t.match(await summary.textContent(), /^[1-9]\d* improved, 0 regressed/, 'the prompt change improved items and regressed none');
+  t.match(await page.getByRole('region', { name: 'Compare' }).textContent(), /Within how many days.*improved/s, 'the improved item, side by side');
+  const csv = await page.evaluate(
+    async (href) => (await fetch(href!)).text(),
+    await page.getByRole('link', { name: 'Download the results as CSV' }).getAttribute('href'),
+  );
+  t.match(csv, /^position,item_id,question/, 'the results download as CSV');
+  await checkAccessibility(t, page, 'evaluation run');
+  await screenshot(page, 'evaluation-run');
+  await page.getByRole('link', { name: 'The agent' }).click();
+  const runs = page.getByRole('region', { name: 'Evaluation runs' }).getByRole('row');
+  await runs.nth(2).waitFor();
+  t.equal(await runs.count(), 3, "the agent's page lists both runs");
+});

@@ -7,9 +7,22 @@ export interface Column<Row> {
 }
 
 /** Rows as a table with a header row; `rowKey` keeps React's identity of each row across refetches. */
-export function DataTable<Row>({ rows, columns, rowKey, compact }: { rows: Row[]; columns: Column<Row>[]; rowKey: (row: Row) => string; compact?: boolean }) {
+export function DataTable<Row>({
+  rows,
+  columns,
+  rowKey,
+  compact,
+  caption,
+}: {
+  rows: Row[];
+  columns: Column<Row>[];
+  rowKey: (row: Row) => string;
+  compact?: boolean;
+  caption?: string;
+}) {
   return (
     <table className={compact ? 'compact' : undefined}>
+      {caption && <caption>{caption}</caption>}
       <thead>
         <tr>
           {columns.map((column) => (

@@ -6,6 +6,7 @@ import { AgentForm } from '../components/agent-form';
 import { AgentMounts } from '../components/agent-mounts';
 import { AgentToolMounts } from '../components/agent-tool-mounts';
 import { EtlJobs } from '../components/etl-jobs';
+import { AgentEvaluationRuns } from '../components/evaluation-runs';
 import { AgentVersions } from '../components/agent-versions';
 import { ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
@@ -20,6 +21,7 @@ export function AgentPage() {
   const mayMountTools = useCan('mcp.write');
   const mayReadJobs = useCan('jobs.read');
   const mayRunJobs = useCan('jobs.write');
+  const mayReadEvaluation = useCan('evaluation.read');
   // A rollback replaces the configuration under the form: a new form then starts from it.
   const [restored, setRestored] = useState(0);
   const agent = useQuery({
@@ -38,6 +40,7 @@ export function AgentPage() {
           {mayReadKnowledge && agent.data.agent_type === 'chat' && <AgentMounts agentId={agentId} mayWrite={mayMount} />}
           {mayReadTools && agent.data.agent_type === 'chat' && <AgentToolMounts agentId={agentId} mayWrite={mayMountTools} />}
           {mayReadJobs && agent.data.agent_type === 'etl' && <EtlJobs agentId={agentId} mayWrite={mayRunJobs} />}
+          {mayReadEvaluation && agent.data.agent_type !== 'etl' && <AgentEvaluationRuns agentId={agentId} />}
         </div>
       </div>
     </>

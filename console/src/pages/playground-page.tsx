@@ -1,8 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { flushSync } from 'react-dom';
 import { useSearchParams } from 'react-router';
-import { api, expectData, type ApiError } from '../api';
+import { useAgentsOfType } from '../agents-of-type';
+import type { ApiError } from '../api';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 import { TurnInspector } from '../components/turn-inspector';
 import { useCan } from '../session';
@@ -17,21 +17,13 @@ interface Message {
   turnId?: string;
 }
 
-/** Chat agents to try, up to 100 (the host's page size). */
-function useChatAgents() {
-  return useQuery({
-    queryKey: ['agents', 'chat'],
-    queryFn: async () => (await expectData(api.GET('/agents', { params: { query: { limit: 100 } } }))).items.filter((a) => a.agent_type === 'chat'),
-  });
-}
-
 /**
  * Chat with an agent over `POST /stream` as the logged-in administrator: tokens are rendered as they arrive, and each
  * reply can be opened in the turn inspector beside the conversation. A new agent or "New conversation" starts a
  * new session; every message after the first goes on in the session the host named.
  */
 export function PlaygroundPage() {
-  const agents = useChatAgents();
+  const agents = useAgentsOfType('chat');
   const mayInspect = useCan('conversations.read');
   const [params, setParams] = useSearchParams();
   const [messages, setMessages] = useState<Message[]>([]);
