@@ -44,12 +44,16 @@ run([tsc, '-b', 'client']);
 // A production image (Dockerfile) is built without the tests.
 if (existsSync(path.join(root, 'test', 'typed'))) run([tsc, '-b', path.join('test', 'typed')]);
 const consoleDir = path.join(root, 'console');
-const consoleBuiltAt = existsSync(path.join(consoleDir, 'dist', 'index.html')) ? statSync(path.join(consoleDir, 'dist', 'index.html')).mtimeMs : 0;
-const consoleInputs = [newest(path.join(consoleDir, 'src')), statSync(schemaFile).mtimeMs].concat(
-  ['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json'].map((file) => statSync(path.join(consoleDir, file)).mtimeMs),
+// The console's two outputs, its pages and the chat widget (built second): the older one dates the build.
+const consoleBuiltAt = Math.min(
+  ...['index.html', 'widget.js'].map((file) => path.join(consoleDir, 'dist', file)).map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0)),
+);
+const consoleInputs = [newest(path.join(consoleDir, 'src')), newest(path.join(consoleDir, 'public')), statSync(schemaFile).mtimeMs].concat(
+  ['index.html', 'vite.config.ts', 'vite.widget.config.ts', 'package.json', 'tsconfig.json'].map((file) => statSync(path.join(consoleDir, file)).mtimeMs),
 );
 if (Math.max(...consoleInputs) >= consoleBuiltAt) {
   run([tsc, '-p', 'console']);
   const { build } = await import('vite');
   await build({ root: consoleDir, logLevel: 'warn' });
+  await build({ root: consoleDir, logLevel: 'warn', configFile: path.join(consoleDir, 'vite.widget.config.ts') });
 }

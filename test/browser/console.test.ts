@@ -2,6 +2,8 @@
 // with the host's 422 shown beside the field, a session that renews itself or, when it cannot, returns to the login
 // page where the user was, and what a sub-administrator may not do hidden or explained. Every page passes axe-core
 // with no serious or critical violation, and each leaves a screenshot in test/browser/screenshots.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -21,7 +23,7 @@ const model = await startOpenAiFixture({
   respond: (body) => ({ chunks: ['Refunds ', 'are ', 'issued ', 'within ', '14 ', 'days', ` (${lastUserText(body).length}).`], chunkDelayMs: 40 }),
 });
 t.teardown(() => model.close());
-const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"` } });
+const host = await startTestHost(t, { env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${model.url}"`, DEMO_GATEWAY_ENABLED: 'true' } });
 const browser = await launchBrowser(t);
 const root = new AdminClient(host.url);
 await root.login();
@@ -679,4 +681,56 @@ t.test('evaluation: a CSV imported (a bad one refused by row and column), frozen
   const runs = page.getByRole('region', { name: 'Evaluation runs' }).getByRole('row');
   await runs.nth(2).waitFor();
   t.equal(await runs.count(), 3, "the agent's page lists both runs");
+});
+
+t.test('the chat widget: the demo page chats through the demo gateway, a reload resumes the session, and another site embeds it', async (t) => {
+  const agent = (
+    await root.request('POST', '/agents', {
+      name: 'Widget desk',
+      agent_type: 'chat',
+      public_access_mode: 'public_anonymous',
+      model_provider: 'openai',
+      model_name: 'gpt-4o-mini',
+    })
+  ).body;
+  const { page } = await newPage(t);
+  await page.goto(`/console/demo.html?agent_id=${agent.agent_id}`);
+  const chat = page.getByRole('region', { name: 'Demo chat' });
+  await chat.getByRole('button', { name: 'Send' }).and(page.locator(':enabled')).waitFor();
+  await chat.getByLabel('Message').fill('When are refunds issued?');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  await chat.locator('li.agent').filter({ hasText: 'Refunds are issued within 14 days (24).' }).waitFor();
+  await checkAccessibility(t, page, 'widget demo page');
+  await screenshot(page, 'widget-demo');
+
+  await page.reload();
+  await chat.getByRole('button', { name: 'Send' }).and(page.locator(':enabled')).waitFor();
+  await chat.getByLabel('Message').fill('Thanks');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  await chat.locator('li.agent').filter({ hasText: 'Refunds are issued within 14 days (6).' }).waitFor();
+  // Send is enabled again at `done`, which comes once the turn is stored.
+  await chat.getByRole('button', { name: 'Send' }).and(page.locator(':enabled')).waitFor();
+  const sessions = (await root.request('GET', `/sessions?agent_id=${agent.agent_id}`)).body.items;
+  t.equal(sessions.length, 1, 'after a reload the widget went on in the same session');
+  t.equal((await root.request('GET', `/sessions/${sessions[0].session_id}/messages`)).body.items.length, 4, 'which holds both turns');
+
+  // Another origin (another port) embeds the widget with one script tag.
+  const site = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(
+      `<!doctype html><html lang="en"><title>Shop</title><h1>A shop</h1><script src="${host.url}/console/widget.js" data-agent-id="${agent.agent_id}"></script></html>`,
+    );
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => site.close());
+  const shop = await (await browser.newContext()).newPage();
+  t.teardown(() => shop.context().close());
+  await shop.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+  await shop.getByRole('button', { name: 'Chat' }).click();
+  const embedded = shop.getByRole('region', { name: 'Chat with us' });
+  await embedded.getByRole('button', { name: 'Send' }).and(shop.locator(':enabled')).waitFor();
+  await embedded.getByLabel('Message').fill('Hello');
+  await embedded.getByRole('button', { name: 'Send' }).click();
+  await embedded.locator('li.agent').filter({ hasText: 'Refunds are issued within 14 days (5).' }).waitFor();
+  t.pass('a page of another site chats with the agent through the widget');
 });

@@ -252,8 +252,9 @@ t.test('/openapi.json, /docs and /redoc', async (t) => {
       Object.keys(doc.channels)
         .map((c) => doc.channels[c].address)
         .sort(),
-      ['/public/ws/{session_id}', '/ws/{session_id}'],
+      ['/demo', '/public/ws/{session_id}', '/ws/{session_id}'],
     );
+    t.same(doc.operations.demoReceive.messages, [{ $ref: '#/channels/demo/messages/ai_response' }], 'the demo gateway answers with ai_response');
     const outbound = ['error', 'handoff_requested', 'history', 'message', 'session', 'system', 'takeover_event', 'tool_approval'];
     t.same(doc.operations.wsReceive.messages.map((m: { $ref: string }) => m.$ref.split('/').at(-1)).sort(), outbound, 'every event the server sends');
     t.notOk(

@@ -51,6 +51,10 @@ t.test('WebSocket rooms and human takeover (spec 3.1, 4.3)', async (t) => {
   const turnsOf = async (sessionId: string) =>
     (await query(host.databaseUrl, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [sessionId]))[0]!.n;
 
+  t.test('the demo gateway is off unless [demo_gateway] enables it', async (t) => {
+    await t.rejects(connect('/demo', { query: { agent_id: agent.agent_id } }), { message: 'Invalid namespace' });
+  });
+
   t.test('on connect the server sends history, then session', async (t) => {
     await stream(host.url, { thread_id: wsConnect, agent_id: agent.agent_id, message: 'When do parcels ship?' });
     const customer = await connect(`/public/ws/${wsConnect}`, { query: { agent_id: agent.agent_id } });

@@ -35,6 +35,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'MODEL_REQUEST_TIMEOUT_SECONDS', path: ['timeouts', 'model_request_seconds'], type: 'number' },
   { env: 'MCP_RAW_PASSTHROUGH_WRAP_JSON_CODE_BLOCK', path: ['mcp', 'raw_passthrough_wrap_json_code_block'], type: 'boolean' },
   { env: 'SCHEDULED_TASKS_ENABLED', path: ['scheduled_tasks', 'enabled'], type: 'boolean' },
+  { env: 'DEMO_GATEWAY_ENABLED', path: ['demo_gateway', 'enabled'], type: 'boolean' },
   { env: 'EVALUATION_ENABLED', path: ['evaluation', 'enabled'], type: 'boolean' },
   { env: 'FUSION_ENABLED', path: ['fusion', 'enabled'], type: 'boolean' },
   { env: 'ETL_ENABLED', path: ['etl', 'enabled'], type: 'boolean' },

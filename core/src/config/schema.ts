@@ -167,6 +167,7 @@ export const configSchema = z
         supervisor_interval_seconds: z.number().int().min(1).default(10),
       })
       .strict(),
+    demo_gateway: z.object({ enabled: z.boolean().default(false) }).strict(),
     evaluation: z
       .object({
         csv_max_bytes: z

@@ -93,7 +93,7 @@ export function consoleRoutes(): RouteDefinition[] {
       'cache-control': name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
       vary: 'Accept-Encoding',
       ...(useGzip && { 'content-encoding': 'gzip' }),
-      ...(name === 'index.html' && { 'content-security-policy': CONSOLE_CSP }),
+      ...(name.endsWith('.html') && { 'content-security-policy': CONSOLE_CSP }),
     });
     return undefined;
   };

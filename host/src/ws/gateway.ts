@@ -8,6 +8,7 @@ import { crossSiteRefusal } from '../access/browser-origin.js';
 import { clientAddressReader } from '../access/client-address.js';
 import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
 import { createAdapterPool } from './adapter-pool.js';
+import { attachDemoGateway } from './demo-gateway.js';
 import { close, RoomFanOut, type Closure, type SocketState } from './fan-out.js';
 import { parseMessageTag, readInbound, type InboundPayload } from './inbound.js';
 import { ANNOUNCE_GRACE_MS, HEARTBEAT_INTERVAL_MS, peerRelay } from './peer-relay.js';
@@ -105,6 +106,10 @@ export function createGateway(
   });
   const announced = new Promise<void>((resolve) => setTimeout(resolve, ANNOUNCE_GRACE_MS).unref());
   io.on(BROADCAST_EVENT, (broadcast: SessionBroadcast) => void fanOut.deliver(broadcast));
+
+  if (app.config.demo_gateway.enabled) {
+    attachDemoGateway(io, domains, { clientAddress: (socket) => clientAddress(socket.request), shutdown: shutdown.signal, logger: log });
+  }
 
   for (const [pattern, isPublic] of [
     [ADMIN_NAMESPACE, false],
