@@ -1,4 +1,5 @@
-import { asApiError, refreshOnce, reportSessionLost } from './api';
+import { useState } from 'react';
+import { asApiError, refreshOnce, reportSessionLost, type ApiError } from './api';
 
 /** One attempt: XMLHttpRequest, since fetch reports no upload progress. Resolves with the status and the JSON body. */
 function send(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; body: unknown }> {
@@ -37,4 +38,26 @@ export function uploadFile<T>(url: string, file: File, onProgress: (fraction: nu
   const form = new FormData();
   form.append('file', file);
   return uploadForm<T>(url, form, onProgress);
+}
+
+/**
+ * An upload form's state: `send` posts the form, showing progress while it goes and keeping the host's refusal,
+ * and resolves with the answer (undefined when refused), so the form can show both and keep what was chosen.
+ */
+export function useUpload() {
+  const [progress, setProgress] = useState<number>();
+  const [error, setError] = useState<ApiError>();
+  async function send<T>(url: string, form: FormData): Promise<T | undefined> {
+    setError(undefined);
+    setProgress(0);
+    try {
+      return await uploadForm<T>(url, form, setProgress);
+    } catch (failure) {
+      setError(failure as ApiError);
+      return undefined;
+    } finally {
+      setProgress(undefined);
+    }
+  }
+  return { progress, error, send };
 }

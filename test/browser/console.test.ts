@@ -734,3 +734,57 @@ t.test('the chat widget: the demo page chats through the demo gateway, a reload 
   await embedded.locator('li.agent').filter({ hasText: 'Refunds are issued within 14 days (5).' }).waitFor();
   t.pass('a page of another site chats with the agent through the widget');
 });
+
+t.test('Fusion: the draft run on typed inputs, a public API key made, shown once, used and revoked', async (t) => {
+  const agent = (
+    await root.request('POST', '/agents', {
+      name: 'Invoice fields',
+      agent_type: 'fusion',
+      public_access_mode: 'public_api_key',
+      fusion_definition: {
+        instructions: 'Extract the invoice fields.',
+        input_slots: [{ name: 'invoice_text', kind: 'text' }],
+        output_slots: [
+          {
+            name: 'fields',
+            kind: 'structured_json',
+            structured_output_schema: { type: 'object', required: ['name', 'total'], properties: { name: { type: 'string' }, total: { type: 'number' } } },
+          },
+        ],
+      },
+    })
+  ).body;
+  await root.request('POST', `/agents/${agent.agent_id}/publish`, {});
+  const { page } = await newPage(t);
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  const runs = page.getByRole('region', { name: 'Fusion runs' });
+  await runs.getByText('No run yet.').waitFor();
+  await page.getByRole('textbox', { name: 'invoice_text' }).fill('Invoice 17\nname: Acme Ltd\ntotal: 129.50');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  const row = runs.getByRole('row', { name: /succeeded/ });
+  await row.waitFor();
+  t.match(await row.textContent(), /admin.*invoice_text.*"name": "Acme Ltd".*"total": 129\.5/s, 'the run, its input slot and its structured output');
+
+  const keys = page.getByRole('region', { name: 'Public API keys' });
+  await keys.getByText('No API key yet.').waitFor();
+  await page.getByLabel('Label').fill('billing');
+  await page.getByRole('button', { name: 'Make key' }).click();
+  const shown = await keys.getByRole('status').locator('code').textContent();
+  t.ok(shown && shown.length > 20, 'the key is shown once');
+  const call = (key: string) =>
+    fetch(`${host.url}/public/agents/${agent.agent_id}/fusion-runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-agent-api-key': key },
+      body: JSON.stringify({ inputs: { invoice_text: 'name: Beta GmbH\ntotal: 10' } }),
+    });
+  t.equal((await call(shown!)).status, 201, 'a system calls the published version with it');
+  await page.reload();
+  await runs.getByRole('row', { name: /API key/ }).waitFor();
+  t.notOk((await page.content()).includes(shown!), 'after a reload the key appears nowhere on the page');
+  await checkAccessibility(t, page, 'fusion agent');
+  await screenshot(page, 'fusion');
+  await keys.getByRole('button', { name: 'Revoke billing' }).click();
+  await keys.getByRole('cell', { name: 'revoked' }).waitFor();
+  t.equal((await call(shown!)).status, 401, 'the revoked key is refused');
+});

@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from '@agent-host/client';
-import { api, expectData, type ApiError } from '../api';
-import { uploadForm } from '../upload';
+import { api, expectData } from '../api';
+import { useUpload } from '../upload';
 import { DataTable, When } from './data-table';
 import { ErrorMessage, ListStates } from './states';
 
@@ -25,8 +25,7 @@ export function EtlJobs({ agentId, mayWrite }: { agentId: string; mayWrite: bool
   const [source, setSource] = useState<File>();
   const [schema, setSchema] = useState<File>();
   const [instructions, setInstructions] = useState('');
-  const [progress, setProgress] = useState<number>();
-  const [error, setError] = useState<ApiError>();
+  const { progress, error, send } = useUpload();
   const jobs = useQuery({
     queryKey: ['etl-jobs', agentId],
     queryFn: () => expectData(api.GET('/agents/{agent_id}/etl-jobs', { params: { path: { agent_id: agentId } } })),
@@ -40,16 +39,7 @@ export function EtlJobs({ agentId, mayWrite }: { agentId: string; mayWrite: bool
     form.append('source_csv', source);
     form.append('target_schema_csv', schema);
     if (instructions) form.append('instructions', instructions);
-    setError(undefined);
-    setProgress(0);
-    try {
-      await uploadForm<EtlJob>(`/agents/${agentId}/etl-jobs`, form, setProgress);
-      await queries.invalidateQueries({ queryKey: ['etl-jobs', agentId] });
-    } catch (failure) {
-      setError(failure as ApiError);
-    } finally {
-      setProgress(undefined);
-    }
+    if (await send<EtlJob>(`/agents/${agentId}/etl-jobs`, form)) await queries.invalidateQueries({ queryKey: ['etl-jobs', agentId] });
   }
 
   return (

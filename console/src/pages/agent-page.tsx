@@ -6,6 +6,8 @@ import { AgentForm } from '../components/agent-form';
 import { AgentMounts } from '../components/agent-mounts';
 import { AgentToolMounts } from '../components/agent-tool-mounts';
 import { EtlJobs } from '../components/etl-jobs';
+import { FusionRuns } from '../components/fusion-runs';
+import { PublicApiKeys } from '../components/public-api-keys';
 import { AgentEvaluationRuns } from '../components/evaluation-runs';
 import { AgentVersions } from '../components/agent-versions';
 import { ErrorMessage, Loading } from '../components/states';
@@ -40,6 +42,8 @@ export function AgentPage() {
           {mayReadKnowledge && agent.data.agent_type === 'chat' && <AgentMounts agentId={agentId} mayWrite={mayMount} />}
           {mayReadTools && agent.data.agent_type === 'chat' && <AgentToolMounts agentId={agentId} mayWrite={mayMountTools} />}
           {mayReadJobs && agent.data.agent_type === 'etl' && <EtlJobs agentId={agentId} mayWrite={mayRunJobs} />}
+          {mayReadJobs && agent.data.agent_type === 'fusion' && <FusionRuns agent={agent.data} mayRun={mayRunJobs} />}
+          {agent.data.agent_type === 'fusion' && <PublicApiKeys agentId={agentId} mayWrite={mayWrite} />}
           {mayReadEvaluation && agent.data.agent_type !== 'etl' && <AgentEvaluationRuns agentId={agentId} />}
         </div>
       </div>

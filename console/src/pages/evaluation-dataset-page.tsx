@@ -9,7 +9,7 @@ import { Pager } from '../components/pager';
 import { FollowedRuns, type EvaluationRun as Run } from '../components/evaluation-runs';
 import { ErrorMessage, ListStates, Loading } from '../components/states';
 import { useCan } from '../session';
-import { uploadFile } from '../upload';
+import { useUpload } from '../upload';
 
 type Dataset = components['schemas']['EvaluationDataset'];
 
@@ -17,22 +17,14 @@ const PAGE = 50;
 
 /** Replaces the items with a CSV's rows (the host keeps the file as the source CSV); a bad file changes nothing. */
 function ImportCsv({ dataset, onImported }: { dataset: Dataset; onImported: () => void }) {
-  const [progress, setProgress] = useState<number>();
-  const [error, setError] = useState<ApiError>();
+  const { progress, error, send } = useUpload();
   async function upload(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
     event.target.value = '';
     if (!file) return;
-    setError(undefined);
-    setProgress(0);
-    try {
-      await uploadFile<Dataset>(`/evaluation-datasets/${dataset.dataset_id}/import`, file, setProgress);
-      onImported();
-    } catch (failure) {
-      setError(failure as ApiError);
-    } finally {
-      setProgress(undefined);
-    }
+    const form = new FormData();
+    form.append('file', file);
+    if (await send<Dataset>(`/evaluation-datasets/${dataset.dataset_id}/import`, form)) onImported();
   }
   return (
     <section aria-labelledby="import-heading">
