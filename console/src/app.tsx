@@ -23,6 +23,7 @@ import { PlaygroundPage } from './pages/playground-page';
 import { ScheduledTasksPage } from './pages/scheduled-tasks-page';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
+import { SystemSettingsPage } from './pages/system-settings-page';
 import { SessionContext, useCan, useSession, type Session } from './session';
 
 /** The frame of every logged-in page: navigation by permission, who is logged in, and logging out. */
@@ -36,6 +37,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const mayReadEvaluation = useCan('evaluation.read');
   const mayReadAdmins = useCan('admin_users.read');
   const mayReadAudit = useCan('audit_logs.read');
+  const mayReadSettings = useCan('system_settings.read');
   async function logOut() {
     await api.POST('/admin/auth/logout');
     onLoggedOut();
@@ -57,6 +59,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadTasks && <NavLink to="/scheduled-tasks">Scheduled</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
           {mayReadAudit && <NavLink to="/audit-log">Audit log</NavLink>}
+          {mayReadSettings && <NavLink to="/system-settings">Settings</NavLink>}
         </nav>
         <span className="who">{session.display_name || session.username}</span>
         <button type="button" onClick={() => void logOut()}>
@@ -130,6 +133,7 @@ export function App() {
             <Route path="admin-users" element={<AdminUsersPage />} />
             <Route path="admin-users/:adminUserId" element={<AdminUserPage />} />
             <Route path="audit-log" element={<AuditLogPage />} />
+            <Route path="system-settings" element={<SystemSettingsPage />} />
             <Route path="*" element={<NotFound />} />
           </Route>
         </Routes>

@@ -788,3 +788,40 @@ t.test('Fusion: the draft run on typed inputs, a public API key made, shown once
   await keys.getByRole('cell', { name: 'revoked' }).waitFor();
   t.equal((await call(shown!)).status, 401, 'the revoked key is refused');
 });
+
+t.test('system settings: a value that does not parse is caught, one the host refuses is shown, and a change needs the password', async (t) => {
+  const before = (await root.request('GET', '/admin/system-settings')).body.items.find(
+    (s: { config_key: string }) => s.config_key === 'agent.judge_prompt_max_length',
+  );
+  const { page } = await newPage(t);
+  await page.goto('/console/system-settings');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  const row = page.getByRole('row', { name: /agent\.judge_prompt_max_length/ });
+  await row.waitFor();
+  t.match(await row.textContent(), /configuration/, 'the value comes from the configuration');
+  await row.getByRole('button', { name: 'Change agent.judge_prompt_max_length' }).click();
+  const input = row.getByLabel('New value (JSON)');
+  await input.fill('a lot');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await row.getByText(/not valid JSON/).waitFor();
+  t.pass('a value that is not JSON is caught before sending');
+  await input.fill('-5');
+  await row.getByRole('button', { name: 'Save' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Confirm with your password' });
+  await dialog.getByLabel('Password').fill(BOOTSTRAP_ADMIN.password);
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  t.match(
+    await row.getByRole('alert').textContent(),
+    /Could not change agent\.judge_prompt_max_length/,
+    'the host refuses a negative length, shown in the row',
+  );
+  await input.fill(String(before.value + 1000));
+  await row.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByLabel('Password').fill(BOOTSTRAP_ADMIN.password);
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await row.getByRole('cell', { name: 'changed here' }).waitFor();
+  const after = (await root.request('GET', '/admin/system-settings')).body.items.find((s: { config_key: string }) => s.config_key === before.config_key);
+  t.equal(after.value, before.value + 1000, 'the host has the new value');
+  await checkAccessibility(t, page, 'system settings');
+  await screenshot(page, 'system-settings');
+});
