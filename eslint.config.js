@@ -1,6 +1,7 @@
 // ESLint over the TypeScript sources, with type information (typescript-eslint's project service reads each
 // package's tsconfig). `npm test` runs it before the tests (`node scripts/lint.mjs`); a finding fails the run.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -29,5 +30,11 @@ export default tseslint.config(
       // Validation matches NUL and other control characters on purpose, to refuse them.
       'no-control-regex': 'off',
     },
+  },
+  {
+    // The console's hooks must run in the same order on every render: a hook behind a condition or `&&` breaks React.
+    files: ['console/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
   },
 );

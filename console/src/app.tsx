@@ -23,6 +23,8 @@ import { PlaygroundPage } from './pages/playground-page';
 import { ScheduledTasksPage } from './pages/scheduled-tasks-page';
 import { SessionPage } from './pages/session-page';
 import { SessionsPage } from './pages/sessions-page';
+import { SkillPage } from './pages/skill-page';
+import { SkillsPage } from './pages/skills-page';
 import { SystemSettingsPage } from './pages/system-settings-page';
 import { SessionContext, useCan, useSession, type Session } from './session';
 
@@ -33,6 +35,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const mayReadConversations = useCan('conversations.read');
   const mayReadKnowledge = useCan('knowledge.read');
   const mayReadTools = useCan('mcp.read');
+  const mayReadSkills = useCan('skills.read');
   const mayReadTasks = useCan('scheduled_tasks.read');
   const mayReadEvaluation = useCan('evaluation.read');
   const mayReadAdmins = useCan('admin_users.read');
@@ -55,6 +58,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadConversations && <NavLink to="/sessions">Sessions</NavLink>}
           {mayReadKnowledge && <NavLink to="/knowledge">Knowledge</NavLink>}
           {mayReadTools && <NavLink to="/tools">Tools</NavLink>}
+          {mayReadSkills && <NavLink to="/skills">Skills</NavLink>}
           {mayReadEvaluation && <NavLink to="/evaluation">Evaluation</NavLink>}
           {mayReadTasks && <NavLink to="/scheduled-tasks">Scheduled</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
@@ -127,6 +131,8 @@ export function App() {
             <Route path="knowledge/:sourceId" element={<KnowledgeSourcePage />} />
             <Route path="tools" element={<ToolsPage />} />
             <Route path="tools/:serverId" element={<ToolServerPage />} />
+            <Route path="skills" element={<SkillsPage />} />
+            <Route path="skills/:skillId" element={<SkillPage />} />
             <Route path="scheduled-tasks" element={<ScheduledTasksPage />} />
             <Route path="evaluation" element={<EvaluationPage />} />
             <Route path="evaluation/:datasetId" element={<EvaluationDatasetPage />} />

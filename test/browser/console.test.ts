@@ -825,3 +825,49 @@ t.test('system settings: a value that does not parse is caught, one the host ref
   await checkAccessibility(t, page, 'system settings');
   await screenshot(page, 'system-settings');
 });
+
+t.test('skills: made, a draft version on the MCP server released, mounted on an agent, called by a turn and audited', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Echo desk', agent_type: 'chat' })).body;
+  const { page } = await newPage(t);
+  await page.goto('/console/skills');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByText('No skill yet.').waitFor();
+  await page.getByLabel(/^Name/).fill('echo_back');
+  await page.getByLabel('Description').fill('Repeats the request');
+  await page.getByRole('button', { name: 'Create skill' }).click();
+  await page.getByRole('heading', { name: 'echo_back' }).waitFor();
+  await page.getByLabel('MCP server').selectOption({ label: 'Everything (active)' });
+  await page.getByLabel('Config (JSON)').fill('{"tool_name": "echo",');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await page.getByText(/not valid JSON/).waitFor();
+  await page.getByLabel('Config (JSON)').fill('{"tool_name": "echo", "query_argument": "message"}');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await page.getByRole('button', { name: 'Release version 1' }).click();
+  await page
+    .getByRole('row', { name: /^1 mcp/ })
+    .locator('time')
+    .waitFor();
+  await checkAccessibility(t, page, 'skill');
+  await screenshot(page, 'skill');
+
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  const skills = page.getByRole('region', { name: 'Skills' });
+  await skills.getByText('No skill mounted.').waitFor();
+  await skills.getByLabel('Skill', { exact: true }).selectOption({ label: 'echo_back' });
+  await skills.getByLabel('Released version').waitFor();
+  await skills.getByRole('button', { name: 'Mount skill' }).click();
+  await skills.getByRole('cell', { name: 'echo_back v1' }).waitFor();
+  t.pass('mounted');
+
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await page.getByLabel('Message').fill('Repeat after me');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.message.assistant p').first().waitFor();
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  const call = skills.getByRole('table', { name: 'Skill calls' }).getByRole('row', { name: /echo_back/ });
+  await call.waitFor();
+  t.match(await call.textContent(), /echo_back v1.*echo.*success/, 'the turn called the skill, audited with its status');
+  await skills.getByRole('button', { name: 'Pause echo_back' }).click();
+  await skills.getByRole('cell', { name: /paused/ }).waitFor();
+  await checkAccessibility(t, page, 'agent with skills');
+});

@@ -31,6 +31,17 @@ t.test('a value imported only as a type must be imported as one', async (t) => {
   t.match(found, [/^@typescript-eslint\/consistent-type-imports: /]);
 });
 
+t.test("a console hook called behind a condition is an error (React's rules of hooks)", async (t) => {
+  const [result] = await eslint.lintText(
+    "import { useCan } from '../session';\nexport function useMayMount(write: boolean): boolean {\n  return write && useCan('agents.write');\n}\n",
+    { filePath: path.join(root, 'console', 'src', 'components', 'states.tsx') },
+  );
+  t.match(
+    result!.messages.map((m) => `${m.ruleId}: ${m.message}`),
+    [/^react-hooks\/rules-of-hooks: React Hook "useCan" is called conditionally/],
+  );
+});
+
 t.test('the code as it is passes', async (t) => {
   const [result] = await eslint.lintFiles([moduleOfCore]);
   t.same(result!.messages, []);

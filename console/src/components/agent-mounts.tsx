@@ -2,8 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
-import { buttonColumn, DataTable } from './data-table';
-import { ErrorMessage, ListStates } from './states';
+import { buttonColumn } from './data-table';
+import { MountSection } from './mount-section';
+import { ErrorMessage } from './states';
 
 type Mount = components['schemas']['KnowledgeMount'];
 
@@ -34,25 +35,22 @@ export function AgentMounts({ agentId, mayWrite }: { agentId: string; mayWrite: 
   const offered = (sources.data?.items ?? []).filter((s) => !mounted.has(s.source_id) && s.source_kind === 'standard');
 
   return (
-    <section aria-labelledby="mounts-heading">
-      <h2 id="mounts-heading">Knowledge</h2>
-      <ListStates query={mounts} count={mounts.data?.items.length} what="mounts" empty="No knowledge source mounted." />
-      {mounts.data && mounts.data.items.length > 0 && (
-        <DataTable
-          compact
-          rows={mounts.data.items}
-          rowKey={(m) => m.mount_id}
-          columns={[
-            { header: 'Source', cell: (m) => m.source_name ?? m.source_id },
-            ...buttonColumn<Mount>(
-              mayWrite,
-              'Unmount',
-              (m) => `Unmount ${m.source_name ?? m.source_id}`,
-              (m) => unmount.mutate(m.mount_id),
-            ),
-          ]}
-        />
-      )}
+    <MountSection
+      id="mounts-heading"
+      title="Knowledge"
+      query={mounts}
+      what="mounts"
+      empty="No knowledge source mounted."
+      columns={[
+        { header: 'Source', cell: (m) => m.source_name ?? m.source_id },
+        ...buttonColumn<Mount>(
+          mayWrite,
+          'Unmount',
+          (m) => `Unmount ${m.source_name ?? m.source_id}`,
+          (m) => unmount.mutate(m.mount_id),
+        ),
+      ]}
+    >
       {mayWrite && offered.length > 0 && (
         <div className="toolbar">
           <label htmlFor="mount-source">Source</label>
@@ -70,6 +68,6 @@ export function AgentMounts({ agentId, mayWrite }: { agentId: string; mayWrite: 
         </div>
       )}
       {(mount.error ?? unmount.error) && <ErrorMessage error={mount.error ?? unmount.error} action="change the mounts" />}
-    </section>
+    </MountSection>
   );
 }

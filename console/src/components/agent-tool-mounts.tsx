@@ -2,8 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
-import { buttonColumn, DataTable } from './data-table';
-import { ErrorMessage, ListStates } from './states';
+import { buttonColumn } from './data-table';
+import { MountSection } from './mount-section';
+import { ErrorMessage } from './states';
 
 type Mount = components['schemas']['McpMount'];
 
@@ -62,28 +63,25 @@ export function AgentToolMounts({ agentId, mayWrite }: { agentId: string; mayWri
   };
 
   return (
-    <section aria-labelledby="tool-mounts-heading">
-      <h2 id="tool-mounts-heading">Tools</h2>
-      <ListStates query={mounts} count={mounts.data?.items.length} what="tool mounts" empty="No MCP server mounted." />
-      {mounts.data && mounts.data.items.length > 0 && (
-        <DataTable
-          compact
-          rows={mounts.data.items}
-          rowKey={(m) => m.mount_id}
-          columns={[
-            { header: 'Server', cell: (m) => `${m.server_name ?? m.mcp_server_id} (${m.server_status ?? '—'})` },
-            { header: 'Allowed tools', cell: (m) => m.allowed_tools?.join(', ') ?? 'all' },
-            { header: 'Calls a turn', cell: (m) => m.max_calls_per_turn },
-            { header: 'Approval', cell: (m) => m.approval },
-            ...buttonColumn<Mount>(
-              mayWrite,
-              'Unmount',
-              (m) => `Unmount ${m.server_name ?? m.mcp_server_id}`,
-              (m) => unmount.mutate(m.mount_id),
-            ),
-          ]}
-        />
-      )}
+    <MountSection
+      id="tool-mounts-heading"
+      title="Tools"
+      query={mounts}
+      what="tool mounts"
+      empty="No MCP server mounted."
+      columns={[
+        { header: 'Server', cell: (m) => `${m.server_name ?? m.mcp_server_id} (${m.server_status ?? '—'})` },
+        { header: 'Allowed tools', cell: (m) => m.allowed_tools?.join(', ') ?? 'all' },
+        { header: 'Calls a turn', cell: (m) => m.max_calls_per_turn },
+        { header: 'Approval', cell: (m) => m.approval },
+        ...buttonColumn<Mount>(
+          mayWrite,
+          'Unmount',
+          (m) => `Unmount ${m.server_name ?? m.mcp_server_id}`,
+          (m) => unmount.mutate(m.mount_id),
+        ),
+      ]}
+    >
       {mayWrite && offered.length > 0 && (
         <form className="form" onSubmit={submit} aria-label="Mount an MCP server">
           <label htmlFor="tool-mount-server">Server</label>
@@ -110,6 +108,6 @@ export function AgentToolMounts({ agentId, mayWrite }: { agentId: string; mayWri
         </form>
       )}
       {(mount.error ?? unmount.error) && <ErrorMessage error={mount.error ?? unmount.error} action="change the tool mounts" />}
-    </section>
+    </MountSection>
   );
 }

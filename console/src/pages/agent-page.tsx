@@ -4,6 +4,7 @@ import { useParams } from 'react-router';
 import { api, expectData } from '../api';
 import { AgentForm } from '../components/agent-form';
 import { AgentMounts } from '../components/agent-mounts';
+import { AgentSkillMounts } from '../components/agent-skill-mounts';
 import { AgentToolMounts } from '../components/agent-tool-mounts';
 import { EtlJobs } from '../components/etl-jobs';
 import { FusionRuns } from '../components/fusion-runs';
@@ -24,6 +25,7 @@ export function AgentPage() {
   const mayReadJobs = useCan('jobs.read');
   const mayRunJobs = useCan('jobs.write');
   const mayReadEvaluation = useCan('evaluation.read');
+  const mayReadSkills = useCan('skills.read');
   // A rollback replaces the configuration under the form: a new form then starts from it.
   const [restored, setRestored] = useState(0);
   const agent = useQuery({
@@ -41,6 +43,7 @@ export function AgentPage() {
           <AgentVersions agent={agent.data} mayWrite={mayWrite} onRestored={() => setRestored((n) => n + 1)} />
           {mayReadKnowledge && agent.data.agent_type === 'chat' && <AgentMounts agentId={agentId} mayWrite={mayMount} />}
           {mayReadTools && agent.data.agent_type === 'chat' && <AgentToolMounts agentId={agentId} mayWrite={mayMountTools} />}
+          {mayReadSkills && agent.data.agent_type === 'chat' && <AgentSkillMounts agentId={agentId} />}
           {mayReadJobs && agent.data.agent_type === 'etl' && <EtlJobs agentId={agentId} mayWrite={mayRunJobs} />}
           {mayReadJobs && agent.data.agent_type === 'fusion' && <FusionRuns agent={agent.data} mayRun={mayRunJobs} />}
           {agent.data.agent_type === 'fusion' && <PublicApiKeys agentId={agentId} mayWrite={mayWrite} />}
