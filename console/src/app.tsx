@@ -11,6 +11,8 @@ import { AgentPage } from './pages/agent-page';
 import { AuditLogPage } from './pages/audit-log-page';
 import { AgentsPage } from './pages/agents-page';
 import { DashboardPage } from './pages/dashboard-page';
+import { DocumentRunPage } from './pages/document-run-page';
+import { DocumentsPage } from './pages/documents-page';
 import { EvaluationDatasetPage } from './pages/evaluation-dataset-page';
 import { EvaluationPage } from './pages/evaluation-page';
 import { EvaluationRunPage } from './pages/evaluation-run-page';
@@ -38,6 +40,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
   const mayReadSkills = useCan('skills.read');
   const mayReadTasks = useCan('scheduled_tasks.read');
   const mayReadEvaluation = useCan('evaluation.read');
+  const mayReadJobs = useCan('jobs.read');
   const mayReadAdmins = useCan('admin_users.read');
   const mayReadAudit = useCan('audit_logs.read');
   const mayReadSettings = useCan('system_settings.read');
@@ -59,6 +62,7 @@ function Layout({ onLoggedOut }: { onLoggedOut: () => void }) {
           {mayReadKnowledge && <NavLink to="/knowledge">Knowledge</NavLink>}
           {mayReadTools && <NavLink to="/tools">Tools</NavLink>}
           {mayReadSkills && <NavLink to="/skills">Skills</NavLink>}
+          {mayReadJobs && <NavLink to="/documents">Documents</NavLink>}
           {mayReadEvaluation && <NavLink to="/evaluation">Evaluation</NavLink>}
           {mayReadTasks && <NavLink to="/scheduled-tasks">Scheduled</NavLink>}
           {mayReadAdmins && <NavLink to="/admin-users">Administrators</NavLink>}
@@ -134,6 +138,8 @@ export function App() {
             <Route path="skills" element={<SkillsPage />} />
             <Route path="skills/:skillId" element={<SkillPage />} />
             <Route path="scheduled-tasks" element={<ScheduledTasksPage />} />
+            <Route path="documents" element={<DocumentsPage />} />
+            <Route path="documents/:runId" element={<DocumentRunPage />} />
             <Route path="evaluation" element={<EvaluationPage />} />
             <Route path="evaluation/:datasetId" element={<EvaluationDatasetPage />} />
             <Route path="admin-users" element={<AdminUsersPage />} />

@@ -40,7 +40,7 @@ export function createServer(app: AgentHostApp) {
   const domains = lateDomains(app);
   const routes: RouteDefinition[] = routeFactories.flatMap((factory) => factory(domains, app));
   routes.push(...apiDocRoutes(routes)); // /openapi.json, /docs and /redoc describe every route, themselves included
-  routes.push(...consoleRoutes());
+  routes.push(...consoleRoutes(app.config.object_store.public_endpoint));
 
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   server.pre((req, res, next) => {

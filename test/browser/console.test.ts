@@ -2,6 +2,7 @@
 // with the host's 422 shown beside the field, a session that renews itself or, when it cannot, returns to the login
 // page where the user was, and what a sub-administrator may not do hidden or explained. Every page passes axe-core
 // with no serious or critical violation, and each leaves a screenshot in test/browser/screenshots.
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -870,4 +871,105 @@ t.test('skills: made, a draft version on the MCP server released, mounted on an 
   await skills.getByRole('button', { name: 'Pause echo_back' }).click();
   await skills.getByRole('cell', { name: /paused/ }).waitFor();
   await checkAccessibility(t, page, 'agent with skills');
+});
+
+t.test('documents: a runtime agent registered (an unsuitable one refused with reasons), an invoice recognized and reviewed', async (t) => {
+  const reader = (
+    await root.request('POST', '/agents', {
+      name: 'Invoice reader',
+      agent_type: 'fusion',
+      fusion_definition: {
+        instructions: 'Extract the invoice fields.',
+        input_slots: [{ name: 'document', kind: 'file', accepted_content_types: ['application/pdf', 'image/*'] }],
+        output_slots: [
+          {
+            name: 'fields',
+            kind: 'structured_json',
+            structured_output_profile: 'document_field_set',
+            structured_output_schema: {
+              type: 'object',
+              required: ['invoice_number', 'vendor', 'due_date', 'total'],
+              properties: {
+                invoice_number: { type: 'string', title: 'Invoice number' },
+                vendor: { type: 'string' },
+                due_date: { type: 'string', format: 'date' },
+                total: { type: 'number' },
+              },
+            },
+          },
+        ],
+      },
+    })
+  ).body;
+  await root.request('POST', `/agents/${reader.agent_id}/publish`, {});
+  const unsuitable = (
+    await root.request('POST', '/agents', {
+      name: 'Not a reader',
+      agent_type: 'fusion',
+      fusion_definition: { instructions: 'Say hello.', input_slots: [{ name: 'text', kind: 'text' }], output_slots: [{ name: 'reply', kind: 'text' }] },
+    })
+  ).body;
+  await root.request('POST', `/agents/${unsuitable.agent_id}/publish`, {});
+
+  const { page } = await newPage(t);
+  await page.goto('/console/documents');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByText('No runtime agent registered yet.').waitFor();
+  await page.getByLabel('Fusion agent').selectOption({ label: 'Not a reader' });
+  await page.getByRole('button', { name: 'Register' }).click();
+  await page.getByText(/Could not register the agent/).waitFor();
+  t.match(await page.locator('.field-error').first().textContent(), /file/, 'the reasons it does not fit are listed');
+  await page.getByLabel('Fusion agent').selectOption({ label: 'Invoice reader' });
+  await page.getByRole('button', { name: 'Register' }).click();
+  const registered = page.getByRole('region', { name: 'Runtime agents' }).getByRole('row', { name: /Invoice reader/ });
+  await registered.waitFor();
+  t.match(
+    await registered.textContent(),
+    /available.*application\/pdf.*Invoice number, vendor, due_date, total/,
+    'registered with its upload types and fields',
+  );
+
+  const invoice = execFileSync(process.execPath, [fileURLToPath(new URL('../../examples/invoice.mjs', import.meta.url))]);
+  await page.getByLabel('Document', { exact: true }).setInputFiles({ name: 'invoice.pdf', mimeType: 'application/pdf', buffer: invoice });
+  await page.getByRole('button', { name: 'Recognize' }).click();
+  await page.getByRole('heading', { name: 'invoice.pdf' }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^succeeded/ })
+    .waitFor({ timeout: 60_000 });
+  const fields = page.getByRole('region', { name: 'Fields' });
+  t.match(await fields.getByRole('row', { name: /^Invoice number/ }).textContent(), /INV-2026-0042.*1/, 'a field, its value and its page');
+  await page.getByRole('img', { name: 'Page 1 of invoice.pdf' }).waitFor();
+  t.ok(await page.getByRole('img', { name: 'Page 1 of invoice.pdf' }).evaluate((img: HTMLImageElement) => img.naturalWidth > 0), 'the page preview is shown');
+
+  await fields.getByRole('button', { name: 'Correct vendor' }).click();
+  await fields.getByLabel('Note on vendor').fill('legal name');
+  await fields.getByLabel('Right value').fill('Acme Supplies GmbH');
+  await fields.getByRole('button', { name: 'Save' }).click();
+  await fields
+    .getByRole('row', { name: /^vendor/ })
+    .getByText('corrected: legal name')
+    .waitFor();
+  for (const field of ['Invoice number', 'due_date', 'total']) {
+    await fields.getByRole('button', { name: `Accept ${field}` }).click();
+    await fields
+      .getByRole('row', { name: new RegExp(`^${field}`) })
+      .getByRole('cell', { name: 'accepted', exact: true })
+      .waitFor();
+  }
+  await page.getByText('reviewed: 4 of 4 fields').waitFor();
+  await fields
+    .getByRole('row', { name: /^vendor/ })
+    .getByRole('button', { name: '1 revisions' })
+    .click();
+  t.match(
+    await page.getByRole('list', { name: 'Revisions of vendor' }).textContent(),
+    /extracted Acme Supplies Ltd.*corrected Acme Supplies GmbH \(legal name\) by root-admin/s,
+    'the revision, its note and its reviewer',
+  );
+  await checkAccessibility(t, page, 'document run');
+  await screenshot(page, 'document-run');
+  await page.getByRole('link', { name: 'Documents' }).click();
+  t.match(await page.getByRole('row', { name: /invoice\.pdf/ }).textContent(), /succeeded.*reviewed \(4 of 4\)/, 'the list shows it reviewed');
+  await checkAccessibility(t, page, 'documents');
 });

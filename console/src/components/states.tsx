@@ -49,3 +49,16 @@ export function ListStates({
   if (query.isError) return <ErrorMessage error={query.error} action={`list the ${what}`} />;
   return count === 0 ? <p className="muted">{empty}</p> : null;
 }
+
+/** A 422's issues, one line each: where (the path after `skip` leading parts, such as "body") and what is wrong. */
+export function IssueList({ error, skip = 1 }: { error: ApiError; skip?: number }) {
+  if (!error.errors?.length) return null;
+  return (
+    <ul className="field-error">
+      {error.errors.map((issue, i) => {
+        const where = issue.loc.slice(skip).join(', ');
+        return <li key={i}>{where ? `${where}: ${issue.msg}` : issue.msg}</li>;
+      })}
+    </ul>
+  );
+}

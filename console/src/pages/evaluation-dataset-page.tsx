@@ -7,7 +7,7 @@ import { api, expectData, type ApiError } from '../api';
 import { DataTable, When } from '../components/data-table';
 import { Pager } from '../components/pager';
 import { FollowedRuns, type EvaluationRun as Run } from '../components/evaluation-runs';
-import { ErrorMessage, ListStates, Loading } from '../components/states';
+import { ErrorMessage, IssueList, ListStates, Loading } from '../components/states';
 import { useCan } from '../session';
 import { useUpload } from '../upload';
 
@@ -45,15 +45,7 @@ function CsvError({ error }: { error: ApiError }) {
   return (
     <>
       <ErrorMessage error={error} action="import the CSV" />
-      {error.errors && (
-        <ul className="field-error">
-          {error.errors.map((issue, i) => (
-            <li key={i}>
-              {issue.loc.slice(2).join(', ')}: {issue.msg}
-            </li>
-          ))}
-        </ul>
-      )}
+      <IssueList error={error} skip={2} />
     </>
   );
 }

@@ -23,18 +23,22 @@ const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg']);
 
 /**
  * The console's policy: its own scripts, styles and API only. Its bundle has no inline script or style, so none is
- * allowed; the socket.io connections are same-origin.
+ * allowed; the socket.io connections are same-origin. Images may also come from the object store's public endpoint,
+ * where presigned URLs (a recognition run's page previews) point.
  */
-const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+function consolePolicy(objectStoreEndpoint: string): string {
+  const images = ["'self'", 'data:', ...(objectStoreEndpoint ? [new URL(objectStoreEndpoint).origin] : [])].join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src ${images}`,
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /** The built console (`npm run build` writes the console workspace's dist), or undefined when it was not built. */
 function builtConsoleDir(): string | undefined {
@@ -63,7 +67,8 @@ function listFiles(dir: string): Map<string, string> {
  * index.html; only a missing asset is a 404. Vite names assets by content hash, so they are cached for good and
  * index.html never is. Files are read once, and gzipped once for clients that accept it.
  */
-export function consoleRoutes(): RouteDefinition[] {
+export function consoleRoutes(objectStoreEndpoint: string): RouteDefinition[] {
+  const policy = consolePolicy(objectStoreEndpoint);
   const dir = builtConsoleDir();
   const files = dir ? listFiles(dir) : new Map<string, string>();
   const cache = new Map<string, Promise<{ plain: Buffer; gzipped?: Buffer }>>();
@@ -93,7 +98,7 @@ export function consoleRoutes(): RouteDefinition[] {
       'cache-control': name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
       vary: 'Accept-Encoding',
       ...(useGzip && { 'content-encoding': 'gzip' }),
-      ...(name.endsWith('.html') && { 'content-security-policy': CONSOLE_CSP }),
+      ...(name.endsWith('.html') && { 'content-security-policy': policy }),
     });
     return undefined;
   };
