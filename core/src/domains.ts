@@ -9,7 +9,7 @@ import { SystemSettings } from './admin/system-settings.js';
 import { Agents } from './agents/agents.js';
 import { ChatService } from './chat/chat-service.js';
 import { ConversationStore } from './chat/conversation-store.js';
-import { agentCostOverview } from './chat/cost-overview.js';
+import { agentCostOverview, agentUsageByDay } from './chat/cost-overview.js';
 import { RequestLimits } from './chat/request-limits.js';
 import type { SessionEvents } from './chat/session-events.js';
 import { SessionQueries } from './chat/session-read-store.js';
@@ -78,6 +78,8 @@ export interface Domains {
   documentRecognition: DocumentRecognition;
   /** `GET /agents/{agent_id}/cost-overview`. */
   costOverview: (agentId: string) => ReturnType<typeof agentCostOverview>;
+  /** `GET /agents/{agent_id}/usage-by-day`. */
+  usageByDay: (agentId: string, days: number) => ReturnType<typeof agentUsageByDay>;
 }
 
 /** What the domains are built on: the open database, configuration, the plugins' registries and host services. */
@@ -222,5 +224,6 @@ export function createDomains(deps: DomainDeps): Domains {
     runtimeAgents,
     documentRecognition,
     costOverview: (agentId) => agentCostOverview(db, agentId),
+    usageByDay: (agentId, days) => agentUsageByDay(db, agentId, days),
   };
 }

@@ -155,6 +155,7 @@ t.test('every operation of /openapi.json answers its documented success, with a 
   const answered = { ...sessionId, turn_id: turns.at(-1)!.turn_id };
   await call('GET /sessions/{session_id}/turns/{turn_id}/context', answered);
   await call('GET /agents/{agent_id}/cost-overview', agentId);
+  await call('GET /agents/{agent_id}/usage-by-day', agentId);
 
   // Cancelling a running turn.
   slow = true;

@@ -79,6 +79,30 @@ t.test('a routed turn is priced call by call', async (t) => {
     );
     const refused = await admin.stream({ thread_id: 'priced-3', agent_id: agentId, message: 'Where is order A-17' });
     t.match(refused.events[0]?.content, /max_cost_usd_daily limit \(0\.003\)/, 'two turns reach it');
+
+    // The first turn moved two days back: usage by day puts it there, the rest today, and days without turns at zero.
+    await query(host.databaseUrl, "UPDATE conversation_turns SET created_at = created_at - interval '2 days' WHERE session_id = 'priced-1'");
+    const moved = await turnOf('priced-1');
+    const byDay = (await admin.request('GET', `/agents/${agentId}/usage-by-day?days=7`)).body;
+    t.same(
+      byDay.days.map((day: { date: string }) => day.date),
+      Array.from({ length: 7 }, (_, i) => new Date(Date.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10)),
+      'the last seven UTC days, oldest first',
+    );
+    const [twoDaysAgo, yesterday, today] = byDay.days.slice(-3);
+    t.match(
+      twoDaysAgo,
+      { turns: 1, input_tokens: Number(moved.input_tokens), output_tokens: Number(moved.output_tokens), estimated_cost_usd: 0.00252 },
+      'the moved turn, with its tokens and cost',
+    );
+    t.match(yesterday, { turns: 0, total_tokens: 0, estimated_cost_usd: 0 }, 'a day without turns counts zero');
+    const [others] = await query<{ count: string }>(
+      host.databaseUrl,
+      "SELECT count(*) FROM conversation_turns WHERE agent_id = $1 AND session_id <> 'priced-1'",
+      [agentId],
+    );
+    t.equal(today.turns, Number(others!.count), "today's turns");
+    t.equal((await admin.request('GET', `/agents/${agentId}/usage-by-day?days=0`)).status, 422, 'days below 1 is refused');
   });
 
   t.test('a call on an unpriced model leaves the turn unestimated and counts it once as missing pricing', async (t) => {

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, expectData } from '../api';
+import { UsageSection } from '../components/agent-usage';
 import { ErrorMessage, Loading } from '../components/states';
 import { useCan, useSession } from '../session';
 
@@ -17,12 +18,18 @@ function Facts({ facts }: { facts: Record<string, unknown> }) {
   );
 }
 
-/** The host's health and guard state, the release it runs, and who is logged in. */
+/** The host's health and guard state, the release it runs, an agent's usage and cost, and who is logged in. */
 export function DashboardPage() {
   const session = useSession();
   const mayReadRelease = useCan('dashboard.read');
   const health = useQuery({ queryKey: ['healthz'], queryFn: () => expectData(api.GET('/healthz')) });
   const release = useQuery({ queryKey: ['release-metadata'], queryFn: () => expectData(api.GET('/release-metadata')), enabled: mayReadRelease });
+  const mayReadAgents = useCan('agents.read');
+  const agents = useQuery({
+    queryKey: ['agents', 'first-page'],
+    queryFn: () => expectData(api.GET('/agents', { params: { query: { limit: 100 } } })),
+    enabled: mayReadAgents,
+  });
 
   return (
     <>
@@ -46,6 +53,9 @@ export function DashboardPage() {
           {release.data && <Facts facts={release.data} />}
         </section>
       )}
+      {mayReadAgents && agents.isPending && <Loading what="agents" />}
+      {mayReadAgents && agents.isError && <ErrorMessage error={agents.error} action="list the agents" />}
+      {agents.data && <UsageSection agents={agents.data.items} />}
       <section aria-labelledby="session-heading">
         <h2 id="session-heading">You</h2>
         <Facts facts={{ username: session.username, display_name: session.display_name, role: session.role_code, permissions: session.permissions }} />

@@ -30,10 +30,26 @@ const costOverview = z.object({
   total_request_count: z.number().int(),
   remaining_total_requests: z.number().int().nullable().describe('Null without max_total_requests'),
 });
+const usageByDay = z
+  .object({
+    agent_id: z.string().uuid(),
+    days: z.array(
+      z.object({
+        date: z.string().describe('The UTC day, YYYY-MM-DD'),
+        turns: z.number().int(),
+        input_tokens: z.number().int(),
+        output_tokens: z.number().int(),
+        total_tokens: z.number().int(),
+        estimated_cost_usd: z.number().describe('Internal estimate, not an invoice'),
+      }),
+    ),
+  })
+  .meta({ id: 'AgentUsageByDay' });
+const usageByDayQuery = z.object({ days: z.coerce.number().int().min(1).max(366).default(30) }).strict();
 const publicAgent = z.object({ agent_id: z.string().uuid(), name: z.string(), description: z.string(), agent_type: z.string() });
 const snapshotBody = z.object({ note: z.string().max(2000).nullable().optional() }).strict();
 
-export const agentRoutes: RouteFactory<'agents' | 'costOverview'> = (domains) => {
+export const agentRoutes: RouteFactory<'agents' | 'costOverview' | 'usageByDay'> = (domains) => {
   const id = (params: Record<string, string>) => String(params.agent_id);
   return [
     route({
@@ -100,6 +116,15 @@ export const agentRoutes: RouteFactory<'agents' | 'costOverview'> = (domains) =>
       summary: 'Usage rollups, estimated costs (USD, internal) and request counts of the agent',
       success: { status: 200, description: 'The overview', schema: costOverview },
       handler: async (req) => domains.costOverview(id(req.params)),
+    }),
+    route({
+      method: 'get',
+      path: '/agents/:agent_id/usage-by-day',
+      access: { permission: 'agents.read' },
+      summary: "The agent's conversation turns, tokens and estimated cost (USD, internal) per UTC day, oldest first",
+      query: usageByDayQuery,
+      success: { status: 200, description: 'One entry a day of the last `days` (today included); days without a turn count zero', schema: usageByDay },
+      handler: async (req, _res, { query }) => domains.usageByDay(id(req.params), query.days),
     }),
     route({
       method: 'get',
