@@ -3,15 +3,17 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, expectData, type ApiError } from '../api';
 import { useChallenge } from '../challenge';
+import { AdminAccount } from '../components/admin-account';
 import { PermissionChecks } from '../components/permission-checks';
 import { ErrorMessage, Loading } from '../components/states';
 import { useCan, useSession } from '../session';
 
-/** One administrator: profile, grants (revocable) and new grants, each change confirmed with a challenge. */
+/** One administrator: account, grants (revocable) and new grants, each change confirmed with a challenge. */
 export function AdminUserPage() {
   const adminUserId = useParams().adminUserId!;
   const me = useSession();
   const mayGrant = useCan('admin_permissions.write') && adminUserId !== me.admin_user_id;
+  const mayWrite = useCan('admin_users.write');
   const challenge = useChallenge();
   const queries = useQueryClient();
   const [chosen, setChosen] = useState<string[]>([]);
@@ -49,6 +51,7 @@ export function AdminUserPage() {
       <p className="muted">
         {data.display_name} · {data.role_code} · {data.status}
       </p>
+      {mayWrite && <AdminAccount key={data.updated_at} user={data} />}
       <h2>Grants</h2>
       {data.role_code === 'super_admin' && <p>A super admin holds every permission.</p>}
       {data.grants.length === 0 && data.role_code !== 'super_admin' && <p className="muted">No permission granted yet.</p>}
