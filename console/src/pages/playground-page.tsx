@@ -4,6 +4,8 @@ import { useSearchParams } from 'react-router';
 import { useAgentsOfType } from '../agents-of-type';
 import type { ApiError } from '../api';
 import { Empty, ErrorMessage, Loading } from '../components/states';
+import { CorrectionEditor } from '../components/correction-editor';
+import { RagDebug } from '../components/rag-debug';
 import { TurnInspector } from '../components/turn-inspector';
 import { useCan } from '../session';
 import { streamTurn } from '../stream';
@@ -25,6 +27,8 @@ interface Message {
 export function PlaygroundPage() {
   const agents = useAgentsOfType('chat');
   const mayInspect = useCan('conversations.read');
+  const mayReadKnowledge = useCan('knowledge.read');
+  const mayCorrect = useCan('knowledge.write');
   const [params, setParams] = useSearchParams();
   const [messages, setMessages] = useState<Message[]>([]);
   const [sessionId, setSessionId] = useState<string>();
@@ -127,6 +131,8 @@ export function PlaygroundPage() {
             {sessionId && <p className="muted">Session {sessionId}</p>}
           </div>
           {mayInspect && sessionId && inspected && <TurnInspector sessionId={sessionId} turnId={inspected} />}
+          {mayInspect && sessionId && inspected && <RagDebug key={inspected} sessionId={sessionId} turnId={inspected} />}
+          {mayInspect && mayReadKnowledge && sessionId && inspected && <CorrectionEditor sessionId={sessionId} turnId={inspected} mayWrite={mayCorrect} />}
         </div>
       )}
     </>
