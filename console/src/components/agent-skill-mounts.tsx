@@ -3,9 +3,10 @@ import { useState, type FormEvent } from 'react';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
 import { useCan } from '../session';
-import { DataTable, When } from './data-table';
+import { When } from './data-table';
+import { CallAudit } from './call-audit';
 import { MountSection } from './mount-section';
-import { ErrorMessage, ListStates } from './states';
+import { ErrorMessage } from './states';
 
 type Mount = components['schemas']['SkillMount'];
 
@@ -26,26 +27,20 @@ function SkillCalls({ agentId }: { agentId: string }) {
     queryFn: () => expectData(api.GET('/agents/{agent_id}/skill-calls', { params: { path: { agent_id: agentId }, query: { limit: 20 } } })),
   });
   return (
-    <>
-      <h3>Last calls</h3>
-      <ListStates query={calls} count={calls.data?.items.length} what="skill calls" empty="No skill call yet." />
-      {calls.data && calls.data.items.length > 0 && (
-        <DataTable
-          compact
-          caption="Skill calls"
-          rows={calls.data.items}
-          rowKey={(call) => call.skill_call_id}
-          columns={[
-            { header: 'When', cell: (call) => <When at={call.created_at} /> },
-            { header: 'Skill', cell: (call) => `${call.skill_name}${call.version_number ? ` v${call.version_number}` : ''}` },
-            { header: 'Tool', cell: (call) => call.tool_name ?? '' },
-            { header: 'Status', cell: (call) => call.status },
-            { header: 'Latency', cell: (call) => (call.latency_ms === null ? '—' : `${call.latency_ms} ms`) },
-            { header: 'Error', cell: (call) => call.error_message ?? '' },
-          ]}
-        />
-      )}
-    </>
+    <CallAudit
+      empty="No skill call yet."
+      caption="Skill calls"
+      query={calls}
+      rowKey={(call) => call.skill_call_id}
+      columns={[
+        { header: 'When', cell: (call) => <When at={call.created_at} /> },
+        { header: 'Skill', cell: (call) => `${call.skill_name}${call.version_number ? ` v${call.version_number}` : ''}` },
+        { header: 'Tool', cell: (call) => call.tool_name ?? '' },
+        { header: 'Status', cell: (call) => call.status },
+        { header: 'Latency', cell: (call) => (call.latency_ms === null ? '—' : `${call.latency_ms} ms`) },
+        { header: 'Error', cell: (call) => call.error_message ?? '' },
+      ]}
+    />
   );
 }
 

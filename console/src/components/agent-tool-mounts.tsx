@@ -2,11 +2,37 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
-import { buttonColumn } from './data-table';
+import { useCan } from '../session';
+import { buttonColumn, When } from './data-table';
+import { CallAudit } from './call-audit';
 import { MountSection } from './mount-section';
 import { ErrorMessage } from './states';
 
 type Mount = components['schemas']['McpMount'];
+
+/** The agent's last MCP calls, newest first: the tool, its status and stage, latency, or why it failed. */
+function McpCalls({ agentId }: { agentId: string }) {
+  const calls = useQuery({
+    queryKey: ['mcp-calls', agentId],
+    queryFn: () => expectData(api.GET('/agents/{agent_id}/mcp-calls', { params: { path: { agent_id: agentId }, query: { limit: 20 } } })),
+  });
+  return (
+    <CallAudit
+      empty="No MCP call yet."
+      caption="MCP calls"
+      query={calls}
+      rowKey={(call) => call.call_id}
+      columns={[
+        { header: 'When', cell: (call) => <When at={call.created_at} /> },
+        { header: 'Server', cell: (call) => call.server_name ?? '' },
+        { header: 'Tool', cell: (call) => call.tool_name },
+        { header: 'Status', cell: (call) => `${call.status}${call.stage ? ` (${call.stage})` : ''}` },
+        { header: 'Latency', cell: (call) => (call.latency_ms === null ? '—' : `${call.latency_ms} ms`) },
+        { header: 'Error', cell: (call) => call.error_message ?? call.reason ?? '' },
+      ]}
+    />
+  );
+}
 
 /**
  * The MCP servers a chat agent may call, each with its policy (allowed tools, calls a turn, timeout, operator
@@ -14,6 +40,7 @@ type Mount = components['schemas']['McpMount'];
  */
 export function AgentToolMounts({ agentId, mayWrite }: { agentId: string; mayWrite: boolean }) {
   const queries = useQueryClient();
+  const mayAudit = useCan('conversations.read');
   const path = { params: { path: { agent_id: agentId } } };
   const [serverId, setServerId] = useState('');
   const [allowed, setAllowed] = useState('');
@@ -108,6 +135,7 @@ export function AgentToolMounts({ agentId, mayWrite }: { agentId: string; mayWri
         </form>
       )}
       {(mount.error ?? unmount.error) && <ErrorMessage error={mount.error ?? unmount.error} action="change the tool mounts" />}
+      {mayAudit && <McpCalls agentId={agentId} />}
     </MountSection>
   );
 }

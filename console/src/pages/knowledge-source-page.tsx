@@ -3,6 +3,7 @@ import { useState, type ChangeEvent } from 'react';
 import { useParams } from 'react-router';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
+import { ChunkingPreview } from '../components/chunking-preview';
 import { DataTable, When } from '../components/data-table';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
@@ -172,6 +173,7 @@ export function KnowledgeSourcePage() {
           />
         )}
       </section>
+      {mayWrite && <ChunkingPreview sourceId={sourceId} />}
     </>
   );
 }

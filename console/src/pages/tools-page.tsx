@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, expectData, type ApiError } from '../api';
-import { DataTable, When } from '../components/data-table';
+import { buttonColumn, DataTable, When } from '../components/data-table';
 import { JsonField, parseJson } from '../components/json-field';
 import { SecretFields, secretPayload, type SecretField } from '../components/secret-fields';
 import { Empty, ErrorMessage, Loading } from '../components/states';
@@ -97,6 +97,38 @@ function NewCredential() {
   );
 }
 
+/** A credential's secrets replaced at once by new ones (typed into password fields, never shown again). */
+function RotateCredential({ credential, onDone }: { credential: { credential_id: string; name: string; secret_keys: string[] }; onDone: () => void }) {
+  const [secrets, setSecrets] = useState<SecretField[]>(credential.secret_keys.map((name) => ({ name, value: '' })));
+  const rotate = useMutation<unknown, ApiError>({
+    mutationFn: () =>
+      expectData(
+        api.POST('/mcp-credentials/{credential_id}/rotate', {
+          params: { path: { credential_id: credential.credential_id } },
+          body: { secret_payload: secretPayload(secrets) },
+        }),
+      ),
+    onSuccess: onDone,
+  });
+  return (
+    <form
+      className="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        rotate.mutate();
+      }}
+      aria-label={`Rotate ${credential.name}`}
+    >
+      <h3>Rotate {credential.name}</h3>
+      <SecretFields fields={secrets} onChange={setSecrets} idPrefix={`rotate-${credential.credential_id}`} />
+      {rotate.error && <ErrorMessage error={rotate.error} action="rotate the credential" />}
+      <button type="submit" disabled={rotate.isPending}>
+        Rotate
+      </button>
+    </form>
+  );
+}
+
 /** MCP servers with their health, and the credentials their configs refer to (names and secret names only). */
 export function ToolsPage() {
   const mayWrite = useCan('mcp.write');
@@ -105,6 +137,9 @@ export function ToolsPage() {
     queryKey: ['mcp-credentials'],
     queryFn: () => expectData(api.GET('/mcp-credentials', { params: { query: { limit: 100 } } })),
   });
+  const queries = useQueryClient();
+  const [rotating, setRotating] = useState<string>();
+  const rotated = credentials.data?.items.find((c) => c.credential_id === rotating);
   return (
     <>
       <h1>Tools</h1>
@@ -141,7 +176,23 @@ export function ToolsPage() {
               { header: 'Scope', cell: (c) => c.scope },
               { header: 'Secrets', cell: (c) => c.secret_keys.join(', ') },
               { header: 'Rotated', cell: (c) => <When at={c.rotated_at} /> },
+              ...buttonColumn<(typeof credentials.data.items)[number]>(
+                mayWrite,
+                'Rotate',
+                (c) => `Rotate ${c.name}`,
+                (c) => setRotating(c.credential_id),
+              ),
             ]}
+          />
+        )}
+        {rotated && (
+          <RotateCredential
+            key={rotated.credential_id}
+            credential={rotated}
+            onDone={() => {
+              setRotating(undefined);
+              void queries.invalidateQueries({ queryKey: ['mcp-credentials'] });
+            }}
           />
         )}
       </section>
