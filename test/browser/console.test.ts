@@ -485,6 +485,16 @@ t.test('knowledge: a source is made, documents uploaded with progress, indexed b
   t.ok(Number(actual) > 0 && actual === expected, `every chunk is in the vector store (${cells[3]})`);
   await page.getByRole('button', { name: 'Check vector health' }).click();
   await page.getByText(/^Vector health: /).waitFor();
+  const preview = page.getByRole('form', { name: 'Chunking preview' });
+  await preview.getByLabel('Strategy').selectOption('by_title');
+  await preview.getByLabel(/^Parameters/).fill('{"max_characters": 10');
+  await preview.getByRole('button', { name: 'Preview chunking' }).click();
+  await preview.getByText(/not valid JSON/).waitFor();
+  await preview.getByLabel(/^Parameters/).fill('{"max_characters": 400}');
+  await preview.getByRole('button', { name: 'Preview chunking' }).click();
+  const previewed = page.getByRole('table', { name: 'Chunking preview by document' }).getByRole('row', { name: /handbook\.md/ });
+  await previewed.waitFor();
+  t.match(await previewed.textContent(), /previewed/, "another chunking is tried on the source's document without changing it");
   await checkAccessibility(t, page, 'knowledge source');
   await screenshot(page, 'knowledge-source');
 
@@ -515,7 +525,7 @@ t.test('tools: an MCP server is registered, checked and called from the test-cal
   await credential.getByLabel('Secret name').fill('access_token');
   await credential.getByLabel('Value').fill('s3cr3t-token-value');
   await credential.getByRole('button', { name: 'Store credential' }).click();
-  await page.getByRole('cell', { name: 'Tracking API' }).waitFor();
+  await page.getByRole('cell', { name: 'Tracking API', exact: true }).waitFor();
   t.equal(await page.getByRole('cell', { name: 'access_token' }).count(), 1, 'the secret is listed by name');
   t.notMatch(await page.content(), /s3cr3t-token-value/, 'and its value is nowhere on the page once stored');
 
@@ -564,6 +574,22 @@ t.test('tools: an MCP server is registered, checked and called from the test-cal
   const calls = page.getByRole('table', { name: 'MCP calls' });
   await calls.waitFor();
   t.match(await calls.textContent(), /Everything.*echo.*success/s, 'the inspector shows the MCP call and its status');
+
+  await page.goto(`/console/agents/${agent.agent_id}`);
+  const audited = page.getByRole('table', { name: 'MCP calls' }).getByRole('row', { name: /echo/ });
+  await audited.waitFor();
+  t.match(await audited.textContent(), /Everything.*echo.*success/, "the agent's page audits the call");
+
+  await page.goto('/console/tools');
+  const credentialRow = page.getByRole('row', { name: /Tracking API/ });
+  t.equal(await credentialRow.locator('time').count(), 0, 'never rotated');
+  await page.getByRole('button', { name: 'Rotate Tracking API' }).click();
+  const rotate = page.getByRole('form', { name: 'Rotate Tracking API' });
+  t.equal(await rotate.getByLabel('Secret name').inputValue(), 'access_token', 'the rotation starts from the secret names');
+  await rotate.getByLabel('Value').fill('n3w-token-value');
+  await rotate.getByRole('button', { name: 'Rotate', exact: true }).click();
+  await credentialRow.locator('time').waitFor();
+  t.notMatch(await page.content(), /n3w-token-value/, 'rotated, and the new value is nowhere on the page');
 });
 
 t.test('scheduled tasks: one asked for in the playground is listed with its schedule, and cancelled keeping its history', async (t) => {
@@ -972,4 +998,104 @@ t.test('documents: a runtime agent registered (an unsuitable one refused with re
   await page.getByRole('link', { name: 'Documents' }).click();
   t.match(await page.getByRole('row', { name: /invoice\.pdf/ }).textContent(), /succeeded.*reviewed \(4 of 4\)/, 'the list shows it reviewed');
   await checkAccessibility(t, page, 'documents');
+});
+
+t.test("the dashboard charts an agent's tokens a day beside its cost overview", async (t) => {
+  const { page } = await newPage(t);
+  await page.goto('/console/');
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByLabel('Agent').selectOption({ label: 'Refund desk' });
+  const chart = page.getByRole('img', { name: /tokens and \$/ });
+  await chart.waitFor();
+  const byDay = (await root.request('GET', `/agents/${await page.getByLabel('Agent').inputValue()}/usage-by-day?days=30`)).body.days;
+  const total = byDay.reduce((sum: number, day: { total_tokens: number }) => sum + day.total_tokens, 0);
+  t.ok(total > 0, 'the playground turns of this agent used tokens');
+  t.match(await chart.getAttribute('aria-label'), new RegExp(`^${total} tokens and \\$[\\d.]+ over 30 days`), 'the summary tells the chart in words');
+  t.equal(await chart.locator('rect').count(), 30, 'one bar a day');
+  t.match(await page.getByRole('region', { name: 'Usage and cost' }).textContent(), new RegExp(`Conversations${total} tokens`), 'the cost overview beside it');
+  await checkAccessibility(t, page, 'dashboard with usage');
+  await screenshot(page, 'dashboard-usage');
+});
+
+t.test("an administrator's account: renamed, password reset (their session ends), disabled and deleted, each after the password", async (t) => {
+  const target = await createSubAdmin(root, 'to-manage', ['agents.read']);
+  const { page } = await newPage(t);
+  await page.goto(`/console/admin-users/${target.id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  const dialog = page.getByRole('dialog', { name: 'Confirm with your password' });
+  const confirm = async () => {
+    await dialog.getByLabel('Password').fill(BOOTSTRAP_ADMIN.password);
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+  };
+  await page.getByLabel('Display name').fill('Managed Person');
+  await page.getByRole('button', { name: 'Save profile' }).click();
+  await confirm();
+  await page.getByText(/Managed Person · sub_admin/).waitFor();
+  t.equal((await root.request('GET', `/admin/admin-users/${target.id}`)).body.display_name, 'Managed Person', 'renamed');
+
+  await page.getByLabel(/^New password/).fill('short');
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await confirm();
+  t.match(
+    await page.getByRole('form', { name: 'Password reset' }).getByRole('alert').textContent(),
+    /12 characters/,
+    'a short password is refused with the rule',
+  );
+  await page.getByLabel(/^New password/).fill('a brand new password 1');
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await confirm();
+  await page.getByText('Password set; their sessions have ended.').waitFor();
+  t.equal((await target.client.request('GET', '/admin/auth/me')).status, 401, "the target's session ended");
+
+  await page.getByLabel('Status').selectOption('disabled');
+  await page.getByRole('button', { name: 'Save profile' }).click();
+  await confirm();
+  await page.getByText(/Managed Person · sub_admin · disabled/).waitFor();
+  await checkAccessibility(t, page, 'administrator account');
+  await page.getByRole('button', { name: 'Delete to-manage' }).click();
+  await confirm();
+  await page.getByRole('heading', { name: 'Administrators' }).waitFor();
+  t.equal((await root.request('GET', `/admin/admin-users/${target.id}`)).status, 404, 'deleted');
+});
+
+t.test('a reply corrected beside its inspector, published into the agent knowledge, and retrieved by the next turn', async (t) => {
+  const agent = (await root.request('POST', '/agents', { name: 'Corrected desk', agent_type: 'chat' })).body;
+  const { page } = await newPage(t);
+  await page.goto(`/console/playground?agent=${agent.agent_id}`);
+  await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+  await page.getByLabel('Message').fill('How long is the warranty on kettles?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const correction = page.getByRole('region', { name: 'Correction' });
+  await correction.getByText('No correction yet.').waitFor();
+  t.equal(await correction.getByLabel('Question').inputValue(), 'How long is the warranty on kettles?', "the draft starts from the turn's question");
+  await correction.getByLabel('Right answer').fill('');
+  await correction.getByRole('button', { name: 'Save draft' }).click();
+  await correction.getByRole('alert').waitFor();
+  t.pass('an empty answer is refused');
+  await correction.getByLabel('Right answer').fill('Kettles carry a warranty of three years.');
+  await correction.getByRole('button', { name: 'Save draft' }).click();
+  await correction.getByText(/^draft, revision 1/).waitFor();
+  await correction.getByRole('button', { name: 'Publish' }).click();
+  await correction.getByText(/^published, revision 1 \(revision 1 published into .*\) · indexing succeeded/).waitFor({ timeout: 60_000 });
+  await checkAccessibility(t, page, 'correction editor');
+  await screenshot(page, 'correction');
+
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByLabel('Message').fill('How long is the warranty on kettles?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const chunks = page.getByRole('table', { name: 'Retrieved chunks' });
+  await chunks.waitFor();
+  t.match(await chunks.textContent(), /warranty of three years/, 'the next turn retrieves the published correction');
+  const debug = page.getByRole('region', { name: 'Retrieval, step by step' });
+  await debug.getByRole('button', { name: 'Run retrieval' }).click();
+  t.match(
+    await debug.getByRole('status').textContent(),
+    /hits:.*How long is the warranty on kettles\?/,
+    "the turn's retrieval run again, its conclusion and query",
+  );
+  await debug.getByLabel(/^Query/).fill('opening hours of the shop');
+  await debug.getByRole('button', { name: 'Run retrieval' }).click();
+  await debug.getByRole('status').filter({ hasText: 'opening hours' }).waitFor();
+  t.pass('another query is tried on the same turn');
+  await checkAccessibility(t, page, 'retrieval debug');
 });

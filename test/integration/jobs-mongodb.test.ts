@@ -53,8 +53,24 @@ t.test('plugin-defined jobs run to completion on the MongoDB job store, none los
     `each of the ${N} job-counter:count jobs run in ${ledger}`,
     () => readLedger(ledger),
     (entries) => runCountsBySeq(entries, run, N).every((n) => n >= 1),
-    20_000,
-  );
+    // A job FerretDB locked twice waits out its 4 s lock before Agenda picks it up again, and on a loaded machine
+    // (two CI-style runs of mine failed at 20 s) that can happen more than once: the bound tells lost from slow.
+    60_000,
+  ).catch(async (error: Error) => {
+    // Name the jobs that never ran and what the ledger saw of each, rather than the ledger's first lines.
+    const entries = await readLedger(ledger);
+    const missing = runCountsBySeq(entries, run, N).flatMap((n, seq) => (n ? [] : [seq]));
+    const seen = missing.map(
+      (seq) =>
+        `${seq}: ${
+          entries
+            .filter((e) => e.run === run && e.seq === seq)
+            .map((e) => e.event)
+            .join(', ') || 'nothing'
+        }`,
+    );
+    throw new Error(`${error.message.split('; last value')[0]}; never ran: ${seen.join(' | ')}`);
+  });
   await sleep(1_000);
   const entries = await readLedger(ledger);
   const counts = runCountsBySeq(entries, run, N);
