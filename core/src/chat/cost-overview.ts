@@ -1,5 +1,5 @@
 import { NotFoundError } from '@agent-host/sdk';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { AgentStore } from '../agents/agent-store.js';
 import { evaluationCosts, evaluationUsage, rollupOf } from '../evaluation/run-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
@@ -78,20 +78,11 @@ export interface DailyUsage {
 
 /**
  * `GET /agents/{agent_id}/usage-by-day`: the agent's turns of the last `days` UTC days, today included, one entry a
- * day (days without a turn count zero), oldest first; summed in SQL over the (agent_id, created_at) index.
+ * day (days without a turn count zero), oldest first.
  */
 export async function agentUsageByDay(db: Sequelize, agentId: string, days: number) {
   if (!(await new AgentStore(db).find(agentId))) throw new NotFoundError(`agent ${agentId} not found`, { code: 'AGENT_NOT_FOUND' });
-  const rows = await db.query<{ date: string; turns: string; input_tokens: string; output_tokens: string; cost: string }>(
-    `SELECT to_char(d.day, 'YYYY-MM-DD') AS date, count(t.id) AS turns,
-            COALESCE(sum(t.input_tokens), 0) AS input_tokens, COALESCE(sum(t.output_tokens), 0) AS output_tokens,
-            COALESCE(sum(t.estimated_cost_usd), 0) AS cost
-     FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d(day)
-     LEFT JOIN conversation_turns t
-       ON t.agent_id = $1 AND t.created_at >= d.day AT TIME ZONE 'UTC' AND t.created_at < (d.day + interval '1 day') AT TIME ZONE 'UTC'
-     GROUP BY d.day ORDER BY d.day`,
-    { bind: [agentId, days], type: QueryTypes.SELECT },
-  );
+  const rows = await new RequestLimitStore(db).usageByDay(agentId, days);
   return {
     agent_id: agentId,
     days: rows.map((row): DailyUsage => ({

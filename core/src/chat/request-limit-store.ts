@@ -67,6 +67,23 @@ export class RequestLimitStore {
     );
   }
 
+  /**
+   * The agent's turns of each of the last `days` UTC days, today included, oldest first (zeros for a day without
+   * turns), over the (agent_id, created_at) index.
+   */
+  usageByDay(agentId: string, days: number): Promise<{ date: string; turns: string; input_tokens: string; output_tokens: string; cost: string }[]> {
+    return this.db.query(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS date, count(t.id) AS turns,
+              COALESCE(sum(t.input_tokens), 0) AS input_tokens, COALESCE(sum(t.output_tokens), 0) AS output_tokens,
+              COALESCE(sum(t.estimated_cost_usd), 0) AS cost
+       FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d(day)
+       LEFT JOIN conversation_turns t
+         ON t.agent_id = $1 AND t.created_at >= d.day AT TIME ZONE 'UTC' AND t.created_at < (d.day + interval '1 day') AT TIME ZONE 'UTC'
+       GROUP BY d.day ORDER BY d.day`,
+      { bind: [agentId, days], type: QueryTypes.SELECT },
+    );
+  }
+
   /** The agent's counted turns ever, and the requests it answers now (live leases). */
   async requestCounts(agentId: string): Promise<{ total: number; active: number }> {
     const [row] = await this.db.query<{ total: string; active: string }>(
