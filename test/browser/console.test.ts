@@ -1099,3 +1099,51 @@ t.test('a reply corrected beside its inspector, published into the agent knowled
   t.pass('another query is tried on the same turn');
   await checkAccessibility(t, page, 'retrieval debug');
 });
+
+t.test(
+  'a grounded agent that cannot answer: its session shows it asks for a person, a dropped socket comes back with nothing twice, the inspector shows the decision',
+  async (t) => {
+    const agent = (
+      await root.request('POST', '/agents', {
+        name: 'Strict desk',
+        agent_type: 'chat',
+        public_access_mode: 'public_anonymous',
+        human_takeover_enabled: true,
+        response_grounding_config: { enabled: true, mode: 'strict', low_confidence_behavior: 'handoff' },
+      })
+    ).body;
+    const sessionId = (await fetch(`${host.url}/public/agents/${agent.agent_id}/sessions`, { method: 'POST' }).then((r) => r.json())).session_id;
+    const customer = await WsClient.connect(host.url, `/public/ws/${encodeURIComponent(sessionId)}`);
+    t.teardown(() => customer.close());
+    const { context, page } = await newPage(t);
+    await page.goto(`/console/sessions/${encodeURIComponent(sessionId)}`);
+    await logIn(page, BOOTSTRAP_ADMIN.username, BOOTSTRAP_ADMIN.password);
+    await page.getByText('Live').waitFor();
+    t.same(await customer.send('user_message', { content: 'Can I pay with gold bars?' }), { ok: true });
+    await page.getByText(/Asks for a person \((no evidence|not grounded)\)/).waitFor();
+    t.pass('the handoff request shows as a badge, live');
+
+    await context.setOffline(true);
+    await page.getByText('Connecting…').waitFor();
+    t.same(await customer.send('user_message', { content: 'Is anyone there?' }), { ok: true });
+    await context.setOffline(false);
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await transcript.getByText('Is anyone there?').waitFor();
+    await page.getByText('Live').waitFor();
+    const stored = (await root.request('GET', `/sessions/${encodeURIComponent(sessionId)}/messages`)).body.items;
+    t.equal(await transcript.getByRole('listitem').count(), stored.length, 'after the reconnect every stored message shows once');
+    t.equal(await transcript.getByText('Can I pay with gold bars?').count(), 1, 'the message before the drop is not repeated');
+    await checkAccessibility(t, page, 'session asking for a person');
+
+    await page.goto(`/console/playground?agent=${agent.agent_id}`);
+    await page.getByLabel('Message').fill('Can I pay with gold bars?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const inspector = page.getByRole('region', { name: 'Turn inspector' });
+    await inspector.getByText(/^low confidence handoff/).waitFor();
+    t.match(
+      await inspector.textContent(),
+      /grounding\s*low confidence handoff \((no evidence|not grounded)\)/,
+      "the inspector shows the turn's grounding decision",
+    );
+  },
+);

@@ -58,6 +58,9 @@ export function TurnInspector({ sessionId, turnId }: { sessionId: string; turnId
   if (context.isError) return <ErrorMessage error={context.error} action="read the turn" />;
   const { turn, context_payload: payload = {}, rag_context: chunks = [], skill_calls: skillCalls = [], mcp_calls: mcpCalls = [] } = context.data;
   const routing = (payload.model_routing ?? {}) as { route_mode?: string; stage_decisions?: Row[] };
+  // The grounding decision of an agent with a grounding policy (docs/api-decisions.md); null for the others.
+  const grounding = payload.grounding as
+    { path: string; grounded: boolean | null; confidence: number | null; low_confidence_reason: string | null; citations: Row[] } | null | undefined;
   const usage = turn.generation_usage;
   return (
     <section aria-label="Turn inspector" className="inspector">
@@ -78,6 +81,16 @@ export function TurnInspector({ sessionId, turnId }: { sessionId: string; turnId
           <dt>routing</dt>
           <dd>{routing.route_mode ?? '—'}</dd>
         </div>
+        {grounding && (
+          <div>
+            <dt>grounding</dt>
+            <dd>
+              {grounding.path.replaceAll('_', ' ')}
+              {grounding.confidence === null ? '' : `, confidence ${show(grounding.confidence)}`}
+              {grounding.low_confidence_reason ? ` (${grounding.low_confidence_reason.replaceAll('_', ' ')})` : ''}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>tokens (in / out)</dt>
           <dd>
@@ -101,6 +114,14 @@ export function TurnInspector({ sessionId, turnId }: { sessionId: string; turnId
         columns={['stage', 'model_provider', 'model_name', 'reason']}
         none="No routing decision."
       />
+      {grounding && (
+        <RecordTable
+          caption="Citations"
+          rows={grounding.citations}
+          columns={['evidence_id', 'kind', 'source_name', 'document_filename', 'text']}
+          none="No citation."
+        />
+      )}
       <RecordTable caption="Retrieved chunks" rows={chunks} columns={['score', 'source_name', 'document_filename', 'content']} none="No retrieved chunks." />
       <RecordTable
         caption="Skill calls"
