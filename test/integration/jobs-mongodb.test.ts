@@ -101,7 +101,23 @@ t.test('plugin-defined jobs run to completion on the MongoDB job store, none los
       names.every((n) => n.includes(':')),
       'every stored job name has an owner prefix',
     );
-    t.equal(docs.filter((d) => d.name === 'job-counter:count' && d.lastFinishedAt).length, N, 'every count job is recorded as finished');
+    // The ledger's `run` line is written as a run starts; Agenda records lastFinishedAt after it, and a run FerretDB
+    // let lock twice may still be repeating (its first finish overwritten by the second lock's whole-document write).
+    const finished = await waitFor(
+      `lastFinishedAt on each of the ${N} job-counter:count jobs`,
+      async () =>
+        (await client.db().collection('agendaJobs').find({ name: 'job-counter:count' }).toArray()).map((d) => ({
+          seq: d.data?.seq,
+          lockedAt: d.lockedAt ?? null,
+          lastFinishedAt: d.lastFinishedAt ?? null,
+        })),
+      (jobs) => jobs.length === N && jobs.every((j) => j.lastFinishedAt),
+      30_000,
+    ).catch((error: Error) => {
+      t.fail(error.message);
+      return [];
+    });
+    t.equal(finished.filter((j) => j.lastFinishedAt).length, N, 'every count job is recorded as finished');
     const failed = docs.find((d) => d.name === 'job-counter:fail');
     t.ok(failed?.failReason && failed.failCount >= 1, 'a failing job is recorded as failed with its reason');
   } finally {
