@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { preparedQuery } from '../db/prepared-query.js';
 
 /** An agent's counted use in its windows (UTC day and month); numbers as Postgres returns them. */
 export interface AgentUsage {
@@ -30,10 +31,12 @@ export class RequestLimitStore {
 
   /** The caller's counted turns since the start of the UTC day, across agents. */
   async callerTurnsToday(callerKey: string): Promise<number> {
-    const [row] = await this.db.query<{ today: string }>(
+    const [row] = await preparedQuery<{ today: string }>(
+      this.db,
+      'caller-turns-today',
       `SELECT count(*) AS today FROM conversation_turns
        WHERE caller_key = $1 AND counts_toward_limits AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
-      { bind: [callerKey], type: QueryTypes.SELECT },
+      [callerKey],
     );
     return Number(row!.today);
   }

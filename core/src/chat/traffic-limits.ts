@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { MinuteBudget, type RateLimitRefusal } from '../db/minute-budget.js';
+import { TrafficLimitStore, type BucketTake } from './traffic-limit-store.js';
 
 export type { RateLimitRefusal } from '../db/minute-budget.js';
 
@@ -13,8 +14,10 @@ export class TrafficLimits {
   private readonly perSession: MinuteBudget;
   private readonly anonymous: MinuteBudget;
   private readonly handshakes: MinuteBudget;
+  private readonly store: TrafficLimitStore;
 
   constructor(db: Sequelize, limits: HostConfig['rate_limits']) {
+    this.store = new TrafficLimitStore(db);
     const bucket = (keyPrefix: string, points: number, what: string) => new MinuteBudget(db, keyPrefix, points, what);
     this.perCaller = bucket('turns-caller', limits.stream_per_ip_per_minute, `${limits.stream_per_ip_per_minute} messages a minute from one client`);
     this.perSession = bucket('turns-session', limits.stream_per_session_per_minute, `${limits.stream_per_session_per_minute} messages a minute in one session`);
@@ -26,13 +29,28 @@ export class TrafficLimits {
     );
   }
 
-  /** Takes one chat turn from the caller's, the session's and, for anonymous callers, the shared bucket. */
+  /**
+   * Takes one chat turn from the caller's, the session's and, for anonymous callers, the shared bucket, in one
+   * statement: a bucket is charged only while the ones before it allow the turn, so a refused client does not spend
+   * the shared budget.
+   */
   async takeTurn(input: { callerKey: string | null; sessionId: string | null; anonymous: boolean }): Promise<RateLimitRefusal | undefined> {
-    return (
-      (input.callerKey ? await this.perCaller.take(input.callerKey) : undefined) ??
-      (input.sessionId ? await this.perSession.take(input.sessionId) : undefined) ??
-      (input.anonymous ? await this.anonymous.take('all') : undefined)
-    );
+    const takes: { budget: MinuteBudget; bucket: BucketTake }[] = [];
+    for (const [budget, key] of [
+      [this.perCaller, input.callerKey],
+      [this.perSession, input.sessionId],
+      [this.anonymous, input.anonymous ? 'all' : null],
+    ] as const) {
+      const bucket = key === null ? undefined : budget.bucket(key);
+      if (bucket) takes.push({ budget, bucket });
+    }
+    const taken = await this.store.take(takes.map((t) => t.bucket));
+    for (const [i, { budget }] of takes.entries()) {
+      const after = taken[i];
+      const refusal = after && budget.refusalAt(after.points, after.expire);
+      if (refusal) return refusal;
+    }
+    return undefined;
   }
 
   /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */

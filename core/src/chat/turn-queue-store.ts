@@ -1,4 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
+import { preparedQuery } from '../db/prepared-query.js';
 import { SqlStore } from '../db/sql-store.js';
 
 /** Drops ticket `$ticket` from its line, and tickets that expired over an hour ago (a crashed instance's). */
@@ -8,10 +9,12 @@ export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHE
 export class TurnQueueStore extends SqlStore {
   /** A new ticket for turn `turnId` at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
   async insert(sessionId: string, turnId: string, instanceId: string, seconds: number): Promise<string> {
-    const [row] = await this.db.query<{ id: string }>(
+    const [row] = await preparedQuery<{ id: string }>(
+      this.db,
+      'turn-queue-insert',
       `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
        VALUES ($1, $2, $3, now() + make_interval(secs => $4), now()) RETURNING id::text AS id`,
-      { bind: [sessionId, turnId, instanceId, seconds], type: QueryTypes.SELECT },
+      [sessionId, turnId, instanceId, seconds],
     );
     return row!.id;
   }

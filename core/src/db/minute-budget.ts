@@ -17,8 +17,8 @@ export class MinuteBudget {
   /** `what` completes "the limit is ...", for example "20 messages a minute from one client". */
   constructor(
     db: Sequelize,
-    keyPrefix: string,
-    points: number,
+    private readonly keyPrefix: string,
+    private readonly points: number,
     private readonly what: string,
   ) {
     this.limiter =
@@ -45,8 +45,22 @@ export class MinuteBudget {
     } catch (error) {
       // The library rejects with its result object when the budget is spent, and with an Error when Postgres fails.
       if (!(error instanceof RateLimiterRes)) throw error;
-      const retryAfterSeconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-      return { detail: `too many requests: the limit is ${this.what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
+      return this.refusal(error.msBeforeNext);
     }
+  }
+
+  /** `key`'s row and budget, for a take of several budgets in one statement; `undefined` when this budget takes everything. */
+  bucket(key: string): { key: string; points: number } | undefined {
+    return this.limiter ? { key: this.limiter.getKey(key), points: this.points } : undefined;
+  }
+
+  /** The refusal for a bucket of this budget at `points` in a minute ending at `expire`, if that is past the budget. */
+  refusalAt(points: number, expire: number): RateLimitRefusal | undefined {
+    return points > this.points ? this.refusal(expire - Date.now()) : undefined;
+  }
+
+  private refusal(msBeforeNext: number): RateLimitRefusal {
+    const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return { detail: `too many requests: the limit is ${this.what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
   }
 }
