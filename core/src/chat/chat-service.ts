@@ -100,7 +100,7 @@ export class ChatService {
       }
       return;
     }
-    const lease = await trace.stage('limits', () => enterLimits(deps.limits, admitted.agent, admitted.caller.callerKey));
+    const lease = await trace.stage('limits', () => enterLimits(deps.limits, admitted.agent, admitted.caller.callerKey, open.callerTurnsToday));
     try {
       const runtime = await trace.stage('context', async () => buildTurnContext(deps, admitted, open, trace, signal));
       // The turn runs: operators watching the session see the customer's message now, not once the reply is stored.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared-query.js';
+import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
@@ -79,14 +80,17 @@ export class ConversationStore {
    *   continued only through that agent.
    * - `issue`: a new session under an id the server just issued, marked as started by an anonymous client.
    * - `continue_issued`: only such a session, and only through its own agent.
+   *
+   * With `quotaCaller`, the same statement counts that caller's turns today for the daily quota.
    */
   async openSession(
     threadId: string,
     agentId: string | null,
     historyLimit: number,
     mode: SessionMode,
-  ): Promise<{ session: SessionRow; history: ChatMessage[] } | undefined> {
-    const [row] = await preparedQuery<SessionRow & { history: { role: string; content: string }[] }>(
+    quotaCaller: string | null,
+  ): Promise<{ session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null } | undefined> {
+    const [row] = await preparedQuery<SessionRow & { history: { role: string; content: string }[]; caller_turns_today: string | null }>(
       this.db,
       `chat_open_session_${mode}`,
       `WITH s AS (${OPEN_SESSION[mode]}
@@ -94,13 +98,18 @@ export class ConversationStore {
        SELECT s.*, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
-               WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history
+               WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,
+         CASE WHEN $4::text IS NOT NULL THEN (${callerTurnsToday('$4')}) END AS caller_turns_today
        FROM s`,
-      [threadId, agentId, Math.max(0, historyLimit)],
+      [threadId, agentId, Math.max(0, historyLimit), quotaCaller],
     );
     if (!row) return undefined;
-    const { history, ...session } = row;
-    return { session, history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })) };
+    const { history, caller_turns_today, ...session } = row;
+    return {
+      session,
+      history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })),
+      callerTurnsToday: caller_turns_today === null ? null : Number(caller_turns_today),
+    };
   }
 
   /** Stores a customer message that gets no AI reply (the session is under human takeover): no turn, no context. */

@@ -25,19 +25,17 @@ export interface UsageGroup {
   total_cost: string;
 }
 
+/** The counted turns of caller `$param` since the start of the UTC day, across agents: for the statement opening a turn's session. */
+export const callerTurnsToday = (param: string) => `SELECT count(*) FROM conversation_turns
+  WHERE caller_key = ${param} AND counts_toward_limits AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+
 /** The SQL of request limits: counted turns (`conversation_turns`) and concurrency leases (`agent_request_leases`). */
 export class RequestLimitStore {
   constructor(private readonly db: Sequelize) {}
 
   /** The caller's counted turns since the start of the UTC day, across agents. */
   async callerTurnsToday(callerKey: string): Promise<number> {
-    const [row] = await preparedQuery<{ today: string }>(
-      this.db,
-      'caller-turns-today',
-      `SELECT count(*) AS today FROM conversation_turns
-       WHERE caller_key = $1 AND counts_toward_limits AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
-      [callerKey],
-    );
+    const [row] = await preparedQuery<{ today: string }>(this.db, 'caller-turns-today', `SELECT (${callerTurnsToday('$1')}) AS today`, [callerKey]);
     return Number(row!.today);
   }
 

@@ -37,10 +37,13 @@ export class RequestLimits {
     this.store = new RequestLimitStore(db);
   }
 
-  /** The per-user quota: counted turns of one caller in the current UTC day, across agents. */
-  async callerExceeded(callerKey: string | null): Promise<string | undefined> {
+  /**
+   * The per-user quota: counted turns of one caller in the current UTC day, across agents; `countedToday` when the
+   * caller's turns were already counted (the statement opening the session does), else they are counted here.
+   */
+  async callerExceeded(callerKey: string | null, countedToday?: number | null): Promise<string | undefined> {
     if (!callerKey || this.perCallerDaily <= 0) return undefined;
-    return (await this.store.callerTurnsToday(callerKey)) >= this.perCallerDaily
+    return (countedToday ?? (await this.store.callerTurnsToday(callerKey))) >= this.perCallerDaily
       ? `you reached your daily request quota (${this.perCallerDaily}); try again tomorrow (UTC)`
       : undefined;
   }

@@ -73,6 +73,8 @@ export async function evaluateTurn(
       caller_key: null,
       trace_id: trace.traceId,
     },
+    // Evaluation items count toward no quota.
+    callerTurnsToday: null,
   };
   const runtime = buildTurnContext(deps, admitted, open, trace, input.signal);
   let reply = '';

@@ -19,6 +19,8 @@ export interface OpenTurn {
   history: ChatMessage[];
   messageType: MessageType;
   identity: TurnIdentity;
+  /** The caller's counted turns today, read with the session for the quota (`null` without a caller or a quota). */
+  callerTurnsToday: number | null;
 }
 
 /** Stored messages, shown at once to everyone watching the session. */
@@ -36,14 +38,16 @@ export async function openTurnSession(deps: SessionStageDeps, admitted: Admitted
   const messageType = normalizeMessageType(request.message_type);
   const threadId = request.thread_id ?? issueSessionId();
   const mode = trusted ? 'choose' : caller.issuedSession || request.thread_id === undefined ? 'issue' : 'continue_issued';
-  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode);
+  // The quota's count rides on the statement that opens the session: the limits stage needs no round trip of its own.
+  const quotaCaller = config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null;
+  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, quotaCaller);
   if (!opened) {
     // The same words whether the session exists or not, so a refusal tells a guesser nothing.
     throw trusted
       ? refusal('SESSION_AGENT_MISMATCH', `session ${threadId} belongs to another agent; continue it through that agent`)
       : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
   }
-  const { session, history } = opened;
+  const { session, history, callerTurnsToday } = opened;
   if (session.status === 'HUMAN_ACTIVE') {
     // A scheduled run is not a customer's message: it waits for the takeover to end (its runner defers it).
     if (caller.channel === 'scheduled') return null;
@@ -60,5 +64,5 @@ export async function openTurnSession(deps: SessionStageDeps, admitted: Admitted
     caller_key: caller.callerKey,
     trace_id: traceId,
   };
-  return { session, history, messageType, identity };
+  return { session, history, messageType, identity, callerTurnsToday };
 }
