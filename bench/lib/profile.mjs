@@ -21,11 +21,16 @@ function place(url) {
   return url.replace(/^file:\/\//, '').replace(/^.*?\/(core|host|sdk|plugins\/[^/]+)\/dist\//, '$1/');
 }
 
+/** Now on the clock V8's profiler stamps its samples with (CLOCK_MONOTONIC, microseconds), in any process of the machine. */
+export const profileClockUs = () => Number(process.hrtime.bigint() / 1000n);
+
 /**
  * Self time of the profile in `dir` (the host's one `.cpuprofile`): the `top` hottest functions and packages, each
- * `{name, ms, share}`, and the profile's total milliseconds.
+ * `{name, ms, share}`, and the profile's total milliseconds. With `windows` (`[fromUs, toUs]` pairs of
+ * {@link profileClockUs}), only the samples within them: the host under measured load, not its start or the
+ * time it waited while a baseline was measured.
  */
-export function hottest(dir, top = 10) {
+export function hottest(dir, top = 10, windows = undefined) {
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no .cpuprofile in ${dir}: did the host exit cleanly?`);
   const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
@@ -33,7 +38,10 @@ export function hottest(dir, top = 10) {
   const byFunction = new Map();
   const byPlace = new Map();
   let total = 0;
+  let at = profile.startTime;
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (windows && !windows.some(([from, to]) => at >= from && at <= to)) return;
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     const { functionName, url, lineNumber } = nodes.get(id).callFrame;
     total += ms;
@@ -47,13 +55,14 @@ export function hottest(dir, top = 10) {
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, ms]) => ({ name, ms: Math.round(ms), share: ms / total }));
-  return { file: path.join(dir, file), total_ms: Math.round(total), functions: ranked(byFunction), places: ranked(byPlace) };
+  return { file: path.join(dir, file), windows: windows?.length ?? null, total_ms: Math.round(total), functions: ranked(byFunction), places: ranked(byPlace) };
 }
 
 /** Prints what `hottest` found, idle time included (a host waiting on its databases or the load generator). */
-export function printHottest({ file, total_ms, functions, places }) {
+export function printHottest({ file, windows, total_ms, functions, places }) {
   const line = ({ name, ms, share }) => `  ${String(ms).padStart(7)} ms ${(share * 100).toFixed(1).padStart(5)} %  ${name}`;
-  console.log(`\nhost CPU profile ${file} (${total_ms} ms sampled); self time by function:`);
+  const within = windows ? `, within the host's ${windows} measured windows` : '';
+  console.log(`\nhost CPU profile ${file} (${total_ms} ms sampled${within}); self time by function:`);
   functions.forEach((f) => console.log(line(f)));
   console.log('by package or file:');
   places.forEach((p) => console.log(line(p)));

@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { arg, ask, forkHelper, hostDatabase, machine, rssKiB, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
 import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
-import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
+import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -80,6 +80,8 @@ function summarize(reply, seconds) {
 }
 
 // ---- the run ----
+/** `[fromUs, toUs]` of each measured point of the host side, for its CPU profile. */
+const hostWindows = [];
 const summary = {
   date: new Date().toISOString(),
   machine: machine(),
@@ -177,12 +179,14 @@ async function main() {
     const point = { concurrency };
     for (const [side, url] of sides) {
       const before = await modelCount();
+      const from = profileClockUs();
       const reply = await ask(
         loadgen,
         { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] },
         'result',
         (seconds + warmupSeconds) * 1000 + 120_000,
       );
+      if (side === 'host') hostWindows.push([from, profileClockUs()]);
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
@@ -314,7 +318,8 @@ async function leakCheck(loadgen, url, client, pid) {
 }
 
 function report() {
-  if (profileDir) printHottest((summary.host_cpu_profile = hottest(profileDir)));
+  // The host's own points only: over the whole run it mostly waits while the baselines are measured.
+  if (profileDir) printHottest((summary.host_cpu_profile = hottest(profileDir, 10, hostWindows)));
   const table = markdownTable(
     `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
     [
