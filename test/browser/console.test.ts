@@ -1101,7 +1101,7 @@ t.test('a reply corrected beside its inspector, published into the agent knowled
 });
 
 t.test(
-  'a grounded agent that cannot answer: its session shows it asks for a person, a dropped socket comes back with nothing twice, the inspector shows the decision',
+  'a grounded agent that cannot answer: its session and the sessions list show it asks for a person, a dropped socket comes back with nothing twice, the inspector shows the decision',
   async (t) => {
     const agent = (
       await root.request('POST', '/agents', {
@@ -1134,6 +1134,11 @@ t.test(
     t.equal(await transcript.getByRole('listitem').count(), stored.length, 'after the reconnect every stored message shows once');
     t.equal(await transcript.getByText('Can I pay with gold bars?').count(), 1, 'the message before the drop is not repeated');
     await checkAccessibility(t, page, 'session asking for a person');
+
+    await page.goto(`/console/sessions?agent=${agent.agent_id}`);
+    const row = page.getByRole('row').filter({ hasText: sessionId });
+    await row.getByText('AI, asks for a person').waitFor();
+    t.pass('the sessions list flags it too');
 
     await page.goto(`/console/playground?agent=${agent.agent_id}`);
     await page.getByLabel('Message').fill('Can I pay with gold bars?');

@@ -178,5 +178,15 @@ t.test('grounded agents', async (t) => {
       operator.received.some((r) => r.type === 'session' && (r.payload as { status: string }).status === 'HUMAN_ACTIVE'),
       'the session is not taken over',
     );
+
+    const listed = async () =>
+      ((await admin.request('GET', `/sessions?agent_id=${agent.agent_id}`)).body.items as { session_id: string; handoff_requested_at: string | null }[]).find(
+        (s) => s.session_id === 'handoff-1',
+      )!.handoff_requested_at;
+    t.equal(await listed(), reply.message.created_at, 'the sessions list flags the session with the time of the reply that asked for a person');
+    t.equal((await admin.request('POST', '/sessions/handoff-1/takeover', {})).status, 200);
+    t.equal(await listed(), null, 'an operator taking it over clears the flag');
+    t.equal((await admin.request('POST', '/sessions/handoff-1/release', {})).status, 200);
+    t.equal(await listed(), null, 'and it stays clear once handed back, until the agent asks again');
   });
 });

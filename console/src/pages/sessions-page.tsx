@@ -25,6 +25,8 @@ export function SessionsPage() {
         }),
       ),
     getNextPageParam: (last) => last.next_cursor ?? undefined,
+    // A session that asks for a person, or one another operator takes, shows up without a reload.
+    refetchInterval: 10_000,
   });
   const filter = (next: { agent?: string; q?: string }) => {
     const merged = { agent: agentId, q, ...next };
@@ -72,6 +74,10 @@ export function SessionsPage() {
               cell: (session) =>
                 session.status === 'HUMAN_ACTIVE' ? (
                   <span className="badge guard-warning">with {session.takeover_owner_name ?? 'an operator'}</span>
+                ) : session.handoff_requested_at ? (
+                  <span className="badge guard-failed" title={`since ${new Date(session.handoff_requested_at).toLocaleString()}`}>
+                    AI, asks for a person
+                  </span>
                 ) : (
                   <span className="badge guard-ok">AI</span>
                 ),

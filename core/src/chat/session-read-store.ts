@@ -11,6 +11,7 @@ interface SessionListRow extends SessionStateRow {
   agent_name: string | null;
   created_at: Date;
   updated_at: Date;
+  handoff_requested_at: Date | null;
 }
 
 interface TurnRow {
@@ -47,14 +48,20 @@ export class SessionQueries {
    * reports the agent of its latest turn that had one (`effective_agent_id`,
    * a generated column); `agent_id` filters on that same effective agent.
    * `q` matches the thread id or message text as a substring, `%` and `_`
-   * literally, through trigram indexes.
+   * literally, through trigram indexes. `handoff_requested_at` is the time of
+   * the latest reply in which a grounded agent asked for a person, while the
+   * session is the AI's and no operator has taken it over since.
    */
   async listSessions(filters: { agent_id?: string; q?: string; date_from?: Date; date_to?: Date; limit: number; cursor?: string }) {
     const [cursorAt, cursorId] = decodeCursor(filters.cursor);
     const rows = await this.db.query<SessionListRow>(
       `SELECT s.id, s.effective_agent_id AS agent_id, a.name AS agent_name, a.human_takeover_enabled, s.status, s.takeover_owner_id, s.takeover_owner_name,
-              s.takeover_started_at, s.takeover_released_at, s.created_at, s.updated_at
+              s.takeover_started_at, s.takeover_released_at, s.created_at, s.updated_at, h.at AS handoff_requested_at
        FROM chat_sessions s LEFT JOIN agents a ON a.id = s.effective_agent_id
+       LEFT JOIN LATERAL (
+         SELECT max(m.created_at) AS at FROM chat_messages m
+         WHERE m.session_id = s.id AND m.role = 'assistant' AND m.metadata->>'grounding_path' = 'low_confidence_handoff'
+       ) h ON s.status = 'AI_ACTIVE' AND h.at > COALESCE(s.takeover_started_at, '-infinity')
        WHERE ($1::uuid IS NULL OR s.effective_agent_id = $1::uuid)
          AND ($2::text IS NULL OR s.id ILIKE $2 OR s.id IN (SELECT m.session_id FROM chat_messages m WHERE m.content ILIKE $2))
          AND ($3::timestamptz IS NULL OR s.updated_at >= $3) AND ($4::timestamptz IS NULL OR s.updated_at < $4)
@@ -75,7 +82,12 @@ export class SessionQueries {
     );
     const page = rows.slice(0, filters.limit);
     return {
-      items: page.map((r) => ({ ...presentSessionState(r), agent_name: r.agent_name, created_at: r.created_at.toISOString() })),
+      items: page.map((r) => ({
+        ...presentSessionState(r),
+        agent_name: r.agent_name,
+        created_at: r.created_at.toISOString(),
+        handoff_requested_at: r.handoff_requested_at?.toISOString() ?? null,
+      })),
       next_cursor: rows.length > filters.limit ? encodeCursor(page.at(-1)!.updated_at, page.at(-1)!.id) : null,
       limit: filters.limit,
     };

@@ -16,7 +16,15 @@ const sessionQuery = z
   })
   .strict();
 const pageQuery = z.object(pagingFields).strict();
-const sessionSummary = sessionStateSchema.extend({ agent_name: z.string().nullable(), created_at: z.string().datetime() });
+const sessionSummary = sessionStateSchema.extend({
+  agent_name: z.string().nullable(),
+  created_at: z.string().datetime(),
+  handoff_requested_at: z
+    .string()
+    .datetime()
+    .nullable()
+    .describe("When a grounded agent last asked for a person (low_confidence_handoff), while the session is the AI's and no operator has taken it over since"),
+});
 
 export const sessionRoutes: RouteFactory<'sessionTurns' | 'sessions'> = (domains) => {
   const sessionId = (params: Record<string, string>) => String(params.session_id);
