@@ -23,7 +23,14 @@ export interface EmbeddedChromaOptions {
   dataDir: string;
   startupTimeoutMs: number;
   logger: Logger;
+  /** Where the server's port comes from: a free loopback port unless a test says otherwise. */
+  port?: () => Promise<number>;
 }
+
+/** Ports tried at start-up: a free port can be taken by another process before Chroma binds it. */
+const PORT_ATTEMPTS = 3;
+/** How Chroma says its port was taken ("Address 127.0.0.1:43691 is not available"), or the OS does. */
+const PORT_TAKEN = /Address \S+ is not available|address already in use|EADDRINUSE/i;
 
 // Restart delays after an unexpected exit: 1 s, doubling up to 30 s; a server that ran a minute starts over at 1 s.
 const RESTART_BASE_MS = 1000;
@@ -47,7 +54,16 @@ export class EmbeddedChroma implements EmbeddedServer {
 
   async start(): Promise<void> {
     this.stopping = false;
-    await this.launch(await freePort());
+    // The port is free when asked for, but on a busy machine another process may bind it first: another port is tried.
+    for (let attempt = 1; ; attempt++) {
+      const port = await (this.options.port ?? freePort)();
+      try {
+        return await this.launch(port);
+      } catch (error) {
+        if (attempt >= PORT_ATTEMPTS || !PORT_TAKEN.test((error as Error).message)) throw error;
+        this.options.logger.warn({ port, attempt }, 'the port chosen for the embedded Chroma was taken before it started; trying another');
+      }
+    }
   }
 
   private async launch(port: number): Promise<void> {
