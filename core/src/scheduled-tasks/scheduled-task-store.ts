@@ -43,6 +43,9 @@ export interface RunRow extends LeasedRow {
   turn_id: string | null;
 }
 
+/** A run just claimed, with what its turn needs of its task. */
+export type ClaimedRun = RunRow & { task: Pick<TaskRow, 'status' | 'agent_id' | 'target_mode' | 'payload' | 'caller_key'> };
+
 /** A run with its turn's usage columns, for `derived_generation_usage`. */
 export type RunWithUsage = RunRow & {
   input_tokens: number | null;
@@ -73,6 +76,12 @@ export interface Fired {
 
 /** Runs that hold their task's place: started, or about to start. */
 const STARTED_OR_STARTING = `('queued', 'running', 'recovering')`;
+
+/** Queues deferred runs `r` of active tasks `t` whose session is not under human takeover; callers add which tasks and what may hold them back. */
+const RELEASE_DEFERRED = `UPDATE scheduled_task_runs r SET status = 'queued', reason = NULL
+  FROM scheduled_tasks t
+  WHERE r.status = 'deferred' AND t.id = r.task_id AND t.status <> 'cancelled'
+    AND NOT EXISTS (SELECT 1 FROM chat_sessions s WHERE s.id = COALESCE(r.session_id, t.session_id) AND t.target_mode = 'origin_session' AND s.status = 'HUMAN_ACTIVE')`;
 
 /** The SQL of scheduled tasks and their runs. */
 export class ScheduledTaskStore extends SqlStore {
@@ -187,39 +196,42 @@ export class ScheduledTaskStore extends SqlStore {
       );
       const blocking = open.find((r) => r.status !== 'deferred');
       const waiting = open.find((r) => r.status === 'deferred');
-      let fired: Fired | undefined;
       // A run already waiting covers this due time too: a missed or blocked schedule runs once, not once per due time.
-      if (!waiting) {
-        const [status, reason]: [RunStatus, string | null] = !blocking
-          ? ['queued', null]
-          : task.conflict_policy === 'defer'
-            ? ['deferred', `waits for the run due at ${blocking.due_at.toISOString()} to end (conflict_policy=defer)`]
-            : ['cancelled', `skipped: the run due at ${blocking.due_at.toISOString()} had not ended (conflict_policy=skip)`];
-        const [run] = await this.db.query<{ id: string }>(
-          `INSERT INTO scheduled_task_runs (id, task_id, due_at, status, reason, created_at, completed_at)
-           VALUES (gen_random_uuid(), $1, $2, $3::varchar, $4, now(), CASE WHEN $3::varchar = 'cancelled' THEN now() END)
-           ON CONFLICT (task_id, due_at) DO NOTHING RETURNING id`,
-          { bind: [taskId, dueAt, status, reason], type: QueryTypes.SELECT, transaction },
-        );
-        if (run) fired = { runId: run.id, status };
-      }
-      const nextAt = next(task);
-      const [updated] = await this.db.query<TaskRow>(
-        `UPDATE scheduled_tasks SET next_run_at = $2, status = CASE WHEN $2::timestamptz IS NULL THEN 'completed' ELSE status END, updated_at = now()
-         WHERE id = $1 RETURNING *`,
-        { bind: [taskId, nextAt], type: QueryTypes.SELECT, transaction },
+      const [status, reason]: [RunStatus, string | null] = !blocking
+        ? ['queued', null]
+        : task.conflict_policy === 'defer'
+          ? ['deferred', `waits for the run due at ${blocking.due_at.toISOString()} to end (conflict_policy=defer)`]
+          : ['cancelled', `skipped: the run due at ${blocking.due_at.toISOString()} had not ended (conflict_policy=skip)`];
+      // The run (unless one waits) and the task's next due time in one statement.
+      const [updated] = await this.db.query<TaskRow & { fired_run_id: string | null }>(
+        `WITH run AS (
+           INSERT INTO scheduled_task_runs (id, task_id, due_at, status, reason, created_at, completed_at)
+           SELECT gen_random_uuid(), $1::uuid, $3::timestamptz, $4::varchar, $5::text, now(), CASE WHEN $4::varchar = 'cancelled' THEN now() END WHERE $6::boolean
+           ON CONFLICT (task_id, due_at) DO NOTHING RETURNING id)
+         UPDATE scheduled_tasks SET next_run_at = $2, status = CASE WHEN $2::timestamptz IS NULL THEN 'completed' ELSE status END, updated_at = now()
+         WHERE id = $1 RETURNING *, (SELECT id FROM run) AS fired_run_id`,
+        { bind: [taskId, next(task), dueAt, status, reason, !waiting], type: QueryTypes.SELECT, transaction },
       );
-      return { task: updated!, fired };
+      const { fired_run_id: runId, ...row } = updated!;
+      return { task: row, fired: runId ? { runId, status } : undefined };
     });
   }
 
-  /** Takes the run's lease for `owner` if it waits (queued or recovering) or its holder's lease lapsed. */
-  async claim(runId: string, owner: string, leaseSeconds: number): Promise<RunRow | undefined> {
-    const [row] = await this.db.query<RunRow>(
-      `UPDATE scheduled_task_runs SET status = 'running', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now(),
-         attempt_count = attempt_count + 1, started_at = COALESCE(started_at, now())
-       WHERE id = $1 AND (status IN ('queued', 'recovering') OR (status = 'running' AND lease_expires_at < now())) RETURNING *`,
-      { bind: [runId, owner, leaseSeconds], type: QueryTypes.SELECT },
+  /**
+   * Takes the run's lease for `owner` if it waits (queued or recovering) or its holder's lease lapsed, with what its
+   * turn needs of the task. The run keeps the session it had (a recovered run continues it); a first claim records
+   * the task's session (`origin_session`) or `newSessionId`, unless the task was cancelled.
+   */
+  async claim(runId: string, owner: string, leaseSeconds: number, newSessionId: string): Promise<ClaimedRun | undefined> {
+    const [row] = await this.db.query<ClaimedRun>(
+      `UPDATE scheduled_task_runs r SET status = 'running', lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3), worker_heartbeat_at = now(),
+         attempt_count = r.attempt_count + 1, started_at = COALESCE(r.started_at, now()),
+         session_id = CASE WHEN t.status = 'cancelled' THEN r.session_id
+                           ELSE COALESCE(r.session_id, CASE WHEN t.target_mode = 'origin_session' THEN t.session_id ELSE $4 END) END
+       FROM scheduled_tasks t
+       WHERE r.id = $1 AND t.id = r.task_id AND (r.status IN ('queued', 'recovering') OR (r.status = 'running' AND r.lease_expires_at < now()))
+       RETURNING r.*, json_build_object('status', t.status, 'agent_id', t.agent_id, 'target_mode', t.target_mode, 'payload', t.payload, 'caller_key', t.caller_key) AS task`,
+      { bind: [runId, owner, leaseSeconds, newSessionId], type: QueryTypes.SELECT },
     );
     return row;
   }
@@ -229,19 +241,29 @@ export class ScheduledTaskStore extends SqlStore {
     return renewLease(this.db, 'scheduled_task_runs', runId, owner, leaseSeconds);
   }
 
-  /** Records the session a run uses before its turn starts, so a recovered run continues the same session. */
-  async setSession(runId: string, sessionId: string): Promise<void> {
-    await this.db.query('UPDATE scheduled_task_runs SET session_id = $2 WHERE id = $1', { bind: [runId, sessionId] });
-  }
-
-  /** Ends the run `owner` holds: an end state with its turn, or back to `deferred` with why. */
-  async finish(runId: string, owner: string, end: { status: RunStatus; reason: string | null; turnId?: string | null }): Promise<void> {
-    await this.db.query(
-      `UPDATE scheduled_task_runs SET status = $3::varchar, reason = $4, turn_id = COALESCE($5, turn_id), lease_owner = NULL, lease_expires_at = NULL,
-         completed_at = CASE WHEN $3::varchar = 'deferred' THEN NULL ELSE now() END
-       WHERE id = $1 AND lease_owner = $2`,
-      { bind: [runId, owner, end.status, end.reason, end.turnId ?? null] },
+  /**
+   * Ends the run `owner` holds (an end state with its turn, or back to `deferred` with why) and, in the same
+   * statement, queues the task's deferred runs that nothing holds back any more; resolves with those, to start. A run
+   * this ends is no longer counted as holding its task's place; one `owner` no longer holds still is. A run this puts
+   * back to `deferred` is released by the supervisor's sweep.
+   */
+  async finish(
+    run: { id: string; task_id: string },
+    owner: string,
+    end: { status: RunStatus; reason: string | null; turnId?: string | null },
+  ): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(
+      `WITH ended AS (
+         UPDATE scheduled_task_runs SET status = $3::varchar, reason = $4, turn_id = COALESCE($5, turn_id), lease_owner = NULL, lease_expires_at = NULL,
+           completed_at = CASE WHEN $3::varchar = 'deferred' THEN NULL ELSE now() END
+         WHERE id = $1 AND lease_owner = $2 RETURNING id)
+       ${RELEASE_DEFERRED} AND r.task_id = $6
+         AND NOT EXISTS (SELECT 1 FROM scheduled_task_runs o WHERE o.task_id = r.task_id AND o.status IN ${STARTED_OR_STARTING}
+                         AND NOT (o.id = $1 AND EXISTS (SELECT 1 FROM ended)))
+       RETURNING r.id`,
+      { bind: [run.id, owner, end.status, end.reason, end.turnId ?? null, run.task_id], type: QueryTypes.SELECT },
     );
+    return rows.map((r) => r.id);
   }
 
   /** Running runs whose lease lapsed: `failed` after `maxAttempts` claims, else `recovering`; resolves with those to start again. */
@@ -262,11 +284,8 @@ export class ScheduledTaskStore extends SqlStore {
    */
   async releaseDeferred(taskId?: string): Promise<string[]> {
     const rows = await this.db.query<{ id: string }>(
-      `UPDATE scheduled_task_runs r SET status = 'queued', reason = NULL
-       FROM scheduled_tasks t
-       WHERE r.status = 'deferred' AND t.id = r.task_id AND t.status <> 'cancelled' AND ($1::uuid IS NULL OR r.task_id = $1)
+      `${RELEASE_DEFERRED} AND ($1::uuid IS NULL OR r.task_id = $1)
          AND NOT EXISTS (SELECT 1 FROM scheduled_task_runs o WHERE o.task_id = r.task_id AND o.status IN ${STARTED_OR_STARTING})
-         AND NOT EXISTS (SELECT 1 FROM chat_sessions s WHERE s.id = COALESCE(r.session_id, t.session_id) AND t.target_mode = 'origin_session' AND s.status = 'HUMAN_ACTIVE')
        RETURNING r.id`,
       { bind: [taskId ?? null], type: QueryTypes.SELECT },
     );

@@ -1,7 +1,7 @@
 import type { ErrorCode, JobScheduler, Logger } from '@agent-host/sdk';
 import { issueSessionId, type AdmittedTurn, type ChatRequest, type StreamEvent, type TurnCaller } from '../chat/turn/turn-request.js';
 import { nextRunAfter } from './schedule.js';
-import type { RunStatus, ScheduledTaskStore, TaskRow } from './scheduled-task-store.js';
+import type { ClaimedRun, RunStatus, ScheduledTaskStore, TaskRow } from './scheduled-task-store.js';
 
 export const DUE_JOB = 'due';
 export const RUN_JOB = 'run';
@@ -88,7 +88,7 @@ export class TaskRunner {
   /** Runs one run if this instance can claim it. */
   async execute(runId: string): Promise<void> {
     const { instanceId, leaseSeconds } = this.options;
-    const run = await this.store.claim(runId, instanceId, leaseSeconds);
+    const run = await this.store.claim(runId, instanceId, leaseSeconds, issueSessionId());
     if (!run) return;
     const log = this.logger.child({ scheduled_run_id: run.id, task_id: run.task_id, attempt: run.attempt_count });
     const timer = setInterval(
@@ -97,31 +97,24 @@ export class TaskRunner {
     );
     let end: { status: RunStatus; reason: string | null; turnId?: string | null };
     try {
-      end = await this.runTurn(run.id, run.session_id, run.task_id);
+      end = await this.runTurn(run);
     } catch (error) {
       log.error({ err: error }, 'scheduled run failed');
       end = { status: 'failed', reason: (error as Error).message };
     } finally {
       clearInterval(timer);
     }
-    await this.store.finish(run.id, instanceId, end);
+    const released = await this.store.finish(run, instanceId, end);
     log.debug({ status: end.status }, 'scheduled run ended');
-    await this.startReleased(await this.store.releaseDeferred(run.task_id));
+    await this.startReleased(released);
   }
 
-  private async runTurn(
-    runId: string,
-    runSession: string | null,
-    taskId: string,
-  ): Promise<{ status: RunStatus; reason: string | null; turnId?: string | null }> {
-    const task = await this.store.find(taskId);
-    if (!task || task.status === 'cancelled') return { status: 'cancelled', reason: 'the task was cancelled before this run started' };
-    const sessionId = task.target_mode === 'origin_session' ? task.session_id! : (runSession ?? issueSessionId());
-    if (runSession === null) await this.store.setSession(runId, sessionId);
+  private async runTurn({ task, session_id: sessionId }: ClaimedRun): Promise<{ status: RunStatus; reason: string | null; turnId?: string | null }> {
+    if (task.status === 'cancelled') return { status: 'cancelled', reason: 'the task was cancelled before this run started' };
     const takenOver = { status: 'deferred' as const, reason: 'the session is under human takeover; the run starts when the takeover ends' };
-    if (task.target_mode === 'origin_session' && (await this.store.takenOver(sessionId))) return takenOver;
+    if (task.target_mode === 'origin_session' && (await this.store.takenOver(sessionId!))) return takenOver;
     const admitted = await this.chat.admit(
-      { thread_id: sessionId, agent_id: task.agent_id, message: task.payload.message, message_type: 'rule' },
+      { thread_id: sessionId!, agent_id: task.agent_id, message: task.payload.message, message_type: 'rule' },
       { principal: undefined, callerKey: task.caller_key, channel: 'scheduled' },
     );
     let failure: { code: ErrorCode; content: string } | undefined;
