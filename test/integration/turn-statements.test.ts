@@ -9,13 +9,13 @@ import { stream } from '../helpers/sse.js';
 
 const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
 
-/** The statements sent on connections to `database` while `work` runs, each as its first 60 characters. */
-async function statementsOf(database: string, work: () => Promise<unknown>): Promise<string[]> {
+/** The statements sent on connections to `database` while `work` runs (those `counted` keeps), each as its first 60 characters. */
+async function statementsOf(database: string, work: () => Promise<unknown>, counted = (text: string) => !BACKGROUND.test(text)): Promise<string[]> {
   const sent: string[] = [];
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
     const text = typeof config === 'string' ? config : ((config as { text?: string }).text ?? '');
-    if (this.database === database && !BACKGROUND.test(text)) sent.push(text.replace(/\s+/g, ' ').trim().slice(0, 60));
+    if (this.database === database && counted(text)) sent.push(text.replace(/\s+/g, ' ').trim().slice(0, 60));
     return (original as (...args: unknown[]) => unknown).apply(this, [config, ...rest]);
   } as typeof original;
   try {
@@ -79,4 +79,49 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   );
   // Who is ahead; the session's own minute budget is taken with the others.
   t.ok(continued.length <= fresh.length + 1, `and sends at most one statement more: ${JSON.stringify(continued, null, 1)}`);
+});
+
+t.test("a scheduled run's own statements: fire, claim, end", async (t) => {
+  const fixture = await startOpenAiFixture({ respond: () => ({ content: 'Your order ships today.' }) });
+  t.teardown(() => fixture.close());
+  // No supervisor sweep while the run is counted: its statements are not the run's.
+  const host = await startTestHost(t, {
+    env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"`, AGENT_HOST__SCHEDULED_TASKS__SUPERVISOR_INTERVAL_SECONDS: '3600' },
+  });
+  const database = new URL(host.databaseUrl).pathname.slice(1);
+  const admin = new AdminClient(host.url);
+  await admin.login();
+  const agent = (await admin.request('POST', '/agents', { name: 'reminders', agent_type: 'chat', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  const statements = await statementsOf(
+    database,
+    async () => {
+      const task = (
+        await admin.request('POST', '/scheduled-tasks', {
+          agent_id: agent.agent_id,
+          payload: { message: 'check the order status' },
+          schedule_payload: { kind: 'once', run_at: new Date(Date.now() + 1500).toISOString() },
+        })
+      ).body;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        const [run] = (await admin.request('GET', `/scheduled-tasks/${task.task_id}/runs`)).body.items;
+        if (run?.execution_state === 'succeeded') return;
+      }
+      throw new Error('the run did not succeed within 30 s');
+    },
+    // What the runner sends about tasks and runs, not the REST reads above or the turn (counted above).
+    (text) =>
+      /^\s*(WITH|UPDATE|INSERT|SELECT \* FROM scheduled_tasks WHERE id = \$1 AND status = 'active' FOR UPDATE|SELECT id, status, due_at)/.test(text) &&
+      /scheduled_task/.test(text),
+  );
+  t.same(
+    statements.filter((s) => !s.startsWith('INSERT INTO scheduled_tasks')),
+    [
+      "SELECT * FROM scheduled_tasks WHERE id = $1 AND status = 'ac",
+      'SELECT id, status, due_at FROM scheduled_task_runs WHERE tas',
+      'WITH run AS ( INSERT INTO scheduled_task_runs (id, task_id, ',
+      "UPDATE scheduled_task_runs r SET status = 'running', lease_o",
+      'WITH ended AS ( UPDATE scheduled_task_runs SET status = $3::',
+    ],
+    'firing the due time locks the task, reads its open runs and records the run with the next due time in one statement; the claim reads the task and records the session; the end queues deferred runs in the same statement',
+  );
 });
