@@ -495,6 +495,13 @@ t.test('knowledge: a source is made, documents uploaded with progress, indexed b
   const previewed = page.getByRole('table', { name: 'Chunking preview by document' }).getByRole('row', { name: /handbook\.md/ });
   await previewed.waitFor();
   t.match(await previewed.textContent(), /previewed/, "another chunking is tried on the source's document without changing it");
+  const past = page.getByRole('table', { name: 'The last 20 checks and chunking previews' });
+  await past.getByRole('cell', { name: 'chunking preview (by_title)' }).waitFor();
+  t.same(
+    (await past.getByRole('row').allTextContents()).slice(1).map((text) => /vector health|chunking preview/.exec(text)?.[0]),
+    ['chunking preview', 'vector health'],
+    'past checks list the preview and the health check, newest first',
+  );
   await checkAccessibility(t, page, 'knowledge source');
   await screenshot(page, 'knowledge-source');
 

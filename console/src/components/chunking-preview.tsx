@@ -1,8 +1,9 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
 import { DataTable } from './data-table';
+import { inspectRunsKey } from './inspect-runs';
 import { JsonField, parseJson } from './json-field';
 import { ErrorMessage, IssueList } from './states';
 
@@ -18,7 +19,9 @@ export function ChunkingPreview({ sourceId }: { sourceId: string }) {
   const [strategy, setStrategy] = useState<string>(STRATEGIES[0]);
   const [params, setParams] = useState('');
   const [invalid, setInvalid] = useState<string>();
+  const queries = useQueryClient();
   const preview = useMutation<InspectRun, ApiError, Record<string, unknown> | undefined>({
+    onSuccess: () => queries.invalidateQueries({ queryKey: inspectRunsKey(sourceId) }),
     mutationFn: (parsed) =>
       expectData(
         api.POST('/knowledge-sources/{source_id}/inspect-runs', {

@@ -5,6 +5,7 @@ import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
 import { ChunkingPreview } from '../components/chunking-preview';
 import { DataTable, When } from '../components/data-table';
+import { InspectRuns, inspectRunsKey } from '../components/inspect-runs';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 import { useCan } from '../session';
 import { uploadFile } from '../upload';
@@ -83,6 +84,7 @@ export function KnowledgeSourcePage() {
   });
   const inspect = useMutation<InspectRun, ApiError>({
     mutationFn: () => expectData(api.POST('/knowledge-sources/{source_id}/inspect-runs', { ...path, body: { inspection_mode: 'vector_health' } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: inspectRunsKey(sourceId) }),
   });
 
   if (source.isPending) return <Loading what="the source" />;
@@ -174,6 +176,7 @@ export function KnowledgeSourcePage() {
         )}
       </section>
       {mayWrite && <ChunkingPreview sourceId={sourceId} />}
+      <InspectRuns sourceId={sourceId} />
     </>
   );
 }
