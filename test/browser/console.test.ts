@@ -1105,6 +1105,20 @@ t.test('a reply corrected beside its inspector, published into the agent knowled
   await debug.getByRole('status').filter({ hasText: 'opening hours' }).waitFor();
   t.pass('another query is tried on the same turn');
   await checkAccessibility(t, page, 'retrieval debug');
+
+  const sources = (await root.request('GET', '/knowledge-sources?limit=100')).body.items as { source_id: string; source_kind: string; name: string }[];
+  const managed = sources.filter((s) => s.source_kind === 'managed_correction' && s.name === 'Corrections: Corrected desk');
+  t.equal(managed.length, 1, 'the agent has one managed correction source');
+  await page.goto(`/console/knowledge/${managed[0]!.source_id}`);
+  const ledger = page.getByRole('table', { name: 'Publication ledger, newest first' });
+  const published = ledger.getByRole('row', { name: /How long is the warranty on kettles\?/ });
+  await published.waitFor();
+  t.match(
+    await published.textContent(),
+    /Kettles carry a warranty of three years\..*1.*published.*succeeded/,
+    "the source's ledger shows the publication and its indexing",
+  );
+  await checkAccessibility(t, page, 'correction ledger');
 });
 
 t.test(

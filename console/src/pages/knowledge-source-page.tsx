@@ -4,6 +4,7 @@ import { useParams } from 'react-router';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
 import { ChunkingPreview } from '../components/chunking-preview';
+import { CorrectionLedger } from '../components/correction-ledger';
 import { DataTable, When } from '../components/data-table';
 import { InspectRuns, inspectRunsKey } from '../components/inspect-runs';
 import { Empty, ErrorMessage, Loading } from '../components/states';
@@ -64,6 +65,8 @@ function Uploads({ sourceId, onUploaded }: { sourceId: string; onUploaded: () =>
 export function KnowledgeSourcePage() {
   const sourceId = useParams().sourceId!;
   const mayWrite = useCan('knowledge.write');
+  // The ledger shows the turns corrections came from: it needs conversations.read as well.
+  const mayReadConversations = useCan('conversations.read');
   const queries = useQueryClient();
   const path = { params: { path: { source_id: sourceId } } };
   const source = useQuery({ queryKey: ['knowledge-source', sourceId], queryFn: () => expectData(api.GET('/knowledge-sources/{source_id}', path)) });
@@ -177,6 +180,7 @@ export function KnowledgeSourcePage() {
       </section>
       {mayWrite && <ChunkingPreview sourceId={sourceId} />}
       <InspectRuns sourceId={sourceId} />
+      {source.data.source_kind === 'managed_correction' && mayReadConversations && <CorrectionLedger sourceId={sourceId} />}
     </>
   );
 }
