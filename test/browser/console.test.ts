@@ -870,12 +870,24 @@ t.test('skills: made, a draft version on the MCP server released, mounted on an 
   await page.getByLabel('Description').fill('Repeats the request');
   await page.getByRole('button', { name: 'Create skill' }).click();
   await page.getByRole('heading', { name: 'echo_back' }).waitFor();
-  await page.getByLabel('MCP server').selectOption({ label: 'Everything (active)' });
-  await page.getByLabel('Config (JSON)').fill('{"tool_name": "echo",');
-  await page.getByRole('button', { name: 'Save draft' }).click();
-  await page.getByText(/not valid JSON/).waitFor();
-  await page.getByLabel('Config (JSON)').fill('{"tool_name": "echo", "query_argument": "message"}');
-  await page.getByRole('button', { name: 'Save draft' }).click();
+  const newVersion = page.getByRole('form', { name: 'New version' });
+  await newVersion.getByLabel('MCP server').selectOption({ label: 'Everything (active)' });
+  await newVersion.getByLabel('Config (JSON)').fill('{"tool_name": "echo",');
+  await newVersion.getByRole('button', { name: 'Save draft' }).click();
+  await newVersion.getByText(/not valid JSON/).waitFor();
+  await newVersion.getByLabel('Config (JSON)').fill('{"tool_name": "echo", "query_argument": "text"}');
+  await newVersion.getByRole('button', { name: 'Save draft' }).click();
+  await page.getByRole('button', { name: 'Edit version 1' }).click();
+  const draft = page.getByRole('form', { name: 'Draft version 1' });
+  t.same(JSON.parse(await draft.getByLabel('Config (JSON)').inputValue()), { tool_name: 'echo', query_argument: 'text' }, 'the draft opens with its config');
+  await draft.getByLabel('Config (JSON)').fill('{"tool_name": "echo", "query_argument": "message"}');
+  await draft.getByRole('button', { name: 'Save draft' }).click();
+  await draft.waitFor({ state: 'detached' });
+  await page
+    .getByRole('row', { name: /^1 mcp/ })
+    .getByText('"query_argument":"message"')
+    .waitFor();
+  t.pass('the draft is changed in place: still version 1');
   await page.getByRole('button', { name: 'Release version 1' }).click();
   await page
     .getByRole('row', { name: /^1 mcp/ })

@@ -12,39 +12,43 @@ type Skill = components['schemas']['Skill'];
 type SkillVersion = components['schemas']['SkillVersion'];
 
 /**
- * A new draft version: its backend (`mcp`: one tool of an MCP server, chosen here) and its config as JSON, checked
- * before sending. Drafts are released from the list; a released version never changes.
+ * A draft version's form: a new draft, or `draft` edited in place. Its backend (`mcp`: one tool of an MCP server,
+ * chosen here) and its config as JSON, checked before sending. Drafts are released from the list; a released version
+ * never changes.
  */
-function NewVersion({ skillId, onMade }: { skillId: string; onMade: () => void }) {
-  const [backendType, setBackendType] = useState('mcp');
-  const [serverId, setServerId] = useState('');
-  const [config, setConfig] = useState('{\n  "tool_name": "",\n  "query_argument": ""\n}');
+function VersionForm({ skillId, draft, onSaved }: { skillId: string; draft?: SkillVersion; onSaved: () => void }) {
+  const [backendType, setBackendType] = useState(draft?.backend_type ?? 'mcp');
+  const [serverId, setServerId] = useState(draft?.backend_ref_id ?? '');
+  const [config, setConfig] = useState(draft ? JSON.stringify(draft.config, null, 2) : '{\n  "tool_name": "",\n  "query_argument": ""\n}');
   const [invalid, setInvalid] = useState<string>();
   const servers = useQuery({ queryKey: ['mcp-servers'], queryFn: () => expectData(api.GET('/mcp-servers', { params: { query: { limit: 100 } } })) });
-  const create = useMutation<SkillVersion, ApiError, Record<string, unknown>>({
-    mutationFn: (parsed) =>
-      expectData(
-        api.POST('/skills/{skill_id}/versions', {
-          params: { path: { skill_id: skillId } },
-          body: { backend_type: backendType, backend_ref_id: serverId || null, config: parsed },
-        }),
-      ),
-    onSuccess: onMade,
+  const save = useMutation<SkillVersion, ApiError, Record<string, unknown>>({
+    mutationFn: (parsed) => {
+      const body = { backend_type: backendType, backend_ref_id: serverId || null, config: parsed };
+      return expectData(
+        draft
+          ? api.PATCH('/skills/{skill_id}/versions/{version_id}', { params: { path: { skill_id: skillId, version_id: draft.version_id } }, body })
+          : api.POST('/skills/{skill_id}/versions', { params: { path: { skill_id: skillId } }, body }),
+      );
+    },
+    onSuccess: onSaved,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const parsed = parseJson(config);
     const notObject = 'value' in parsed && (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value));
     setInvalid('error' in parsed ? parsed.error : notObject ? 'must be a JSON object' : undefined);
-    if ('value' in parsed && !notObject) create.mutate(parsed.value as Record<string, unknown>);
+    if ('value' in parsed && !notObject) save.mutate(parsed.value as Record<string, unknown>);
   };
+  const title = draft ? `Draft version ${draft.version_number}` : 'New version';
+  const id = draft ? `draft-${draft.version_id}` : 'version';
   return (
-    <form className="form" onSubmit={submit} aria-label="New version">
-      <h2>New version</h2>
-      <label htmlFor="version-backend">Backend</label>
-      <input id="version-backend" value={backendType} onChange={(e) => setBackendType(e.target.value)} />
-      <label htmlFor="version-server">MCP server (the backend's reference)</label>
-      <select id="version-server" value={serverId} onChange={(e) => setServerId(e.target.value)}>
+    <form className="form" onSubmit={submit} aria-label={title}>
+      <h2>{title}</h2>
+      <label htmlFor={`${id}-backend`}>Backend</label>
+      <input id={`${id}-backend`} value={backendType} onChange={(e) => setBackendType(e.target.value)} />
+      <label htmlFor={`${id}-server`}>MCP server (the backend's reference)</label>
+      <select id={`${id}-server`} value={serverId} onChange={(e) => setServerId(e.target.value)}>
         <option value="">None</option>
         {servers.data?.items.map((server) => (
           <option key={server.mcp_server_id} value={server.mcp_server_id}>
@@ -52,9 +56,9 @@ function NewVersion({ skillId, onMade }: { skillId: string; onMade: () => void }
           </option>
         ))}
       </select>
-      <JsonField id="version-config" label="Config (JSON)" value={config} onChange={setConfig} error={invalid} />
-      {create.error && <ErrorMessage error={create.error} action="make the version" />}
-      <button type="submit" disabled={create.isPending}>
+      <JsonField id={`${id}-config`} label="Config (JSON)" value={config} onChange={setConfig} error={invalid} />
+      {save.error && <ErrorMessage error={save.error} action={draft ? 'save the draft' : 'make the version'} />}
+      <button type="submit" disabled={save.isPending}>
         Save draft
       </button>
     </form>
@@ -76,6 +80,7 @@ export function SkillPage() {
     await queries.invalidateQueries({ queryKey: ['skill', skillId] });
     await queries.invalidateQueries({ queryKey: ['skill-versions', skillId] });
   };
+  const [editing, setEditing] = useState<SkillVersion>();
   const setStatus = useMutation<Skill, ApiError, Skill['status']>({
     mutationFn: (status) => expectData(api.PATCH('/skills/{skill_id}', { ...path, body: { status } })),
     onSuccess: refresh,
@@ -128,14 +133,19 @@ export function SkillPage() {
                   version.is_released ? (
                     <When at={version.released_at} />
                   ) : mayWrite ? (
-                    <button
-                      type="button"
-                      className="secondary"
-                      onClick={() => release.mutate(version.version_id)}
-                      aria-label={`Release version ${version.version_number}`}
-                    >
-                      Release
-                    </button>
+                    <>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => release.mutate(version.version_id)}
+                        aria-label={`Release version ${version.version_number}`}
+                      >
+                        Release
+                      </button>{' '}
+                      <button type="button" className="secondary" onClick={() => setEditing(version)} aria-label={`Edit version ${version.version_number}`}>
+                        Edit
+                      </button>
+                    </>
                   ) : (
                     'draft'
                   ),
@@ -144,7 +154,18 @@ export function SkillPage() {
           />
         )}
       </section>
-      {mayWrite && <NewVersion skillId={skillId} onMade={() => void refresh()} />}
+      {mayWrite && editing && (
+        <VersionForm
+          key={editing.version_id}
+          skillId={skillId}
+          draft={editing}
+          onSaved={() => {
+            setEditing(undefined);
+            void refresh();
+          }}
+        />
+      )}
+      {mayWrite && <VersionForm skillId={skillId} onSaved={() => void refresh()} />}
     </>
   );
 }
