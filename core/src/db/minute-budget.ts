@@ -17,7 +17,7 @@ export class MinuteBudget {
   /** `what` completes "the limit is ...", for example "20 messages a minute from one client". */
   constructor(
     db: Sequelize,
-    private readonly keyPrefix: string,
+    keyPrefix: string,
     private readonly points: number,
     private readonly what: string,
   ) {
