@@ -97,13 +97,14 @@ await runBench('etl', {
       const admin = await adminClient(host.url, ADMIN);
       const agent = await admin.request('POST', '/agents', { name: 'ETL bench', agent_type: 'etl', model_provider: 'openai', model_name: 'gpt-4o-mini' });
       const rss = [];
-      const sampler = setInterval(() => rss.push(rssKiB(host.pid)), 250);
+      const sampler = setInterval(() => rss.push({ at: Date.now(), kib: rssKiB(host.pid) }), 250);
       const started = Date.now();
       const form = new FormData();
       // A file-backed Blob: the upload streams from disk, as curl -F would.
       form.append('source_csv', await openAsBlob(source, { type: 'text/csv' }), 'source.csv');
       form.append('target_schema_csv', new Blob([SCHEMA], { type: 'text/csv' }), 'schema.csv');
       const made = await fetch(`${host.url}/agents/${agent.agent_id}/etl-jobs`, { method: 'POST', headers: { cookie: admin.cookie }, body: form });
+      const uploaded = Date.now();
       if (made.status !== 201) throw new Error(`upload: ${made.status} ${await made.text()}`);
       const job = await made.json();
       let done;
@@ -115,7 +116,11 @@ await runBench('etl', {
       clearInterval(sampler);
       if (done.status !== 'succeeded') throw new Error(`the job failed: ${JSON.stringify(done.error)}`);
       const seconds = (Date.now() - started) / 1000;
-      const sorted = rss.filter((v) => v !== null).sort((a, b) => a - b);
+      const sorted = rss
+        .filter((s) => s.kib !== null)
+        .map((s) => s.kib)
+        .sort((a, b) => a - b);
+      const maxMiB = (samples) => Math.max(...samples.filter((s) => s.kib !== null).map((s) => s.kib)) / 1024;
       summary.host = {
         seconds,
         rows_per_s: rows / seconds,
@@ -131,7 +136,14 @@ await runBench('etl', {
         rows_written: done.report.rows_written,
         cells_coerced: done.report.cells_coerced,
         plan: done.plan.planned_by,
-        rss_mib: { p50: sorted[sorted.length >> 1] / 1024, max: sorted.at(-1) / 1024, samples: sorted.length },
+        rss_mib: {
+          p50: sorted[sorted.length >> 1] / 1024,
+          max: sorted.at(-1) / 1024,
+          // The upload's (receiving, the check, storing) and the job's (plan, conversion, stored output) peaks apart.
+          upload_max: maxMiB(rss.filter((s) => s.at <= uploaded)),
+          job_max: maxMiB(rss.filter((s) => s.at > uploaded)),
+          samples: sorted.length,
+        },
       };
       const floorAfter = await floorOnce();
       console.log(`floor after the host: ${fmt(rows / floorAfter)} rows/s (${fmt(floorAfter, 2)} s)`);
@@ -141,7 +153,7 @@ await runBench('etl', {
       console.log(
         `host: ${fmt(summary.host.rows_per_s)} rows/s end to end (${fmt(seconds, 1)} s; upload and check ${fmt(summary.host.upload_seconds, 1)} s, ` +
           `conversion ${fmt(summary.host.conversion_seconds, 1)} s; stored after ${JSON.stringify(summary.host.stored_stage_ms)} ms), ` +
-          `RSS p50 ${fmt(summary.host.rss_mib.p50)} MiB, max ${fmt(summary.host.rss_mib.max)} MiB; ${fmt(summary.ratio_host_floor, 2)}x the floor`,
+          `RSS p50 ${fmt(summary.host.rss_mib.p50)} MiB, max ${fmt(summary.host.rss_mib.max)} MiB (upload ${fmt(summary.host.rss_mib.upload_max)}, job ${fmt(summary.host.rss_mib.job_max)}); ${fmt(summary.ratio_host_floor, 2)}x the floor`,
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

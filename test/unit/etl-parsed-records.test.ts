@@ -1,5 +1,5 @@
 // A source CSV's parsed records (core/src/etl/parsed-records.ts): what the check at upload parsed, read back by the
-// conversion record for record, whatever the fields hold and wherever the bytes are cut.
+// conversion record for record (in batches), whatever the fields hold and wherever the bytes are cut.
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -20,15 +20,16 @@ const RECORDS = [
   ['a'.repeat(200_000), 'long', '1'],
 ];
 
-const collect = async (source: Readable) => {
+const collect = async (source: Readable, batches: string[][][] = []) => {
   const records: string[][] = [];
   await pipeline(
     source,
     parsedRecordsReader(),
     new Writable({
       objectMode: true,
-      write(record: string[], _encoding, next) {
-        records.push(record);
+      write(batch: string[][], _encoding, next) {
+        batches.push(batch);
+        records.push(...batch);
         next();
       },
     }),
@@ -58,6 +59,18 @@ t.test('records come back as they were written, cut into chunks anywhere', async
     const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
     t.same(await collect(Readable.from(chunks)), RECORDS, `in chunks of ${size} bytes (multi-byte characters cut too)`);
   }
+});
+
+t.test('the whole records of a chunk come as one batch, so a conversion pays the stream once per chunk', async (t) => {
+  const batches: string[][][] = [];
+  const bytes = await encode(RECORDS);
+  const cut = (await encode(RECORDS.slice(0, 3))).length + 1;
+  await collect(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]), batches);
+  t.same(
+    batches.map((b) => b.length),
+    [3, RECORDS.length - 3],
+    'the first chunk holds three whole records and a byte of the fourth; the rest come in the second batch',
+  );
 });
 
 t.test('input that ends inside a record is an error, not a short record', async (t) => {

@@ -12,12 +12,21 @@ export const parsedRecordsKey = (job: Pick<EtlJobRow, 'agent_id' | 'id'>) => `et
 
 const END = '\0';
 
-/** Writes records (arrays of fields) as parsed-records text, in chunks of about 64 KiB rather than one per record. */
-export function parsedRecordsWriter(): Transform {
+/**
+ * Writes records (arrays of fields) as parsed-records text, in chunks of about 64 KiB rather than one per record.
+ * `look` sees each record first (the check at upload does its own work there, saving a stream step per record); an
+ * error it throws fails the stream.
+ */
+export function parsedRecordsWriter(look?: (record: string[]) => void): Transform {
   let batch = '';
   return new Transform({
     writableObjectMode: true,
     transform(record: string[], _encoding, next) {
+      try {
+        look?.(record);
+      } catch (error) {
+        return next(error as Error);
+      }
       batch += record.length === 0 ? `0${END}` : `${record.length}${END}${record.join(END)}${END}`;
       if (batch.length < 65_536) return next();
       const full = batch;
@@ -30,7 +39,10 @@ export function parsedRecordsWriter(): Transform {
   });
 }
 
-/** Reads parsed-records bytes back into records; input that ends inside a record is an error. */
+/**
+ * Reads parsed-records bytes back into records, pushed in batches (the whole records of each chunk read) so that a
+ * conversion pays the stream's cost per chunk, not per record; input that ends inside a record is an error.
+ */
 export function parsedRecordsReader(): Transform {
   const decoder = new StringDecoder('utf8');
   // The text after the last NUL, and the whole fields of a record not yet complete.
@@ -38,6 +50,8 @@ export function parsedRecordsReader(): Transform {
   let pending: string[] = [];
   return new Transform({
     readableObjectMode: true,
+    // One batch waits at most: batches held in a stream's buffer outlive the young generation and grow the old one.
+    readableHighWaterMark: 1,
     transform(chunk: Buffer, _encoding, next) {
       // Splitting on NUL is native and far cheaper than a CSV parse. Only the new text is split, so a long field
       // arriving in many chunks costs no more than a short one.
@@ -45,15 +59,16 @@ export function parsedRecordsReader(): Transform {
       parts[0] = partial + parts[0];
       partial = parts.pop()!;
       const tokens = pending.length === 0 ? parts : pending.concat(parts);
+      const batch: string[][] = [];
       let at = 0;
       while (at < tokens.length) {
         const count = Number(tokens[at]);
         if (at + count + 1 > tokens.length) break;
-        this.push(tokens.slice(at + 1, at + 1 + count));
+        batch.push(tokens.slice(at + 1, at + 1 + count));
         at += count + 1;
       }
       pending = tokens.slice(at);
-      next();
+      next(null, batch.length === 0 ? undefined : batch);
     },
     flush(done) {
       partial += decoder.end();

@@ -7,14 +7,14 @@ import { pipeline } from 'node:stream/promises';
 import type { EtlPlan, EtlRuntime, Logger, ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { parse } from 'csv-parse';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import { jobModelRouter } from '../models/job-model.js';
 import type { HostConfig } from '../config/schema.js';
 import { safeCell } from '../services/csv-cell.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import { countTurnUsage } from '../usage/token-usage.js';
 import type { EtlJobRow, EtlJobStore, EtlReport, JobOutcome } from './job-store.js';
-import { parsedRecordsKey, parsedRecordsReader } from './parsed-records.js';
+import { parsedRecordsKey, parsedRecordsReader, parsedRecordsWriter } from './parsed-records.js';
 import { SOURCE_CSV_OPTIONS } from './source-csv.js';
 
 export interface JobRunDeps {
@@ -90,43 +90,45 @@ export async function runJob(job: EtlJobRow, deps: JobRunDeps, signal: AbortSign
   const temp = path.join(os.tmpdir(), `agent-host-etl-${job.id}-${job.attempt_count}.csv`);
   let done = 0;
   let header = true;
-  // The rows flow parser → converter → stringifier → file as stream pipes: no promise per row (an async iterator's
-  // are costly in a host with async hooks on).
+  const columns = job.target_schema.map((c) => c.name);
+  const cast = { number: (n: number) => String(n) };
+  // Batches of records flow reader → converter → file as stream pipes: no promise per row (an async iterator's are
+  // costly in a host with async hooks on), and the stream's and the stringifier's cost is paid per batch, not per row.
   const converter = new Transform({
-    objectMode: true,
-    transform(record: string[], _encoding, next) {
-      if (header) {
-        header = false;
-        return next();
+    writableObjectMode: true,
+    writableHighWaterMark: 1,
+    transform(batch: string[][], _encoding, next) {
+      const before = done;
+      const values: (string | number)[][] = [];
+      for (const record of header ? batch.slice(1) : batch) {
+        done++;
+        const row = convert(record);
+        for (const issue of row.issues) {
+          if (issue.kind === 'coerced') report.cells_coerced++;
+          else report.cells_rejected++;
+          if (report.issues.length < cap) report.issues.push({ row: done, ...issue });
+          else report.issues_not_listed++;
+        }
+        if (row.rejected) report.rows_rejected++;
+        else {
+          report.rows_written++;
+          values.push(row.values.map(safeCell));
+        }
       }
-      done++;
-      const row = convert(record);
-      for (const issue of row.issues) {
-        if (issue.kind === 'coerced') report.cells_coerced++;
-        else report.cells_rejected++;
-        if (report.issues.length < cap) report.issues.push({ row: done, ...issue });
-        else report.issues_not_listed++;
-      }
-      if (row.rejected) report.rows_rejected++;
-      else report.rows_written++;
-      const values = row.rejected ? undefined : row.values.map(safeCell);
+      const text = stringify(values, { header, columns, cast }) || undefined;
+      header = false;
       // Progress is stored before the conversion goes on, as the job's rows_done promises.
-      if (done % every === 0) store.progress(job.id, token, done).then(() => next(null, values), next);
-      else next(null, values);
+      if (Math.floor(done / every) > Math.floor(before / every)) store.progress(job.id, token, done).then(() => next(null, text), next);
+      else next(null, text);
     },
   });
   try {
-    // The records the check accepted at upload; a job stored before they were kept parses its CSV.
+    // The records the check accepted at upload; a job stored before they were kept parses its CSV (into the same
+    // batches, through the parsed-records form).
     const parsed = await objectStore.exists(recordsKey);
     const source = await objectStore.open(parsed ? recordsKey : job.source_object_key);
-    await pipeline(
-      Readable.from(source.body),
-      parsed ? parsedRecordsReader() : parse(SOURCE_CSV_OPTIONS),
-      converter,
-      stringify({ header: true, columns: job.target_schema.map((c) => c.name), cast: { number: (n) => String(n) } }),
-      createWriteStream(temp, { mode: 0o600 }),
-      { signal },
-    );
+    const records = parsed ? [parsedRecordsReader()] : [parse(SOURCE_CSV_OPTIONS), parsedRecordsWriter(), parsedRecordsReader()];
+    await pipeline([Readable.from(source.body), ...records, converter, createWriteStream(temp, { mode: 0o600 })], { signal });
     if (signal.aborted) throw signal.reason;
     const key = outputKey(job, job.attempt_count);
     const size = (await stat(temp)).size;

@@ -48,34 +48,23 @@ export async function checkSourceCsv(file: string, sampleRows: number, recordsFi
   let columns: string[] | undefined;
   const sample: string[][] = [];
   let rows = 0;
-  // Each record is looked at as it is parsed and passed on (a stream pipe: no promise per row); only the header and the sample are kept.
-  const records = new Transform({
-    objectMode: true,
-    transform(record: string[], _encoding, next) {
-      if (!columns) {
-        columns = record.map((c) => c.trim());
-        const seen = new Set<string>();
-        for (const [index, name] of columns.entries()) {
-          if (!name) return next(new ValidationError([issue(1, `column ${index + 1} of the header has no name`)]));
-          if (seen.has(name)) return next(new ValidationError([issue(1, `the header names "${name}" twice`)]));
-          seen.add(name);
-        }
-        return next(null, record);
+  // Each record is looked at as it is parsed and written on (a stream pipe: no promise per row); only the header and the sample are kept.
+  const look = (record: string[]) => {
+    if (!columns) {
+      columns = record.map((c) => c.trim());
+      const seen = new Set<string>();
+      for (const [index, name] of columns.entries()) {
+        if (!name) throw new ValidationError([issue(1, `column ${index + 1} of the header has no name`)]);
+        if (seen.has(name)) throw new ValidationError([issue(1, `the header names "${name}" twice`)]);
+        seen.add(name);
       }
-      rows++;
-      if (sample.length < sampleRows) sample.push(record);
-      next(null, record);
-    },
-  });
+      return;
+    }
+    rows++;
+    if (sample.length < sampleRows) sample.push(record);
+  };
   try {
-    await pipeline(
-      createReadStream(file),
-      utf8Text(),
-      parse(SOURCE_CSV_OPTIONS),
-      records,
-      parsedRecordsWriter(),
-      createWriteStream(recordsFile, { mode: 0o600 }),
-    );
+    await pipeline(createReadStream(file), utf8Text(), parse(SOURCE_CSV_OPTIONS), parsedRecordsWriter(look), createWriteStream(recordsFile, { mode: 0o600 }));
   } catch (error) {
     if (error instanceof ValidationError) throw error;
     const line = (error as { lines?: number }).lines ?? null;
