@@ -39,11 +39,16 @@ function pipeline(options: Options = {}) {
     config: loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} }),
     agents: { runtime: async () => ({ ...CHAT_AGENT, ...options.agent }) },
     providers: new KeyedRegistry('model providers'),
-    turns: {},
+    // The session the request starts joins its line in openSession's statement, which this fake does not model.
+    turns: { lineFor: (turnId: string) => ({ turnId, instanceId: 'test-instance', seconds: 30 }) },
     conversations: {
       openSession:
         options.openSession ??
-        (async (id: string) => ({ session: { id, opened_at: new Date().toISOString(), agent_id: 'agent-1', status: 'AI_ACTIVE' }, history: [] })),
+        (async (id: string) => ({
+          session: { id, opened_at: new Date().toISOString(), agent_id: 'agent-1', status: 'AI_ACTIVE' },
+          history: [],
+          ticketId: null,
+        })),
       persistTurn: async (record: Record<string, unknown>) => {
         saved.push(record);
         return [];

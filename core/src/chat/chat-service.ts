@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@agent-host/sdk';
 import { publicError } from '../errors/public-error.js';
 import type { RequestLimits } from './request-limits.js';
+import type { TurnTicket } from './session-turns.js';
 import { admitTurn, type AdmitDeps } from './turn/admit.js';
 import { buildTurnContext, type ContextStageDeps } from './turn/build-context.js';
 import { enterLimits } from './turn/enter-limits.js';
@@ -42,10 +43,16 @@ export class ChatService {
     // An administrator may cancel the running turn of a session (POST /sessions/{id}/cancel), from any instance.
     const cancel = new AbortController();
     const cancellation: { by?: string } = {};
-    const stopWatching = ticket?.watchCancel(({ by }) => {
-      cancellation.by = by;
-      cancel.abort();
-    });
+    // The ticket the turn holds: admission's, or the one taken with a session the turn starts (stage 2).
+    const held: { ticket?: TurnTicket; stopWatching?: () => void } = {};
+    const hold = (taken: TurnTicket) => {
+      held.ticket = taken;
+      held.stopWatching = taken.watchCancel(({ by }) => {
+        cancellation.by = by;
+        cancel.abort();
+      });
+    };
+    if (ticket) hold(ticket);
     try {
       const waitSeconds = this.deps.config.agent.turn_queue_timeout_seconds;
       if (ticket && !(await ticket.waitForTurn(AbortSignal.any([signal, cancel.signal]), waitSeconds * 1000))) {
@@ -56,15 +63,15 @@ export class ChatService {
         }
         return;
       }
-      yield* this.turn(admitted, AbortSignal.any([signal, cancel.signal]), cancellation, done);
+      yield* this.turn(admitted, AbortSignal.any([signal, cancel.signal]), cancellation, done, hold);
     } catch (error) {
       // The mapping of an HTTP error: what was raised on purpose says what it is; anything else only that it happened.
       const known = publicError(error);
       if (!known.deliberate) this.deps.logger.error({ err: error, req_id: admitted.caller.requestId, code: known.code }, 'chat turn failed');
       yield { type: 'error', content: known.message, code: known.code };
     } finally {
-      stopWatching?.();
-      await ticket?.leave();
+      held.stopWatching?.();
+      await held.ticket?.leave();
       yield { type: 'done', ...done.turn };
     }
   }
@@ -79,10 +86,16 @@ export class ChatService {
     return judgeModel(this.deps, agent, override);
   }
 
-  private async *turn(admitted: AdmittedTurn, signal: AbortSignal, cancellation: { by?: string }, done: { turn?: StoredTurn }) {
+  private async *turn(
+    admitted: AdmittedTurn,
+    signal: AbortSignal,
+    cancellation: { by?: string },
+    done: { turn?: StoredTurn },
+    hold: (ticket: TurnTicket) => void,
+  ) {
     const { deps } = this;
     const trace = new TurnTrace(randomBytes(16).toString('hex'), Date.now());
-    const open = await trace.stage('session', () => openTurnSession(deps, admitted, trace.traceId));
+    const open = await trace.stage('session', () => openTurnSession(deps, admitted, trace.traceId, hold));
     // A human operator answers the session: the message was stored and shown, and no turn runs.
     if (!open) return;
     const outcome = pendingOutcome();

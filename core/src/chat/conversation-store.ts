@@ -6,7 +6,7 @@ import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
-import { leaveLine } from './turn-queue-store.js';
+import { joinLine, leaveLine } from './turn-queue-store.js';
 
 export interface SessionRow {
   id: string;
@@ -81,7 +81,9 @@ export class ConversationStore {
    * - `issue`: a new session under an id the server just issued, marked as started by an anonymous client.
    * - `continue_issued`: only such a session, and only through its own agent.
    *
-   * With `quotaCaller`, the same statement counts that caller's turns today for the daily quota.
+   * With `quotaCaller`, the same statement counts that caller's turns today for the daily quota; with `line`, it
+   * joins the session's line for turn `line.turnId` (a session this request starts: nobody else can be in its line),
+   * resolving with the ticket's id.
    */
   async openSession(
     threadId: string,
@@ -89,26 +91,31 @@ export class ConversationStore {
     historyLimit: number,
     mode: SessionMode,
     quotaCaller: string | null,
-  ): Promise<{ session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null } | undefined> {
-    const [row] = await preparedQuery<SessionRow & { history: { role: string; content: string }[]; caller_turns_today: string | null }>(
+    line: { turnId: string; instanceId: string; seconds: number } | null = null,
+  ): Promise<{ session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null; ticketId: string | null } | undefined> {
+    const [row] = await preparedQuery<
+      SessionRow & { history: { role: string; content: string }[]; caller_turns_today: string | null; ticket_id: string | null }
+    >(
       this.db,
-      `chat_open_session_${mode}`,
+      `chat_open_session_${mode}${line ? '_line' : ''}`,
       `WITH s AS (${OPEN_SESSION[mode]}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
-       SELECT s.*, COALESCE((
+       ${line ? `, q AS (${joinLine({ session: 's.id', turn: '$5', instance: '$6', seconds: '$7' }, 'FROM s')})` : ''}
+       SELECT s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,
          CASE WHEN $4::text IS NOT NULL THEN (${callerTurnsToday('$4')}) END AS caller_turns_today
        FROM s`,
-      [threadId, agentId, Math.max(0, historyLimit), quotaCaller],
+      [threadId, agentId, Math.max(0, historyLimit), quotaCaller, ...(line ? [line.turnId, line.instanceId, line.seconds] : [])],
     );
     if (!row) return undefined;
-    const { history, caller_turns_today, ...session } = row;
+    const { history, caller_turns_today, ticket_id, ...session } = row;
     return {
       session,
       history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })),
       callerTurnsToday: caller_turns_today === null ? null : Number(caller_turns_today),
+      ticketId: ticket_id,
     };
   }
 

@@ -35,7 +35,7 @@ export class TurnTicket {
     readonly id: string,
     readonly sessionId: string,
     private readonly leaseSeconds: number,
-    /** The session was issued for this very request: no other request knows it, so no ticket can be ahead. */
+    /** The ticket was taken with a session this very request started: no other request knows it, so none is ahead. */
     private readonly fresh: boolean,
   ) {
     this.renewal = setInterval(
@@ -113,12 +113,25 @@ export class SessionTurns {
   }
 
   /**
-   * Joins the session's line with the turn `turnId` (an administrator's cancel names it); `fresh` when the session was
-   * issued for this request. The caller must `leave` the ticket whatever happens.
+   * Joins the session's line with the turn `turnId` (an administrator's cancel names it). The caller must `leave` the
+   * ticket whatever happens.
    */
-  async enter(sessionId: string, turnId: string, fresh: boolean): Promise<TurnTicket> {
+  async enter(sessionId: string, turnId: string): Promise<TurnTicket> {
     const id = await this.store.insert(sessionId, turnId, this.instanceId, this.leaseSeconds);
-    return new TurnTicket(this.store, id, sessionId, this.leaseSeconds, fresh);
+    return new TurnTicket(this.store, id, sessionId, this.leaseSeconds, false);
+  }
+
+  /**
+   * A session this request starts joins its line in the statement that creates it (`ConversationStore.openSession`,
+   * given these values): one round trip less. `taken` makes the ticket that statement returned, which the caller must
+   * `leave` whatever happens.
+   */
+  lineFor(turnId: string) {
+    return { turnId, instanceId: this.instanceId, seconds: this.leaseSeconds };
+  }
+
+  taken(sessionId: string, ticketId: string): TurnTicket {
+    return new TurnTicket(this.store, ticketId, sessionId, this.leaseSeconds, true);
   }
 
   /**

@@ -5,6 +5,15 @@ import { SqlStore } from '../db/sql-store.js';
 /** Drops ticket `$ticket` from its line, and tickets that expired over an hour ago (a crashed instance's). */
 export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHERE id = ${ticket}::bigint OR expires_at < now() - interval '1 hour'`;
 
+/**
+ * Joins a session's line: inserts a ticket, returning its `id`. The values are SQL expressions: parameters, or the
+ * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`).
+ */
+export const joinLine = (v: { session: string; turn: string; instance: string; seconds: string }, from = '') =>
+  `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
+   SELECT ${v.session}, ${v.turn}::uuid, ${v.instance}::text, now() + make_interval(secs => ${v.seconds}::double precision), now() ${from}
+   RETURNING id::text AS id`;
+
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
 export class TurnQueueStore extends SqlStore {
   /** A new ticket for turn `turnId` at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
@@ -12,8 +21,7 @@ export class TurnQueueStore extends SqlStore {
     const [row] = await preparedQuery<{ id: string }>(
       this.db,
       'turn-queue-insert',
-      `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
-       VALUES ($1, $2, $3, now() + make_interval(secs => $4), now()) RETURNING id::text AS id`,
+      joinLine({ session: '$1::text', turn: '$2', instance: '$3', seconds: '$4' }),
       [sessionId, turnId, instanceId, seconds],
     );
     return row!.id;

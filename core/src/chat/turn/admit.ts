@@ -33,8 +33,9 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   const agent = request.agent_id ? await loadAgent(deps.agents, request.agent_id, caller) : null;
   const override = validatedOverride(deps, request, agent, trusted);
   const turnId = randomUUID();
-  // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused.
-  const ticket = request.thread_id === undefined ? null : await deps.turns.enter(request.thread_id, turnId, caller.issuedSession === true);
+  // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused. A
+  // session this request starts joins its line as it is created (stage 2): nobody else can be in it.
+  const ticket = request.thread_id === undefined || caller.issuedSession ? null : await deps.turns.enter(request.thread_id, turnId);
   if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
     await ticket.leave();
     throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);

@@ -75,6 +75,7 @@ export async function evaluateTurn(
     },
     // Evaluation items count toward no quota.
     callerTurnsToday: null,
+    ticket: null,
   };
   const runtime = buildTurnContext(deps, admitted, open, trace, input.signal);
   let reply = '';

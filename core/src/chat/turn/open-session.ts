@@ -5,12 +5,14 @@ import type { ConversationStore, SessionRow } from '../conversation-store.js';
 import { normalizeMessageType } from '../fixed-response.js';
 import { presentMessage, type MessageRow } from '../messages.js';
 import type { SessionEvents } from '../session-events.js';
+import type { SessionTurns, TurnTicket } from '../session-turns.js';
 import { issueSessionId, refusal, type AdmittedTurn, type TurnIdentity } from './turn-request.js';
 
 export interface SessionStageDeps {
   config: HostConfig;
   conversations: ConversationStore;
   events: SessionEvents;
+  turns: SessionTurns;
 }
 
 /** A turn with its session open: the session, the history the runtime sees, and the turn's identity. */
@@ -21,6 +23,8 @@ export interface OpenTurn {
   identity: TurnIdentity;
   /** The caller's counted turns today, read with the session for the quota (`null` without a caller or a quota). */
   callerTurnsToday: number | null;
+  /** The turn's place in its session's line: the one taken at admission, or the one taken with a session it started. */
+  ticket: TurnTicket | null;
 }
 
 /** Stored messages, shown at once to everyone watching the session. */
@@ -30,9 +34,16 @@ export function publishMessages(events: SessionEvents, sessionId: string, messag
 
 /**
  * Stage 2, resolve the session: opens (or starts) the request's session if this caller may use it. While a human
- * operator answers the session, the message is stored and shown, the AI stays silent and no turn runs: `null`.
+ * operator answers the session, the message is stored and shown, the AI stays silent and no turn runs: `null`. A
+ * session the request starts joins its line in the same statement; `hold` gets that ticket at once, to leave it
+ * whatever happens next.
  */
-export async function openTurnSession(deps: SessionStageDeps, admitted: AdmittedTurn, traceId: string): Promise<OpenTurn | null> {
+export async function openTurnSession(
+  deps: SessionStageDeps,
+  admitted: AdmittedTurn,
+  traceId: string,
+  hold: (ticket: TurnTicket) => void,
+): Promise<OpenTurn | null> {
   const { config, conversations } = deps;
   const { request, caller, agent, trusted } = admitted;
   const messageType = normalizeMessageType(request.message_type);
@@ -40,14 +51,17 @@ export async function openTurnSession(deps: SessionStageDeps, admitted: Admitted
   const mode = trusted ? 'choose' : caller.issuedSession || request.thread_id === undefined ? 'issue' : 'continue_issued';
   // The quota's count rides on the statement that opens the session: the limits stage needs no round trip of its own.
   const quotaCaller = config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null;
-  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, quotaCaller);
+  const line = admitted.ticket === null && caller.issuedSession ? deps.turns.lineFor(admitted.turnId) : null;
+  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, quotaCaller, line);
   if (!opened) {
     // The same words whether the session exists or not, so a refusal tells a guesser nothing.
     throw trusted
       ? refusal('SESSION_AGENT_MISMATCH', `session ${threadId} belongs to another agent; continue it through that agent`)
       : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
   }
-  const { session, history, callerTurnsToday } = opened;
+  const { session, history, callerTurnsToday, ticketId } = opened;
+  const ticket = ticketId === null ? admitted.ticket : deps.turns.taken(session.id, ticketId);
+  if (ticketId !== null) hold(ticket!);
   if (session.status === 'HUMAN_ACTIVE') {
     // A scheduled run is not a customer's message: it waits for the takeover to end (its runner defers it).
     if (caller.channel === 'scheduled') return null;
@@ -64,5 +78,5 @@ export async function openTurnSession(deps: SessionStageDeps, admitted: Admitted
     caller_key: caller.callerKey,
     trace_id: traceId,
   };
-  return { session, history, messageType, identity, callerTurnsToday };
+  return { session, history, messageType, identity, callerTurnsToday, ticket };
 }

@@ -68,9 +68,9 @@ export async function saveTurn(deps: SaveStageDeps, turn: FinishedTurn): Promise
     // A fixed response never writes the request's model override to the session.
     override: runtime ? admitted.override : null,
     time_zone: admitted.request.time_zone ?? null,
-    ticket_id: admitted.ticket?.id ?? null,
+    ticket_id: open.ticket?.id ?? null,
   });
-  admitted.ticket?.leftWithTurn();
+  open.ticket?.leftWithTurn();
   // A turn that ran showed the customer's message when it started (stage 5); a fixed response shows both now.
   publishMessages(deps.events, identity.session_id, runtime ? stored.filter((m) => m.id !== identity.user_message.id) : stored);
   if (grounded?.decision.path === 'low_confidence_handoff') {

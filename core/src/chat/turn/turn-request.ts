@@ -71,7 +71,7 @@ export interface AdmittedTurn {
   override: ModelOverride | null;
   /** The caller may choose sessions (an administrator with conversations.write). */
   trusted: boolean;
-  /** The turn's place in its session's line; none for a session this request starts. */
+  /** The turn's place in its session's line; none yet for a session this request starts (stage 2 joins it). */
   ticket: TurnTicket | null;
   /** The id the turn is stored under, known from the start so its ticket names it. */
   turnId: string;
