@@ -88,7 +88,8 @@ export class TaskRunner {
   /** Runs one run if this instance can claim it. */
   async execute(runId: string): Promise<void> {
     const { instanceId, leaseSeconds } = this.options;
-    const run = await this.store.claim(runId, instanceId, leaseSeconds, issueSessionId());
+    const newSessionId = issueSessionId();
+    const run = await this.store.claim(runId, instanceId, leaseSeconds, newSessionId);
     if (!run) return;
     const log = this.logger.child({ scheduled_run_id: run.id, task_id: run.task_id, attempt: run.attempt_count });
     const timer = setInterval(
@@ -97,7 +98,8 @@ export class TaskRunner {
     );
     let end: { status: RunStatus; reason: string | null; turnId?: string | null };
     try {
-      end = await this.runTurn(run);
+      // A session this claim named is new to everyone: the turn joins its line as it creates it, with no one to wait for.
+      end = await this.runTurn(run, run.session_id === newSessionId);
     } catch (error) {
       log.error({ err: error }, 'scheduled run failed');
       end = { status: 'failed', reason: (error as Error).message };
@@ -109,13 +111,16 @@ export class TaskRunner {
     await this.startReleased(released);
   }
 
-  private async runTurn({ task, session_id: sessionId }: ClaimedRun): Promise<{ status: RunStatus; reason: string | null; turnId?: string | null }> {
+  private async runTurn(
+    { task, session_id: sessionId }: ClaimedRun,
+    issuedSession: boolean,
+  ): Promise<{ status: RunStatus; reason: string | null; turnId?: string | null }> {
     if (task.status === 'cancelled') return { status: 'cancelled', reason: 'the task was cancelled before this run started' };
     const takenOver = { status: 'deferred' as const, reason: 'the session is under human takeover; the run starts when the takeover ends' };
     if (task.target_mode === 'origin_session' && (await this.store.takenOver(sessionId!))) return takenOver;
     const admitted = await this.chat.admit(
       { thread_id: sessionId!, agent_id: task.agent_id, message: task.payload.message, message_type: 'rule' },
-      { principal: undefined, callerKey: task.caller_key, channel: 'scheduled' },
+      { principal: undefined, callerKey: task.caller_key, channel: 'scheduled', issuedSession },
     );
     let failure: { code: ErrorCode; content: string } | undefined;
     let turnId: string | undefined;
