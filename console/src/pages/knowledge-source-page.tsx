@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ChangeEvent } from 'react';
+import { useEffect, useRef, useState, type ChangeEvent } from 'react';
 import { useParams } from 'react-router';
 import type { components } from '@agent-host/client';
 import { api, expectData, type ApiError } from '../api';
@@ -81,6 +81,21 @@ export function KnowledgeSourcePage() {
     queryFn: () => expectData(api.GET('/knowledge-sources/{source_id}/documents', { params: { path: { source_id: sourceId }, query: { limit: 100 } } })),
     refetchInterval: running ? POLL_MS : false,
   });
+  // A job that ends changes its documents' status after their last poll (a quick one ends between two polls, unseen
+  // running): the documents and the source are read again whenever another job has ended.
+  const endedJobs = jobs.data?.items
+    .filter((job) => SETTLED_JOB.has(job.status))
+    .map((job) => job.job_id)
+    .join(',');
+  const seenEndedJobs = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (endedJobs === undefined) return;
+    if (seenEndedJobs.current !== undefined && seenEndedJobs.current !== endedJobs) {
+      void queries.invalidateQueries({ queryKey: ['documents', sourceId] });
+      void queries.invalidateQueries({ queryKey: ['knowledge-source', sourceId] });
+    }
+    seenEndedJobs.current = endedJobs;
+  }, [endedJobs, queries, sourceId]);
   const ingest = useMutation<unknown, ApiError>({
     mutationFn: () => expectData(api.POST('/knowledge-sources/{source_id}/ingest', { ...path, body: {} })),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['ingestion-jobs', sourceId] }),
