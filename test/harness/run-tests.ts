@@ -1,32 +1,39 @@
-// Runs tap over the test files given (all of them when none is). A run that needs the shared services (one embedded
-// Postgres server, one Chroma server, FerretDB and Schemathesis) starts them first and passes their addresses to tap in
-// the environment (test/harness/shared-services.ts); a run of unit tests alone starts nothing and imports none of it.
-import { spawn } from 'node:child_process';
+// Runs the test files given (the whole suite when none is), each in a process of its own (test/harness/test-processes.ts).
+// A run that needs the shared services (one embedded Postgres server, one Chroma server, FerretDB and Schemathesis)
+// starts them first and passes their addresses to the files in the environment (test/harness/shared-services.ts); a
+// run of unit tests alone starts nothing and imports none of it. Options: `--jobs=N` files at once (3: the tests on
+// 2 cores wait on servers and children often enough that a third keeps both busy), `--timeout=S` seconds per file
+// (300, or TAP_TIMEOUT).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Parser, type Result } from 'tap-parser';
+import { suiteFiles } from './test-files.js';
+import { runTestProcesses } from './test-processes.js';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Runs tap over the arguments given, with `env`; ends its report with one summary line and resolves with its exit code. */
-async function runTap(env: NodeJS.ProcessEnv): Promise<number> {
-  const tap = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), ...process.argv.slice(2)], {
-    cwd: PROJECT_ROOT,
-    stdio: ['inherit', 'pipe', 'inherit'],
-    env,
-  });
-  // Echo tap's report and end with the failures and a plain "N passed, N failed" line: a CI log shows its tail only.
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => Number(args.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const given = args.filter((arg) => !arg.startsWith('-'));
+const files = given.length > 0 ? given : suiteFiles();
+
+/** Runs the files with `env`; ends the report with the failures and one summary line, and resolves with the exit code. */
+async function runFiles(env: NodeJS.ProcessEnv): Promise<number> {
+  // Echo the report and end with the failures and a plain "N passed, N failed" line: a CI log shows its tail only.
   let tail = '';
   const failures = failureCollector();
-  tap.stdout!.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
-    failures.parser.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
+  const code = await runTestProcesses({
+    files,
+    root: PROJECT_ROOT,
+    env,
+    jobs: option('jobs', 3),
+    timeoutSeconds: option('timeout', Number(process.env.TAP_TIMEOUT ?? 300)),
+    write: (text) => {
+      process.stdout.write(text);
+      failures.parser.write(text);
+      tail = (tail + text).slice(-4000);
+    },
   });
-  const stop = (signal: NodeJS.Signals) => tap.kill(signal);
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  const code = await new Promise<number>((resolve) => tap.on('close', (c) => resolve(c ?? 1)));
   failures.parser.end();
   const failed = failures.leaves();
   if (failed.length > 0) process.stdout.write(`\n# failed:\n${failed.map(describeFailure).join('\n')}\n`);
@@ -58,11 +65,10 @@ function describeFailure(result: Result): string {
   return `#   ${result.fullname}${shown ? `\n#     ${shown}` : ''}`;
 }
 
-const files = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 // Unit tests, repository checks, tests that run processes, and a plugin's tests outside its test/integration need
 // no server: asked for them alone (`npm run test:unit`, or one such file), nothing is started.
 const needsNoServer = (file: string) => /^test\/(unit|checks|process)\//.test(file) || /^plugins\/[^/]+\/test\/(?!integration\/)/.test(file);
-if (files.length > 0 && files.every(needsNoServer)) process.exit(await runTap(process.env));
+if (files.every(needsNoServer)) process.exit(await runFiles(process.env));
 
 const { runWithSharedServices } = await import('./shared-services.js');
-process.exit(await runWithSharedServices(runTap));
+process.exit(await runWithSharedServices(runFiles));
