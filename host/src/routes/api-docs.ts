@@ -5,7 +5,7 @@ import path from 'node:path';
 import { NotFoundError } from '@agent-host/sdk';
 import type { Response } from 'restify';
 import { buildAsyncApiDocument } from '../openapi/asyncapi-document.js';
-import { buildOpenApiDocument } from '../openapi/openapi-document.js';
+import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/openapi-document.js';
 import type { AnyRoute, RouteDefinition } from './route.js';
 
 const require = createRequire(import.meta.url);
@@ -107,7 +107,8 @@ function sendHtml(res: Response, html: string): void {
  * `GET /openapi.json`, `GET /asyncapi.json` (the WebSocket interface), the Swagger UI page `/docs` and the ReDoc page
  * `/redoc`, with their assets served from the npm packages (the host may be
  * offline: no CDN). Everything needs an administrator login. The document
- * covers `routes` and these routes; it is built once, here.
+ * covers `routes` and these routes; it is built once, on the first request for it: building it at start-up cost
+ * every start about 0.3 s of CPU (its zod schemas turned into JSON Schema) for a page few hosts are asked for.
  */
 export function apiDocRoutes(routes: readonly AnyRoute[]): RouteDefinition[] {
   const assetCache = new Map<string, Promise<Buffer>>();
@@ -152,7 +153,7 @@ export function apiDocRoutes(routes: readonly AnyRoute[]): RouteDefinition[] {
       access: { login: true },
       meta: true,
       summary: 'The OpenAPI 3.1 document of this API',
-      handler: async () => document,
+      handler: async () => documents().openApi,
     },
     {
       method: 'get',
@@ -160,7 +161,7 @@ export function apiDocRoutes(routes: readonly AnyRoute[]): RouteDefinition[] {
       access: { login: true },
       meta: true,
       summary: 'The AsyncAPI 3.0 document of the WebSocket interface',
-      handler: async () => asyncApiDocument,
+      handler: async () => documents().asyncApi,
     },
     {
       method: 'get',
@@ -181,7 +182,13 @@ export function apiDocRoutes(routes: readonly AnyRoute[]): RouteDefinition[] {
     },
     assetRoute('redoc'),
   ];
-  const document = buildOpenApiDocument([...routes, ...docRoutes]);
-  const asyncApiDocument = buildAsyncApiDocument(document.info.version);
+  let built: { openApi: OpenApiDocument; asyncApi: Record<string, unknown> } | undefined;
+  const documents = () => {
+    if (!built) {
+      const openApi = buildOpenApiDocument([...routes, ...docRoutes]);
+      built = { openApi, asyncApi: buildAsyncApiDocument(openApi.info.version) };
+    }
+    return built;
+  };
   return docRoutes;
 }
