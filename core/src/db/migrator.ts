@@ -1,8 +1,10 @@
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '@agent-host/sdk';
 import { withAdvisoryLock } from './advisory-lock.js';
+import { MigrationRecordStore } from './migration-record-store.js';
 
 /** The lock start-up steps that must not run concurrently across instances take. */
 export const STARTUP_LOCK = 'agent-host.startup';
@@ -46,11 +48,19 @@ export async function pendingMigrations(sequelize: Sequelize, migrationsDir: str
   return (await (await createMigrator(sequelize, migrationsDir, logger)).pending()).map((m) => m.name);
 }
 
+/** Whether every compiled migration (umzug's `*.js` of `migrationsDir`) is recorded as applied. */
+async function allApplied(sequelize: Sequelize, migrationsDir: string): Promise<boolean> {
+  const [files, applied] = await Promise.all([readdir(migrationsDir), new MigrationRecordStore(sequelize).applied()]);
+  return files.filter((name) => name.endsWith('.js')).every((name) => applied.has(name));
+}
+
 /**
  * Applies every pending migration (or those up to and including `to`, a migration's name); resolves with the names
- * applied. Host instances starting together on one database take turns.
+ * applied. Host instances starting together on one database take turns. A start with nothing to apply, the usual
+ * one, does not load umzug (about 0.2 s of CPU with its command-line framework).
  */
 export async function migrate(sequelize: Sequelize, migrationsDir: string, logger: Logger, to?: string): Promise<string[]> {
+  if (to === undefined && (await allApplied(sequelize, migrationsDir))) return [];
   return withAdvisoryLock(sequelize, STARTUP_LOCK, async () =>
     (await (await createMigrator(sequelize, migrationsDir, logger)).up(to ? { to } : {})).map((m) => m.name),
   );
