@@ -37,7 +37,8 @@ function runFile(file: string, options: TestRunOptions): Promise<FileResult> {
     cwd: options.root,
     // TAP=1 makes tap print plain TAP, as it does under its own runner; tap times out a file's root test itself.
     env: { ...options.env, TAP: '1', TAP_TIMEOUT: String(options.timeoutSeconds) },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // The channel is how tap's root tells its runner of a time limit the file set for itself (`t.setTimeout`).
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   running.add(child);
   let output = '';
@@ -57,13 +58,11 @@ function runFile(file: string, options: TestRunOptions): Promise<FileResult> {
     );
   };
   arm(options.timeoutSeconds);
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    output += chunk;
-    // A file that sets its root's time limit says so in a comment of its own.
-    const changed = [...chunk.matchAll(/^# timeout=(\d+)$/gm)].at(-1);
-    if (changed) arm(Number(changed[1]) / 1000);
+  child.on('message', (message: { setTimeout?: unknown }) => {
+    if (typeof message.setTimeout === 'number') arm(message.setTimeout / 1000);
   });
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => (output += chunk));
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       running.delete(child);
