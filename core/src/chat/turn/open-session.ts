@@ -60,8 +60,11 @@ export async function openTurnSession(
       : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
   }
   const { session, history, callerTurnsToday, ticketId } = opened;
-  const ticket = ticketId === null ? admitted.ticket : deps.turns.taken(session.id, ticketId);
-  if (ticketId !== null) hold(ticket!);
+  let ticket = admitted.ticket;
+  if (ticketId !== null) {
+    ticket = deps.turns.taken(session.id, ticketId);
+    hold(ticket);
+  }
   if (session.status === 'HUMAN_ACTIVE') {
     // A scheduled run is not a customer's message: it waits for the takeover to end (its runner defers it).
     if (caller.channel === 'scheduled') return null;
