@@ -2,7 +2,7 @@
 // The two commands of README.md: `npm start` and `npm test`. Uses only Node
 // built-ins, so it runs before anything is installed: it installs what is
 // missing, builds, then starts the host or the test suite.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,14 +13,27 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** What the linter reads: every package's TypeScript sources (the same list as `npm run lint`). */
 const LINTED = ['sdk/src', 'core/src', 'host/src', 'plugins/*/src/**/*.ts', 'migrations/*.ts', 'console/src'];
 
-function step(label, cmd, args) {
-  const started = Date.now();
-  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
-  if (result.status !== 0) {
-    process.stderr.write(`bootstrap: ${label} failed (${cmd} ${args.join(' ')})\n`);
-    process.exit(result.status ?? 1);
+/** Runs steps (`[label, cmd, args]`) at once; when one fails, the bootstrap ends with its status once all have ended. */
+async function steps(...list) {
+  const ended = await Promise.all(
+    list.map(
+      ([label, cmd, args]) =>
+        new Promise((resolve) => {
+          const started = Date.now();
+          spawn(cmd, args, { cwd: root, stdio: 'inherit', env: process.env })
+            .on('error', () => resolve({ label, cmd, args, status: 1 }))
+            .on('close', (status) => {
+              if (status === 0) process.stderr.write(`bootstrap: ${label} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+              resolve({ label, cmd, args, status });
+            });
+        }),
+    ),
+  );
+  const failed = ended.find((step) => step.status !== 0);
+  if (failed) {
+    process.stderr.write(`bootstrap: ${failed.label} failed (${failed.cmd} ${failed.args.join(' ')})\n`);
+    process.exit(failed.status ?? 1);
   }
-  process.stderr.write(`bootstrap: ${label} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 function dependenciesStale() {
@@ -35,7 +48,7 @@ if (!['start', 'test'].includes(command)) {
   process.exit(2);
 }
 if (dependenciesStale()) {
-  step('install dependencies', npm, process.env.CI ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
+  await steps(['install dependencies', npm, process.env.CI ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']]);
 }
 // tap compiles its plugin set into node_modules; .taprc swaps its TypeScript plugin for tsx.
 const tapMarker = path.join(root, 'node_modules', '.agent-host-tap-built');
@@ -45,16 +58,20 @@ if (
     statSync(tapMarker).mtimeMs < statSync(path.join(root, '.taprc')).mtimeMs ||
     statSync(tapMarker).mtimeMs < statSync(path.join(root, 'node_modules', '.package-lock.json')).mtimeMs)
 ) {
-  step('configure tap', process.execPath, [path.join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), 'build']);
+  await steps(['configure tap', process.execPath, [path.join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs'), 'build']]);
   writeFileSync(tapMarker, new Date().toISOString() + '\n');
 }
-step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
 // The whole suite starts with the linter (eslint.config.js) and the format check (.prettierrc.json); a run of chosen
-// test files does not.
-if (command === 'test' && process.argv.length === 3) {
-  step('lint', process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), ...LINTED]);
-  step('format check', process.execPath, [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']);
-}
+// test files does not. The format check reads no built file, so it runs beside the build (each mostly on one core);
+// the linter's type-aware rules read the built packages' types.
+const wholeSuite = command === 'test' && process.argv.length === 3;
+await steps(
+  ['build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]],
+  ...(wholeSuite
+    ? [['format check', process.execPath, [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level', 'warn', '.']]]
+    : []),
+);
+if (wholeSuite) await steps(['lint', process.execPath, [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), ...LINTED]]);
 
 const entry =
   command === 'start'
