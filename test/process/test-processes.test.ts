@@ -1,6 +1,6 @@
 // The harness's runner (test/harness/test-processes.ts): each file a process of its own, reported as one TAP stream
 // whose failures, crashes and time limits fail the run and are named.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -20,8 +20,9 @@ const FILES = {
 
 /** Runs `names` of FILES with a 1 s limit per file; the report, the exit code and the parsed results per file. */
 async function run(t: Parameters<Parameters<typeof t.test>[1]>[0], names: (keyof typeof FILES)[]) {
-  // Inside the repository, so the files import its tap and tsx.
-  const dir = await mkdtemp(path.join(root, 'test', 'process', 'runner-'));
+  // Under the repository, so the files import its tap, but outside the folders test-files.test.ts reads.
+  await mkdir(path.join(root, 'node_modules', '.cache'), { recursive: true });
+  const dir = await mkdtemp(path.join(root, 'node_modules', '.cache', 'test-processes-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   for (const name of names) await writeFile(path.join(dir, name), FILES[name]);
   let report = '';
