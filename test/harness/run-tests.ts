@@ -37,8 +37,9 @@ async function runFiles(env: NodeJS.ProcessEnv): Promise<number> {
   failures.parser.end();
   const failed = failures.leaves();
   if (failed.length > 0) process.stdout.write(`\n# failed:\n${failed.map(describeFailure).join('\n')}\n`);
-  const summary = [...tail.matchAll(/# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/g)].at(-1);
-  if (summary) process.stdout.write(`\ntests: ${summary[2] ?? 0} passed, ${summary[3] ?? 0} failed\n`);
+  const summary = [...tail.matchAll(/^# \{ (total: .*) \}$/gm)].at(-1)?.[1];
+  const count = (key: string) => new RegExp(`\\b${key}: (\\d+)`).exec(summary ?? '')?.[1] ?? 0;
+  if (summary) process.stdout.write(`\ntests: ${count('pass')} passed, ${count('fail')} failed\n`);
   return code;
 }
 
