@@ -182,13 +182,12 @@ export function apiDocRoutes(routes: readonly AnyRoute[]): RouteDefinition[] {
     },
     assetRoute('redoc'),
   ];
-  let built: { openApi: OpenApiDocument; asyncApi: Record<string, unknown> } | undefined;
+  let openApi: OpenApiDocument | undefined;
+  let asyncApi: Record<string, unknown> | undefined;
   const documents = () => {
-    if (!built) {
-      const openApi = buildOpenApiDocument([...routes, ...docRoutes]);
-      built = { openApi, asyncApi: buildAsyncApiDocument(openApi.info.version) };
-    }
-    return built;
+    openApi ??= buildOpenApiDocument([...routes, ...docRoutes]);
+    asyncApi ??= buildAsyncApiDocument(openApi.info.version);
+    return { openApi, asyncApi };
   };
   return docRoutes;
 }
