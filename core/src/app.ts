@@ -196,6 +196,7 @@ export class AgentHostApp {
       this.cleanups.push(() => this.kernel.stop());
       // Before the plugins stop: an evaluation item cut short is left for the next claim, not stored as failed.
       this.cleanups.push(() => domains.evaluationRuns.stop());
+      this.cleanups.push(() => domains.scheduledTasks.stop());
       this.cleanups.push(() => domains.fusionRuns.stop());
       this.cleanups.push(() => domains.etlJobs.stop());
       this.cleanups.push(() => domains.documentRecognition.stop());

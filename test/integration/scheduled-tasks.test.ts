@@ -54,6 +54,22 @@ async function heldRun(databaseUrl: string, taskId: string, run: { dueAgo: numbe
 
 const runsOf = async (admin: AdminClient, taskId: string) => (await admin.request('GET', `/scheduled-tasks/${taskId}/runs?limit=200`)).body.items as any[];
 
+/**
+ * A host on a model whose replies stop after their first chunk until `release()`; `hold()` stops the next ones again.
+ * Its chat agent is `agentId`.
+ */
+async function heldRepliesHost(t: Parameters<typeof startTestHost>[0]) {
+  const fixture = await startOpenAiFixture();
+  t.teardown(() => fixture.close());
+  const gate = { release: () => {}, held: Promise.resolve() };
+  const hold = () => (gate.held = new Promise<void>((resolve) => (gate.release = resolve)));
+  hold();
+  fixture.setRespond(() => ({ chunks: ['Still ', 'checking.'], beforeChunk: (index) => (index === 1 ? gate.held : undefined) }));
+  const { host, admin } = await setUp(t, { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` });
+  const agentId = await chatAgent(admin, { model_provider: 'openai', model_name: 'gpt-4o-mini' });
+  return { host, admin, agentId, hold, release: () => gate.release() };
+}
+
 t.test('bad schedules are a 422 naming the field, and nothing is stored', async (t) => {
   const { host, admin } = await setUp(t, { AGENT_HOST__SCHEDULED_TASKS__MIN_INTERVAL_SECONDS: '600', AGENT_HOST__SCHEDULED_TASKS__MAX_HORIZON_DAYS: '30' });
   const agentId = await chatAgent(admin);
@@ -246,14 +262,36 @@ t.test('a session under human takeover gets the run deferred, and it runs once t
   t.equal((await runsOf(admin, taskId)).length, 1, 'as the same run');
 });
 
+t.test('a host stopping fires no more due times and lets the runs working on it end', async (t) => {
+  const { host, admin, agentId, release } = await heldRepliesHost(t);
+  const once = async (message: string, seconds: number) =>
+    (
+      await admin.request('POST', '/scheduled-tasks', {
+        agent_id: agentId,
+        schedule_payload: { kind: 'once', run_at: inSeconds(seconds) },
+        payload: { message },
+      })
+    ).body.task_id as string;
+  const taskId = await once('Check the order.', 1);
+  await eventually(async () => ((await runsOf(admin, taskId))[0]?.execution_state === 'running' ? true : undefined), 'the run to start');
+  const later = await once('Check again.', 0.5);
+  const stopped = host.stop();
+  // Past the due time of the later task, within the wait for runs (half of config/test.toml's shutdown_timeout_seconds).
+  await sleep(1_000);
+  release();
+  await stopped;
+  const [run] = await query(host.databaseUrl, 'SELECT status, turn_id FROM scheduled_task_runs WHERE task_id = $1', [taskId]);
+  t.equal(run?.status, 'succeeded', `the run in progress ended before the host stopped: ${JSON.stringify(run)}`);
+  t.ok(run?.turn_id, 'with its turn stored');
+  t.same(
+    await query(host.databaseUrl, 'SELECT count(*)::int AS n FROM scheduled_task_runs WHERE task_id = $1', [later]),
+    [{ n: 0 }],
+    'a due time that came while the host stopped was left for another instance',
+  );
+});
+
 t.test('conflict policies: skip records a skipped run while the previous one still runs; defer waits for it', async (t) => {
-  const fixture = await startOpenAiFixture();
-  t.teardown(() => fixture.close());
-  let release!: () => void;
-  let held = new Promise<void>((resolve) => (release = resolve));
-  fixture.setRespond(() => ({ chunks: ['Still ', 'checking.'], beforeChunk: (index) => (index === 1 ? held : undefined) }));
-  const { admin } = await setUp(t, { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` });
-  const agentId = await chatAgent(admin, { model_provider: 'openai', model_name: 'gpt-4o-mini' });
+  const { admin, agentId, hold, release } = await heldRepliesHost(t);
   const task = async (conflict_policy: string) =>
     (
       await admin.request('POST', '/scheduled-tasks', {
@@ -279,7 +317,7 @@ t.test('conflict policies: skip records a skipped run while the previous one sti
   release();
   await eventually(async () => ((await runsOf(admin, skipping)).every((r) => r.execution_state !== 'running') ? true : undefined), 'the held run to end');
 
-  held = new Promise<void>((resolve) => (release = resolve));
+  hold();
   const deferring = await task('defer');
   const waiting = await eventually(async () => {
     const runs = await runsOf(admin, deferring);

@@ -4,7 +4,9 @@
 import pg from 'pg';
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
+import { query } from '../helpers/services.js';
 import { stream } from '../helpers/sse.js';
 
 const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
@@ -85,10 +87,10 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   t.ok(continued.length <= fresh.length + 2, `and sends at most two statements more: ${JSON.stringify(continued, null, 1)}`);
 });
 
-t.test("a scheduled run's own statements: fire, claim, end", async (t) => {
+t.test("scheduled runs' own statements: a slot's due tasks fire in batches that claim their runs; each run ends in one", async (t) => {
   const fixture = await startOpenAiFixture({ respond: () => ({ content: 'Your order ships today.' }) });
   t.teardown(() => fixture.close());
-  // No supervisor sweep while the run is counted: its statements are not the run's.
+  // No supervisor sweep while the runs are counted: its statements are not the runs'.
   const host = await startTestHost(t, {
     env: { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"`, AGENT_HOST__SCHEDULED_TASKS__SUPERVISOR_INTERVAL_SECONDS: '3600' },
   });
@@ -96,44 +98,55 @@ t.test("a scheduled run's own statements: fire, claim, end", async (t) => {
   const admin = new AdminClient(host.url);
   await admin.login();
   const agent = (await admin.request('POST', '/agents', { name: 'reminders', agent_type: 'chat', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  // More tasks due at one time than one instance runs at once (16): they fire in two batches.
+  const TASKS = 20;
+  const runAt = new Date(Date.now() + 5_000).toISOString();
   const statements = await statementsOf(
     database,
     async () => {
-      const task = (
-        await admin.request('POST', '/scheduled-tasks', {
+      const tasks: { task_id: string }[] = [];
+      for (let i = 0; i < TASKS; i++) {
+        const created = await admin.request('POST', '/scheduled-tasks', {
           agent_id: agent.agent_id,
-          payload: { message: 'check the order status' },
-          schedule_payload: { kind: 'once', run_at: new Date(Date.now() + 1500).toISOString() },
-        })
-      ).body;
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        const [run] = (await admin.request('GET', `/scheduled-tasks/${task.task_id}/runs`)).body.items;
-        if (run?.execution_state === 'succeeded') return;
+          payload: { message: `check order ${i}` },
+          schedule_payload: { kind: 'once', run_at: runAt },
+        });
+        tasks.push(created.body);
       }
-      throw new Error('the run did not succeed within 30 s');
+      t.same(
+        await query(host.databaseUrl, `SELECT count(*)::int AS n FROM agenda_jobs WHERE name = 'scheduled-tasks:due'`),
+        [{ n: 1 }],
+        'tasks due in one slot arm one Agenda job',
+      );
+      t.ok(Date.now() < Date.parse(runAt), 'the tasks were made before they were due');
+      for (const task of tasks) {
+        await eventually(async () => {
+          const [run] = (await admin.request('GET', `/scheduled-tasks/${task.task_id}/runs`)).body.items;
+          return run?.execution_state === 'succeeded' ? run : undefined;
+        }, 'the run to succeed');
+      }
     },
     () => true,
   );
-  // What the runner sends about tasks and runs, not the REST reads above or the turn (counted above).
-  const runner = statements.filter(
-    (text) =>
-      /^\s*(WITH|UPDATE|INSERT|SELECT \* FROM scheduled_tasks WHERE id = \$1 AND status = 'active' FOR UPDATE|SELECT id, status, due_at)/.test(text) &&
-      /scheduled_task/.test(text),
+  // What the runner sends about tasks and runs, not the REST reads and writes above or the turns (counted above).
+  const runner = head(statements.filter((text) => /^\s*(WITH|UPDATE|SELECT t\.\*)/.test(text) && /scheduled_task/.test(text)));
+  const fire = "SELECT t.*, COALESCE((SELECT json_agg(json_build_object('sta";
+  const record = 'WITH moved AS ( UPDATE scheduled_tasks t SET next_run_at = x';
+  const end = 'WITH ended AS ( UPDATE scheduled_task_runs SET status = $3::';
+  t.same(
+    [...new Set(runner)].sort(),
+    [end, fire, record].sort(),
+    'the runner locks due tasks with their open runs, records their runs (claimed) with their next due times, and ends each run: nothing else',
   );
   t.same(
-    head(runner.filter((s) => !s.startsWith('INSERT INTO scheduled_tasks'))),
-    [
-      "SELECT * FROM scheduled_tasks WHERE id = $1 AND status = 'ac",
-      'SELECT id, status, due_at FROM scheduled_task_runs WHERE tas',
-      'WITH run AS ( INSERT INTO scheduled_task_runs (id, task_id, ',
-      "UPDATE scheduled_task_runs r SET status = 'running', lease_o",
-      'WITH ended AS ( UPDATE scheduled_task_runs SET status = $3::',
-    ],
-    'firing the due time locks the task, reads its open runs and records the run with the next due time in one statement; the claim reads the task and records the session; the end queues deferred runs in the same statement',
+    runner.filter((s) => s === fire || s === record),
+    [fire, record, fire, record],
+    `${TASKS} tasks due together fire in two batches of two statements each`,
   );
+  t.equal(runner.filter((s) => s === end).length, TASKS, 'each run ends in one statement, which also queues deferred runs');
   t.same(
     statements.filter((s) => /^(INSERT INTO session_turn_queue|SELECT count\(\*\)::int AS n FROM session_turn_queue)/.test(s)),
     [],
-    'the run in a new session joins its line in the statement creating the session, and asks no one whether it is its turn',
+    'a run in a new session joins its line in the statement creating the session, and asks no one whether it is its turn',
   );
 });

@@ -68,12 +68,6 @@ export interface TaskFilters {
 
 export type NewTask = Omit<TaskRow, 'status' | 'created_at' | 'updated_at' | 'cancelled_at'>;
 
-/** What became of a due time: the run it recorded and whether that run is to start now. */
-export interface Fired {
-  runId: string;
-  status: RunStatus;
-}
-
 /** Runs that hold their task's place: started, or about to start. */
 const STARTED_OR_STARTING = `('queued', 'running', 'recovering')`;
 
@@ -168,52 +162,95 @@ export class ScheduledTaskStore extends SqlStore {
     });
   }
 
-  /** Active tasks whose due time passed at least `lagSeconds` ago: due times nobody fired. */
-  overdue(lagSeconds: number, limit: number): Promise<{ id: string; next_run_at: Date }[]> {
-    return this.db.query<{ id: string; next_run_at: Date }>(
-      `SELECT id, next_run_at FROM scheduled_tasks WHERE status = 'active' AND next_run_at <= now() - make_interval(secs => $1) ORDER BY next_run_at LIMIT $2`,
-      { bind: [lagSeconds, limit], type: QueryTypes.SELECT },
+  /** Whether an active task's due time passed at least `lagSeconds` ago: a due time nobody fired. */
+  async hasOverdue(lagSeconds: number): Promise<boolean> {
+    const [row] = await this.db.query<{ overdue: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM scheduled_tasks WHERE status = 'active' AND next_run_at <= now() - make_interval(secs => $1)) AS overdue`,
+      { bind: [lagSeconds], type: QueryTypes.SELECT },
     );
+    return row!.overdue;
   }
 
   /**
-   * Fires the task's due time `dueAt` once: records its run (queued; `deferred` or skipped by the conflict policy
-   * while an earlier run has not ended) and moves `next_run_at` to `next` (`completed` when null). The task's row is
-   * locked, and `(task_id, due_at)` is unique, so of several instances firing the same due time one records it.
-   * Undefined when the due time was already fired or the task is no longer active.
+   * Fires the due times of active tasks due by `horizon`, earliest first, `limit` tasks at most, passing over tasks
+   * another instance is firing (their rows are locked): records each due time's run and moves the task's
+   * `next_run_at` to `next(task)` (`completed` when null). A run nothing holds back is recorded `running` under
+   * `claim.owner`'s lease, claimed by this statement to start here at once (in `claim.newSessionId()` for a
+   * `new_session` task); while an earlier run of its task has not ended it is `deferred` or skipped (`cancelled`) by
+   * the task's conflict policy, and not recorded at all when a deferred run already waits (it covers this due time
+   * too). `(task_id, due_at)` is unique: a due time is fired once. Resolves with the tasks fired (as they are now)
+   * and the runs to start.
    */
-  async fire(taskId: string, dueAt: Date, next: (task: TaskRow) => Date | null): Promise<{ task: TaskRow; fired: Fired | undefined } | undefined> {
+  async fireDue(
+    horizon: Date,
+    limit: number,
+    claim: { owner: string; leaseSeconds: number; newSessionId: () => string },
+    next: (task: TaskRow) => Date | null,
+  ): Promise<{ tasks: TaskRow[]; started: ClaimedRun[] }> {
     return this.transaction(async (transaction) => {
-      const [task] = await this.db.query<TaskRow>(`SELECT * FROM scheduled_tasks WHERE id = $1 AND status = 'active' FOR UPDATE`, {
-        bind: [taskId],
-        type: QueryTypes.SELECT,
-        transaction,
+      const due = await this.db.query<TaskRow & { open_runs: { status: RunStatus; due_at: string }[] }>(
+        `SELECT t.*, COALESCE((SELECT json_agg(json_build_object('status', r.status, 'due_at', r.due_at) ORDER BY r.due_at) FROM scheduled_task_runs r
+                               WHERE r.task_id = t.id AND r.status IN ('queued', 'running', 'recovering', 'deferred')), '[]') AS open_runs
+         FROM scheduled_tasks t WHERE t.status = 'active' AND t.next_run_at <= $1 ORDER BY t.next_run_at LIMIT $2 FOR UPDATE OF t SKIP LOCKED`,
+        { bind: [horizon, limit], type: QueryTypes.SELECT, transaction },
+      );
+      if (!due.length) return { tasks: [], started: [] };
+      const runs = due.flatMap(({ open_runs: open, ...task }): { task: TaskRow; status: RunStatus; reason: string | null; sessionId: string | null }[] => {
+        const blocking = open.find((r) => r.status !== 'deferred');
+        if (!blocking) {
+          const sessionId = task.target_mode === 'origin_session' ? task.session_id : claim.newSessionId();
+          return [{ task, status: 'running', reason: null, sessionId }];
+        }
+        if (open.some((r) => r.status === 'deferred')) return [];
+        const [status, reason]: [RunStatus, string] =
+          task.conflict_policy === 'defer'
+            ? ['deferred', `waits for the run due at ${new Date(blocking.due_at).toISOString()} to end (conflict_policy=defer)`]
+            : ['cancelled', `skipped: the run due at ${new Date(blocking.due_at).toISOString()} had not ended (conflict_policy=skip)`];
+        return [{ task, status, reason, sessionId: null }];
       });
-      if (!task || task.next_run_at?.getTime() !== dueAt.getTime()) return undefined;
-      const open = await this.db.query<{ id: string; status: RunStatus; due_at: Date }>(
-        `SELECT id, status, due_at FROM scheduled_task_runs WHERE task_id = $1 AND status IN ('queued', 'running', 'recovering', 'deferred') ORDER BY due_at`,
-        { bind: [taskId], type: QueryTypes.SELECT, transaction },
+      const nextRunAt = due.map((task) => next(task));
+      // The tasks' next due times and the runs in one statement; the update is a CTE Postgres runs though nothing reads it.
+      const inserted = await this.db.query<RunRow>(
+        `WITH moved AS (
+           UPDATE scheduled_tasks t SET next_run_at = x.next, status = CASE WHEN x.next IS NULL THEN 'completed' ELSE t.status END, updated_at = now()
+           FROM unnest($1::uuid[], $2::timestamptz[]) AS x(id, next) WHERE t.id = x.id)
+         INSERT INTO scheduled_task_runs (id, task_id, due_at, status, reason, session_id, created_at, completed_at,
+           attempt_count, started_at, lease_owner, lease_expires_at, worker_heartbeat_at)
+         SELECT gen_random_uuid(), x.task_id, x.due_at, x.status, x.reason, x.session_id, now(), CASE WHEN x.status = 'cancelled' THEN now() END,
+           CASE WHEN x.status = 'running' THEN 1 ELSE 0 END, CASE WHEN x.status = 'running' THEN now() END,
+           CASE WHEN x.status = 'running' THEN $8 END, CASE WHEN x.status = 'running' THEN now() + make_interval(secs => $9) END,
+           CASE WHEN x.status = 'running' THEN now() END
+         FROM unnest($3::uuid[], $4::timestamptz[], $5::varchar[], $6::text[], $7::varchar[]) AS x(task_id, due_at, status, reason, session_id)
+         ON CONFLICT (task_id, due_at) DO NOTHING RETURNING *`,
+        {
+          bind: [
+            due.map((task) => task.id),
+            nextRunAt,
+            runs.map((r) => r.task.id),
+            runs.map((r) => r.task.next_run_at),
+            runs.map((r) => r.status),
+            runs.map((r) => r.reason),
+            runs.map((r) => r.sessionId),
+            claim.owner,
+            claim.leaseSeconds,
+          ],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
-      const blocking = open.find((r) => r.status !== 'deferred');
-      const waiting = open.find((r) => r.status === 'deferred');
-      // A run already waiting covers this due time too: a missed or blocked schedule runs once, not once per due time.
-      const [status, reason]: [RunStatus, string | null] = !blocking
-        ? ['queued', null]
-        : task.conflict_policy === 'defer'
-          ? ['deferred', `waits for the run due at ${blocking.due_at.toISOString()} to end (conflict_policy=defer)`]
-          : ['cancelled', `skipped: the run due at ${blocking.due_at.toISOString()} had not ended (conflict_policy=skip)`];
-      // The run (unless one waits) and the task's next due time in one statement.
-      const [updated] = await this.db.query<TaskRow & { fired_run_id: string | null }>(
-        `WITH run AS (
-           INSERT INTO scheduled_task_runs (id, task_id, due_at, status, reason, created_at, completed_at)
-           SELECT gen_random_uuid(), $1::uuid, $3::timestamptz, $4::varchar, $5::text, now(), CASE WHEN $4::varchar = 'cancelled' THEN now() END WHERE $6::boolean
-           ON CONFLICT (task_id, due_at) DO NOTHING RETURNING id)
-         UPDATE scheduled_tasks SET next_run_at = $2, status = CASE WHEN $2::timestamptz IS NULL THEN 'completed' ELSE status END, updated_at = now()
-         WHERE id = $1 RETURNING *, (SELECT id FROM run) AS fired_run_id`,
-        { bind: [taskId, next(task), dueAt, status, reason, !waiting], type: QueryTypes.SELECT, transaction },
-      );
-      const { fired_run_id: runId, ...row } = updated!;
-      return { task: row, fired: runId ? { runId, status } : undefined };
+      const tasks = new Map(runs.map(({ task }) => [task.id, task] as const));
+      const started = inserted
+        .filter((run) => run.status === 'running')
+        .map((run) => {
+          const { status, agent_id, target_mode, payload, caller_key } = tasks.get(run.task_id)!;
+          return { ...run, task: { status, agent_id, target_mode, payload, caller_key } };
+        });
+      const fired = due.map(({ open_runs: _open, ...task }, i) => ({
+        ...task,
+        next_run_at: nextRunAt[i]!,
+        status: nextRunAt[i] ? task.status : ('completed' as const),
+      }));
+      return { tasks: fired, started };
     });
   }
 

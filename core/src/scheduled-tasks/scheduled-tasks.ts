@@ -136,6 +136,11 @@ export class ScheduledTasks {
     return this.runner.start(jobs);
   }
 
+  /** Fires no more due times, and waits up to half the shutdown timeout for the runs working here to end. */
+  async stop(): Promise<void> {
+    await this.runner?.stop((this.config.server.shutdown_timeout_seconds * 1000) / 2);
+  }
+
   /** `POST /scheduled-tasks`. */
   async create(input: CreateTaskInput, op: Operation) {
     const task = await this.schedule(
