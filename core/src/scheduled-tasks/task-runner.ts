@@ -48,8 +48,9 @@ interface DueData {
  */
 export class TaskRunner {
   private jobs?: JobScheduler;
-  /** Slots this instance armed a job for, so the tasks due in one arm it once. */
+  /** Slots this instance armed a job for, so the tasks due in one arm it once; past ones are dropped once a second. */
   private readonly armed = new Set<number>();
+  private prunedAt = 0;
   /** Runs fired here and working. */
   private readonly active = new Set<Promise<void>>();
   /** The latest slot end a job asked to fire, and the sweep in progress. */
@@ -86,7 +87,12 @@ export class TaskRunner {
   async arm(task: TaskRow): Promise<void> {
     if (task.status !== 'active' || !task.next_run_at) return;
     const slot = Math.ceil(task.next_run_at.getTime() / SLOT_MS) * SLOT_MS;
-    if (this.armed.has(slot) && slot > Date.now() + SLOT_REARM_MS) return;
+    const now = Date.now();
+    if (now - this.prunedAt > 1_000) {
+      this.prunedAt = now;
+      for (const past of this.armed) if (past < now) this.armed.delete(past);
+    }
+    if (this.armed.has(slot) && slot > now + SLOT_REARM_MS) return;
     this.armed.add(slot);
     try {
       await this.requireJobs().schedule(new Date(slot), DUE_JOB, { slot: new Date(slot).toISOString() } satisfies DueData);
@@ -228,7 +234,6 @@ export class TaskRunner {
     if (recovered.length) this.logger.warn({ runs: recovered }, 'scheduled runs whose worker stopped are started again');
     await this.startReleased(recovered);
     await this.startReleased(await this.store.releaseDeferred());
-    for (const slot of this.armed) if (slot < Date.now()) this.armed.delete(slot);
     if (await this.store.hasOverdue(OVERDUE_LAG_SECONDS)) await this.sweep();
   }
 
