@@ -9,6 +9,7 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream } from '../helpers/sse.js';
 
+const CHAT_MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
 
 /** The statements sent on connections to `database` while `work` runs (those `counted` keeps), whitespace collapsed. */
@@ -38,15 +39,10 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   const database = new URL(host.databaseUrl).pathname.slice(1);
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (
-    await admin.request('POST', '/agents', {
-      name: 'Counted',
-      agent_type: 'chat',
-      public_access_mode: 'public_anonymous',
-      model_provider: 'openai',
-      model_name: 'gpt-4o-mini',
-    })
-  ).body;
+  // A public chat agent on the fixture's model.
+  const publicAgent = async (name: string, extra: Record<string, unknown> = {}) =>
+    (await admin.request('POST', '/agents', { name, agent_type: 'chat', public_access_mode: 'public_anonymous', ...CHAT_MODEL, ...extra })).body;
+  const agent = await publicAgent('Counted');
   const turn = async (body: Record<string, unknown>) => {
     const { events } = await stream(host.url, { agent_id: agent.agent_id, message: 'When do parcels ship?', ...body });
     const done = events.at(-1) as { type: string; session_id?: string };
@@ -85,6 +81,29 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   );
   // Its ticket and who is ahead; the session's own minute budget is taken with the others.
   t.ok(continued.length <= fresh.length + 2, `and sends at most two statements more: ${JSON.stringify(continued, null, 1)}`);
+
+  const desk = await publicAgent('Staffed', { human_takeover_enabled: true });
+  const staffed = (await stream(host.url, { agent_id: desk.agent_id, message: 'Hello?' })).events.at(-1) as { session_id: string };
+  t.equal((await admin.request('POST', `/sessions/${staffed.session_id}/takeover`, {})).status, 200, 'an operator takes a session over');
+  const taken = await statementsOf(database, async () => {
+    const { events } = await stream(host.url, { agent_id: desk.agent_id, message: 'Is anyone there?', thread_id: staffed.session_id });
+    t.same(
+      events.map((e) => e.type),
+      ['done'],
+      'the customer gets no AI reply',
+    );
+  });
+  t.same(
+    taken.filter((s) => s.includes('INSERT INTO chat_messages')).map((s) => s.slice(0, 17)),
+    ['WITH s AS (UPDATE'],
+    "a customer's message to a session under takeover is stored by the statement that opens the session",
+  );
+  const messages = (await admin.request('GET', `/sessions/${staffed.session_id}/messages`)).body.items as { role: string; content: string }[];
+  t.same(
+    messages.slice(-2).map((m) => (m.role === 'user' ? [m.role, m.content] : [m.role])),
+    [['system'], ['user', 'Is anyone there?']],
+    'and it is in the session, after the takeover notice',
+  );
 });
 
 t.test("scheduled runs' own statements: a slot's due tasks fire in batches that claim their runs; each run ends in one", async (t) => {
@@ -97,7 +116,7 @@ t.test("scheduled runs' own statements: a slot's due tasks fire in batches that 
   const database = new URL(host.databaseUrl).pathname.slice(1);
   const admin = new AdminClient(host.url);
   await admin.login();
-  const agent = (await admin.request('POST', '/agents', { name: 'reminders', agent_type: 'chat', model_provider: 'openai', model_name: 'gpt-4o-mini' })).body;
+  const agent = (await admin.request('POST', '/agents', { name: 'reminders', agent_type: 'chat', ...CHAT_MODEL })).body;
   // More tasks due at one time than one instance runs at once (16): they fire in two batches.
   const TASKS = 20;
   const runAt = new Date(Date.now() + 5_000).toISOString();

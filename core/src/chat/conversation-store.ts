@@ -83,7 +83,8 @@ export class ConversationStore {
    *
    * With `quotaCaller`, the same statement counts that caller's turns today for the daily quota; with `line`, it
    * joins the session's line for turn `line.turnId` (a session this request starts: nobody else can be in its line),
-   * resolving with the ticket's id.
+   * resolving with the ticket's id. With `customerMessage`, a session under human takeover stores it, as a message
+   * that gets no AI reply, in the same statement (`storedMessage`).
    */
   async openSession(
     threadId: string,
@@ -92,43 +93,50 @@ export class ConversationStore {
     mode: SessionMode,
     quotaCaller: string | null,
     line: { turnId: string; instanceId: string; seconds: number } | null = null,
-  ): Promise<{ session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null; ticketId: string | null } | undefined> {
+    customerMessage: { content: string; messageType: MessageType } | null = null,
+  ): Promise<
+    { session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null; ticketId: string | null; storedMessage: MessageRow | null } | undefined
+  > {
+    const values: unknown[] = [threadId, agentId, Math.max(0, historyLimit), quotaCaller];
+    const p = (value: unknown) => `$${values.push(value)}`;
+    const ticket = line
+      ? `, q AS (${joinLine({ session: 's.id', turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) }, 'FROM s')})`
+      : '';
+    const stored = customerMessage
+      ? `, cm AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at)
+           SELECT ${p(randomUUID())}::uuid, s.id, 'user', ${p(customerMessage.content)}, ${p(customerMessage.messageType)}, now() FROM s WHERE s.status = 'HUMAN_ACTIVE'
+           RETURNING ${MESSAGE_COLUMNS})`
+      : '';
     const [row] = await preparedQuery<
-      SessionRow & { history: { role: string; content: string }[]; caller_turns_today: string | null; ticket_id: string | null }
+      SessionRow & {
+        history: { role: string; content: string }[];
+        caller_turns_today: string | null;
+        ticket_id: string | null;
+        stored_message: MessageRow | null;
+      }
     >(
       this.db,
-      `chat_open_session_${mode}${line ? '_line' : ''}`,
+      `chat_open_session_${mode}${line ? '_line' : ''}${customerMessage ? '_customer' : ''}`,
       `WITH s AS (${OPEN_SESSION[mode]}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
-       ${line ? `, q AS (${joinLine({ session: 's.id', turn: '$5', instance: '$6', seconds: '$7' }, 'FROM s')})` : ''}
-       SELECT s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, COALESCE((
+       ${ticket}${stored}
+       SELECT s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,
          CASE WHEN $4::text IS NOT NULL THEN (${callerTurnsToday('$4')}) END AS caller_turns_today
        FROM s`,
-      [threadId, agentId, Math.max(0, historyLimit), quotaCaller, ...(line ? [line.turnId, line.instanceId, line.seconds] : [])],
+      values,
     );
     if (!row) return undefined;
-    const { history, caller_turns_today, ticket_id, ...session } = row;
+    const { history, caller_turns_today, ticket_id, stored_message, ...session } = row;
     return {
       session,
       history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })),
       callerTurnsToday: caller_turns_today === null ? null : Number(caller_turns_today),
       ticketId: ticket_id,
+      storedMessage: stored_message,
     };
-  }
-
-  /** Stores a customer message that gets no AI reply (the session is under human takeover): no turn, no context. */
-  async storeCustomerMessage(sessionId: string, content: string, messageType: MessageType): Promise<MessageRow> {
-    const [row] = await this.db.query<MessageRow>(
-      `WITH m AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at) VALUES ($1, $2, 'user', $3, $4, now())
-                  RETURNING ${MESSAGE_COLUMNS}),
-            s AS (UPDATE chat_sessions SET updated_at = now() WHERE id = $2)
-       SELECT * FROM m`,
-      { bind: [randomUUID(), sessionId, content, messageType], type: QueryTypes.SELECT },
-    );
-    return row!;
   }
 
   /** The session's status now (for example `HUMAN_ACTIVE` once an operator took over). */

@@ -34,9 +34,9 @@ export function publishMessages(events: SessionEvents, sessionId: string, messag
 
 /**
  * Stage 2, resolve the session: opens (or starts) the request's session if this caller may use it. While a human
- * operator answers the session, the message is stored and shown, the AI stays silent and no turn runs: `null`. A
- * session the request starts joins its line in the same statement; `hold` gets that ticket at once, to leave it
- * whatever happens next.
+ * operator answers the session, the message is stored (by the statement opening the session) and shown, the AI stays
+ * silent and no turn runs: `null`. A session the request starts joins its line in the same statement; `hold` gets
+ * that ticket at once, to leave it whatever happens next.
  */
 export async function openTurnSession(
   deps: SessionStageDeps,
@@ -52,23 +52,31 @@ export async function openTurnSession(
   // The quota's count rides on the statement that opens the session: the limits stage needs no round trip of its own.
   const quotaCaller = config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null;
   const line = admitted.ticket === null && caller.issuedSession ? deps.turns.lineFor(admitted.turnId) : null;
-  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, quotaCaller, line);
+  // A scheduled run is not a customer's message: under a takeover it waits for the takeover to end (its runner defers it).
+  const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType };
+  const opened = await conversations.openSession(
+    threadId,
+    agent?.agent_id ?? null,
+    config.agent.history_message_limit,
+    mode,
+    quotaCaller,
+    line,
+    customerMessage,
+  );
   if (!opened) {
     // The same words whether the session exists or not, so a refusal tells a guesser nothing.
     throw trusted
       ? refusal('SESSION_AGENT_MISMATCH', `session ${threadId} belongs to another agent; continue it through that agent`)
       : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
   }
-  const { session, history, callerTurnsToday, ticketId } = opened;
+  const { session, history, callerTurnsToday, ticketId, storedMessage } = opened;
   let ticket = admitted.ticket;
   if (ticketId !== null) {
     ticket = deps.turns.taken(session.id, ticketId);
     hold(ticket);
   }
   if (session.status === 'HUMAN_ACTIVE') {
-    // A scheduled run is not a customer's message: it waits for the takeover to end (its runner defers it).
-    if (caller.channel === 'scheduled') return null;
-    publishMessages(deps.events, session.id, [await conversations.storeCustomerMessage(session.id, request.message, messageType)]);
+    if (storedMessage) publishMessages(deps.events, session.id, [storedMessage]);
     return null;
   }
   const identity: TurnIdentity = {
