@@ -48,3 +48,20 @@ t.test('every registered route is public per spec 5.6, login-only by nature, or 
     }
   }
 });
+
+t.test('every route that is not public refuses an anonymous caller with 401 LOGIN_REQUIRED before it reads ids or body', async (t) => {
+  const host = await startTestHost(t);
+  const guarded = createServer(host.app).routes.filter((route) => !('public' in route.access));
+  t.ok(guarded.length >= 100, `${guarded.length} routes need a login`);
+  // Ids that name nothing and a body that validates against nothing: the login is checked before either.
+  const id = '00000000-0000-4000-8000-000000000000';
+  for (const route of guarded) {
+    const url = host.url + route.path.replace(/:\w+/g, id).replace(/\*/g, 'x');
+    const method = route.method === 'del' ? 'DELETE' : route.method.toUpperCase();
+    const contentType = route.multipart ? 'multipart/form-data; boundary=x' : 'application/json';
+    const body = route.multipart ? '--x--\r\n' : '{}';
+    const response = await fetch(url, { method, ...(method === 'GET' ? {} : { headers: { 'content-type': contentType }, body }) });
+    const refusal = (await response.json()) as { code?: string };
+    t.same({ status: response.status, code: refusal.code }, { status: 401, code: 'LOGIN_REQUIRED' }, `${method} ${route.path} anonymously`);
+  }
+});
