@@ -7,7 +7,7 @@ import { admitTurn, type AdmitDeps } from './turn/admit.js';
 import { buildTurnContext, type ContextStageDeps } from './turn/build-context.js';
 import { enterLimits } from './turn/enter-limits.js';
 import { evaluateTurn, judgeModel, type EvaluatedTurn } from './turn/evaluate-turn.js';
-import { openTurnSession, publishMessages, type SessionStageDeps } from './turn/open-session.js';
+import { BEHIND, openTurnSession, publishMessages, type OpenTurn, type SessionStageDeps } from './turn/open-session.js';
 import { pendingOutcome, relayReply, runtimeEvents, type TurnStops } from './turn/run-orchestrator.js';
 import { saveTurn, type SaveStageDeps } from './turn/save-turn.js';
 import { fixedResponse, shortcutEvents } from './turn/shortcuts.js';
@@ -55,15 +55,24 @@ export class ChatService {
     if (ticket) hold(ticket);
     try {
       const waitSeconds = this.deps.config.agent.turn_queue_timeout_seconds;
-      if (ticket && !(await ticket.waitForTurn(AbortSignal.any([signal, cancel.signal]), waitSeconds * 1000))) {
-        if (!signal.aborted) {
-          yield cancellation.by
-            ? { type: 'error', content: `the message was cancelled by ${cancellation.by} before it was answered`, code: 'TURN_CANCELLED' }
-            : { type: 'error', content: `the session was busy answering earlier messages for ${waitSeconds} s; send this one again`, code: 'SESSION_BUSY' };
+      let trace = new TurnTrace(randomBytes(16).toString('hex'), Date.now());
+      const openSession = () => trace.stage('session', () => openTurnSession(this.deps, admitted, trace.traceId, hold));
+      let open = await openSession();
+      while (open === BEHIND) {
+        if (!(await ticket!.waitForTurn(AbortSignal.any([signal, cancel.signal]), waitSeconds * 1000))) {
+          if (!signal.aborted) {
+            yield cancellation.by
+              ? { type: 'error', content: `the message was cancelled by ${cancellation.by} before it was answered`, code: 'TURN_CANCELLED' }
+              : { type: 'error', content: `the session was busy answering earlier messages for ${waitSeconds} s; send this one again`, code: 'SESSION_BUSY' };
+          }
+          return;
         }
-        return;
+        // Timed from when its turn came, like a turn that did not wait.
+        trace = new TurnTrace(trace.traceId, Date.now());
+        open = await openSession();
       }
-      yield* this.turn(admitted, AbortSignal.any([signal, cancel.signal]), cancellation, done, hold);
+      // A human operator answers the session: the message was stored and shown, and no turn runs.
+      if (open) yield* this.turn(admitted, open, trace, AbortSignal.any([signal, cancel.signal]), cancellation, done);
     } catch (error) {
       // The mapping of an HTTP error: what was raised on purpose says what it is; anything else only that it happened.
       const known = publicError(error);
@@ -86,18 +95,16 @@ export class ChatService {
     return judgeModel(this.deps, agent, override);
   }
 
+  /** The turn in its open session: stages 3 on. */
   private async *turn(
     admitted: AdmittedTurn,
+    open: OpenTurn,
+    trace: TurnTrace,
     signal: AbortSignal,
     cancellation: { by?: string },
     done: { turn?: StoredTurn },
-    hold: (ticket: TurnTicket) => void,
   ) {
     const { deps } = this;
-    const trace = new TurnTrace(randomBytes(16).toString('hex'), Date.now());
-    const open = await trace.stage('session', () => openTurnSession(deps, admitted, trace.traceId, hold));
-    // A human operator answers the session: the message was stored and shown, and no turn runs.
-    if (!open) return;
     const outcome = pendingOutcome();
     const stops: TurnStops = { signal, cancellation, trusted: admitted.trusted, traceId: trace.traceId };
     const fixed = await trace.stage('fixed-response', async (attributes) => {

@@ -60,14 +60,32 @@ export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
 /** Who may open which session (see {@link ConversationStore.openSession}). */
 export type SessionMode = 'choose' | 'issue' | 'continue_issued';
 
-// $1 session id, $2 agent id; each statement returns the session row only when the mode allows it.
-const OPEN_SESSION: Record<SessionMode, string> = {
-  choose: `INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', now(), now())
+/**
+ * Opens the session in the way `mode` allows, returning its row only then; `$1` is the session id, `$2` the agent id.
+ * `gate` is a condition it must also meet (`TRUE` for none).
+ */
+const OPEN_SESSION: Record<SessionMode, (gate: string) => string> = {
+  choose: (
+    gate,
+  ) => `INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) SELECT $1::varchar, $2::uuid, 'AI_ACTIVE', now(), now() WHERE ${gate}
          ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
          WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id`,
-  issue: `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())`,
-  continue_issued: `UPDATE chat_sessions SET updated_at = now() WHERE id = $1 AND agent_id = $2 AND issued_publicly`,
+  // A session the server has just issued: nobody else knows it, so nothing is ahead of this request.
+  issue: () => `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())`,
+  continue_issued: (gate) => `UPDATE chat_sessions SET updated_at = now() WHERE id = $1 AND agent_id = $2 AND issued_publicly AND ${gate}`,
 };
+
+/** What may come with opening a session, in the same statement (see {@link ConversationStore.openSession}). */
+export interface OpenSessionOptions {
+  /** Counts this caller's turns today, for the daily quota. */
+  quotaCaller: string | null;
+  /** Joins the session's line for this turn: a session this request starts, so nobody else can be in its line. */
+  line?: { turnId: string; instanceId: string; seconds: number } | null;
+  /** Opens the session only while no live ticket of its line is ahead of this one. */
+  firstIn?: string | null;
+  /** Stores a customer's message that gets no AI reply when the session is under human takeover. */
+  customerMessage?: { content: string; messageType: MessageType } | null;
+}
 
 /** Sessions, messages, turns and context snapshots in Postgres. */
 export class ConversationStore {
@@ -81,24 +99,25 @@ export class ConversationStore {
    * - `issue`: a new session under an id the server just issued, marked as started by an anonymous client.
    * - `continue_issued`: only such a session, and only through its own agent.
    *
-   * With `quotaCaller`, the same statement counts that caller's turns today for the daily quota; with `line`, it
-   * joins the session's line for turn `line.turnId` (a session this request starts: nobody else can be in its line),
-   * resolving with the ticket's id. With `customerMessage`, a session under human takeover stores it, as a message
-   * that gets no AI reply, in the same statement (`storedMessage`).
+   * The same statement does what `options` asks: it counts the caller's turns today (`callerTurnsToday`), joins the
+   * line of a session this request starts (`ticketId`), opens the session only if the ticket `firstIn` is first in its
+   * line (else `undefined`, as for a refusal: the caller waits its turn and asks again), and stores a customer's
+   * message under human takeover (`storedMessage`).
    */
   async openSession(
     threadId: string,
     agentId: string | null,
     historyLimit: number,
     mode: SessionMode,
-    quotaCaller: string | null,
-    line: { turnId: string; instanceId: string; seconds: number } | null = null,
-    customerMessage: { content: string; messageType: MessageType } | null = null,
+    options: OpenSessionOptions,
   ): Promise<
     { session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null; ticketId: string | null; storedMessage: MessageRow | null } | undefined
   > {
+    const { quotaCaller, line, firstIn, customerMessage } = options;
     const values: unknown[] = [threadId, agentId, Math.max(0, historyLimit), quotaCaller];
     const p = (value: unknown) => `$${values.push(value)}`;
+    // The same snapshot as the statement: a ticket ahead that left with its stored turn is gone, and that turn is in the history.
+    const gate = firstIn ? `NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = $1 AND id < ${p(firstIn)}::bigint AND expires_at > now())` : 'TRUE';
     const ticket = line
       ? `, q AS (${joinLine({ session: 's.id', turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) }, 'FROM s')})`
       : '';
@@ -116,8 +135,8 @@ export class ConversationStore {
       }
     >(
       this.db,
-      `chat_open_session_${mode}${line ? '_line' : ''}${customerMessage ? '_customer' : ''}`,
-      `WITH s AS (${OPEN_SESSION[mode]}
+      `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}`,
+      `WITH s AS (${OPEN_SESSION[mode](gate)}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
        ${ticket}${stored}
        SELECT s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((

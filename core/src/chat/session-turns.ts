@@ -29,6 +29,8 @@ export interface Cancellation {
 export class TurnTicket {
   private renewal: NodeJS.Timeout;
   private left = false;
+  /** Once first, a ticket stays first: tickets ahead only leave, and later ones line up behind it. */
+  private knownFirst: boolean;
 
   constructor(
     private readonly store: TurnQueueStore,
@@ -36,8 +38,9 @@ export class TurnTicket {
     readonly sessionId: string,
     private readonly leaseSeconds: number,
     /** The ticket was taken with a session this very request started: no other request knows it, so none is ahead. */
-    private readonly fresh: boolean,
+    fresh: boolean,
   ) {
+    this.knownFirst = fresh;
     this.renewal = setInterval(
       () => {
         // A failed renewal is retried on the next tick.
@@ -50,7 +53,16 @@ export class TurnTicket {
 
   /** Whether this ticket is the session's running one: no live ticket is ahead of it. */
   async first(): Promise<boolean> {
-    return this.fresh || (await this.store.ahead(this.sessionId, this.id)) === 0;
+    if (!this.knownFirst) this.knownFirst = (await this.store.ahead(this.sessionId, this.id)) === 0;
+    return this.knownFirst;
+  }
+
+  /**
+   * The ticket to check in the statement that opens the session (`OpenSessionOptions.firstIn`) while it is not known
+   * to be first: that statement opens the session only if it is, saving the round trip of asking first.
+   */
+  get unconfirmed(): string | null {
+    return this.knownFirst ? null : this.id;
   }
 
   /** Resolves once the turns ahead are done; `false` when `signal` stops the wait or `timeoutMs` passes first. */

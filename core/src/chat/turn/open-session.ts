@@ -32,18 +32,22 @@ export function publishMessages(events: SessionEvents, sessionId: string, messag
   events.publish(...messages.map((m) => ({ type: 'message' as const, session_id: sessionId, message: presentMessage(m) })));
 }
 
+/** {@link openTurnSession}'s answer while turns ahead of this one in the session's line may still run. */
+export const BEHIND = Symbol('behind in the session line');
+
 /**
  * Stage 2, resolve the session: opens (or starts) the request's session if this caller may use it. While a human
  * operator answers the session, the message is stored (by the statement opening the session) and shown, the AI stays
  * silent and no turn runs: `null`. A session the request starts joins its line in the same statement; `hold` gets
- * that ticket at once, to leave it whatever happens next.
+ * that ticket at once, to leave it whatever happens next. A turn whose ticket is not known to be first opens the
+ * session only if it is (in the same statement), else gets `BEHIND`: it waits its turn and calls again.
  */
 export async function openTurnSession(
   deps: SessionStageDeps,
   admitted: AdmittedTurn,
   traceId: string,
   hold: (ticket: TurnTicket) => void,
-): Promise<OpenTurn | null> {
+): Promise<OpenTurn | null | typeof BEHIND> {
   const { config, conversations } = deps;
   const { request, caller, agent, trusted } = admitted;
   const messageType = normalizeMessageType(request.message_type);
@@ -54,15 +58,15 @@ export async function openTurnSession(
   const line = admitted.ticket === null && caller.issuedSession ? deps.turns.lineFor(admitted.turnId) : null;
   // A scheduled run is not a customer's message: under a takeover it waits for the takeover to end (its runner defers it).
   const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType };
-  const opened = await conversations.openSession(
-    threadId,
-    agent?.agent_id ?? null,
-    config.agent.history_message_limit,
-    mode,
+  const firstIn = admitted.ticket?.unconfirmed ?? null;
+  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, {
     quotaCaller,
     line,
+    firstIn,
     customerMessage,
-  );
+  });
+  // Not first in the session's line, or refused: either way the turn waits its turn, then asks again without the check.
+  if (!opened && firstIn) return BEHIND;
   if (!opened) {
     // The same words whether the session exists or not, so a refusal tells a guesser nothing.
     throw trusted
