@@ -160,9 +160,11 @@ export function createDomains(deps: DomainDeps): Domains {
     logger: logger.child({ component: 'document-recognition' }),
   });
   const evaluationDatasets = new EvaluationDatasets(db, config.evaluation, deps.objectStore, documentRecognition, logger.child({ component: 'evaluation' }));
+  const trafficLimits = new TrafficLimits(db, config.rate_limits);
   const chat = new ChatService({
     config,
     agents,
+    trafficLimits,
     conversations: new ConversationStore(db),
     limits: new RequestLimits(db, deps.instanceId, config.agent.per_caller_daily_requests),
     turns: sessionTurns,
@@ -189,7 +191,7 @@ export function createDomains(deps: DomainDeps): Domains {
     mcp,
     skills,
     chat,
-    trafficLimits: new TrafficLimits(db, config.rate_limits),
+    trafficLimits,
     sessions: new SessionQueries(db),
     sessionTurns,
     takeover: new Takeover(db, sessionEvents, config.agent.message_max_length),

@@ -20,7 +20,7 @@ t.test('a turn takes the caller, session and anonymous buckets in one statement,
       (await query<{ key: string; points: number }>(url, 'SELECT key, points FROM rate_limit_buckets ORDER BY key', [])).map((r) => [r.key, r.points]),
     );
   const session = randomUUID();
-  const turn = (callerKey: string, sessionId: string | null = null) => traffic.takeTurn({ callerKey, sessionId, anonymous: true });
+  const turn = async (callerKey: string, sessionId: string | null = null) => (await traffic.takeTurn({ callerKey, sessionId, anonymous: true })).refusal;
 
   t.equal(await turn('ip-a', session), undefined, 'a first turn passes');
   t.equal(await turn('ip-a', session), undefined, 'a second one too');
@@ -38,10 +38,10 @@ t.test('a turn takes the caller, session and anonymous buckets in one statement,
   t.equal((await points())['turns-anonymous:all'], 3, 'which spent nothing shared either');
   t.equal(await turn('ip-d'), undefined, 'a turn without a session takes no session bucket');
   t.match((await turn('ip-e'))?.detail, /anonymous clients each minute/, 'the fifth anonymous turn passes no client budget but the shared one');
-  t.equal(await traffic.takeTurn({ callerKey: 'ip-f', sessionId: null, anonymous: false }), undefined, 'a signed-in caller does not draw from it');
+  t.equal((await traffic.takeTurn({ callerKey: 'ip-f', sessionId: null, anonymous: false })).refusal, undefined, 'a signed-in caller does not draw from it');
 
   await query(url, `UPDATE rate_limit_buckets SET expire = $1 WHERE key = 'turns-caller:ip-a'`, [Date.now() - 1]);
-  t.equal(await traffic.takeTurn({ callerKey: 'ip-a', sessionId: null, anonymous: false }), undefined, 'a bucket whose minute ended starts again');
+  t.equal((await traffic.takeTurn({ callerKey: 'ip-a', sessionId: null, anonymous: false })).refusal, undefined, 'a bucket whose minute ended starts again');
   t.equal((await points())['turns-caller:ip-a'], 1, 'at one');
 });
 
@@ -52,7 +52,45 @@ t.test('the library and the combined statement count in the same rows', async (t
   const traffic = new TrafficLimits(db, { ...limits, anonymous_per_minute: 0 });
   const sameBudget = new MinuteBudget(db, 'turns-caller', 2, '2 messages a minute from one client');
   t.equal(await sameBudget.take('ip-a'), undefined, 'a take through rate-limiter-flexible');
-  t.equal(await traffic.takeTurn({ callerKey: 'ip-a', sessionId: null, anonymous: true }), undefined, 'then one in the combined statement');
+  t.equal((await traffic.takeTurn({ callerKey: 'ip-a', sessionId: null, anonymous: true })).refusal, undefined, 'then one in the combined statement');
   t.ok(await sameBudget.take('ip-a'), 'and the library sees the budget spent');
   t.same(await query(url, 'SELECT key FROM rate_limit_buckets ORDER BY key', []), [{ key: 'turns-caller:ip-a' }], 'an anonymous budget of 0 writes no row');
+});
+
+t.test("with a place in a session's line, the same statement takes the ticket only when every bucket allows the turn", async (t) => {
+  const url = await createTestDatabase(t);
+  const db = openDatabase(url, 2);
+  t.teardown(() => db.close());
+  const session = randomUUID();
+  await query(url, `INSERT INTO chat_sessions (id, status, created_at, updated_at) VALUES ($1, 'AI_ACTIVE', now(), now())`, [session]);
+  const line = () => ({ sessionId: session, turnId: randomUUID(), instanceId: 'instance-a', seconds: 60 });
+  const tickets = async () => (await query<{ id: string }>(url, 'SELECT id::text FROM session_turn_queue ORDER BY id', [])).map((r) => r.id);
+
+  const traffic = new TrafficLimits(db, limits);
+  const first = await traffic.takeTurn({ callerKey: 'ip-a', sessionId: session, anonymous: true }, line());
+  t.same(await tickets(), [first.refusal ? null : first.ticketId], 'a turn the buckets allow gets its ticket');
+  t.equal((await traffic.takeTurn({ callerKey: 'ip-a', sessionId: session, anonymous: true }, line())).refusal, undefined, 'a second one too');
+  const refused = await traffic.takeTurn({ callerKey: 'ip-a', sessionId: session, anonymous: true }, line());
+  t.match(refused.refusal?.detail, /2 messages a minute from one client/, 'the third from one client is refused by its own budget');
+  t.equal((await tickets()).length, 2, 'and joins no line');
+  const lastAllowed = await traffic.takeTurn({ callerKey: 'ip-b', sessionId: session, anonymous: true }, line());
+  const afterSession = await traffic.takeTurn({ callerKey: 'ip-c', sessionId: session, anonymous: true }, line());
+  t.equal(lastAllowed.refusal, undefined, 'another client takes the last turn of the session budget');
+  t.match(afterSession.refusal?.detail, /3 messages a minute in one session/, 'then the session budget refuses');
+  t.equal((await tickets()).length, 3, 'a turn refused by its session budget joins no line either');
+  const other = { ...line(), sessionId: randomUUID() };
+  await query(url, `INSERT INTO chat_sessions (id, status, created_at, updated_at) VALUES ($1, 'AI_ACTIVE', now(), now())`, [other.sessionId]);
+  t.equal(
+    (await traffic.takeTurn({ callerKey: 'ip-d', sessionId: other.sessionId, anonymous: true }, other)).refusal,
+    undefined,
+    'the fourth anonymous turn passes',
+  );
+  const shared = await traffic.takeTurn({ callerKey: 'ip-e', sessionId: other.sessionId, anonymous: true }, { ...other, turnId: randomUUID() });
+  t.match(shared.refusal?.detail, /anonymous clients each minute/, 'the fifth is refused by the shared budget, the last one it takes');
+  t.equal((await tickets()).length, 4, 'and joins no line');
+
+  const unlimited = new TrafficLimits(db, { ...limits, stream_per_ip_per_minute: 0, stream_per_session_per_minute: 0, anonymous_per_minute: 0 });
+  const free = await unlimited.takeTurn({ callerKey: 'ip-a', sessionId: session, anonymous: true }, line());
+  t.equal(free.refusal, undefined, 'with no budget to take');
+  t.equal((await tickets()).at(-1), free.refusal ? undefined : free.ticketId, 'the statement still takes the ticket');
 });

@@ -125,25 +125,18 @@ export class SessionTurns {
   }
 
   /**
-   * Joins the session's line with the turn `turnId` (an administrator's cancel names it). The caller must `leave` the
-   * ticket whatever happens.
-   */
-  async enter(sessionId: string, turnId: string): Promise<TurnTicket> {
-    const id = await this.store.insert(sessionId, turnId, this.instanceId, this.leaseSeconds);
-    return new TurnTicket(this.store, id, sessionId, this.leaseSeconds, false);
-  }
-
-  /**
-   * A session this request starts joins its line in the statement that creates it (`ConversationStore.openSession`,
-   * given these values): one round trip less. `taken` makes the ticket that statement returned, which the caller must
+   * The values of turn `turnId`'s place in a session's line, for the statement that takes it: the one taking the
+   * turn's rate-limit buckets (`TrafficLimits.takeTurn`), or, for a session this request starts, the one creating it
+   * (`ConversationStore.openSession`). `taken` makes the ticket that statement returned, which the caller must
    * `leave` whatever happens.
    */
   lineFor(turnId: string) {
     return { turnId, instanceId: this.instanceId, seconds: this.leaseSeconds };
   }
 
-  taken(sessionId: string, ticketId: string): TurnTicket {
-    return new TurnTicket(this.store, ticketId, sessionId, this.leaseSeconds, true);
+  /** The ticket a statement took (see `lineFor`); `fresh` when it came with a session this request started. */
+  taken(sessionId: string, ticketId: string, fresh: boolean): TurnTicket {
+    return new TurnTicket(this.store, ticketId, sessionId, this.leaseSeconds, fresh);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { MinuteBudget, type RateLimitRefusal } from '../db/minute-budget.js';
-import { TrafficLimitStore, type BucketTake } from './traffic-limit-store.js';
+import { TrafficLimitStore, type BucketTake, type LineTake } from './traffic-limit-store.js';
 
 export type { RateLimitRefusal } from '../db/minute-budget.js';
 
@@ -32,9 +32,13 @@ export class TrafficLimits {
   /**
    * Takes one chat turn from the caller's, the session's and, for anonymous callers, the shared bucket, in one
    * statement: a bucket is charged only while the ones before it allow the turn, so a refused client does not spend
-   * the shared budget.
+   * the shared budget. With `line`, the same statement takes the turn's place in its session's line once every bucket
+   * allowed it (`ticketId`).
    */
-  async takeTurn(input: { callerKey: string | null; sessionId: string | null; anonymous: boolean }): Promise<RateLimitRefusal | undefined> {
+  async takeTurn(
+    input: { callerKey: string | null; sessionId: string | null; anonymous: boolean },
+    line: LineTake | null = null,
+  ): Promise<{ refusal: RateLimitRefusal } | { refusal?: undefined; ticketId: string | null }> {
     const takes: { budget: MinuteBudget; bucket: BucketTake }[] = [];
     for (const [budget, key] of [
       [this.perCaller, input.callerKey],
@@ -44,13 +48,16 @@ export class TrafficLimits {
       const bucket = key === null ? undefined : budget.bucket(key);
       if (bucket) takes.push({ budget, bucket });
     }
-    const taken = await this.store.take(takes.map((t) => t.bucket));
+    const taken = await this.store.take(
+      takes.map((t) => t.bucket),
+      line,
+    );
     for (const [i, { budget }] of takes.entries()) {
-      const after = taken[i];
+      const after = taken.buckets[i];
       const refusal = after && budget.refusalAt(after.points, after.expire);
-      if (refusal) return refusal;
+      if (refusal) return { refusal };
     }
-    return undefined;
+    return { ticketId: taken.ticketId };
   }
 
   /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */

@@ -1,5 +1,4 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { preparedQuery } from '../db/prepared-query.js';
 import { SqlStore } from '../db/sql-store.js';
 
 /** Drops ticket `$ticket` from its line, and tickets that expired over an hour ago (a crashed instance's). */
@@ -7,7 +6,8 @@ export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHE
 
 /**
  * Joins a session's line: inserts a ticket, returning its `id`. The values are SQL expressions: parameters, or the
- * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`).
+ * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`); `from` may also
+ * be a condition (`TrafficLimitStore.take`).
  */
 export const joinLine = (v: { session: string; turn: string; instance: string; seconds: string }, from = '') =>
   `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
@@ -16,17 +16,6 @@ export const joinLine = (v: { session: string; turn: string; instance: string; s
 
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
 export class TurnQueueStore extends SqlStore {
-  /** A new ticket for turn `turnId` at the end of the session's line, live for `seconds` unless renewed; resolves with its id. */
-  async insert(sessionId: string, turnId: string, instanceId: string, seconds: number): Promise<string> {
-    const [row] = await preparedQuery<{ id: string }>(
-      this.db,
-      'turn-queue-insert',
-      joinLine({ session: '$1::text', turn: '$2', instance: '$3', seconds: '$4' }),
-      [sessionId, turnId, instanceId, seconds],
-    );
-    return row!.id;
-  }
-
   async renew(ticketId: string, seconds: number): Promise<void> {
     await this.db.query('UPDATE session_turn_queue SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [ticketId, seconds] });
   }

@@ -1,4 +1,3 @@
-import { TooManyRequestsError } from '@agent-host/sdk';
 import { chatRequestSchema, issueSessionId } from '@agent-host/core';
 import { z } from 'zod';
 import { tokenUsageSummary } from '../schemas/usage.js';
@@ -27,11 +26,11 @@ const streamEvent = z
 /**
  * `POST /stream` (spec 4.2, 6.1): server-sent events, each `data: <json>`
  * and a blank line, written as they come; `done` is always last. A client
- * that disconnects aborts the turn, which is still persisted. Rate limits and
- * what `chat.admit` checks come before the stream opens: those refusals are
- * HTTP errors; once streaming, failures are `error` events.
+ * that disconnects aborts the turn, which is still persisted. What
+ * `chat.admit` checks (rate limits too) comes before the stream opens: those
+ * refusals are HTTP errors; once streaming, failures are `error` events.
  */
-export const streamRoutes: RouteFactory<'chat' | 'trafficLimits'> = (domains) => {
+export const streamRoutes: RouteFactory<'chat'> = (domains) => {
   return [
     route({
       method: 'post',
@@ -56,13 +55,12 @@ export const streamRoutes: RouteFactory<'chat' | 'trafficLimits'> = (domains) =>
       example: { thread_id: 'customer-42', agent_id: '0b5c6a4e-8d1f-4c3a-9e2b-7f6d5c4b3a21', message: 'Where is parcel JD0142?' },
       handler: async (req, res, { principal, origin, body }) => {
         const callerKey = principal ? `admin:${principal.admin_user_id}` : origin.clientIp ? `ip:${origin.clientIp}` : null;
-        const refusal = await domains.trafficLimits.takeTurn({ callerKey, sessionId: body.thread_id ?? null, anonymous: !principal });
-        if (refusal) throw new TooManyRequestsError(refusal.detail, refusal.retryAfterSeconds);
         // A request without thread_id starts a session under an id the server issues; the client reads it here
         // (and in `done`) and sends it back as thread_id to continue.
         const issuedSession = body.thread_id === undefined;
         const request = { ...body, thread_id: body.thread_id ?? issueSessionId() };
-        // Refused before the stream opens, as an HTTP error: an unknown or non-public agent, a bad message or override.
+        // Refused before the stream opens, as an HTTP error: an unknown or non-public agent, a bad message or override, a
+        // rate limit.
         const admitted = await domains.chat.admit(request, { principal, callerKey, channel: 'http', issuedSession, requestId: req.id() });
         const disconnected = new AbortController();
         res.on('close', () => {

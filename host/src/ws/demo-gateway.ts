@@ -112,8 +112,6 @@ export function attachDemoGateway(
     };
     const message = safeValidate(demoUserMessage, payload);
     if (!message.success) return refuse('VALIDATION_FAILED', message.issues.map((issue) => `${issue.loc.join('.') || 'message'}: ${issue.msg}`).join('; '));
-    const limited = await limits.takeTurn({ callerKey: state.callerKey, sessionId: state.sessionId, anonymous: true });
-    if (limited) return refuse('RATE_LIMITED', limited.detail);
     const issuedSession = state.sessionId === null;
     const request = safeValidate(chatRequestSchema, {
       thread_id: state.sessionId ?? issueSessionId(),

@@ -278,8 +278,6 @@ export function createGateway(
     });
     if (!request.success) return request.issues.map((i) => `${i.loc.join('.')}: ${i.msg}`);
     const callerKey = state.principal ? `admin:${state.principal.admin_user_id}` : state.clientIp ? `ip:${state.clientIp}` : null;
-    const refusal = await limits.takeTurn({ callerKey, sessionId: state.sessionId, anonymous: !state.principal });
-    if (refusal) return [refusal.detail];
     let admitted;
     try {
       admitted = await chat.admit(request.data, { principal: state.principal, callerKey, channel: 'websocket' });

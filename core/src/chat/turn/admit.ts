@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ValidationError, type ErrorCode, type ModelProvider } from '@agent-host/sdk';
+import { TooManyRequestsError, ValidationError, type ErrorCode, type ModelProvider } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Agents, AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
 import { primaryModel, type ModelOverride } from '../model-router.js';
 import type { SessionTurns } from '../session-turns.js';
+import type { TrafficLimits } from '../traffic-limits.js';
 import { mayChooseSessions, refusal, trustedCaller, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
 
 export interface AdmitDeps {
@@ -12,12 +13,13 @@ export interface AdmitDeps {
   agents: Agents;
   providers: KeyedRegistry<ModelProvider>;
   turns: SessionTurns;
+  trafficLimits: TrafficLimits;
 }
 
 /**
  * Stage 1, resolve the agent: everything about a request that can be refused before a stream opens (the message, the
- * agent and whether this caller may use it, the model override), and the turn's place in its session's line. Throws
- * the refusal as an `AgentHostError` with its catalog code.
+ * agent and whether this caller may use it, the model override, the minute budgets of `[rate_limits]`), and the turn's
+ * place in its session's line. Throws the refusal as an `AgentHostError` with its catalog code.
  */
 export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn> {
   const { config } = deps;
@@ -33,9 +35,19 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   const agent = request.agent_id ? await loadAgent(deps.agents, request.agent_id, caller) : null;
   const override = validatedOverride(deps, request, agent, trusted);
   const turnId = randomUUID();
-  // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused. A
-  // session this request starts joins its line as it is created (stage 2): nobody else can be in it.
-  const ticket = request.thread_id === undefined || caller.issuedSession ? null : await deps.turns.enter(request.thread_id, turnId);
+  // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused. It
+  // takes its place in the session's line in the statement taking its rate limits; a session this request starts
+  // joins its line as it is created (stage 2): nobody else can be in it.
+  const sessionId = request.thread_id === undefined || caller.issuedSession ? null : request.thread_id;
+  const line = sessionId === null ? null : { sessionId, ...deps.turns.lineFor(turnId) };
+  // A scheduled run is the host's own turn: it draws from no minute budget of a client.
+  const budgets =
+    caller.channel === 'scheduled'
+      ? { callerKey: null, sessionId: null, anonymous: false }
+      : { callerKey: caller.callerKey, sessionId, anonymous: !caller.principal };
+  const taken = await deps.trafficLimits.takeTurn(budgets, line);
+  if (taken.refusal) throw new TooManyRequestsError(taken.refusal.detail, taken.refusal.retryAfterSeconds);
+  const ticket = sessionId !== null && taken.ticketId !== null ? deps.turns.taken(sessionId, taken.ticketId, false) : null;
   if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
     await ticket.leave();
     throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);

@@ -76,7 +76,7 @@ export async function openTurnSession(
   const { session, history, callerTurnsToday, ticketId, storedMessage } = opened;
   let ticket = admitted.ticket;
   if (ticketId !== null) {
-    ticket = deps.turns.taken(session.id, ticketId);
+    ticket = deps.turns.taken(session.id, ticketId, true);
     hold(ticket);
   }
   if (session.status === 'HUMAN_ACTIVE') {
