@@ -98,6 +98,11 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     ['WITH s AS (UPDATE'],
     "a customer's message to a session under takeover is stored by the statement that opens the session",
   );
+  t.same(
+    taken.map((s) => s.slice(0, 10)),
+    ['WITH b0 AS', 'WITH s AS '],
+    "which its ticket leaves the line in, after the one taking the ticket with the minute budgets: the message's only statements",
+  );
   const messages = (await admin.request('GET', `/sessions/${staffed.session_id}/messages`)).body.items as { role: string; content: string }[];
   t.same(
     messages.slice(-2).map((m) => (m.role === 'user' ? [m.role, m.content] : [m.role])),

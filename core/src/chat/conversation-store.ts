@@ -83,8 +83,11 @@ export interface OpenSessionOptions {
   line?: { turnId: string; instanceId: string; seconds: number } | null;
   /** Opens the session only while no live ticket of its line is ahead of this one. */
   firstIn?: string | null;
-  /** Stores a customer's message that gets no AI reply when the session is under human takeover. */
-  customerMessage?: { content: string; messageType: MessageType } | null;
+  /**
+   * Stores a customer's message that gets no AI reply when the session is under human takeover; the turn's ticket
+   * (`ticketId`), if it has one, then leaves the line in the same statement: no turn follows.
+   */
+  customerMessage?: { content: string; messageType: MessageType; ticketId: string | null } | null;
 }
 
 /** Sessions, messages, turns and context snapshots in Postgres. */
@@ -102,7 +105,7 @@ export class ConversationStore {
    * The same statement does what `options` asks: it counts the caller's turns today (`callerTurnsToday`), joins the
    * line of a session this request starts (`ticketId`), opens the session only if the ticket `firstIn` is first in its
    * line (else `undefined`, as for a refusal: the caller waits its turn and asks again), and stores a customer's
-   * message under human takeover (`storedMessage`).
+   * message under human takeover (`storedMessage`), its ticket leaving the line.
    */
   async openSession(
     threadId: string,
@@ -124,7 +127,7 @@ export class ConversationStore {
     const stored = customerMessage
       ? `, cm AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at)
            SELECT ${p(randomUUID())}::uuid, s.id, 'user', ${p(customerMessage.content)}, ${p(customerMessage.messageType)}, now() FROM s WHERE s.status = 'HUMAN_ACTIVE'
-           RETURNING ${MESSAGE_COLUMNS})`
+           RETURNING ${MESSAGE_COLUMNS})${customerMessage.ticketId ? `, cq AS (${leaveLine(`(SELECT ${p(customerMessage.ticketId)}::bigint FROM cm)`)})` : ''}`
       : '';
     const [row] = await preparedQuery<
       SessionRow & {
@@ -135,7 +138,7 @@ export class ConversationStore {
       }
     >(
       this.db,
-      `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}`,
+      `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}`,
       `WITH s AS (${OPEN_SESSION[mode](gate)}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
        ${ticket}${stored}

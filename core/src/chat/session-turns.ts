@@ -104,7 +104,10 @@ export class TurnTicket {
     await this.store.delete(this.id);
   }
 
-  /** The statement that stored the turn removed the ticket too (`ConversationStore.persistTurn`): nothing to send. */
+  /**
+   * The statement that stored the turn removed the ticket too (`ConversationStore.persistTurn`, or `openSession` with
+   * a message under human takeover): nothing to send.
+   */
   leftWithTurn(): void {
     this.left = true;
     clearInterval(this.renewal);

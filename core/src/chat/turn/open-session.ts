@@ -57,7 +57,7 @@ export async function openTurnSession(
   const quotaCaller = config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null;
   const line = admitted.ticket === null && caller.issuedSession ? deps.turns.lineFor(admitted.turnId) : null;
   // A scheduled run is not a customer's message: under a takeover it waits for the takeover to end (its runner defers it).
-  const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType };
+  const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType, ticketId: admitted.ticket?.id ?? null };
   const firstIn = admitted.ticket?.unconfirmed ?? null;
   const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, {
     quotaCaller,
@@ -80,7 +80,10 @@ export async function openTurnSession(
     hold(ticket);
   }
   if (session.status === 'HUMAN_ACTIVE') {
-    if (storedMessage) publishMessages(deps.events, session.id, [storedMessage]);
+    if (storedMessage) {
+      admitted.ticket?.leftWithTurn();
+      publishMessages(deps.events, session.id, [storedMessage]);
+    }
     return null;
   }
   const identity: TurnIdentity = {
