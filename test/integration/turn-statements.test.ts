@@ -8,6 +8,7 @@ import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream } from '../helpers/sse.js';
+import { WsClient } from '../helpers/ws.js';
 
 const CHAT_MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
@@ -103,6 +104,18 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     ['WITH b0 AS', 'WITH s AS '],
     "which its ticket leaves the line in, after the one taking the ticket with the minute budgets: the message's only statements",
   );
+  let customer: WsClient | undefined;
+  const joined = await statementsOf(database, async () => {
+    customer = await WsClient.connect(host.url, `/public/ws/${staffed.session_id}`);
+    await customer.waitFor('session');
+  });
+  t.teardown(() => customer?.close());
+  t.same(
+    joined.filter((s) => s.includes('chat_messages')).map((s) => s.includes('FROM chat_sessions')),
+    [true],
+    'a customer socket joining a session reads its history and its state in one statement',
+  );
+  t.ok(joined.length <= 3, `after its handshake's minute budget and the issued session: ${JSON.stringify(head(joined), null, 1)}`);
   const messages = (await admin.request('GET', `/sessions/${staffed.session_id}/messages`)).body.items as { role: string; content: string }[];
   t.same(
     messages.slice(-2).map((m) => (m.role === 'user' ? [m.role, m.content] : [m.role])),

@@ -111,15 +111,6 @@ export class SessionQueries {
     };
   }
 
-  /** The latest `limit` messages, oldest first: the WebSocket `history` on connect. */
-  async latestMessages(sessionId: string, limit: number) {
-    const rows = await this.db.query<MessageRow>(
-      `SELECT * FROM (SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2) m ORDER BY created_at, id`,
-      { bind: [sessionId, limit], type: QueryTypes.SELECT },
-    );
-    return rows.map(presentMessage);
-  }
-
   /**
    * The turn timeline, newest first, each with its model, `generation_usage`
    * and correction summary (its publication fields only with `revealPublication`).

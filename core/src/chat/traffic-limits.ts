@@ -5,6 +5,9 @@ import { TrafficLimitStore, type BucketTake, type LineTake } from './traffic-lim
 
 export type { RateLimitRefusal } from '../db/minute-budget.js';
 
+/** A take of buckets: the first refusal, or the ticket taken with them (`null` without a line). */
+type Taken = { refusal: RateLimitRefusal } | { refusal?: undefined; ticketId: string | null };
+
 /**
  * Token buckets on chat traffic (`[rate_limits]`): per caller, per session, all anonymous callers together, and
  * WebSocket handshakes per address. The buckets are rows in Postgres, so every instance draws from the same ones.
@@ -35,16 +38,26 @@ export class TrafficLimits {
    * the shared budget. With `line`, the same statement takes the turn's place in its session's line once every bucket
    * allowed it (`ticketId`).
    */
-  async takeTurn(
-    input: { callerKey: string | null; sessionId: string | null; anonymous: boolean },
-    line: LineTake | null = null,
-  ): Promise<{ refusal: RateLimitRefusal } | { refusal?: undefined; ticketId: string | null }> {
+  async takeTurn(input: { callerKey: string | null; sessionId: string | null; anonymous: boolean }, line: LineTake | null = null): Promise<Taken> {
+    return this.take(
+      [
+        [this.perCaller, input.callerKey],
+        [this.perSession, input.sessionId],
+        [this.anonymous, input.anonymous ? 'all' : null],
+      ],
+      line,
+    );
+  }
+
+  /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */
+  async takeHandshake(address: string | null): Promise<RateLimitRefusal | undefined> {
+    return (await this.take([[this.handshakes, address]], null)).refusal;
+  }
+
+  /** Takes one request from each budget's bucket of a key (none for a `null` key) in one statement (`TrafficLimitStore.take`). */
+  private async take(budgets: [MinuteBudget, string | null][], line: LineTake | null): Promise<Taken> {
     const takes: { budget: MinuteBudget; bucket: BucketTake }[] = [];
-    for (const [budget, key] of [
-      [this.perCaller, input.callerKey],
-      [this.perSession, input.sessionId],
-      [this.anonymous, input.anonymous ? 'all' : null],
-    ] as const) {
+    for (const [budget, key] of budgets) {
       const bucket = key === null ? undefined : budget.bucket(key);
       if (bucket) takes.push({ budget, bucket });
     }
@@ -58,10 +71,5 @@ export class TrafficLimits {
       if (refusal) return { refusal };
     }
     return { ticketId: taken.ticketId };
-  }
-
-  /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */
-  takeHandshake(address: string | null): Promise<RateLimitRefusal | undefined> {
-    return address ? this.handshakes.take(address) : Promise.resolve(undefined);
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
+import { preparedQuery } from '../db/prepared-query.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
@@ -20,12 +21,38 @@ export class TakeoverStore extends SqlStore {
   /** The session's state; only one the server issued publicly with `issuedOnly`; locked with a transaction. */
   async session(sessionId: string, options: { issuedOnly?: boolean; transaction?: Transaction } = {}): Promise<TakeoverSessionRow | undefined> {
     const where = `WHERE s.id = $1${options.issuedOnly ? ' AND s.issued_publicly' : ''}${options.transaction ? ' FOR UPDATE OF s' : ''}`;
+    // Read at every WebSocket handshake: prepared once per connection.
+    if (!options.transaction) {
+      const [row] = await preparedQuery<TakeoverSessionRow>(
+        this.db,
+        `takeover-session${options.issuedOnly ? '-issued' : ''}`,
+        `${SESSION_STATE_SELECT} ${where}`,
+        [sessionId],
+      );
+      return row;
+    }
     const [row] = await this.db.query<TakeoverSessionRow>(`${SESSION_STATE_SELECT} ${where}`, {
       bind: [sessionId],
       type: QueryTypes.SELECT,
       transaction: options.transaction,
     });
     return row;
+  }
+
+  /**
+   * What a socket joining the session is sent, in one round trip: the session's state (none when it is gone) and its
+   * latest `limit` messages, oldest first.
+   */
+  async sessionWithHistory(sessionId: string, limit: number): Promise<{ session: TakeoverSessionRow | undefined; messages: MessageRow[] }> {
+    const [row] = await preparedQuery<{ session: TakeoverSessionRow | null; messages: MessageRow[] }>(
+      this.db,
+      'takeover-session-with-history',
+      `SELECT (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1) st) AS session,
+         COALESCE((SELECT json_agg(m ORDER BY m.created_at, m.id) FROM (SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1
+           ORDER BY created_at DESC, id DESC LIMIT $2) m), '[]') AS messages`,
+      [sessionId, limit],
+    );
+    return { session: row!.session ?? undefined, messages: row!.messages };
   }
 
   async sessionExists(sessionId: string): Promise<boolean> {

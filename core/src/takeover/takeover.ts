@@ -55,6 +55,12 @@ export class Takeover {
     return row && presentSessionState(row);
   }
 
+  /** What a socket joining the session is sent: its latest `limit` messages and its state, read together. */
+  async joined(sessionId: string, limit: number): Promise<{ messages: PresentedMessage[]; session: SessionState | undefined }> {
+    const { session, messages } = await this.store.sessionWithHistory(sessionId, limit);
+    return { messages: messages.map(presentMessage), session: session && presentSessionState(session) };
+  }
+
   /** The state of a session an anonymous client started (its id was issued by the server), else `undefined`. */
   async issuedState(sessionId: string): Promise<SessionState | undefined> {
     const row = await this.store.session(sessionId, { issuedOnly: true });

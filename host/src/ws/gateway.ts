@@ -63,11 +63,11 @@ const queryValue = (value: string | string[] | undefined) => (Array.isArray(valu
  * every other instance.
  */
 export function createGateway(
-  domains: Pick<Domains, 'adminAuth' | 'trafficLimits' | 'sessionEvents' | 'agents' | 'takeover' | 'sessions' | 'chat'>,
+  domains: Pick<Domains, 'adminAuth' | 'trafficLimits' | 'sessionEvents' | 'agents' | 'takeover' | 'chat'>,
   app: Pick<AgentHostApp, 'logger' | 'config' | 'databaseUrl'>,
   httpServer: HttpServer,
 ): Gateway {
-  const { adminAuth: auth, trafficLimits: limits, sessionEvents, agents, takeover, sessions, chat } = domains;
+  const { adminAuth: auth, trafficLimits: limits, sessionEvents, agents, takeover, chat } = domains;
   const log = app.logger.child({ component: 'ws' });
   const clientAddress = clientAddressReader(app.config.server.trusted_proxies);
   const fanOutPool = createAdapterPool(app.databaseUrl, (err) => log.warn({ err }, 'websocket fan-out connection error'));
@@ -186,9 +186,8 @@ export function createGateway(
     void socket.join(state.sessionId);
     // Queued with the session's broadcasts, so nothing published meanwhile arrives before the history.
     void fanOut.enqueue(state.sessionId, async () => {
-      const messages = await sessions.latestMessages(state.sessionId, HISTORY_LIMIT);
+      const { messages, session } = await takeover.joined(state.sessionId, HISTORY_LIMIT);
       await fanOut.send(state.sessionId, 'history', { type: 'history', session_id: state.sessionId, messages }, socket);
-      const session = await takeover.state(state.sessionId);
       await fanOut.send(state.sessionId, 'session', { type: 'session', ...session }, socket);
     });
     // One inbound event at a time per socket, in the order sent, and only a few waiting: each can be a whole turn,
