@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from '@agent-host/sdk';
 import { publicError } from '../errors/public-error.js';
+import { newTraceId } from '../observability/trace-id.js';
 import type { RequestLimits } from './request-limits.js';
 import type { TurnTicket } from './session-turns.js';
 import { admitTurn, type AdmitDeps } from './turn/admit.js';
@@ -55,7 +55,7 @@ export class ChatService {
     if (ticket) hold(ticket);
     try {
       const waitSeconds = this.deps.config.agent.turn_queue_timeout_seconds;
-      let trace = new TurnTrace(randomBytes(16).toString('hex'), Date.now());
+      let trace = new TurnTrace(newTraceId(), Date.now());
       const openSession = () => trace.stage('session', () => openTurnSession(this.deps, admitted, trace.traceId, hold));
       let open = await openSession();
       while (open === BEHIND) {

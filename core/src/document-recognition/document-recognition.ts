@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import {
   BadRequestError,
@@ -22,6 +22,7 @@ import { acceptsType } from '../fusion/run-inputs.js';
 import { LeaseWorker } from '../jobs/lease-worker.js';
 import { callerHash, callerTokenFor, sentCallerToken } from '../jobs/public-owner.js';
 import type { SpooledFile, UploadedFile } from '../knowledge/documents.js';
+import { newTraceId } from '../observability/trace-id.js';
 import { downloadTriple } from '../services/download-triple.js';
 import { objectKeySegment } from '../services/object-key-segment.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
@@ -177,7 +178,7 @@ export class DocumentRecognition {
           source_content_type: file.contentType,
           source_size_bytes: file.data.size,
           source_sha256: file.data.sha256,
-          trace_id: randomBytes(16).toString('hex'),
+          trace_id: newTraceId(),
           public_caller_hash: callerHash(callerToken),
         },
         claim,

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { fusionDefinitionSchema } from '@agent-host/sdk';
 import type { AgentView } from '../agents/agents.js';
 import type { ModelOverride } from '../chat/model-router.js';
 import { extractStored, type ExtractionDeps } from '../document-recognition/extract.js';
 import { runtimeSlots } from '../document-recognition/field-set.js';
 import { jobModelBinding, type ModelBinding } from '../models/job-model.js';
+import { newTraceId } from '../observability/trace-id.js';
 import { EMPTY_COST } from '../usage/cost.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { ItemRow } from './dataset-store.js';
@@ -77,7 +77,7 @@ export async function scoreDocumentItem(
       binding,
       recognizer_key: deps.config.document_recognition.recognizer_key,
       agent_version_id: null,
-      trace_id: randomBytes(16).toString('hex'),
+      trace_id: newTraceId(),
     },
     signal,
   );

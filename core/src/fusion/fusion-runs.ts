@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   ConflictError,
   NotFoundError,
@@ -18,6 +17,7 @@ import type { Operation } from '../admin/operation.js';
 import type { AgentView, Agents } from '../agents/agents.js';
 import type { HostConfig } from '../config/schema.js';
 import { MinuteBudget } from '../db/minute-budget.js';
+import { newTraceId } from '../observability/trace-id.js';
 import type { StreamingObjectStore } from '../services/object-store-selection.js';
 import type { PricingTable } from '../usage/cost.js';
 import { PUBLIC_API_KEY_HEADER, type PublicApiKeys } from './api-keys.js';
@@ -233,7 +233,7 @@ export class FusionRuns {
     checkSubmission(definition, submission, this.deps.config.fusion.max_file_bytes);
     return withStoredInputs(this.deps.objectStore, agentId, definition, submission, async (inputs: StoredInput[]) => {
       const claim = this.worker.claimFor();
-      const run = await this.store.insert({ ...fields, agent_id: agentId, definition, inputs, trace_id: randomBytes(16).toString('hex') }, claim);
+      const run = await this.store.insert({ ...fields, agent_id: agentId, definition, inputs, trace_id: newTraceId() }, claim);
       if (claim) void this.worker.begin(run);
       else await this.worker.kick();
       return run;

@@ -3,6 +3,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { newTraceId } from './trace-id.js';
 
 /** One stage of a turn as the chat service timed it (`context_payload.trace_spans`). */
 export interface TimedSpan {
@@ -60,7 +61,7 @@ export class TurnTraceExporter {
   constructor(options: { endpoint: string; serviceName: string }) {
     const ids: IdGenerator = {
       generateTraceId: () => {
-        const id = this.nextTraceId ?? randomBytes(16).toString('hex');
+        const id = this.nextTraceId ?? newTraceId();
         this.nextTraceId = undefined;
         return id;
       },

@@ -1,6 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ChatModel, GroundingDecision } from '@agent-host/sdk';
 import type { AgentView } from '../../agents/agents.js';
+import { newTraceId } from '../../observability/trace-id.js';
 import { EMPTY_COST, estimateInteractionCost, type EstimatedCostSummary, type PricingTable } from '../../usage/cost.js';
 import { countTurnUsage, type TokenUsageSummary } from '../../usage/token-usage.js';
 import { TurnModelRouter, type ModelOverride } from '../model-router.js';
@@ -49,7 +50,7 @@ export async function evaluateTurn(
     turnId: randomUUID(),
   };
   const now = new Date().toISOString();
-  const trace = new TurnTrace(randomBytes(16).toString('hex'), Date.now());
+  const trace = new TurnTrace(newTraceId(), Date.now());
   const open: OpenTurn = {
     session: {
       id: sessionId,
