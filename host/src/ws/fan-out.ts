@@ -108,21 +108,42 @@ export class RoomFanOut {
     );
   }
 
-  /** Sends to every admitted socket of the session on this instance. */
+  /**
+   * Sends to every admitted socket of the session on this instance: customers' sockets at once, administrators' once
+   * re-checked, so a room an operator watches does not make its customers wait for that check.
+   */
   async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket, adminsOnly = false): Promise<void> {
-    const sockets = (only ? [only] : [...(this.rooms.get(sessionId) ?? [])]).filter((socket) => !adminsOnly || (socket.data as SocketState).principal);
-    const closures = await this.recheck(sockets);
-    // One emit per namespace, so each packet is encoded once rather than once per socket.
-    const byNamespace = new Map<Namespace, string[]>();
-    sockets.forEach((socket, i) => {
-      const closure = closures[i];
-      if (closure) return close(socket, closure);
-      const ids = byNamespace.get(socket.nsp);
-      if (ids) ids.push(socket.id);
-      else byNamespace.set(socket.nsp, [socket.id]);
-    });
-    for (const [namespace, ids] of byNamespace) namespace.local.to(ids).emit(type, payload);
+    const sockets = only ? [only] : [...(this.rooms.get(sessionId) ?? [])];
+    const admins = sockets.filter((socket) => (socket.data as SocketState).principal);
+    if (!adminsOnly)
+      emit(
+        sockets.filter((socket) => !(socket.data as SocketState).principal),
+        type,
+        payload,
+      );
+    if (admins.length === 0) return;
+    const closures = await this.recheck(admins);
+    emit(
+      admins.filter((socket, i) => {
+        const closure = closures[i];
+        if (closure) close(socket, closure);
+        return !closure;
+      }),
+      type,
+      payload,
+    );
   }
+}
+
+/** One emit per namespace, so each packet is encoded once rather than once per socket. */
+function emit(sockets: Socket[], type: string, payload: Record<string, unknown>): void {
+  const byNamespace = new Map<Namespace, string[]>();
+  for (const socket of sockets) {
+    const ids = byNamespace.get(socket.nsp);
+    if (ids) ids.push(socket.id);
+    else byNamespace.set(socket.nsp, [socket.id]);
+  }
+  for (const [namespace, ids] of byNamespace) namespace.local.to(ids).emit(type, payload);
 }
 
 /** Tells a socket why it may not stay, then closes it. */
