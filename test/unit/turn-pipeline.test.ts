@@ -41,6 +41,8 @@ function pipeline(options: Options = {}) {
     providers: new KeyedRegistry('model providers'),
     // The session the request starts joins its line in openSession's statement, which this fake does not model.
     turns: { lineFor: (turnId: string) => ({ turnId, instanceId: 'test-instance', seconds: 30 }) },
+    // Every minute budget allows the turn; a session the request starts takes no ticket with them.
+    trafficLimits: { takeTurn: async () => ({ ticketId: null }) },
     conversations: {
       openSession:
         options.openSession ??
