@@ -4,6 +4,7 @@
 import pg from 'pg';
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
+import { createSubAdmin } from '../helpers/admins.js';
 import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
@@ -116,6 +117,14 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     'a customer socket joining a session reads its history and its state in one statement',
   );
   t.ok(joined.length <= 3, `after its handshake's minute budget and the issued session: ${JSON.stringify(head(joined), null, 1)}`);
+  // An operator's socket is sent nothing before its administrator is re-read: what every administrator request reads.
+  const reader = await createSubAdmin(admin, 'statement-reader', ['conversations.read']);
+  const read = await statementsOf(database, async () => t.equal((await reader.client.request('GET', `/sessions/${staffed.session_id}/messages`)).status, 200));
+  t.same(
+    read.filter((s) => /admin_sessions|admin_permission_grants/.test(s)).map((s) => s.includes('admin_permission_grants') && s.includes('admin_sessions')),
+    [true],
+    "a sub-administrator's session and grants are read in one statement",
+  );
   const messages = (await admin.request('GET', `/sessions/${staffed.session_id}/messages`)).body.items as { role: string; content: string }[];
   t.same(
     messages.slice(-2).map((m) => (m.role === 'user' ? [m.role, m.content] : [m.role])),

@@ -39,6 +39,9 @@ export interface RequestOrigin {
 const SOURCE = 'core.admin';
 const INVALID_LOGIN = 'invalid username or password';
 
+/** Every code of the permission catalog: what a super admin holds, dynamically. */
+const catalogCodes = () => PERMISSION_CATALOG.map((p) => p.code);
+
 /**
  * Administrator sessions: argon2id passwords, short-lived signed access
  * tokens bound to a server-side session row (checked on every request), and
@@ -185,12 +188,13 @@ export class AdminAuth {
   private async loadSession(sessionId: string, accessVersion: number | null): Promise<AdminPrincipal | undefined> {
     const row = await this.store.liveSession(sessionId, accessVersion);
     if (!row) return undefined;
-    return { ...row, permissions: await this.permissionsOf(row.admin_user_id, row.role_code) };
+    const { grants, ...principal } = row;
+    return { ...principal, permissions: principal.role_code === 'super_admin' ? catalogCodes() : grants };
   }
 
   /** `super_admin`: the whole catalog, dynamically. `sub_admin`: its active grants. */
   async permissionsOf(adminUserId: string, role: RoleCode): Promise<string[]> {
-    if (role === 'super_admin') return PERMISSION_CATALOG.map((p) => p.code);
+    if (role === 'super_admin') return catalogCodes();
     return (await this.store.activeGrants(adminUserId)).map((g) => g.permission_code);
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
+import { preparedQuery } from '../db/prepared-query.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { RoleCode } from './permissions.js';
 
@@ -178,12 +179,21 @@ export class AdminStore extends SqlStore {
   }
 
   /** A live session of an active account; with `accessVersion`, only while that is its current access version. */
-  async liveSession(sessionId: string, accessVersion: number | null): Promise<SessionPrincipalRow | undefined> {
-    const [row] = await this.db.query<SessionPrincipalRow>(
-      `SELECT s.id AS session_id, s.access_version, u.id AS admin_user_id, u.username, u.display_name, u.role_code
+  /**
+   * The live session's administrator, with the codes of their active grants (none read for a super admin, who holds
+   * the whole catalog): one prepared statement, read on every administrator request and before every send to an
+   * operator's socket.
+   */
+  async liveSession(sessionId: string, accessVersion: number | null): Promise<(SessionPrincipalRow & { grants: string[] }) | undefined> {
+    const [row] = await preparedQuery<SessionPrincipalRow & { grants: string[] }>(
+      this.db,
+      'admin-live-session',
+      `SELECT s.id AS session_id, s.access_version, u.id AS admin_user_id, u.username, u.display_name, u.role_code,
+         COALESCE((SELECT array_agg(g.permission_code ORDER BY g.permission_code) FROM admin_permission_grants g
+                   WHERE g.admin_user_id = u.id AND g.status = 'active' AND u.role_code <> 'super_admin'), '{}') AS grants
        FROM admin_sessions s JOIN admin_users u ON u.id = s.admin_user_id
        WHERE s.id = $1 AND ($2::int IS NULL OR s.access_version = $2) AND s.revoked_at IS NULL AND s.refresh_expires_at > now() AND u.status = 'active'`,
-      { bind: [sessionId, accessVersion], type: QueryTypes.SELECT },
+      [sessionId, accessVersion],
     );
     return row;
   }
