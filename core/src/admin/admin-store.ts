@@ -178,11 +178,10 @@ export class AdminStore extends SqlStore {
     });
   }
 
-  /** A live session of an active account; with `accessVersion`, only while that is its current access version. */
   /**
-   * The live session's administrator, with the codes of their active grants (none read for a super admin, who holds
-   * the whole catalog): one prepared statement, read on every administrator request and before every send to an
-   * operator's socket.
+   * A live session of an active account (with `accessVersion`, only while that is its current access version) and the
+   * codes of the account's active grants (none read for a super admin, who holds the whole catalog): one prepared
+   * statement, read on every administrator request and before every send to an operator's socket.
    */
   async liveSession(sessionId: string, accessVersion: number | null): Promise<(SessionPrincipalRow & { grants: string[] }) | undefined> {
     const [row] = await preparedQuery<SessionPrincipalRow & { grants: string[] }>(

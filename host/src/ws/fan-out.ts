@@ -113,14 +113,10 @@ export class RoomFanOut {
    * re-checked, so a room an operator watches does not make its customers wait for that check.
    */
   async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket, adminsOnly = false): Promise<void> {
-    const sockets = only ? [only] : [...(this.rooms.get(sessionId) ?? [])];
-    const admins = sockets.filter((socket) => (socket.data as SocketState).principal);
-    if (!adminsOnly)
-      emit(
-        sockets.filter((socket) => !(socket.data as SocketState).principal),
-        type,
-        payload,
-      );
+    const customers: Socket[] = [];
+    const admins: Socket[] = [];
+    for (const socket of only ? [only] : (this.rooms.get(sessionId) ?? [])) ((socket.data as SocketState).principal ? admins : customers).push(socket);
+    if (!adminsOnly) emit(customers, type, payload);
     if (admins.length === 0) return;
     const closures = await this.recheck(admins);
     emit(
