@@ -9,13 +9,16 @@
 // Then recovery: a second instance on the first one's Postgres and Chroma; a run is made, the instance that claimed it
 // is killed with SIGKILL mid-run, and the time from the kill to the run running again on the other is measured
 // (default `[evaluation] run_lease_seconds` 60 and `supervisor_interval_seconds` 10). Run by hand after `npm run build`:
-//   node bench/eval/run.mjs [--items 1000] [--concurrency 16] [--recovery-items 300] [--model-delay-ms 0]
-// Writes bench/results/eval.json.
+//   node bench/eval/run.mjs [--items 1000] [--concurrency 16] [--recovery-items 300] [--model-delay-ms 0] [--host-cpu-prof]
+// `--recovery-items 0` skips the recovery. With `--host-cpu-prof` the host runs under `--cpu-prof`, its hottest
+// functions while the run ran are printed, and the recovery is skipped (a killed host writes no profile).
+// Writes bench/results/eval.json (and with --host-cpu-prof the host's CPU profile under bench/results/eval-prof/).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, hostChildMatching, hostDatabase, machine, rssKiB, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
+import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,9 +27,12 @@ const concurrency = Number(arg('--concurrency', 16));
 const recoveryItems = Number(arg('--recovery-items', 300));
 // Each model answer waits this long first: 0 is the zero-latency floor of host overhead; a real model takes seconds.
 const modelDelayMs = Number(arg('--model-delay-ms', 0));
+const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('eval') : undefined;
+/** `[fromUs, toUs]` of the run on the first host, for its CPU profile. */
+const runWindow = [];
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
-if (![items, concurrency, recoveryItems].every((n) => Number.isInteger(n) && n > 0) || !(modelDelayMs >= 0)) {
-  console.error('usage: node bench/eval/run.mjs [--items N] [--concurrency N] [--recovery-items N] [--model-delay-ms N]');
+if (![items, concurrency].every((n) => Number.isInteger(n) && n > 0) || !(Number.isInteger(recoveryItems) && recoveryItems >= 0) || !(modelDelayMs >= 0)) {
+  console.error('usage: node bench/eval/run.mjs [--items N] [--concurrency N] [--recovery-items N] [--model-delay-ms N] [--host-cpu-prof]');
   process.exit(2);
 }
 
@@ -94,13 +100,14 @@ await runBench('eval', {
       'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': JSON.stringify(modelUrl),
       AGENT_HOST__EVALUATION__ITEM_CONCURRENCY: String(concurrency),
     };
-    const host = await startHost({ name: 'eval', env });
+    const host = await startHost({ name: 'eval', env, nodeArgs: profile?.nodeArgs });
     const admin = await adminClient(host.url, ADMIN);
     const agent = await admin.request('POST', '/agents', { name: 'Eval bench', agent_type: 'chat', model_provider: 'openai', model_name: 'gpt-4o-mini' });
 
     // Throughput and memory.
     const snapshot = await frozenSnapshot(admin, items);
     const rss = [];
+    const from = profileClockUs();
     const created = await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, { dataset_id: snapshot.dataset_id });
     const run = await pollRun(
       admin,
@@ -109,6 +116,7 @@ await runBench('eval', {
       (r) => r.execution_state === 'completed',
       () => rss.push(rssKiB(host.pid)),
     );
+    runWindow.push([from, profileClockUs()]);
     const seconds = (Date.parse(run.completed_at) - Date.parse(run.started_at)) / 1000;
     summary.host = {
       items: run.items_completed + run.items_failed,
@@ -124,6 +132,7 @@ await runBench('eval', {
     summary.floor = await floor(modelUrl, items);
     console.log(`floor (sequential script, 2 model calls per item): ${fmt(summary.floor.items_per_s)} items/s`);
     summary.ratio_host_floor = ratio(summary.host.items_per_s, summary.floor.items_per_s);
+    if (recoveryItems === 0 || profile) return;
 
     // Recovery: a second instance on the same databases claims a run and is killed mid-run.
     const db = await hostDatabase(host);
@@ -194,6 +203,7 @@ await runBench('eval', {
     await db.end();
   },
   report() {
+    if (profile) printHottest((summary.host_cpu_profile = hottest(profile.dir, 15, runWindow)));
     console.log(
       `\nmodel delay ${modelDelayMs} ms: host ${fmt(summary.host.items_per_s)} items/s vs floor ${fmt(summary.floor.items_per_s)} items/s: ` +
         `${fmt(summary.ratio_host_floor, 2)}x (target >= 5x at concurrency 16)`,

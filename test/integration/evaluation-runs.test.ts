@@ -8,6 +8,7 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { waitFor } from '../helpers/job-counter.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
+import { statementsOf } from '../helpers/statements.js';
 
 const HANDBOOK = 'Items can be returned within 30 days of delivery.\n\nThe support desk answers from 9:00 to 17:00, Monday to Friday.';
 const CSV =
@@ -242,7 +243,10 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
   };
   const fixture = await startOpenAiFixture({
     // The judge is known by its prompt: a judge refusing structured output is asked again without response_format.
-    respond: (body) => (/grade an assistant's answer/.test(body.messages[0].content) ? judge(body) : { content: `Answer: ${lastUserText(body)}` }),
+    respond: (body) =>
+      /grade an assistant's answer/.test(body.messages[0].content)
+        ? judge(body)
+        : { content: lastUserText(body) === 'nul' ? 'Answer:\0nul' : `Answer: ${lastUserText(body)}` },
   });
   t.teardown(() => fixture.close());
   const host = await startTestHost(t, {
@@ -257,7 +261,7 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
       model_routing_config: { enabled: true, general_model: { model_name: 'gpt-4o-mini', model_provider: 'openai' } },
     })
   ).body;
-  const { snapshot } = await snapshotOf(admin, 'question,expected_answer\nfine,Answer: fine\ngarbled,x\nslow,x\n');
+  const { snapshot } = await snapshotOf(admin, 'question,expected_answer\nfine,Answer: fine\ngarbled,x\nslow,x\nnul,x\n');
   const created = await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, {
     dataset_id: snapshot.dataset_id,
     model_name: 'gpt-4o-mini',
@@ -270,8 +274,8 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
     'an explicit model leaves no routing',
   );
   const run = await finished(admin, agent.agent_id, created.body.run_id);
-  t.match(run, { execution_state: 'completed', items_completed: 2, items_failed: 1, summary: { judged_count: 1, invalid_judge_count: 1 } });
-  const [fine, garbled, slow] = (await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/results`)).body.items;
+  t.match(run, { execution_state: 'completed', items_completed: 3, items_failed: 1, summary: { judged_count: 2, invalid_judge_count: 1 } });
+  const [fine, garbled, slow, nul] = (await admin.request('GET', `/agents/${agent.agent_id}/evaluation-runs/${run.run_id}/results`)).body.items;
   t.match(fine, {
     predicted_answer: 'Answer: fine',
     rule_score: { exact_match: 1 },
@@ -282,8 +286,9 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
   });
   t.match(garbled, { status: 'succeeded', judge_status: 'invalid_json', judge_score: { score: null, raw_response_text: 'I think it is fine.' } });
   t.match(slow, { status: 'failed', judge_status: 'failed', error_message: /the judge failed: .*(time|in time)/i, rule_score: { exact_match: 0 } });
+  t.match(nul, { status: 'succeeded', predicted_answer: 'Answer:\\0nul' }, 'a NUL in an answer is stored as the two characters \\0, as in chat');
   const cost = (await admin.request('GET', `/agents/${agent.agent_id}/cost-overview`)).body;
-  t.match(cost.evaluation_generation_estimated_cost, { estimated_interaction_count: 3, missing_pricing_count: 0 }, 'each answer is priced');
+  t.match(cost.evaluation_generation_estimated_cost, { estimated_interaction_count: 4, missing_pricing_count: 0 }, 'each answer is priced');
   t.ok(cost.evaluation_generation_estimated_cost.total_cost_usd > 0 && cost.evaluation_judge_estimated_cost.total_cost_usd > 0, 'answers and judgements cost');
   t.equal(
     cost.combined_estimated_cost.total_cost_usd,
@@ -291,9 +296,24 @@ t.test('OpenAI wire protocol: an explicit model, a judge that answers JSON, inva
     'and count toward the combined estimate',
   );
   const judged = fixture.requests.filter((r) => r.body?.response_format?.json_schema?.name === 'evaluation_judge');
-  t.equal(judged.length, 3, 'each item was judged once with structured output');
+  t.equal(judged.length, 4, 'each item was judged once with structured output');
   t.ok(
     fixture.requests.every((r) => r.body.model === 'gpt-4o-mini' && r.body.temperature === 0.2),
     'answers and judgements use the run’s model',
   );
+
+  const ITEMS = 30;
+  const many = await snapshotOf(admin, `question,expected_answer\n${Array.from({ length: ITEMS }, (_, i) => `q${i},Answer: q${i}`).join('\n')}\n`);
+  let batched: Record<string, any> = {};
+  const inserts = await statementsOf(
+    new URL(host.databaseUrl).pathname.slice(1),
+    async () => {
+      const made = await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, { dataset_id: many.snapshot.dataset_id });
+      batched = await finished(admin, agent.agent_id, made.body.run_id);
+    },
+    (text) => text.includes('INSERT INTO evaluation_results'),
+  );
+  t.match(batched, { execution_state: 'completed', items_completed: ITEMS, summary: { judged_count: ITEMS } });
+  // A batch waits a quarter of a second at most: only a machine slower than 80 ms per item at 4 items at a time would write 10.
+  t.ok(inserts.length >= 1 && inserts.length < 10, `${ITEMS} results are stored a batch to a statement: ${inserts.length} statements`);
 });

@@ -1,13 +1,13 @@
 // Issue 25 item 2: the database statements of one chat turn, counted on the host's own connections (the host runs in
 // this process), so a change that adds a round trip to the turn path shows here. Background work (Agenda's polling,
 // the lease workers' sweeps of runs and jobs) and the WebSocket fan-out's notifications are left out: not the turn's.
-import pg from 'pg';
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { createSubAdmin } from '../helpers/admins.js';
 import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
+import { statementsOf } from '../helpers/statements.js';
 import { stream } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 
@@ -15,21 +15,8 @@ const CHAT_MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
 const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
 
 /** The statements sent on connections to `database` while `work` runs (those `counted` keeps), whitespace collapsed. */
-async function statementsOf(database: string, work: () => Promise<unknown>, counted = (text: string) => !BACKGROUND.test(text)): Promise<string[]> {
-  const sent: string[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-    const text = typeof config === 'string' ? config : ((config as { text?: string }).text ?? '');
-    if (this.database === database && counted(text)) sent.push(text.replace(/\s+/g, ' ').trim());
-    return (original as (...args: unknown[]) => unknown).apply(this, [config, ...rest]);
-  } as typeof original;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = original;
-  }
-  return sent;
-}
+/** The statements of `work` that are the turn's (not {@link BACKGROUND}). */
+const turnStatementsOf = (database: string, work: () => Promise<unknown>) => statementsOf(database, work, (text) => !BACKGROUND.test(text));
 
 /** Each statement as its first 60 characters: what it does, not everything it does it with. */
 const head = (statements: string[]) => statements.map((s) => s.slice(0, 60));
@@ -54,7 +41,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   await turn({}); // warms the host's caches and connections
 
   let sessionId = '';
-  const freshInFull = await statementsOf(database, async () => (sessionId = await turn({})));
+  const freshInFull = await turnStatementsOf(database, async () => (sessionId = await turn({})));
   const fresh = head(freshInFull);
   const line = (statements: string[]) => statements.filter((s) => s.includes('session_turn_queue'));
   t.same(line(fresh), [], 'a session issued for the turn joins its line in the statement creating it, and never asks who is ahead');
@@ -75,7 +62,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   // The rate limits, the session (with its ticket and the caller's count), the turn.
   t.ok(fresh.length <= 3, `a turn on a new session sends at most 3 statements: ${JSON.stringify(fresh, null, 1)}`);
 
-  const continuedInFull = await statementsOf(database, () => turn({ thread_id: sessionId }));
+  const continuedInFull = await turnStatementsOf(database, () => turn({ thread_id: sessionId }));
   const continued = head(continuedInFull);
   t.same(
     line(continuedInFull).map((s) => s.split(' ').slice(0, 3).join(' ')),
@@ -87,7 +74,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   const desk = await publicAgent('Staffed', { human_takeover_enabled: true });
   const staffed = (await stream(host.url, { agent_id: desk.agent_id, message: 'Hello?' })).events.at(-1) as { session_id: string };
   t.equal((await admin.request('POST', `/sessions/${staffed.session_id}/takeover`, {})).status, 200, 'an operator takes a session over');
-  const taken = await statementsOf(database, async () => {
+  const taken = await turnStatementsOf(database, async () => {
     const { events } = await stream(host.url, { agent_id: desk.agent_id, message: 'Is anyone there?', thread_id: staffed.session_id });
     t.same(
       events.map((e) => e.type),
@@ -106,7 +93,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     "which its ticket leaves the line in, after the one taking the ticket with the minute budgets: the message's only statements",
   );
   let customer: WsClient | undefined;
-  const joined = await statementsOf(database, async () => {
+  const joined = await turnStatementsOf(database, async () => {
     customer = await WsClient.connect(host.url, `/public/ws/${staffed.session_id}`);
     await customer.waitFor('session');
   });
@@ -119,7 +106,9 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   t.ok(joined.length <= 3, `after its handshake's minute budget and the issued session: ${JSON.stringify(head(joined), null, 1)}`);
   // An operator's socket is sent nothing before its administrator is re-read: what every administrator request reads.
   const reader = await createSubAdmin(admin, 'statement-reader', ['conversations.read']);
-  const read = await statementsOf(database, async () => t.equal((await reader.client.request('GET', `/sessions/${staffed.session_id}/messages`)).status, 200));
+  const read = await turnStatementsOf(database, async () =>
+    t.equal((await reader.client.request('GET', `/sessions/${staffed.session_id}/messages`)).status, 200),
+  );
   t.same(
     read.filter((s) => /admin_sessions|admin_permission_grants/.test(s)).map((s) => s.includes('admin_permission_grants') && s.includes('admin_sessions')),
     [true],

@@ -9,8 +9,11 @@ interface ConnectionManager {
   releaseConnection(connection: PooledClient): Promise<void>;
 }
 
-/** As Sequelize binds them: Postgres text cannot hold NUL, so a NUL in a string is stored as the two characters `\0`. */
-const bindable = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replace(/\0/g, '\\0') : value);
+/**
+ * As Sequelize binds them: Postgres text (and jsonb) cannot hold NUL, so a NUL in a string is stored as the two
+ * characters `\0`.
+ */
+export const bindable = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replace(/\0/g, '\\0') : value);
 
 /**
  * Runs `text` on one of the pool's connections as the prepared statement

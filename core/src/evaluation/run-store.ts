@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
 import { renewLease, type LeasedRow } from '../db/leased-row.js';
+import { bindable, preparedQuery } from '../db/prepared-query.js';
 import type { FieldScore } from './field-score.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
@@ -153,6 +154,15 @@ const TOTALS = `(SELECT r.*,
            count(*) FILTER (WHERE judge_status = 'invalid_json')::int AS invalid_judge_count
     FROM evaluation_results x WHERE x.run_id = r.id) t ON true)`;
 
+const RESULT_COLUMNS = `id uuid, run_id uuid, item_id uuid, position integer, question text, expected_answers jsonb, domain varchar,
+  difficulty varchar, source varchar, predicted_answer text, response_source varchar, status varchar, error_message text, rule_score jsonb,
+  judge_status varchar, judge_score jsonb, grounding jsonb, generation_input_tokens integer, generation_output_tokens integer,
+  generation_total_tokens integer, generation_usage_source varchar, judge_input_tokens integer, judge_output_tokens integer,
+  judge_total_tokens integer, judge_usage_source varchar, latency_ms integer, generation_cost jsonb, judge_cost jsonb, field_scores jsonb`;
+const INSERT_RESULTS = `INSERT INTO evaluation_results (${RESULT_COLUMNS.replace(/ [a-z]+(?=,|$)/g, '')}, created_at)
+  SELECT r.*, now() FROM jsonb_to_recordset($1::jsonb) AS r(${RESULT_COLUMNS})
+  ON CONFLICT (run_id, item_id) DO NOTHING`;
+
 /** Evaluation runs and their results (migration 0029). */
 export class RunStore extends SqlStore {
   constructor(
@@ -289,50 +299,43 @@ export class RunStore extends SqlStore {
     return new Set(rows.map((r) => r.item_id));
   }
 
-  /** Stores one item's result; a result already stored for the item (by an earlier worker) is kept. */
-  async insertResult(result: ResultInput): Promise<void> {
-    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
-    await this.db.query(
-      `INSERT INTO evaluation_results (id, run_id, item_id, position, question, expected_answers, domain, difficulty, source, predicted_answer,
-         response_source, status, error_message, rule_score, judge_status, judge_score, grounding, generation_input_tokens, generation_output_tokens,
-         generation_total_tokens, generation_usage_source, judge_input_tokens, judge_output_tokens, judge_total_tokens, judge_usage_source, latency_ms,
-         generation_cost, judge_cost, field_scores, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, now())
-       ON CONFLICT (run_id, item_id) DO NOTHING`,
-      {
-        bind: [
-          randomUUID(),
-          result.run_id,
-          result.item_id,
-          result.position,
-          result.question,
-          JSON.stringify(result.expected_answers),
-          result.domain,
-          result.difficulty,
-          result.source,
-          result.predicted_answer,
-          result.response_source,
-          result.status,
-          result.error_message,
-          json(result.rule_score),
-          result.judge_status,
-          json(result.judge_score),
-          json(result.grounding),
-          result.generation_usage.input_tokens,
-          result.generation_usage.output_tokens,
-          result.generation_usage.total_tokens,
-          result.generation_usage.token_usage_source,
-          result.judge_usage.input_tokens,
-          result.judge_usage.output_tokens,
-          result.judge_usage.total_tokens,
-          result.judge_usage.token_usage_source,
-          result.latency_ms,
-          JSON.stringify(result.generation_cost),
-          JSON.stringify(result.judge_cost),
-          json(result.field_scores ?? null),
-        ],
-      },
-    );
+  /**
+   * Stores items' results in one prepared statement (the rows as one JSON array); a result already stored for an
+   * item (by an earlier worker) is kept.
+   */
+  async insertResults(results: ResultInput[]): Promise<void> {
+    const rows = results.map((result) => ({
+      id: randomUUID(),
+      run_id: result.run_id,
+      item_id: result.item_id,
+      position: result.position,
+      question: result.question,
+      expected_answers: result.expected_answers,
+      domain: result.domain,
+      difficulty: result.difficulty,
+      source: result.source,
+      predicted_answer: result.predicted_answer,
+      response_source: result.response_source,
+      status: result.status,
+      error_message: result.error_message,
+      rule_score: result.rule_score,
+      judge_status: result.judge_status,
+      judge_score: result.judge_score,
+      grounding: result.grounding,
+      generation_input_tokens: result.generation_usage.input_tokens,
+      generation_output_tokens: result.generation_usage.output_tokens,
+      generation_total_tokens: result.generation_usage.total_tokens,
+      generation_usage_source: result.generation_usage.token_usage_source,
+      judge_input_tokens: result.judge_usage.input_tokens,
+      judge_output_tokens: result.judge_usage.output_tokens,
+      judge_total_tokens: result.judge_usage.total_tokens,
+      judge_usage_source: result.judge_usage.token_usage_source,
+      latency_ms: result.latency_ms,
+      generation_cost: result.generation_cost,
+      judge_cost: result.judge_cost,
+      field_scores: result.field_scores ?? null,
+    }));
+    await preparedQuery(this.db, 'evaluation_results_insert', INSERT_RESULTS, [JSON.stringify(rows, (_key, value: unknown) => bindable(value))]);
   }
 
   /** Results after `position`, in order: the pages the CSV export streams. */

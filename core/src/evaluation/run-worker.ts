@@ -3,6 +3,7 @@ import type { AgentView } from '../agents/agents.js';
 import type { EvaluatedTurn, JudgeModel } from '../chat/turn/evaluate-turn.js';
 import type { ModelOverride } from '../chat/model-router.js';
 import type { HostConfig } from '../config/schema.js';
+import { WriteBehind } from '../db/write-behind.js';
 import { EMPTY_COST } from '../usage/cost.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { ItemRow } from './dataset-store.js';
@@ -24,6 +25,8 @@ export const resultBase = (run: RunRow, item: ItemRow) => ({
   source: item.source,
 });
 const DISPATCH_LOCK_MS = 10_000;
+/** Results stored per statement, or after this long: a run's progress shows within a quarter of a second. */
+const RESULT_BATCH = { batchSize: 64, maxDelayMs: 250 };
 
 /** What a run needs of the chat pipeline (`ChatService`): an item's turn, and a judge. */
 export interface EvaluationTurns {
@@ -117,6 +120,15 @@ export class RunWorker {
       const override: ModelOverride | null = run.model_name
         ? { model_name: run.model_name, model_provider: run.model_provider ?? undefined, model_temperature: run.model_temperature ?? undefined }
         : null;
+      // Results are stored a batch to a statement. A batch that cannot be stored stops the run here: its items are
+      // scored again by the next claim, as are those scored but not yet stored when a host dies.
+      const results = new WriteBehind<ResultInput>((rows) => store.insertResults(rows), {
+        ...RESULT_BATCH,
+        onError: (error) => {
+          logger.error({ err: error, run_id: run.id }, 'evaluation results could not be stored; the run stops here');
+          controller.abort(error);
+        },
+      });
       let next = 0;
       const lane = async () => {
         while (next < todo.length && !controller.signal.aborted) {
@@ -126,11 +138,13 @@ export class RunWorker {
             : await this.score(run, runAgent, override, item, controller.signal);
           // An item cut short by the stop is not a failure of the agent: it is left for the next claim.
           if (controller.signal.aborted) return;
-          await store.insertResult(result);
+          results.add(result);
         }
       };
       await Promise.all(Array.from({ length: Math.min(config.item_concurrency, todo.length) }, lane));
-      // Stopped here (the host stops, or the run went to another worker): the items left are resumed by the next claim.
+      await results.drain();
+      // Stopped here (the host stops, the run went to another worker, or a batch failed): the items left are resumed
+      // by the next claim.
       if (controller.signal.aborted) return;
       await store.finish(run.id, instanceId, 'completed', null);
     } finally {
