@@ -156,9 +156,10 @@ await runBench('eval', {
     let claimant;
     for (;;) {
       const { rows } = await db.query(
-        'SELECT lease_owner, (SELECT count(*)::int FROM evaluation_results WHERE run_id = $1) AS done FROM evaluation_runs WHERE id = $1',
+        'SELECT lease_owner, status, (SELECT count(*)::int FROM evaluation_results WHERE run_id = $1) AS done FROM evaluation_runs WHERE id = $1',
         [doomed.run_id],
       );
+      if (rows[0].status === 'completed') throw new Error(`the recovery run finished before it could be killed: raise --recovery-items (${recoveryItems})`);
       claimant = rows[0].lease_owner;
       if (claimant && rows[0].done > 0) break;
       await sleep(20);

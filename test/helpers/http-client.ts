@@ -4,7 +4,7 @@ import type { HttpClient } from '@agent-host/sdk';
 import { createHttpClient } from '../../core/src/services/http-client.js';
 
 export interface RecordingHttpClient extends HttpClient {
-  /** URLs fetched through `fetch`, in order. */
+  /** URLs fetched through `fetch` or `request`, in order. */
   readonly fetched: string[];
 }
 
@@ -18,5 +18,9 @@ export function recordingHttp(): RecordingHttpClient {
       return http.fetch(url, options);
     },
     fetchUntrusted: http.fetchUntrusted,
+    request: (url, options) => {
+      fetched.push(String(url));
+      return http.request(url, options);
+    },
   };
 }

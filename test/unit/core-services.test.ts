@@ -80,8 +80,9 @@ t.test('local object store: putStream writes beside the target and renames, and 
   t.same((await readdir(path.join(dir, 'up'))).sort(), ['a.txt', 'a.txt.meta.json'], 'and no partial file beside it');
 });
 
-t.test('http client: every call has a timeout that rejects with UpstreamTimeoutError', async (t) => {
-  const server = http.createServer((_req, res) => setTimeout(() => res.end('late'), 500));
+/** A local HTTP server for the test, closed with it; its base URL. */
+async function serve(t: { teardown(fn: () => Promise<void>): void }, handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(
     () =>
@@ -90,12 +91,50 @@ t.test('http client: every call has a timeout that rejects with UpstreamTimeoutE
         server.close(() => r());
       }),
   );
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+t.test('http client: every call has a timeout that rejects with UpstreamTimeoutError', async (t) => {
+  const url = `${await serve(t, (_req, res) => setTimeout(() => res.end('late'), 500))}/`;
   const client = createHttpClient(100, { allowedPrivateHosts: ['127.0.0.1'], maxResponseBytes: 1024, maxRedirects: 0 });
   await t.rejects(client.fetch(url), UpstreamTimeoutError, 'the default timeout applies');
   const response = await client.fetch(url, { timeoutMs: 2000 });
   t.equal(await response.text(), 'late', 'a per-call timeout overrides the default');
   await t.rejects(client.fetchUntrusted(url), UpstreamTimeoutError, 'and to guarded fetches');
+  await t.rejects(client.request(url), UpstreamTimeoutError, 'and to requests');
+});
+
+t.test('http client request: a Node-stream body, redirects followed as fetch follows them, aborts with the reason', async (t) => {
+  const seen: string[] = [];
+  const base = await serve(t, (req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      seen.push(`${req.method} ${req.url} ${req.headers['content-type']} ${body}`);
+      if (req.url === '/moved') return res.writeHead(307, { location: '/stream' }).end();
+      if (req.url === '/hang') return res.writeHead(200).write('first');
+      res.writeHead(201, { 'content-type': 'text/event-stream', 'set-cookie': ['a=1', 'b=2'] });
+      res.write('data: one\n\n');
+      setTimeout(() => res.end('data: two\n\n'), 20);
+    });
+  });
+  const client = createHttpClient(2_000, { allowedPrivateHosts: [], maxResponseBytes: 1024, maxRedirects: 0 });
+
+  const response = await client.request(`${base}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":1}' });
+  t.match(response, { status: 201, url: `${base}/moved` });
+  t.equal(response.headers.get('content-type'), 'text/event-stream');
+  t.equal(response.headers.get('set-cookie'), 'a=1, b=2', 'a repeated header keeps every value');
+  const chunks: string[] = [];
+  for await (const chunk of response.body) chunks.push(String(chunk));
+  t.same(chunks, ['data: one\n\n', 'data: two\n\n'], 'the body arrives chunk by chunk, as the server sends it');
+  t.same(seen, ['POST /moved application/json {"q":1}', 'POST /stream application/json {"q":1}'], 'a 307 is followed with the same method and body');
+
+  const controller = new AbortController();
+  const hanging = await client.request(`${base}/hang`, { signal: controller.signal });
+  const reason = new Error('the turn was cancelled');
+  controller.abort(reason);
+  await t.rejects(hanging.body.text(), reason, 'an abort while the body streams rejects with the signal’s reason');
+  await t.rejects(client.request(`${base}/stream`, { signal: controller.signal }), reason, 'and so does a request on an aborted signal');
 });
 
 t.test('health registry: failing, throwing and hanging checks are reported, not fatal', async (t) => {

@@ -1,11 +1,22 @@
 // startTestKernel (@agent-host/sdk/testing) boots plugins as the host does, over fake services in memory: a
 // first-party plugin through its package entry keeps its suite there, each way a plugin can be refused is refused
 // with the host's reason, and what plugins do to the fake services can be read back.
-import { coreServices, createServiceRef, definePlugin, extensionPoints, PluginRefusedError, z, type Embedder, type PluginManifest } from '@agent-host/sdk';
+import {
+  coreServices,
+  createServiceRef,
+  definePlugin,
+  extensionPoints,
+  PluginRefusedError,
+  z,
+  type Embedder,
+  type HttpClient,
+  type PluginManifest,
+} from '@agent-host/sdk';
 import { embedderConformance, startTestKernel } from '@agent-host/sdk/testing';
 import embedders from '@agent-host/plugin-embedders';
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -168,6 +179,29 @@ t.test('the fake services keep what a plugin did', async (t) => {
   await kernel.stop();
   await kernel.stop();
   t.same(order, ['start', 'job 1', 'stop'], 'stop hooks run once');
+});
+
+t.test("the fake http's request reads a fetch response as a Node stream, as the host's does", async (t) => {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  let http!: HttpClient;
+  const caller = definePlugin({
+    id: 'caller',
+    sdk: '^1.15.0',
+    register: (env) => env.registerInit({ deps: { http: coreServices.http }, init: (deps) => void (http = deps.http) }),
+  });
+  const kernel = await startTestKernel({ plugins: [caller] });
+  t.teardown(() => kernel.stop());
+  const response = await http.request(url, { method: 'POST', body: '{}' });
+  t.match(response, { status: 200, url });
+  t.equal(response.headers.get('content-type'), 'application/json');
+  t.same(await response.body.json(), { ok: true });
+  const chunks: string[] = [];
+  for await (const chunk of (await http.request(url)).body) chunks.push(Buffer.from(chunk as Uint8Array).toString());
+  t.equal(chunks.join(''), '{"ok":true}', 'the body is async-iterable');
+  t.equal(new TextDecoder().decode(await (await http.request(url)).body.arrayBuffer()), '{"ok":true}');
 });
 
 t.test('a plugin offers a service; the plugins that list it in deps initialise after it, whatever the order given', async (t) => {

@@ -22,7 +22,7 @@ const config = z
 
 export default definePlugin({
   id: 'models-openai',
-  sdk: '^1.14.0',
+  sdk: '^1.15.0',
   config,
   register(env) {
     env.registerInit({

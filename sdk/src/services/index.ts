@@ -15,7 +15,7 @@ export type { AuditEvent, AuditOutcome, AuditWriter } from './audit.js';
 export type { Clock } from './clock.js';
 export type { AppEnv, ConfigService } from './config.js';
 export type { HealthCheckResult, HealthService } from './health.js';
-export type { HttpClient, HttpRequestOptions } from './http-client.js';
+export type { HttpClient, HttpRequestOptions, HttpStreamRequestOptions, HttpStreamResponse } from './http-client.js';
 export type { JobDefinitionOptions, JobRun, JobScheduler } from './jobs.js';
 export type { LifecycleService } from './lifecycle.js';
 export type { Logger } from './logger.js';

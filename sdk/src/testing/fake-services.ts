@@ -1,4 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { NotFoundError } from '../errors.js';
 import { assertObjectKey, objectStoreProxyDownload } from '../extensions/object-stores.js';
 import type {
@@ -7,6 +9,8 @@ import type {
   ConfigService,
   HealthCheckResult,
   HttpClient,
+  HttpStreamRequestOptions,
+  HttpStreamResponse,
   JobRun,
   JobScheduler,
   Logger,
@@ -154,14 +158,32 @@ export function memoryJobs(records: JobRecord[], pending: Set<Promise<void>>, pl
   };
 }
 
-/** Plain `fetch` with a timeout. `fetchUntrusted` does not filter addresses here: a test talks to its own fixtures. */
+/**
+ * Plain `fetch` with a timeout. `fetchUntrusted` does not filter addresses here: a test talks to its own fixtures.
+ * `request` reads the same `fetch` response into a Node stream.
+ */
 export function plainHttp(defaultTimeoutMs: number): HttpClient {
   const fetchWithin = (url: string | URL, options: { timeoutMs?: number } & RequestInit = {}) => {
     const { timeoutMs = defaultTimeoutMs, ...init } = options;
     const signals = [init.signal, Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);
     return fetch(url, { ...init, ...(signals.length && { signal: AbortSignal.any(signals) }) });
   };
-  return { fetch: fetchWithin, fetchUntrusted: fetchWithin };
+  const request = async (url: string | URL, options: HttpStreamRequestOptions = {}): Promise<HttpStreamResponse> => {
+    const response = await fetchWithin(url, options);
+    const body = response.body ? Readable.fromWeb(response.body as NodeReadableStream) : Readable.from([]);
+    const whole = async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks);
+    };
+    const readable = Object.assign(body, {
+      text: async () => (await whole()).toString('utf8'),
+      json: async () => JSON.parse((await whole()).toString('utf8')) as unknown,
+      arrayBuffer: async () => new Uint8Array(await whole()).buffer,
+    });
+    return { status: response.status, headers: response.headers, url: String(url), body: readable };
+  };
+  return { fetch: fetchWithin, fetchUntrusted: fetchWithin, request };
 }
 
 export type HealthCheck = () => Promise<HealthCheckResult>;

@@ -11,11 +11,12 @@ import {
   type ModelProvider,
 } from '@agent-host/sdk';
 import { OpenAiSdkChatModel } from './openai-sdk-model.js';
+import { sdkFetch } from './sdk-fetch.js';
 
 /** What the provider is built with: the base URL when a catalog entry gives none, the key source, the HTTP client. */
 export interface OpenAiSdkProviderOptions extends ModelKeySource {
   baseUrl: string;
-  /** The host's HTTP client (`coreServices.http`): the SDK fetches through it, bounded by the model's own deadline. */
+  /** The host's HTTP client (`coreServices.http`): the SDK's requests that {@link sdkFetch} does not send itself go through it. */
   http: HttpClient;
 }
 
@@ -35,8 +36,11 @@ export class OpenAiSdkProvider implements ModelProvider {
   readonly displayName = 'OpenAI-compatible (openai SDK)';
   readonly offline = false;
   private readonly clients = new Map<string, OpenAI>();
+  private readonly fetch: typeof fetch;
 
-  constructor(private readonly options: OpenAiSdkProviderOptions) {}
+  constructor(private readonly options: OpenAiSdkProviderOptions) {
+    this.fetch = sdkFetch(options.http) as typeof fetch;
+  }
 
   createChatModel(spec: ChatModelSpec): ChatModel {
     return withCatalogApiKey('openai', spec, this.options, (apiKey) => new OpenAiSdkChatModel(spec, this.client(spec, apiKey), this.options.log));
@@ -63,13 +67,12 @@ export class OpenAiSdkProvider implements ModelProvider {
     if (client) {
       this.clients.delete(cacheKey); // re-inserted below: most recently used last
     } else {
-      const http = this.options.http;
       const common = {
         // Endpoints such as a local vLLM need no key; OpenAI itself answers 401 (an UpstreamError).
         apiKey: apiKey ?? 'not-configured',
-        // The model's deadline and the turn's signal bound each call (see OpenAiSdkChatModel), so the host's HTTP
-        // client adds none of its own and the SDK retries nothing: a retry would outlive the turn's deadline.
-        fetch: ((url: string | URL, init?: RequestInit) => http.fetch(url, { ...init, timeoutMs: Infinity })) as typeof fetch,
+        // The model's deadline and the turn's signal bound each call (see OpenAiSdkChatModel), so the fetch adds no
+        // timeout of its own and the SDK retries nothing: a retry would outlive the turn's deadline.
+        fetch: this.fetch,
         maxRetries: 0,
       };
       client = apiVersion ? new AzureOpenAI({ ...common, endpoint: baseURL, apiVersion, deployment }) : new OpenAI({ ...common, baseURL });
