@@ -153,6 +153,8 @@ t.test('rate limits: per-caller buckets answer 429 with Retry-After before the s
   t.ok(Number(response.headers.get('retry-after')) >= 1, 'with Retry-After in seconds');
   t.match(await response.json(), { code: 'RATE_LIMITED', detail: /2 messages a minute from one client/ });
   t.equal((await ask({ 'x-forwarded-for': '203.0.113.9' })).status, 429, 'X-Forwarded-For from an untrusted peer changes nothing');
+  const [started] = await query<{ n: number }>(host.databaseUrl, 'SELECT count(*)::int AS n FROM chat_sessions WHERE agent_id = $1', [agent.agent_id]);
+  t.equal(started?.n, 2, 'a refused message starts no session: it opens in the statement taking the budgets, only when they allow the turn');
 
   const sessions = async () => (await admin.request('POST', `/public/agents/${agent.agent_id}/sessions`)).body;
   const [a, b] = [await sessions(), await sessions()];

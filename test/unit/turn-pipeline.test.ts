@@ -35,6 +35,13 @@ function pipeline(options: Options = {}) {
   orchestrators
     .forPlugin('test-runtime', { onRegister: () => undefined })
     .register('core_chat_v1', { displayName: 'Test runtime', description: 'Scripted', experimental: false, run });
+  const openSession =
+    options.openSession ??
+    (async (id: string) => ({
+      session: { id, opened_at: new Date().toISOString(), agent_id: 'agent-1', status: 'AI_ACTIVE' },
+      history: [],
+      ticketId: null,
+    }));
   const chat = new ChatService({
     config: loadConfig({ configDir: DEFAULT_CONFIG_DIR, env: {} }),
     agents: { runtime: async () => ({ ...CHAT_AGENT, ...options.agent }) },
@@ -42,15 +49,11 @@ function pipeline(options: Options = {}) {
     // The session the request starts joins its line in openSession's statement, which this fake does not model.
     turns: { lineFor: (turnId: string) => ({ turnId, instanceId: 'test-instance', seconds: 30 }) },
     // Every minute budget allows the turn; a session the request starts takes no ticket with them.
-    trafficLimits: { takeTurn: async () => ({ ticketId: null }) },
+    trafficLimits: { takeTurn: async () => ({ ticketId: null }), turnBuckets: () => ({ buckets: [], refusal: () => undefined }) },
     conversations: {
-      openSession:
-        options.openSession ??
-        (async (id: string) => ({
-          session: { id, opened_at: new Date().toISOString(), agent_id: 'agent-1', status: 'AI_ACTIVE' },
-          history: [],
-          ticketId: null,
-        })),
+      openSession,
+      // A session the server issues opens at admission, with the (faked) budgets.
+      issueSession: async (id: string) => ({ buckets: [], opened: await openSession(id) }),
       persistTurn: async (record: Record<string, unknown>) => {
         saved.push(record);
         return [];
@@ -84,10 +87,17 @@ function pipeline(options: Options = {}) {
     scheduledTasks: { allowAnonymous: false, defaultTimeZone: 'UTC' },
     logger: memoryLogger(logs),
   } as never);
-  const send = async (message: string, extra: { message_type?: string; channel?: 'http' | 'websocket' } = {}) => {
+  // A new session the server issues, or (`thread_id`) one the caller continues, opened once the stream runs.
+  const send = async (message: string, extra: { message_type?: string; channel?: 'http' | 'websocket'; thread_id?: string } = {}) => {
     const admitted = await chat.admit(
-      { agent_id: 'agent-1', message, message_type: extra.message_type },
-      { principal: undefined, callerKey: 'ip:203.0.113.9', channel: extra.channel ?? 'http', issuedSession: true, requestId: 'req-7' },
+      { agent_id: 'agent-1', message, message_type: extra.message_type, thread_id: extra.thread_id },
+      {
+        principal: undefined,
+        callerKey: 'ip:203.0.113.9',
+        channel: extra.channel ?? 'http',
+        issuedSession: extra.thread_id === undefined,
+        requestId: 'req-7',
+      },
     );
     const events: StreamEvent[] = [];
     for await (const event of chat.stream(admitted, new AbortController().signal)) events.push(event);
@@ -183,7 +193,7 @@ t.test('failures before the runtime reach the stream with the error mapping of H
       throw new Error('relation "chat_sessions" does not exist (host db-7.internal)');
     },
   });
-  const events = await broken.send('Hello');
+  const events = await broken.send('Hello', { thread_id: 'a-session' });
   t.same(events[0], { type: 'error', code: 'INTERNAL_ERROR', content: 'internal server error' }, 'an unexpected error says only that it happened');
   t.same(events.at(-1), { type: 'done' }, 'then done, naming no turn');
   const logged = broken.logs.find((l) => l.level === 'error');
@@ -195,5 +205,9 @@ t.test('failures before the runtime reach the stream with the error mapping of H
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     },
   });
-  t.match((await away.send('Hello'))[0], { type: 'error', code: 'DATABASE_UNAVAILABLE' }, 'a database that is away is a retryable refusal, as over HTTP');
+  t.match(
+    (await away.send('Hello', { thread_id: 'a-session' }))[0],
+    { type: 'error', code: 'DATABASE_UNAVAILABLE' },
+    'a database that is away is a retryable refusal, as over HTTP',
+  );
 });

@@ -6,6 +6,7 @@ import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
+import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
 import { joinLine, leaveLine } from './turn-queue-store.js';
 
 export interface SessionRow {
@@ -71,7 +72,8 @@ const OPEN_SESSION: Record<SessionMode, (gate: string) => string> = {
          ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
          WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id`,
   // A session the server has just issued: nobody else knows it, so nothing is ahead of this request.
-  issue: () => `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())`,
+  issue: (gate) =>
+    `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) SELECT $1::varchar, $2::uuid, 'AI_ACTIVE', true, now(), now() WHERE ${gate}`,
   continue_issued: (gate) => `UPDATE chat_sessions SET updated_at = now() WHERE id = $1 AND agent_id = $2 AND issued_publicly AND ${gate}`,
 };
 
@@ -88,6 +90,15 @@ export interface OpenSessionOptions {
    * (`ticketId`), if it has one, then leaves the line in the same statement: no turn follows.
    */
   customerMessage?: { content: string; messageType: MessageType; ticketId: string | null } | null;
+}
+
+/** A session opened for a turn (see {@link ConversationStore.openSession}). */
+export interface OpenedSession {
+  session: SessionRow;
+  history: ChatMessage[];
+  callerTurnsToday: number | null;
+  ticketId: string | null;
+  storedMessage: MessageRow | null;
 }
 
 /** Sessions, messages, turns and context snapshots in Postgres. */
@@ -113,14 +124,40 @@ export class ConversationStore {
     historyLimit: number,
     mode: SessionMode,
     options: OpenSessionOptions,
-  ): Promise<
-    { session: SessionRow; history: ChatMessage[]; callerTurnsToday: number | null; ticketId: string | null; storedMessage: MessageRow | null } | undefined
-  > {
+  ): Promise<OpenedSession | undefined> {
+    return (await this.open(threadId, agentId, historyLimit, mode, options, null)).opened;
+  }
+
+  /**
+   * A new session under an id the server just issued (`issue`), opened in the statement that takes the turn's minute
+   * budgets (`TrafficLimits.turnBuckets`), and only when every one of them allows the turn: the buckets after the take,
+   * and the session if it opened.
+   */
+  issueSession(
+    threadId: string,
+    agentId: string | null,
+    historyLimit: number,
+    options: OpenSessionOptions,
+    budgets: BucketTake[],
+  ): Promise<{ buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined }> {
+    return this.open(threadId, agentId, historyLimit, 'issue', options, budgets);
+  }
+
+  private async open(
+    threadId: string,
+    agentId: string | null,
+    historyLimit: number,
+    mode: SessionMode,
+    options: OpenSessionOptions,
+    budgets: BucketTake[] | null,
+  ): Promise<{ buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined }> {
     const { quotaCaller, line, firstIn, customerMessage } = options;
     const values: unknown[] = [threadId, agentId, Math.max(0, historyLimit), quotaCaller];
     const p = (value: unknown) => `$${values.push(value)}`;
+    const takes = budgets && bucketTakes(budgets, p);
     // The same snapshot as the statement: a ticket ahead that left with its stored turn is gone, and that turn is in the history.
-    const gate = firstIn ? `NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = $1 AND id < ${p(firstIn)}::bigint AND expires_at > now())` : 'TRUE';
+    const first = firstIn && `NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = $1 AND id < ${p(firstIn)}::bigint AND expires_at > now())`;
+    const gate = [takes?.allowed(), first].filter(Boolean).join(' AND ') || 'TRUE';
     const ticket = line
       ? `, q AS (${joinLine({ session: 's.id', turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) }, 'FROM s')})`
       : '';
@@ -135,29 +172,47 @@ export class ConversationStore {
         caller_turns_today: string | null;
         ticket_id: string | null;
         stored_message: MessageRow | null;
-      }
+      } & Record<string, unknown>
     >(
       this.db,
-      `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}`,
-      `WITH s AS (${OPEN_SESSION[mode](gate)}
+      `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}${budgets ? `_buckets${budgets.length}` : ''}`,
+      `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate)}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
        ${ticket}${stored}
-       SELECT s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
+       SELECT ${[...(takes?.columns ?? []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,
          CASE WHEN $4::text IS NOT NULL THEN (${callerTurnsToday('$4')}) END AS caller_turns_today
-       FROM s`,
+       FROM ${takes ? '(VALUES (1)) AS taken (one) LEFT JOIN s ON true' : 's'}`,
       values,
     );
-    if (!row) return undefined;
-    const { history, caller_turns_today, ticket_id, stored_message, ...session } = row;
+    const buckets = takes ? takenBuckets(budgets.length, row!) : [];
+    // Refused by the mode, the line or a budget: no session row (with budgets, a row of nulls beside the buckets).
+    if (!row || row.id == null) return { buckets, opened: undefined };
+    const {
+      history,
+      caller_turns_today,
+      ticket_id,
+      stored_message,
+      id,
+      opened_at,
+      agent_id,
+      status,
+      model_name,
+      model_provider,
+      model_temperature,
+      time_zone,
+    } = row;
     return {
-      session,
-      history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })),
-      callerTurnsToday: caller_turns_today === null ? null : Number(caller_turns_today),
-      ticketId: ticket_id,
-      storedMessage: stored_message,
+      buckets,
+      opened: {
+        session: { id, opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone },
+        history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })),
+        callerTurnsToday: caller_turns_today === null ? null : Number(caller_turns_today),
+        ticketId: ticket_id,
+        storedMessage: stored_message,
+      },
     };
   }
 

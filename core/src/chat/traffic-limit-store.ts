@@ -16,14 +16,21 @@ export interface TakenBucket {
 
 const WINDOW_MS = 60_000;
 
+/** Names a value as the statement's next parameter (`$n`). */
+export type Param = (value: unknown) => string;
+
 /**
  * The upsert of one bucket, as rate-limiter-flexible's Postgres limiter (behind `MinuteBudget`) writes it, so both
- * count in the same rows: a bucket whose minute ended starts again at 1. `$1` is now, `$2` the end of a new minute.
+ * count in the same rows: a bucket whose minute ended starts again at 1.
  */
-const upsert = (key: string, guard: string) => `INSERT INTO rate_limit_buckets (key, points, expire) SELECT ${key}, 1, $2::bigint${guard}
+const upsert = (
+  key: string,
+  [now, end]: [string, string],
+  guard: string,
+) => `INSERT INTO rate_limit_buckets (key, points, expire) SELECT ${key}, 1, ${end}::bigint${guard}
   ON CONFLICT (key) DO UPDATE SET
-    points = CASE WHEN rate_limit_buckets.expire <= $1 THEN 1 ELSE rate_limit_buckets.points + 1 END,
-    expire = CASE WHEN rate_limit_buckets.expire <= $1 THEN EXCLUDED.expire ELSE rate_limit_buckets.expire END
+    points = CASE WHEN rate_limit_buckets.expire <= ${now} THEN 1 ELSE rate_limit_buckets.points + 1 END,
+    expire = CASE WHEN rate_limit_buckets.expire <= ${now} THEN EXCLUDED.expire ELSE rate_limit_buckets.expire END
   RETURNING points, expire`;
 
 /** A place in a session's line to take when every bucket allows the turn (`joinLine`). */
@@ -35,24 +42,28 @@ export interface LineTake {
 }
 
 /**
- * The statement taking `n` buckets: bucket i's key is `$(3+i)` and its budget `$(3+n+i)`; each bucket is charged only
- * while those before it are within their budgets. With `line`, it also joins the session's line when every bucket is
- * within its budget: the last one's budget, then the line's four values, follow the others (alone without buckets).
+ * The SQL that takes one request from each of `buckets`, for a statement of its own or one that does more (a new
+ * session's): the CTEs `b0`, `b1`, … (each bucket charged only while those before it are within their budgets), the
+ * result columns `p<i>` and `e<i>` (read back by {@link takenBuckets}), and `allowed()`, the condition that every bucket
+ * allowed the request.
  */
-function takeStatement(n: number, line: boolean): string {
-  const within = (count: number) => Array.from({ length: count }, (_, j) => `(SELECT points FROM b${j}) <= $${3 + n + j}::int`);
-  const ctes = Array.from({ length: n }, (_, i) => `b${i} AS (${upsert(`$${3 + i}::varchar`, i > 0 ? ` WHERE ${within(i).join(' AND ')}` : '')})`);
-  const columns = Array.from({ length: n }, (_, i) => `(SELECT points FROM b${i}) AS p${i}, (SELECT expire FROM b${i})::text AS e${i}`);
-  if (line) {
-    const v = (k: number) => `$${n > 0 ? 3 + 2 * n + k : 1 + k}`;
-    const allowed = n > 0 ? `WHERE ${within(n).join(' AND ')}` : '';
-    ctes.push(`q AS (${joinLine({ session: `${v(0)}::text`, turn: v(1), instance: v(2), seconds: v(3) }, allowed)})`);
-    columns.push('(SELECT id FROM q) AS ticket');
-  }
-  return `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`;
+export function bucketTakes(buckets: BucketTake[], p: Param): { ctes: string[]; columns: string[]; allowed: () => string } {
+  const now = Date.now();
+  let minute: [string, string] | undefined;
+  const budgets: string[] = [];
+  const budget = (j: number) => (budgets[j] ??= `${p(buckets[j]!.points)}::int`);
+  const within = (count: number) => Array.from({ length: count }, (_, j) => `(SELECT points FROM b${j}) <= ${budget(j)}`).join(' AND ') || 'TRUE';
+  const ctes = buckets.map((bucket, i) => {
+    minute ??= [p(now), p(now + WINDOW_MS)];
+    return `b${i} AS (${upsert(`${p(bucket.key)}::varchar`, minute, i > 0 ? ` WHERE ${within(i)}` : '')})`;
+  });
+  const columns = buckets.map((_, i) => `(SELECT points FROM b${i}) AS p${i}, (SELECT expire FROM b${i})::text AS e${i}`);
+  return { ctes, columns, allowed: () => within(buckets.length) };
 }
 
-const statements = new Map<string, string>();
+/** Each bucket of a {@link bucketTakes} after the take, from the statement's row; `null` for one not charged. */
+export const takenBuckets = (count: number, row: Record<string, unknown>): (TakenBucket | null)[] =>
+  Array.from({ length: count }, (_, i) => (row[`p${i}`] == null ? null : { points: Number(row[`p${i}`]), expire: Number(row[`e${i}`]) }));
 
 /** The SQL of the per-minute request buckets a chat turn draws from (`rate_limit_buckets`). */
 export class TrafficLimitStore extends SqlStore {
@@ -64,21 +75,16 @@ export class TrafficLimitStore extends SqlStore {
    */
   async take(buckets: BucketTake[], line: LineTake | null = null): Promise<{ buckets: (TakenBucket | null)[]; ticketId: string | null }> {
     if (buckets.length === 0 && !line) return { buckets: [], ticketId: null };
+    const values: unknown[] = [];
+    const p: Param = (value) => `$${values.push(value)}`;
+    const { ctes, columns, allowed } = bucketTakes(buckets, p);
+    if (line) {
+      const v = { session: `${p(line.sessionId)}::text`, turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) };
+      ctes.push(`q AS (${joinLine(v, buckets.length > 0 ? `WHERE ${allowed()}` : '')})`);
+      columns.push('(SELECT id FROM q) AS ticket');
+    }
     const name = `take-buckets-${buckets.length}${line ? '-line' : ''}`;
-    let text = statements.get(name);
-    if (!text) statements.set(name, (text = takeStatement(buckets.length, line !== null)));
-    const now = Date.now();
-    const budgets = buckets.map((b) => b.points);
-    const [row] = await preparedQuery<Record<string, number | string | null>>(this.db, name, text, [
-      ...(buckets.length > 0 ? [now, now + WINDOW_MS] : []),
-      ...buckets.map((b) => b.key),
-      // The last bucket's budget is needed only to allow the line.
-      ...(line ? budgets : budgets.slice(0, -1)),
-      ...(line ? [line.sessionId, line.turnId, line.instanceId, line.seconds] : []),
-    ]);
-    return {
-      buckets: buckets.map((_, i) => (row![`p${i}`] == null ? null : { points: Number(row![`p${i}`]), expire: Number(row![`e${i}`]) })),
-      ticketId: (row!.ticket as string | null | undefined) ?? null,
-    };
+    const [row] = await preparedQuery<Record<string, unknown>>(this.db, name, `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`, values);
+    return { buckets: takenBuckets(buckets.length, row!), ticketId: (row!.ticket as string | null | undefined) ?? null };
   }
 }

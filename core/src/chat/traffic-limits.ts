@@ -1,9 +1,16 @@
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { MinuteBudget, type RateLimitRefusal } from '../db/minute-budget.js';
-import { TrafficLimitStore, type BucketTake, type LineTake } from './traffic-limit-store.js';
+import { TrafficLimitStore, type BucketTake, type LineTake, type TakenBucket } from './traffic-limit-store.js';
 
 export type { RateLimitRefusal } from '../db/minute-budget.js';
+
+/** The keys of a chat turn's minute budgets: the caller's, the session's, and whether the shared anonymous one applies. */
+export interface TurnBudgets {
+  callerKey: string | null;
+  sessionId: string | null;
+  anonymous: boolean;
+}
 
 /** A take of buckets: the first refusal, or the ticket taken with them (`null` without a line). */
 type Taken = { refusal: RateLimitRefusal } | { refusal?: undefined; ticketId: string | null };
@@ -38,15 +45,22 @@ export class TrafficLimits {
    * the shared budget. With `line`, the same statement takes the turn's place in its session's line once every bucket
    * allowed it (`ticketId`).
    */
-  async takeTurn(input: { callerKey: string | null; sessionId: string | null; anonymous: boolean }, line: LineTake | null = null): Promise<Taken> {
-    return this.take(
-      [
-        [this.perCaller, input.callerKey],
-        [this.perSession, input.sessionId],
-        [this.anonymous, input.anonymous ? 'all' : null],
-      ],
-      line,
-    );
+  async takeTurn(input: TurnBudgets, line: LineTake | null = null): Promise<Taken> {
+    const { buckets, refusal } = this.turnBuckets(input);
+    const taken = await this.store.take(buckets, line);
+    return refusal(taken.buckets) ?? { ticketId: taken.ticketId };
+  }
+
+  /**
+   * The buckets one chat turn draws from, for a statement that takes them with more (a new session's), and the
+   * refusal, if any, of those buckets after the take.
+   */
+  turnBuckets(input: TurnBudgets): { buckets: BucketTake[]; refusal: (taken: (TakenBucket | null)[]) => { refusal: RateLimitRefusal } | undefined } {
+    return this.bucketsOf([
+      [this.perCaller, input.callerKey],
+      [this.perSession, input.sessionId],
+      [this.anonymous, input.anonymous ? 'all' : null],
+    ]);
   }
 
   /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */
@@ -56,20 +70,26 @@ export class TrafficLimits {
 
   /** Takes one request from each budget's bucket of a key (none for a `null` key) in one statement (`TrafficLimitStore.take`). */
   private async take(budgets: [MinuteBudget, string | null][], line: LineTake | null): Promise<Taken> {
+    const { buckets, refusal } = this.bucketsOf(budgets);
+    const taken = await this.store.take(buckets, line);
+    return refusal(taken.buckets) ?? { ticketId: taken.ticketId };
+  }
+
+  /** The bucket of each budget's key (none for a `null` key), and the first refusal among them after a take. */
+  private bucketsOf(budgets: [MinuteBudget, string | null][]) {
     const takes: { budget: MinuteBudget; bucket: BucketTake }[] = [];
     for (const [budget, key] of budgets) {
       const bucket = key === null ? undefined : budget.bucket(key);
       if (bucket) takes.push({ budget, bucket });
     }
-    const taken = await this.store.take(
-      takes.map((t) => t.bucket),
-      line,
-    );
-    for (const [i, { budget }] of takes.entries()) {
-      const after = taken.buckets[i];
-      const refusal = after && budget.refusalAt(after.points, after.expire);
-      if (refusal) return { refusal };
-    }
-    return { ticketId: taken.ticketId };
+    const refusal = (taken: (TakenBucket | null)[]) => {
+      for (const [i, { budget }] of takes.entries()) {
+        const after = taken[i];
+        const refused = after && budget.refusalAt(after.points, after.expire);
+        if (refused) return { refusal: refused };
+      }
+      return undefined;
+    };
+    return { buckets: takes.map((t) => t.bucket), refusal };
   }
 }

@@ -3,10 +3,11 @@ import { TooManyRequestsError, ValidationError, type ErrorCode, type ModelProvid
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Agents, AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
+import type { ConversationStore } from '../conversation-store.js';
 import { primaryModel, type ModelOverride } from '../model-router.js';
 import type { SessionTurns } from '../session-turns.js';
-import type { TrafficLimits } from '../traffic-limits.js';
-import { mayChooseSessions, refusal, trustedCaller, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
+import type { TrafficLimits, TurnBudgets } from '../traffic-limits.js';
+import { issueSessionId, mayChooseSessions, refusal, trustedCaller, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
 
 export interface AdmitDeps {
   config: HostConfig;
@@ -14,12 +15,14 @@ export interface AdmitDeps {
   providers: KeyedRegistry<ModelProvider>;
   turns: SessionTurns;
   trafficLimits: TrafficLimits;
+  conversations: ConversationStore;
 }
 
 /**
  * Stage 1, resolve the agent: everything about a request that can be refused before a stream opens (the message, the
  * agent and whether this caller may use it, the model override, the minute budgets of `[rate_limits]`), and the turn's
- * place in its session's line. Throws the refusal as an `AgentHostError` with its catalog code.
+ * place in its session's line, or the session the server issues for it. Throws the refusal as an `AgentHostError`
+ * with its catalog code.
  */
 export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn> {
   const { config } = deps;
@@ -41,10 +44,15 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   const sessionId = request.thread_id === undefined || caller.issuedSession ? null : request.thread_id;
   const line = sessionId === null ? null : { sessionId, ...deps.turns.lineFor(turnId) };
   // A scheduled run is the host's own turn: it draws from no minute budget of a client.
-  const budgets =
+  const budgets: TurnBudgets =
     caller.channel === 'scheduled'
       ? { callerKey: null, sessionId: null, anonymous: false }
       : { callerKey: caller.callerKey, sessionId, anonymous: !caller.principal };
+  // A session the server issues for this request starts in the statement that takes its budgets (stage 2 finds it open).
+  if (!trusted && sessionId === null) {
+    const issued = await issueSession(deps, request, caller, agent, turnId, budgets);
+    return { request, caller, agent, override, trusted, ticket: null, turnId, issued };
+  }
   const taken = await deps.trafficLimits.takeTurn(budgets, line);
   if (taken.refusal) throw new TooManyRequestsError(taken.refusal.detail, taken.refusal.retryAfterSeconds);
   const ticket = sessionId !== null && taken.ticketId !== null ? deps.turns.taken(sessionId, taken.ticketId, false) : null;
@@ -53,6 +61,29 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
     throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);
   }
   return { request, caller, agent, override, trusted, ticket, turnId };
+}
+
+/**
+ * Opens the new session of a caller who may not choose one, under the id the server issued for this request (or
+ * issues now), in the statement that takes the turn's minute budgets, and only when they allow the turn. Nobody else
+ * knows the session: its line is joined as it starts, and no takeover can hold it yet.
+ */
+async function issueSession(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller, agent: AgentView | null, turnId: string, budgets: TurnBudgets) {
+  const { config } = deps;
+  const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
+  const { buckets: taken, opened } = await deps.conversations.issueSession(
+    request.thread_id ?? issueSessionId(),
+    agent?.agent_id ?? null,
+    config.agent.history_message_limit,
+    {
+      quotaCaller: config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null,
+      line: caller.issuedSession ? deps.turns.lineFor(turnId) : null,
+    },
+    buckets,
+  );
+  const refused = refusalOf(taken);
+  if (refused) throw new TooManyRequestsError(refused.refusal.detail, refused.refusal.retryAfterSeconds);
+  return opened;
 }
 
 async function loadAgent(agents: Agents, agentId: string, { principal, channel }: TurnCaller): Promise<AgentView> {

@@ -59,12 +59,14 @@ export async function openTurnSession(
   // A scheduled run is not a customer's message: under a takeover it waits for the takeover to end (its runner defers it).
   const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType, ticketId: admitted.ticket?.id ?? null };
   const firstIn = admitted.ticket?.unconfirmed ?? null;
-  const opened = await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, {
-    quotaCaller,
-    line,
-    firstIn,
-    customerMessage,
-  });
+  const opened =
+    admitted.issued ??
+    (await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, {
+      quotaCaller,
+      line,
+      firstIn,
+      customerMessage,
+    }));
   // Not first in the session's line, or refused: either way the turn waits its turn, then asks again without the check.
   if (!opened && firstIn) return BEHIND;
   if (!opened) {

@@ -5,7 +5,7 @@ import type { AdminPrincipal } from '../../admin/admin-auth.js';
 import type { AgentView } from '../../agents/agents.js';
 import { canonicalTimeZone } from '../../scheduled-tasks/schedule.js';
 import type { TokenUsageSummary } from '../../usage/token-usage.js';
-import type { TurnRecord } from '../conversation-store.js';
+import type { OpenedSession, TurnRecord } from '../conversation-store.js';
 import type { ModelOverride } from '../model-router.js';
 import type { TurnTicket } from '../session-turns.js';
 
@@ -71,8 +71,10 @@ export interface AdmittedTurn {
   override: ModelOverride | null;
   /** The caller may choose sessions (an administrator with conversations.write). */
   trusted: boolean;
-  /** The turn's place in its session's line; none yet for a session this request starts (stage 2 joins it). */
+  /** The turn's place in its session's line; none for a session this request starts (its ticket comes with the session). */
   ticket: TurnTicket | null;
+  /** The session the server issued for this request, opened with the turn's minute budgets (stage 2 finds it open). */
+  issued?: OpenedSession;
   /** The id the turn is stored under, known from the start so its ticket names it. */
   turnId: string;
 }
