@@ -12,6 +12,12 @@ export interface TurnBudgets {
   anonymous: boolean;
 }
 
+/** Buckets for a statement that takes them with more, and the refusal, if any, of those buckets after the take. */
+export interface BudgetBuckets {
+  buckets: BucketTake[];
+  refusal: (taken: (TakenBucket | null)[]) => { refusal: RateLimitRefusal } | undefined;
+}
+
 /** A take of buckets: the first refusal, or the ticket taken with them (`null` without a line). */
 type Taken = { refusal: RateLimitRefusal } | { refusal?: undefined; ticketId: string | null };
 
@@ -55,12 +61,17 @@ export class TrafficLimits {
    * The buckets one chat turn draws from, for a statement that takes them with more (a new session's), and the
    * refusal, if any, of those buckets after the take.
    */
-  turnBuckets(input: TurnBudgets): { buckets: BucketTake[]; refusal: (taken: (TakenBucket | null)[]) => { refusal: RateLimitRefusal } | undefined } {
+  turnBuckets(input: TurnBudgets): BudgetBuckets {
     return this.bucketsOf([
       [this.perCaller, input.callerKey],
       [this.perSession, input.sessionId],
       [this.anonymous, input.anonymous ? 'all' : null],
     ]);
+  }
+
+  /** The bucket of a WebSocket handshake, for a statement that takes it with more (the session it joins), and its refusal. */
+  handshakeBuckets(address: string | null): BudgetBuckets {
+    return this.bucketsOf([[this.handshakes, address]]);
   }
 
   /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */
@@ -76,7 +87,7 @@ export class TrafficLimits {
   }
 
   /** The bucket of each budget's key (none for a `null` key), and the first refusal among them after a take. */
-  private bucketsOf(budgets: [MinuteBudget, string | null][]) {
+  private bucketsOf(budgets: [MinuteBudget, string | null][]): BudgetBuckets {
     const takes: { budget: MinuteBudget; bucket: BucketTake }[] = [];
     for (const [budget, key] of budgets) {
       const bucket = key === null ? undefined : budget.bucket(key);

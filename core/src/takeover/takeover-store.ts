@@ -4,6 +4,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
+import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
 import type { Operator } from './operator.js';
 
 export interface TakeoverSessionRow extends SessionStateRow {
@@ -37,6 +38,23 @@ export class TakeoverStore extends SqlStore {
       transaction: options.transaction,
     });
     return row;
+  }
+
+  /**
+   * A customer socket's handshake in one round trip: one take of each of `buckets` (the address's handshake budget,
+   * `bucketTakes`) and the state of the session it joins, if the server issued that session publicly.
+   */
+  async issuedSessionTaking(sessionId: string, buckets: BucketTake[]): Promise<{ buckets: (TakenBucket | null)[]; session: TakeoverSessionRow | undefined }> {
+    const values: unknown[] = [sessionId];
+    const { ctes, columns } = bucketTakes(buckets, (value) => `$${values.push(value)}`);
+    const [row] = await preparedQuery<Record<string, unknown> & { session: TakeoverSessionRow | null }>(
+      this.db,
+      `takeover-session-issued-taking-${buckets.length}`,
+      `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${[...columns, ''].join(', ')}
+         (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly) st) AS session`,
+      values,
+    );
+    return { buckets: takenBuckets(buckets.length, row!), session: row!.session ?? undefined };
   }
 
   /**

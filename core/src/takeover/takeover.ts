@@ -4,6 +4,7 @@ import { insertAudit } from '../services/audit-store.js';
 import { decodeCursor, encodeCursor } from '../db/keyset-cursor.js';
 import { presentMessage, presentSessionState, type PresentedMessage, type SessionState } from '../chat/messages.js';
 import type { SessionBroadcast, SessionEvents, TakeoverEventView } from '../chat/session-events.js';
+import type { BudgetBuckets, RateLimitRefusal } from '../chat/traffic-limits.js';
 import type { Operator } from './operator.js';
 import { TakeoverStore, type EventRow, type TakeoverSessionRow } from './takeover-store.js';
 
@@ -65,6 +66,18 @@ export class Takeover {
   async issuedState(sessionId: string): Promise<SessionState | undefined> {
     const row = await this.store.session(sessionId, { issuedOnly: true });
     return row && presentSessionState(row);
+  }
+
+  /**
+   * {@link issuedState}, read in the statement that takes a customer socket's handshake budget (the buckets and
+   * refusal of `TrafficLimits.handshakeBuckets`): the refusal, if the budget refused the handshake, else the state.
+   */
+  async issuedStateTaking(
+    sessionId: string,
+    handshake: BudgetBuckets,
+  ): Promise<{ refusal: RateLimitRefusal; state?: undefined } | { refusal?: undefined; state: SessionState | undefined }> {
+    const { buckets, session } = await this.store.issuedSessionTaking(sessionId, handshake.buckets);
+    return handshake.refusal(buckets) ?? { state: session && presentSessionState(session) };
   }
 
   /**

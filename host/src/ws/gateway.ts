@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import { chatRequestSchema, operatorFor, type AgentHostApp, type Domains, type Operator, type SessionBroadcast } from '@agent-host/core';
+import { chatRequestSchema, operatorFor, type AgentHostApp, type Domains, type Operator, type SessionBroadcast, type SessionState } from '@agent-host/core';
 import { AgentHostError, safeValidate, ValidationError } from '@agent-host/sdk';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import { Server, type Namespace, type Socket } from 'socket.io';
@@ -141,7 +141,9 @@ export function createGateway(
       agentId: queryValue(query.agent_id),
       clientIp: clientAddress(socket.request),
     };
-    const refusal = await limits.takeHandshake(state.clientIp);
+    // A customer's handshake takes its minute budget in the statement that reads the session it joins.
+    const joining = isPublic ? await takeover.issuedStateTaking(sessionId, limits.handshakeBuckets(state.clientIp)) : undefined;
+    const refusal = joining ? joining.refusal : await limits.takeHandshake(state.clientIp);
     if (refusal) throw new Refused(refusal.detail);
     const role = queryValue(query.role);
     if (role && role !== 'customer' && role !== 'operator') throw new Refused('role must be customer or operator');
@@ -155,7 +157,7 @@ export function createGateway(
       if (state.role === 'operator' && state.operatorId) operatorFor(principal, 'websocket', { operator_id: state.operatorId });
       state.principal = principal;
     }
-    const session = isPublic ? await publicSession(sessionId, state.agentId) : await adminSession(sessionId, state.agentId);
+    const session = joining ? await publicSession(sessionId, state.agentId, joining.state) : await adminSession(sessionId, state.agentId);
     state.agentId = session.agent_id;
     socket.data = state;
   }
@@ -169,11 +171,11 @@ export function createGateway(
   }
 
   /**
-   * Customers join only a session the server issued to an anonymous client, of an agent that is still public (and
-   * the query's agent, when it names one). One refusal for every case, so a guess learns nothing.
+   * Customers join only a session the server issued to an anonymous client (`session`, read at the handshake), of an
+   * agent that is still public (and the query's agent, when it names one). One refusal for every case, so a guess
+   * learns nothing.
    */
-  async function publicSession(sessionId: string, agentId: string | null) {
-    const session = await takeover.issuedState(sessionId);
+  async function publicSession(sessionId: string, agentId: string | null, session: SessionState | undefined) {
     if (!session || (agentId && session.agent_id !== agentId) || !(await servesPublicly(session.agent_id))) {
       throw new Refused(`session ${sessionId} not found; start one with POST /public/agents/{agent_id}/sessions or POST /stream without thread_id`);
     }
