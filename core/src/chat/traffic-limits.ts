@@ -51,10 +51,8 @@ export class TrafficLimits {
    * the shared budget. With `line`, the same statement takes the turn's place in its session's line once every bucket
    * allowed it (`ticketId`).
    */
-  async takeTurn(input: TurnBudgets, line: LineTake | null = null): Promise<Taken> {
-    const { buckets, refusal } = this.turnBuckets(input);
-    const taken = await this.store.take(buckets, line);
-    return refusal(taken.buckets) ?? { ticketId: taken.ticketId };
+  takeTurn(input: TurnBudgets, line: LineTake | null = null): Promise<Taken> {
+    return this.take(this.turnBuckets(input), line);
   }
 
   /**
@@ -76,12 +74,11 @@ export class TrafficLimits {
 
   /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */
   async takeHandshake(address: string | null): Promise<RateLimitRefusal | undefined> {
-    return (await this.take([[this.handshakes, address]], null)).refusal;
+    return (await this.take(this.handshakeBuckets(address), null)).refusal;
   }
 
-  /** Takes one request from each budget's bucket of a key (none for a `null` key) in one statement (`TrafficLimitStore.take`). */
-  private async take(budgets: [MinuteBudget, string | null][], line: LineTake | null): Promise<Taken> {
-    const { buckets, refusal } = this.bucketsOf(budgets);
+  /** Takes one request from each of `buckets` in one statement (`TrafficLimitStore.take`). */
+  private async take({ buckets, refusal }: BudgetBuckets, line: LineTake | null): Promise<Taken> {
     const taken = await this.store.take(buckets, line);
     return refusal(taken.buckets) ?? { ticketId: taken.ticketId };
   }

@@ -7,9 +7,6 @@ import type { HttpClient, HttpStreamResponse } from '@agent-host/sdk';
  */
 class NodeBodyResponse {
   readonly ok: boolean;
-  readonly statusText = '';
-  readonly redirected = false;
-  readonly type = 'basic';
   readonly status: number;
   readonly headers: Headers;
   readonly url: string;
@@ -26,10 +23,6 @@ class NodeBodyResponse {
 
   json(): Promise<unknown> {
     return this.body.json();
-  }
-
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return this.body.arrayBuffer();
   }
 }
 
