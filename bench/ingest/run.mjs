@@ -12,16 +12,19 @@
 //           `actual_point_count` (counted by the host in Chroma) equal to `expected_point_count`, and Postgres must
 //           hold as many chunk rows
 // Measured: upload time, ingestion time (request to the last job's end), documents/s, chunks/s, MB/s of
-// uploaded bytes and of parsed text, and the RSS of the host's node process and of Chroma (sampled every
-// 250 ms; peak and after).
+// uploaded bytes and of parsed text, the RSS of the host's node process and of Chroma (sampled every 250 ms;
+// peak and after), and the CPU seconds the host's node process (its parse workers included), Chroma and Postgres
+// spent while the jobs ran. With `--host-cpu-prof` the host runs under `--cpu-prof` and its hottest functions and
+// packages while the jobs ran are printed (`lib/profile.mjs`).
 // Run by hand after `npm run build`:
 //   node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats txt,md,html,csv,pdf,docx] [--sources 1]
-//                             [--upload-concurrency 4] [--seed 1]
-// Writes bench/results/ingest.json.
+//                             [--upload-concurrency 4] [--seed 1] [--host-cpu-prof]
+// Writes bench/results/ingest.json (and with --host-cpu-prof the host's CPU profile under bench/results/ingest-prof/).
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { FORMATS, textGenerator } from '../lib/corpus.mjs';
-import { arg, hostChildMatching, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { arg, cpuSeconds, descendantsOf, hostChildMatching, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable } from '../lib/stats.mjs';
 
 const mb = Number(arg('--mb', 10));
@@ -30,6 +33,7 @@ const formats = String(arg('--formats', Object.keys(FORMATS).join(','))).split('
 const sources = Number(arg('--sources', 1));
 const uploadConcurrency = Number(arg('--upload-concurrency', 4));
 const seed = Number(arg('--seed', 1));
+const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('ingest') : undefined;
 if (
   !(mb > 0) ||
   !(docKb > 0) ||
@@ -39,7 +43,7 @@ if (
   uploadConcurrency < 1
 ) {
   console.error(
-    `usage: node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats ${Object.keys(FORMATS).join(',')}] [--sources 1] [--upload-concurrency 4] [--seed 1]`,
+    `usage: node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats ${Object.keys(FORMATS).join(',')}] [--sources 1] [--upload-concurrency 4] [--seed 1] [--host-cpu-prof]`,
   );
   process.exit(2);
 }
@@ -59,6 +63,13 @@ async function generateCorpus() {
     bytes += data.byteLength;
   }
   return { documents, bytes };
+}
+
+/** CPU seconds used so far by the host's node process, Chroma and the Postgres processes (server and backends). */
+function cpuNow(host, chroma) {
+  const postgres = descendantsOf(host.pid).filter((pid) => pid !== chroma && !descendantsOf(chroma ?? -1).includes(pid));
+  const sum = (pids) => pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
+  return { host: cpuSeconds(host.pid) ?? 0, chroma: chroma ? sum([chroma, ...descendantsOf(chroma)]) : 0, postgres: sum(postgres) };
 }
 
 /** Samples the RSS of the given processes until `stop()`; `{peak_mib, last_mib}` for each name. */
@@ -111,7 +122,7 @@ async function main() {
   console.log('starting the host on a fresh data dir ...');
   // At info the host logs each indexed document with the milliseconds of each stage (parse, chunk, embed, database,
   // upsert, verify), summed below.
-  const host = await startHost({ name: 'ingest', env: { ...adminEnv(ADMIN), LOG_LEVEL: 'info' } });
+  const host = await startHost({ name: 'ingest', env: { ...adminEnv(ADMIN), LOG_LEVEL: 'info' }, nodeArgs: profile?.nodeArgs ?? [] });
   summary.host_boot_ms = host.bootMs;
   const chroma = hostChildMatching(host, /chroma/i);
   console.log(`host ${host.url} healthy in ${fmt(host.bootMs / 1000)} s (pid ${host.pid}, Chroma pid ${chroma ?? 'not found'})`);
@@ -131,8 +142,13 @@ async function main() {
   console.log(`uploaded in ${fmt(uploadSeconds, 2)} s; ingesting ...`);
 
   const ingestStart = performance.now();
+  const cpuBefore = cpuNow(host, chroma);
+  const profileFrom = profileClockUs();
   const jobs = await Promise.all(sourceIds.map((id) => ingestAndWait(admin, id)));
   const ingestSeconds = (performance.now() - ingestStart) / 1000;
+  const profileWindow = [profileFrom, profileClockUs()];
+  const cpuAfter = cpuNow(host, chroma);
+  summary.cpu_seconds = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]));
   const rssDuring = rss.stop();
   const failedJobs = jobs.filter((j) => j.status !== 'succeeded');
   if (failedJobs.length)
@@ -185,6 +201,7 @@ async function main() {
   };
   summary.stages = stageBreakdown(host.output());
   summary.host_stop = await stopHost(host);
+  if (profile) summary.host_cpu_profile = hottest(profile.dir, 10, [profileWindow]);
 }
 
 /** The stage times of every `document indexed` line of the host's log, summed: `{stage: seconds}`. */
@@ -217,6 +234,14 @@ function report() {
   summary.table = table;
   summary.stage_table = stages;
   console.log(`\n${table}\n\n${stages}\n`);
+  const cpu = markdownTable(
+    `CPU while the jobs ran (${fmt(r.ingest_seconds, 1)} s on ${os.cpus().length} CPUs)`,
+    ['process', 'CPU seconds', 'CPU seconds per 1,000 chunks'],
+    Object.entries(summary.cpu_seconds).map(([name, s]) => [name, fmt(s, 2), fmt((s / r.chunks) * 1000, 2)]),
+  );
+  summary.cpu_table = cpu;
+  console.log(`${cpu}\n`);
+  if (summary.host_cpu_profile) printHottest(summary.host_cpu_profile);
   console.log(`verified: every document indexed, actual_point_count = expected_point_count; ${r.chunk_rows_in_postgres} chunk rows in Postgres`);
   console.log(
     `RSS MiB: host node ${fmt(r.rss_before.host_mib)} before, peak ${fmt(r.rss.host.peak_mib)}, after ${fmt(r.rss.host.last_mib)}; Chroma ${fmt(r.rss_before.chroma_mib)} before, peak ${fmt(r.rss.chroma.peak_mib)}`,

@@ -14,13 +14,19 @@ const CHAR_NGRAM_WEIGHT = 0.2;
 // Empty text still gets a unit vector (a zero vector has no cosine).
 const EMPTY_FEATURE = '\u0000empty';
 
-/** FNV-1a over UTF-16 code units, then murmur3's finaliser to spread the bits. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
+const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a over the UTF-16 code units `from` to `to` of `text`, continuing from the state `h`. */
+function fnv(h: number, text: string, from = 0, to = text.length): number {
+  for (let i = from; i < to; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  return h;
+}
+
+/** murmur3's finaliser, to spread the bits of an FNV state. */
+function finish(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -29,31 +35,46 @@ function hash32(text: string): number {
   return h >>> 0;
 }
 
-/** The weighted lexical features of a text: words, word bigrams, and character 3- to 5-grams of each word. */
-function features(text: string): [string, number][] {
-  const words = text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
-  const out: [string, number][] = [];
-  for (const [i, word] of words.entries()) {
-    out.push([`w:${word}`, WORD_WEIGHT]);
-    if (i > 0) out.push([`b:${words[i - 1]} ${word}`, BIGRAM_WEIGHT]);
-    const padded = [...`<${word}>`]; // code points, so astral characters stay whole
-    for (const n of CHAR_NGRAM_SIZES) {
-      for (let start = 0; start + n <= padded.length; start++) out.push([`c:${padded.slice(start, start + n).join('')}`, CHAR_NGRAM_WEIGHT]);
-    }
-  }
-  return out.length ? out : [[EMPTY_FEATURE, 1]];
+// FNV states after each feature's prefix: a feature is hashed as its prefix and text without building the string.
+const WORD_PREFIX = fnv(FNV_OFFSET, 'w:');
+const BIGRAM_PREFIX = fnv(FNV_OFFSET, 'b:');
+const CHAR_NGRAM_PREFIX = fnv(FNV_OFFSET, 'c:');
+
+/** Adds a feature's signed weight to its bucket: the top bit of the hash picks the sign, so colliding features cancel out on average instead of piling up. */
+function add(vector: Float64Array, hash: number, weight: number): void {
+  vector[(hash & 0x7fffffff) % vector.length]! += hash & 0x80000000 ? -weight : weight;
 }
 
-/** Hashes the features of `text` into `dim` signed buckets and scales the vector to unit length. */
+/**
+ * Hashes the weighted lexical features of `text` (each word, each word bigram, and the character 3- to 5-grams of
+ * each word padded as `<word>`) into `dim` signed buckets, and scales the vector to unit length. A feature is
+ * hashed as the string `w:<word>`, `b:<previous> <word>` or `c:<n-gram>` would be, in that order per word, so
+ * the vectors are those of feature-hashing-v1 (the sums run in the same order).
+ */
 function hashEmbedding(text: string, dim: number): number[] {
-  const vector = new Array<number>(dim).fill(0);
-  for (const [feature, weight] of features(text)) {
-    const h = hash32(feature);
-    // The top bit picks the sign, so colliding features cancel out on average instead of piling up.
-    vector[(h & 0x7fffffff) % dim]! += h & 0x80000000 ? -weight : weight;
+  const vector = new Float64Array(dim);
+  const words = text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
+  const offsets: number[] = []; // code unit offset of each code point of the padded word, so astral characters stay whole
+  let bigram = 0; // FNV state of `b:<previous word> `
+  for (const [i, word] of words.entries()) {
+    add(vector, finish(fnv(WORD_PREFIX, word)), WORD_WEIGHT);
+    if (i > 0) add(vector, finish(fnv(bigram, word)), BIGRAM_WEIGHT);
+    bigram = fnv(fnv(BIGRAM_PREFIX, word), ' ');
+    const padded = `<${word}>`;
+    offsets.length = 0;
+    for (let at = 0; at < padded.length; at += padded.codePointAt(at)! > 0xffff ? 2 : 1) offsets.push(at);
+    offsets.push(padded.length);
+    const points = offsets.length - 1;
+    for (const n of CHAR_NGRAM_SIZES) {
+      for (let start = 0; start + n <= points; start++)
+        add(vector, finish(fnv(CHAR_NGRAM_PREFIX, padded, offsets[start], offsets[start + n])), CHAR_NGRAM_WEIGHT);
+    }
   }
-  const norm = Math.sqrt(vector.reduce((sum, v) => sum + v * v, 0));
-  return norm === 0 ? vector : vector.map((v) => v / norm);
+  if (!words.length) add(vector, finish(fnv(FNV_OFFSET, EMPTY_FEATURE)), 1);
+  let sum = 0;
+  for (const v of vector) sum += v * v;
+  const norm = Math.sqrt(sum);
+  return Array.from(vector, (v) => (norm === 0 ? v : v / norm));
 }
 
 /**
