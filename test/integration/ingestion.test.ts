@@ -4,7 +4,7 @@
 // recovery of a job whose worker stopped renewing its lease.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { extensionPoints, type Retriever } from '@agent-host/sdk';
+import { extensionPoints, type Embedder, type Retriever } from '@agent-host/sdk';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { waitFor } from '../helpers/job-counter.js';
@@ -48,6 +48,18 @@ t.test('ingestion jobs', async (t) => {
     t.type(indexed.vector_verified_at, 'string');
     t.equal(await points(good.document_id), indexed.expected_point_count, 'Chroma holds one point per chunk');
     t.equal(await chunkRows(good.document_id), indexed.expected_point_count, 'Postgres holds the chunks for the keyword fallback');
+    const embedder = host.app.kernel.registry(extensionPoints.embedders).get(host.app.config.knowledge.embedder) as Embedder;
+    const [vector] = await embedder.embed(['shipping']);
+    const [row] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [
+      good.document_id,
+    ]);
+    const stored = await retriever.query(row!.vector_collection, { vector: vector!, topK: 100, where: { document_id: good.document_id } });
+    t.equal(stored.length, indexed.expected_point_count, 'every point is found');
+    t.same(
+      stored.map((p) => [p.document, p.metadata]),
+      stored.map(() => ['', { document_id: good.document_id }]),
+      "the vector store holds vectors and the document's id only: a chunk's text and metadata are read from Postgres",
+    );
     const failed = (await admin.request('GET', `/knowledge-sources/${source.source_id}/documents/${broken.document_id}`)).body;
     t.match(
       failed,

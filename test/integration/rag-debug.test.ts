@@ -12,7 +12,7 @@ t.test('rag-debug', async (t) => {
   const host = await startTestHost(t);
   const admin = new AdminClient(host.url);
   await admin.login();
-  const source = await createSource(admin, { name: 'Logistics' });
+  const source = await createSource(admin, { name: 'Logistics', chunking_strategy: 'by_title' });
   await uploadOk(admin, source.source_id, {
     filename: 'shipping.md',
     contentType: 'text/markdown',
@@ -56,6 +56,13 @@ t.test('rag-debug', async (t) => {
       source_priority: 0,
       document_origin: 'upload',
     });
+    t.match(debug.final_chunks[0].content, /Parcels ship within two business days/, "a vector hit's text is the stored chunk's");
+    t.same(
+      debug.final_chunks[0].metadata,
+      { headings: 'Shipping' },
+      "and its metadata the chunk's (its section's title; a page number only where the format has pages)",
+    );
+    t.match(debug.vector_candidates[0].content_preview, /Parcels ship/, 'candidates preview the stored chunk');
     t.ok(debug.vector_candidates.length >= 2, 'raw candidates are listed beyond the final chunks');
     t.ok(
       debug.vector_candidates.some((c: { excluded_reason: string | null }) => c.excluded_reason === 'beyond_top_k'),

@@ -321,6 +321,17 @@ t.test('a retriever that breaks a rule fails that rule, and says how', async (t)
     ['a metadata filter limits query() and count(): equality, and a list meaning "one of"'],
   );
   t.match(failures[0]!.message, 'count where source is one of ["a", "c"] is 3, not 2');
+  // As a store that reads an absent document back as null would.
+  const dropsEmptyDocuments: Retriever = {
+    ...store,
+    query: async (c, q) => (await store.query(c, q)).map((hit) => ({ ...hit, document: hit.document || (null as unknown as string) })),
+  };
+  const dropped = await broken(retrieverConformance(dropsEmptyDocuments));
+  t.same(
+    dropped.map((f) => f.rule),
+    ["a point upserted with an empty document (the host's, since SDK 1.16.0) is kept and found; its hit's document is ''"],
+  );
+  t.match(dropped[0]!.message, "the hit's document is null, not ''");
 });
 
 t.test('the built-in local object store keeps every object store rule; one that loses NotFoundError fails that rule', async (t) => {

@@ -90,11 +90,7 @@ export class DocumentIndexer {
           this.index.replaceDocument(
             collection,
             row.id,
-            chunks.map((c, i) => ({
-              id: c.id,
-              content: c.content,
-              metadata: { ...c.metadata, source_id: row.source_id, document_id: row.id, chunk_index: i },
-            })),
+            chunks.map((c) => c.id),
             vectors,
           ),
         );

@@ -19,6 +19,15 @@ export interface DocumentInfo {
   servable: boolean;
 }
 
+/** A vector hit's chunk as Postgres stores it, with its document. */
+export interface ChunkInfo {
+  chunk_id: string;
+  content: string;
+  chunk_index: number;
+  metadata: Record<string, unknown>;
+  document: DocumentInfo;
+}
+
 export interface KeywordHit {
   chunk_id: string;
   document_id: string;
@@ -49,6 +58,27 @@ export class RetrievalStore {
        WHERE m.agent_id = try_uuid($1) ORDER BY s.priority DESC, s.name, s.id`,
       [agentId],
     );
+  }
+
+  /**
+   * The stored chunks of vector hits, each with its document (a prepared statement: every vector search of a turn
+   * asks). The vector store holds only vectors; a chunk's text and metadata are read here.
+   */
+  async chunkInfos(chunkIds: string[]): Promise<ChunkInfo[]> {
+    const rows = await preparedQuery<Omit<ChunkInfo, 'document'> & { document_id: string } & Omit<DocumentInfo, 'id'>>(
+      this.db,
+      'vector_hit_chunks',
+      `SELECT c.id AS chunk_id, c.content, c.chunk_index, c.metadata, d.id AS document_id, d.filename, d.status, d.metadata_json, ${servableDocument('d')} AS servable
+       FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id WHERE c.id = ANY($1::text[])`,
+      [chunkIds],
+    );
+    return rows.map(({ chunk_id, content, chunk_index, metadata, document_id, filename, status, metadata_json, servable }) => ({
+      chunk_id,
+      content,
+      chunk_index,
+      metadata,
+      document: { id: document_id, filename, status, metadata_json, servable },
+    }));
   }
 
   documentInfos(ids: string[]): Promise<DocumentInfo[]> {

@@ -2,7 +2,7 @@ import type { Logger } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { runtimeConfigCache, type RuntimeConfigCache } from '../db/runtime-config-cache.js';
-import { queryWords, RetrievalStore, type DocumentInfo, type MountedSource } from './retrieval-store.js';
+import { queryWords, RetrievalStore, type ChunkInfo, type DocumentInfo, type MountedSource } from './retrieval-store.js';
 import type { VectorIndex } from './vector-index.js';
 
 export interface RetrievalSettings {
@@ -75,6 +75,9 @@ export function emptyRun(query: string, settings: RetrievalSettings, sources: Mo
   };
 }
 
+/** A vector hit's metadata as it read when Chroma held it (Chroma stores no null value). */
+const withoutNulls = (metadata: Record<string, unknown>) => Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== null));
+
 const preview = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 /**
@@ -139,10 +142,12 @@ export class Retrieval {
       )
     ).flat();
     hits.sort((a, b) => b.score - a.score || b.source.priority - a.source.priority);
-    const documents = await this.documents(hits.map((h) => String(h.metadata.document_id ?? '')));
+    const stored = hits.length ? new Map((await this.store.chunkInfos(hits.map((h) => h.id))).map((c) => [c.chunk_id, c])) : new Map<string, ChunkInfo>();
     const chunks: RagChunk[] = [];
     for (const hit of hits) {
-      const document = documents.get(String(hit.metadata.document_id ?? ''));
+      // A point without its chunk row belongs to a document being indexed again or deleted.
+      const chunk = stored.get(hit.id);
+      const document = chunk?.document;
       const excluded =
         !document || document.status !== 'indexed'
           ? 'document_not_indexed'
@@ -153,22 +158,19 @@ export class Retrieval {
               : chunks.length >= run.top_k
                 ? 'beyond_top_k'
                 : null;
-      const chunkIndex = typeof hit.metadata.chunk_index === 'number' ? hit.metadata.chunk_index : null;
       run.vector_candidates.push({
         chunk_id: hit.id,
         score: hit.score,
         source_id: hit.source.source_id,
         document_id: document?.id ?? (hit.metadata.document_id as string | undefined) ?? null,
         document_filename: document?.filename ?? null,
-        chunk_index: chunkIndex,
-        content_preview: preview(hit.document),
+        chunk_index: chunk?.chunk_index ?? null,
+        content_preview: preview(chunk?.content ?? hit.document),
         kept: excluded === null,
         excluded_reason: excluded,
       });
-      if (excluded === null) {
-        const { source_id: _s, document_id: _d, chunk_index: _c, ...metadata } = hit.metadata;
-        chunks.push(ragChunk(hit.id, hit.document, hit.score, 'vector', null, hit.source, document!, chunkIndex ?? 0, metadata));
-      }
+      if (excluded === null)
+        chunks.push(ragChunk(hit.id, chunk!.content, hit.score, 'vector', null, hit.source, document!, chunk!.chunk_index, withoutNulls(chunk!.metadata)));
     }
     return chunks;
   }

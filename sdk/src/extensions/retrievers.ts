@@ -7,6 +7,11 @@ export type VectorMetadata = Record<string, string | number | boolean | null>;
 export interface VectorPoint {
   id: string;
   vector: number[];
+  /**
+   * The chunk's text, or `''` when the caller keeps it elsewhere. Since SDK 1.16.0 the host sends `''`: it reads each
+   * hit's text and metadata from its own database, so a store need not hold a copy (the chroma retriever stores no
+   * document for `''`).
+   */
   document: string;
   metadata: VectorMetadata;
 }
@@ -15,6 +20,7 @@ export interface VectorPoint {
 export interface VectorHit {
   id: string;
   score: number;
+  /** The point's document as it was upserted; `''` for a point upserted with `''`. */
   document: string;
   metadata: VectorMetadata;
 }

@@ -24,7 +24,8 @@ const point = (id: string, axis: number, metadata: VectorPoint['metadata'] = {})
 });
 
 /**
- * What every {@link Retriever} must do: keep what is upserted (an id once, the last write winning), find the nearest
+ * What every {@link Retriever} must do: keep what is upserted (an id once, the last write winning; an empty document
+ * read back as `''`), find the nearest
  * points first with scores in [0, 1], honour `topK` and metadata filters (equality, and a list meaning "one of") in
  * `query`, `count` and `delete`, answer an unknown collection with nothing rather than an error, and report health.
  * Each rule writes to a collection of its own, named `<prefix><random>`.
@@ -63,6 +64,21 @@ export function retrieverConformance(retriever: Retriever, options: { collection
           if (i > 0 && hit.score > hits[i - 1]!.score) fail(`hit ${i} scores ${hit.score}, more than the hit before it (${hits[i - 1]!.score})`);
         });
         if (first.score < 0.99) fail(`an identical vector scores ${first.score}; it should score about 1`);
+      },
+    ),
+    conformanceRule(
+      SUITE,
+      "a point upserted with an empty document (the host's, since SDK 1.16.0) is kept and found; its hit's document is ''",
+      async (fail: Fail) => {
+        const c = collection();
+        await retriever.upsert(c, [
+          { ...point('e1', 0, { document_id: 'd1' }), document: '' },
+          { ...point('e2', 1, { document_id: 'd2' }), document: '' },
+        ]);
+        const [hit] = await retriever.query(c, { vector: vector(0), topK: 1 });
+        if (hit?.id !== 'e1') fail(`the nearest to e1's vector is ${JSON.stringify(hit)}`);
+        else if (hit.document !== '') fail(`the hit's document is ${JSON.stringify(hit.document)}, not ''`);
+        else if (!sameMetadata(hit.metadata, { document_id: 'd1' })) fail(`the hit's metadata is ${JSON.stringify(hit.metadata)}, not what was stored`);
       },
     ),
     conformanceRule(SUITE, 'a metadata filter limits query() and count(): equality, and a list meaning "one of"', async (fail: Fail) => {

@@ -64,10 +64,13 @@ export class ChromaRetriever implements Retriever {
       const size = (this.maxBatchSize ??= await this.client().client.getMaxBatchSize());
       for (let start = 0; start < points.length; start += size) {
         const batch = points.slice(start, start + size);
+        // No documents when none has text (the host's points): Chroma indexes each document for full-text search,
+        // which took half of an upsert's time.
+        const documents = batch.some((p) => p.document !== '') ? { documents: batch.map((p) => p.document) } : {};
         await target.upsert({
           ids: batch.map((p) => p.id),
           embeddings: batch.map((p) => p.vector),
-          documents: batch.map((p) => p.document),
+          ...documents,
           // Chroma refuses an empty metadata object but takes null for "none".
           metadatas: batch.map((p) => (Object.keys(p.metadata).length ? p.metadata : null)) as Metadata[],
         });

@@ -113,6 +113,23 @@ t.test('upsert replaces points with the same id', async (t) => {
   t.same([hit?.document, hit?.metadata, Math.round(hit!.score)], ['new text', { v: 2 }, 1], 'vector, document and metadata are the new ones');
 });
 
+t.test('points upserted with empty documents (the host’s) are stored without one, and read back with ""', async (t) => {
+  const name = collectionFor(t);
+  await store.upsert(name, [
+    { ...point('a', [1, 0]), document: '' },
+    { ...point('b', [0, 1]), document: '' },
+  ]);
+  const documents = async (ids: string[]) => {
+    const got = await (await chroma.getCollection({ name })).get({ ids, include: ['documents'] });
+    return Object.fromEntries(got.ids.map((id, i) => [id, got.documents[i]]));
+  };
+  t.same(await documents(['a', 'b']), { a: null, b: null }, 'Chroma holds no document for either point');
+  const [hit] = await store.query(name, { vector: [1, 0], topK: 1 });
+  t.same([hit?.id, hit?.document], ['a', ''], 'the hit reads back an empty document');
+  await store.upsert(name, [{ ...point('c', [1, 1]), document: '' }, point('d', [1, -1])]);
+  t.same(await documents(['c', 'd']), { c: '', d: 'text of d' }, 'a batch where some point has text stores every document as given');
+});
+
 t.test('metadata keys set to null are not stored, and a point without metadata reads back {}', async (t) => {
   const name = collectionFor(t);
   await store.upsert(name, [point('a', [1, 0], { doc: 'd1', page: null }), point('b', [0, 1])]);
