@@ -40,6 +40,16 @@ const WORD_PREFIX = fnv(FNV_OFFSET, 'w:');
 const BIGRAM_PREFIX = fnv(FNV_OFFSET, 'b:');
 const CHAR_NGRAM_PREFIX = fnv(FNV_OFFSET, 'c:');
 
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** The code unit offset of each code point of `text`, and its length. */
+function codePointOffsets(text: string): number[] {
+  const offsets: number[] = [];
+  for (let at = 0; at < text.length; at += text.codePointAt(at)! > 0xffff ? 2 : 1) offsets.push(at);
+  offsets.push(text.length);
+  return offsets;
+}
+
 /** Adds a feature's signed weight to its bucket: the top bit of the hash picks the sign, so colliding features cancel out on average instead of piling up. */
 function add(vector: Float64Array, hash: number, weight: number): void {
   vector[(hash & 0x7fffffff) % vector.length]! += hash & 0x80000000 ? -weight : weight;
@@ -54,20 +64,22 @@ function add(vector: Float64Array, hash: number, weight: number): void {
 function hashEmbedding(text: string, dim: number): number[] {
   const vector = new Float64Array(dim);
   const words = text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
-  const offsets: number[] = []; // code unit offset of each code point of the padded word, so astral characters stay whole
   let bigram = 0; // FNV state of `b:<previous word> `
-  for (const [i, word] of words.entries()) {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
     add(vector, finish(fnv(WORD_PREFIX, word)), WORD_WEIGHT);
     if (i > 0) add(vector, finish(fnv(bigram, word)), BIGRAM_WEIGHT);
     bigram = fnv(fnv(BIGRAM_PREFIX, word), ' ');
     const padded = `<${word}>`;
-    offsets.length = 0;
-    for (let at = 0; at < padded.length; at += padded.codePointAt(at)! > 0xffff ? 2 : 1) offsets.push(at);
-    offsets.push(padded.length);
-    const points = offsets.length - 1;
+    // Code unit offsets of the padded word's code points, so astral characters stay whole; a word without surrogates
+    // (nearly every one) has one code unit per code point and needs none.
+    const offsets = SURROGATE.test(word) ? codePointOffsets(padded) : undefined;
+    const points = offsets ? offsets.length - 1 : padded.length;
     for (const n of CHAR_NGRAM_SIZES) {
-      for (let start = 0; start + n <= points; start++)
-        add(vector, finish(fnv(CHAR_NGRAM_PREFIX, padded, offsets[start], offsets[start + n])), CHAR_NGRAM_WEIGHT);
+      for (let start = 0; start + n <= points; start++) {
+        const h = offsets ? fnv(CHAR_NGRAM_PREFIX, padded, offsets[start], offsets[start + n]) : fnv(CHAR_NGRAM_PREFIX, padded, start, start + n);
+        add(vector, finish(h), CHAR_NGRAM_WEIGHT);
+      }
     }
   }
   if (!words.length) add(vector, finish(fnv(FNV_OFFSET, EMPTY_FEATURE)), 1);
