@@ -64,8 +64,9 @@ export class VectorIndex {
     return this.retriever().count(collection, { document_id: documentId });
   }
 
+  /** The nearest points, without their documents: a hit's text is read from Postgres. */
   query(collection: string, vector: number[], topK: number): Promise<VectorHit[]> {
-    return this.retriever().query(collection, { vector, topK });
+    return this.retriever().query(collection, { vector, topK, documents: false });
   }
 }
 

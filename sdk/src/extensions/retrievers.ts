@@ -34,7 +34,11 @@ export type VectorFilter = Record<string, string | number | boolean | (string | 
  */
 export interface Retriever {
   upsert(collection: string, points: VectorPoint[]): Promise<void>;
-  query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter }): Promise<VectorHit[]>;
+  /**
+   * The `topK` points nearest to `vector`, best first. With `documents: false` (since SDK 1.16.0; the host's) the
+   * caller reads the hits' text elsewhere, and a store may leave each hit's `document` as `''`.
+   */
+  query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter; documents?: boolean }): Promise<VectorHit[]>;
   delete(collection: string, selector: { ids?: string[]; where?: VectorFilter }): Promise<void>;
   count(collection: string, where?: VectorFilter): Promise<number>;
   health(): Promise<HealthCheckResult>;

@@ -128,6 +128,14 @@ t.test('points upserted with empty documents (the host’s) are stored without o
   t.same([hit?.id, hit?.document], ['a', ''], 'the hit reads back an empty document');
   await store.upsert(name, [{ ...point('c', [1, 1]), document: '' }, point('d', [1, -1])]);
   t.same(await documents(['c', 'd']), { c: '', d: 'text of d' }, 'a batch where some point has text stores every document as given');
+  const [withText] = await store.query(name, { vector: [1, -1], topK: 1 });
+  const [withoutText] = await store.query(name, { vector: [1, -1], topK: 1, documents: false });
+  t.same([withText?.id, withText?.document], ['d', 'text of d'], 'a query reads the documents by default');
+  t.same(
+    [withoutText?.id, withoutText?.document, withoutText?.score],
+    ['d', '', withText?.score],
+    'documents: false leaves them out (the host reads the text from Postgres), the same hit otherwise',
+  );
 });
 
 t.test('metadata keys set to null are not stored, and a point without metadata reads back {}', async (t) => {
