@@ -35,6 +35,11 @@ export class IngestionJobStore extends SqlStore {
     return newestFirst(this.db, { from: 'ingestion_jobs', where: 'r.source_id = $1', bind: [sourceId] }, page, present);
   }
 
+  /** Refreshes the planner's statistics of the chunks, the common words of the keyword fallback among them. */
+  async analyzeChunks(): Promise<void> {
+    await this.db.query('ANALYZE knowledge_chunks');
+  }
+
   async find(jobId: string): Promise<IngestionJobRow | undefined> {
     const [row] = await this.db.query<IngestionJobRow>('SELECT * FROM ingestion_jobs WHERE id = try_uuid($1)', { bind: [jobId], type: QueryTypes.SELECT });
     return row;

@@ -12,6 +12,13 @@ const MAX_ATTEMPTS = 3;
 const SUPERVISOR_LOCK_MS = 10_000;
 /** Documents of one job indexed at once (bench/ingest: 46.6 s for 10 MiB one at a time). */
 const DOCUMENTS_AT_ONCE = 2;
+/**
+ * Chunks a job indexes after which it refreshes their statistics before it ends, as autovacuum would (its threshold is
+ * 50 rows and a tenth of the table) only up to a minute later: the keyword fallback tells common words by them, and
+ * until then ranks every chunk holding any word (bench/retrieve: p99 602 ms right after loading 100k chunks, 20 ms
+ * once analyzed).
+ */
+const ANALYZE_AFTER_CHUNKS = 500;
 
 export interface IngestionWorkerOptions {
   instanceId: string;
@@ -76,12 +83,14 @@ export class IngestionWorker {
         : null;
       const done = new Set(claimed.document_results.map((r) => r.document_id));
       const waiting = claimed.document_ids.filter((id) => !done.has(id));
+      let indexedChunks = 0;
       let failure: { error: unknown } | undefined;
       const indexNext = async (): Promise<void> => {
         for (let documentId = waiting.shift(); documentId && !lost && !failure; documentId = waiting.shift()) {
           try {
             const result = await this.indexer.run(documentId, claimed.job_kind === 'ingest' ? 'ingest' : 'rebuild_from_snapshot', override, sourceChunking);
             if (lost || !(await this.record(claimed.id, result))) lost = true;
+            indexedChunks += result.point_count ?? 0;
           } catch (error) {
             failure ??= { error };
           }
@@ -94,6 +103,9 @@ export class IngestionWorker {
       if (lost) {
         log.warn('lease lost to another worker; stopping');
         return;
+      }
+      if (indexedChunks >= ANALYZE_AFTER_CHUNKS) {
+        await this.store.analyzeChunks().catch((error: unknown) => log.warn({ err: error }, 'refreshing the chunk statistics failed; autovacuum will'));
       }
       await this.finish(claimed.id, null);
       log.info('ingestion job finished');
