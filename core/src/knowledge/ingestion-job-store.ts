@@ -35,8 +35,13 @@ export class IngestionJobStore extends SqlStore {
     return newestFirst(this.db, { from: 'ingestion_jobs', where: 'r.source_id = $1', bind: [sourceId] }, page, present);
   }
 
-  /** Refreshes the planner's statistics of the chunks, the common words of the keyword fallback among them. */
-  async analyzeChunks(): Promise<void> {
+  /**
+   * Readies the chunks for keyword search after a large load: merges the GIN index's pending list (new entries wait in
+   * it, and every search reads it whole, until autovacuum merges them) and refreshes the planner's statistics, the
+   * common words of the keyword fallback among them.
+   */
+  async settleChunkSearch(): Promise<void> {
+    await this.db.query("SELECT gin_clean_pending_list('knowledge_chunks_search'::regclass)");
     await this.db.query('ANALYZE knowledge_chunks');
   }
 

@@ -13,10 +13,10 @@ const SUPERVISOR_LOCK_MS = 10_000;
 /** Documents of one job indexed at once (bench/ingest: 46.6 s for 10 MiB one at a time). */
 const DOCUMENTS_AT_ONCE = 2;
 /**
- * Chunks a job indexes after which it refreshes their statistics before it ends, as autovacuum would (its threshold is
- * 50 rows and a tenth of the table) only up to a minute later: the keyword fallback tells common words by them, and
- * until then ranks every chunk holding any word (bench/retrieve: p99 602 ms right after loading 100k chunks, 20 ms
- * once analyzed).
+ * Chunks a job indexes after which it readies them for keyword search before it ends (the full-text index's pending
+ * entries merged, the statistics refreshed), as autovacuum would only up to a minute later: until then every search
+ * reads the pending entries whole, and the keyword fallback, which tells common words by the statistics, ranks every
+ * chunk holding any word (bench/retrieve: p99 602 ms right after loading 100k chunks, 20 ms once autovacuum was done).
  */
 const ANALYZE_AFTER_CHUNKS = 500;
 
@@ -105,7 +105,9 @@ export class IngestionWorker {
         return;
       }
       if (indexedChunks >= ANALYZE_AFTER_CHUNKS) {
-        await this.store.analyzeChunks().catch((error: unknown) => log.warn({ err: error }, 'refreshing the chunk statistics failed; autovacuum will'));
+        await this.store
+          .settleChunkSearch()
+          .catch((error: unknown) => log.warn({ err: error }, 'readying the chunks for keyword search failed; autovacuum will'));
       }
       await this.finish(claimed.id, null);
       log.info('ingestion job finished');
