@@ -132,6 +132,12 @@ t.test('retrieval', async (t) => {
     t.ok(stats?.common?.includes('parcel'), 'once the job has ended, the statistics know "parcel"');
     const [merged] = (await db.query("SELECT gin_clean_pending_list('knowledge_chunks_search'::regclass) AS pages")).rows;
     t.equal(Number(merged.pages), 0, "and the full-text index holds no pending entries a search would read whole: the job's end merged them");
+    const [documents] = (
+      await db.query(
+        "SELECT (SELECT reltuples FROM pg_class WHERE oid = 'knowledge_documents'::regclass) AS estimated, (SELECT count(*) FROM knowledge_documents) AS actual",
+      )
+    ).rows;
+    t.equal(Number(documents.estimated), Number(documents.actual), "the planner knows how many documents there are (a search's join order depends on it)");
     const porter = (
       await admin.request('POST', '/agents', { name: 'Porter', agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: { top_k: 3 } })
     ).body;

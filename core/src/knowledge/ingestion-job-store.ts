@@ -37,12 +37,13 @@ export class IngestionJobStore extends SqlStore {
 
   /**
    * Readies the chunks for keyword search after a large load: merges the GIN index's pending list (new entries wait in
-   * it, and every search reads it whole, until autovacuum merges them) and refreshes the planner's statistics, the
-   * common words of the keyword fallback among them.
+   * it, and every search reads it whole, until autovacuum merges them) and refreshes the planner's statistics of the
+   * chunks (the common words of the keyword fallback among them) and of their documents (a search planned on a table of
+   * documents it believes empty ran its index scan once per document: 50 ms, not 1, at 100k chunks in 50 documents).
    */
   async settleChunkSearch(): Promise<void> {
     await this.db.query("SELECT gin_clean_pending_list('knowledge_chunks_search'::regclass)");
-    await this.db.query('ANALYZE knowledge_chunks');
+    await this.db.query('ANALYZE knowledge_documents, knowledge_chunks');
   }
 
   async find(jobId: string): Promise<IngestionJobRow | undefined> {
