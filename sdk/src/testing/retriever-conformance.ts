@@ -25,9 +25,9 @@ const point = (id: string, axis: number, metadata: VectorPoint['metadata'] = {})
 
 /**
  * What every {@link Retriever} must do: keep what is upserted (an id once, the last write winning; an empty document
- * read back as `''`), find the nearest
- * points first with scores in [0, 1], honour `topK` and metadata filters (equality, and a list meaning "one of") in
- * `query`, `count` and `delete`, answer an unknown collection with nothing rather than an error, and report health.
+ * read back as `''`), find the nearest points first with scores in [0, 1], honour `topK` and metadata filters
+ * (equality, and a list meaning "one of") in `query`, `count` and `delete`, answer an unknown collection with nothing
+ * rather than an error, and report health.
  * Each rule writes to a collection of its own, named `<prefix><random>`.
  * @public
  */

@@ -50,7 +50,10 @@ function codePointOffsets(text: string): number[] {
   return offsets;
 }
 
-/** Adds a feature's signed weight to its bucket: the top bit of the hash picks the sign, so colliding features cancel out on average instead of piling up. */
+/**
+ * Adds a feature's signed weight to its bucket: the top bit of the hash picks the sign, so colliding features cancel
+ * out on average instead of piling up.
+ */
 function add(vector: Float64Array, hash: number, weight: number): void {
   vector[(hash & 0x7fffffff) % vector.length]! += hash & 0x80000000 ? -weight : weight;
 }
