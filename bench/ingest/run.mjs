@@ -67,9 +67,10 @@ async function generateCorpus() {
 
 /** CPU seconds used so far by the host's node process, Chroma and the Postgres processes (server and backends). */
 function cpuNow(host, chroma) {
-  const postgres = descendantsOf(host.pid).filter((pid) => pid !== chroma && !descendantsOf(chroma ?? -1).includes(pid));
+  const chromaTree = chroma ? [chroma, ...descendantsOf(chroma)] : [];
+  const postgres = descendantsOf(host.pid).filter((pid) => !chromaTree.includes(pid));
   const sum = (pids) => pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
-  return { host: cpuSeconds(host.pid) ?? 0, chroma: chroma ? sum([chroma, ...descendantsOf(chroma)]) : 0, postgres: sum(postgres) };
+  return { host: cpuSeconds(host.pid) ?? 0, chroma: sum(chromaTree), postgres: sum(postgres) };
 }
 
 /** Samples the RSS of the given processes until `stop()`; `{peak_mib, last_mib}` for each name. */

@@ -11,6 +11,11 @@ import { waitFor } from '../helpers/job-counter.js';
 import { createSource, ingest, uploadOk, waitForJob } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
 
+/** The vector store collection a document's points were written to. */
+const collectionOf = async (databaseUrl: string, documentId: string) =>
+  (await query<{ vector_collection: string }>(databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [documentId]))[0]!
+    .vector_collection;
+
 const DROPS_POINT_PLUGIN = fileURLToPath(new URL('../fixtures/plugins/retriever-drops-point', import.meta.url));
 const paragraphs = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `Paragraph ${i} about ${topic}: ${'lorem ipsum dolor sit amet '.repeat(8)}`).join('\n\n');
@@ -20,10 +25,7 @@ t.test('ingestion jobs', async (t) => {
   const admin = new AdminClient(host.url);
   await admin.login();
   const retriever = host.app.kernel.registry(extensionPoints.retrievers).get(host.app.config.knowledge.retriever) as Retriever;
-  const points = async (documentId: string) => {
-    const [row] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [documentId]);
-    return retriever.count(row!.vector_collection, { document_id: documentId });
-  };
+  const points = async (documentId: string) => retriever.count(await collectionOf(host.databaseUrl, documentId), { document_id: documentId });
   const chunkRows = async (documentId: string) =>
     (await query(host.databaseUrl, 'SELECT id FROM knowledge_chunks WHERE document_id = $1', [documentId])).length;
   const source = await createSource(admin, { chunking_params: { chunk_size: 300, chunk_overlap: 0 } });
@@ -50,10 +52,11 @@ t.test('ingestion jobs', async (t) => {
     t.equal(await chunkRows(good.document_id), indexed.expected_point_count, 'Postgres holds the chunks for the keyword fallback');
     const embedder = host.app.kernel.registry(extensionPoints.embedders).get(host.app.config.knowledge.embedder) as Embedder;
     const [vector] = await embedder.embed(['shipping']);
-    const [row] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [
-      good.document_id,
-    ]);
-    const stored = await retriever.query(row!.vector_collection, { vector: vector!, topK: 100, where: { document_id: good.document_id } });
+    const stored = await retriever.query(await collectionOf(host.databaseUrl, good.document_id), {
+      vector: vector!,
+      topK: 100,
+      where: { document_id: good.document_id },
+    });
     t.equal(stored.length, indexed.expected_point_count, 'every point is found');
     t.same(
       stored.map((p) => [p.document, p.metadata]),
@@ -216,8 +219,9 @@ t.test('a document whose vector store comes up a point short fails verification 
   t.type(row.vector_verified_at, 'string', 'the time of the check is recorded');
   t.match(row.error_message, `holds ${row.actual_point_count} points for this document, expected ${row.expected_point_count}`, 'and so does the document');
   const retriever = host.app.kernel.registry(extensionPoints.retrievers).get('chroma-drops-point') as Retriever;
-  const [stored] = await query<{ vector_collection: string }>(host.databaseUrl, 'SELECT vector_collection FROM knowledge_documents WHERE id = $1', [
-    doc.document_id,
-  ]);
-  t.equal(await retriever.count(stored!.vector_collection, { document_id: doc.document_id }), row.actual_point_count, 'Chroma holds the recorded actual count');
+  t.equal(
+    await retriever.count(await collectionOf(host.databaseUrl, doc.document_id), { document_id: doc.document_id }),
+    row.actual_point_count,
+    'Chroma holds the recorded actual count',
+  );
 });
