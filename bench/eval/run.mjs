@@ -10,16 +10,19 @@
 // is killed with SIGKILL mid-run, and the time from the kill to the run running again on the other is measured
 // (default `[evaluation] run_lease_seconds` 60 and `supervisor_interval_seconds` 10). Run by hand after `npm run build`:
 //   node bench/eval/run.mjs [--items 1000] [--concurrency 16] [--recovery-items 300] [--model-delay-ms 0] [--host-cpu-prof]
+// Both report the CPU seconds per item of each process (the fake model; the host, its Postgres and Chroma; this script),
+// and the ceiling the fake model sets: one single-threaded process, it serves at most 1 s / its CPU per item.
 // `--recovery-items 0` skips the recovery. With `--host-cpu-prof` the host runs under `--cpu-prof`, its hottest
 // functions while the run ran are printed, and the recovery is skipped (a killed host writes no profile).
 // Writes bench/results/eval.json (and with --host-cpu-prof the host's CPU profile under bench/results/eval-prof/).
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, hostChildMatching, hostDatabase, machine, rssKiB, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
+import { arg, cpuSeconds, hostChildMatching, hostCpuSeconds, hostDatabase, machine, rssKiB, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
-import { fmt, ratio } from '../lib/stats.mjs';
+import { fmt, markdownTable, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const items = Number(arg('--items', 1000));
@@ -41,6 +44,17 @@ function mib(samples) {
   const sorted = samples.filter((v) => v !== null).sort((a, b) => a - b);
   return { samples: sorted.length, p50: sorted[sorted.length >> 1] / 1024, max: sorted.at(-1) / 1024 };
 }
+
+/** The CPU seconds each process spent between two `{name: seconds}` readings. */
+const cpuSpent = (before, after) => Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - before[name]]));
+
+/** Process, CPU seconds and CPU ms per item, as a markdown table. */
+const cpuTable = (caption, spent, n) =>
+  markdownTable(
+    caption,
+    ['process', 'CPU seconds', 'CPU ms per item'],
+    Object.entries(spent).map(([name, s]) => [name, fmt(s, 2), fmt((s / n) * 1000, 2)]),
+  );
 
 const csvOf = (n) => `question,expected_answer\n${Array.from({ length: n }, (_, i) => `What is item ${i + 1}?,tok0 tok1 tok2`).join('\n')}\n`;
 
@@ -107,6 +121,9 @@ await runBench('eval', {
     // Throughput and memory.
     const snapshot = await frozenSnapshot(admin, items);
     const rss = [];
+    const chroma = hostChildMatching(host, /chroma/i);
+    const cpu = () => ({ 'fake model': cpuSeconds(fake.child.pid), ...hostCpuSeconds(host, chroma) });
+    const cpuBefore = cpu();
     const from = profileClockUs();
     const created = await admin.request('POST', `/agents/${agent.agent_id}/evaluation-runs`, { dataset_id: snapshot.dataset_id });
     const run = await pollRun(
@@ -117,6 +134,7 @@ await runBench('eval', {
       () => rss.push(rssKiB(host.pid)),
     );
     runWindow.push([from, profileClockUs()]);
+    summary.host_cpu_seconds = cpuSpent(cpuBefore, cpu());
     const seconds = (Date.parse(run.completed_at) - Date.parse(run.started_at)) / 1000;
     summary.host = {
       items: run.items_completed + run.items_failed,
@@ -129,8 +147,23 @@ await runBench('eval', {
     console.log(
       `host: ${run.item_count} items in ${fmt(seconds)} s = ${fmt(summary.host.items_per_s)} items/s (concurrency ${concurrency}); RSS p50 ${fmt(summary.host.host_rss_mib.p50)} MiB, max ${fmt(summary.host.host_rss_mib.max)} MiB`,
     );
+    console.log(cpuTable(`CPU during the host's run (${os.cpus().length} CPUs)`, summary.host_cpu_seconds, items));
+    const floorBefore = { 'fake model': cpuSeconds(fake.child.pid), script: process.cpuUsage() };
     summary.floor = await floor(modelUrl, items);
+    const script = process.cpuUsage(floorBefore.script);
+    summary.floor_cpu_seconds = {
+      'fake model': cpuSeconds(fake.child.pid) - floorBefore['fake model'],
+      script: (script.user + script.system) / 1e6,
+    };
     console.log(`floor (sequential script, 2 model calls per item): ${fmt(summary.floor.items_per_s)} items/s`);
+    console.log(cpuTable('CPU during the floor', summary.floor_cpu_seconds, items));
+    // The fake model is one Node process: whatever calls it, it cannot serve more items a second than this.
+    summary.fake_model_ceiling_items_per_s = items / summary.host_cpu_seconds['fake model'];
+    summary.ratio_ceiling_floor = ratio(summary.fake_model_ceiling_items_per_s, summary.floor.items_per_s);
+    console.log(
+      `the fake model's ceiling: ${fmt(summary.fake_model_ceiling_items_per_s)} items/s (one core over its CPU per item in the host's run), ` +
+        `${fmt(summary.ratio_ceiling_floor, 2)}x the floor`,
+    );
     summary.ratio_host_floor = ratio(summary.host.items_per_s, summary.floor.items_per_s);
     if (recoveryItems === 0 || profile) return;
 
@@ -207,7 +240,7 @@ await runBench('eval', {
     if (profile) printHottest((summary.host_cpu_profile = hottest(profile.dir, 15, runWindow)));
     console.log(
       `\nmodel delay ${modelDelayMs} ms: host ${fmt(summary.host.items_per_s)} items/s vs floor ${fmt(summary.floor.items_per_s)} items/s: ` +
-        `${fmt(summary.ratio_host_floor, 2)}x (target >= 5x at concurrency 16)`,
+        `${fmt(summary.ratio_host_floor, 2)}x (target >= 5x at concurrency 16; the fake model's ceiling ${fmt(summary.ratio_ceiling_floor, 2)}x)`,
     );
   },
 });

@@ -23,7 +23,7 @@
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { FORMATS, textGenerator } from '../lib/corpus.mjs';
-import { arg, cpuSeconds, descendantsOf, hostChildMatching, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { arg, hostChildMatching, hostCpuSeconds, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable } from '../lib/stats.mjs';
 
@@ -63,14 +63,6 @@ async function generateCorpus() {
     bytes += data.byteLength;
   }
   return { documents, bytes };
-}
-
-/** CPU seconds used so far by the host's node process, Chroma and the Postgres processes (server and backends). */
-function cpuNow(host, chroma) {
-  const chromaTree = chroma ? [chroma, ...descendantsOf(chroma)] : [];
-  const postgres = descendantsOf(host.pid).filter((pid) => !chromaTree.includes(pid));
-  const sum = (pids) => pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
-  return { host: cpuSeconds(host.pid) ?? 0, chroma: sum(chromaTree), postgres: sum(postgres) };
 }
 
 /** Samples the RSS of the given processes until `stop()`; `{peak_mib, last_mib}` for each name. */
@@ -143,12 +135,12 @@ async function main() {
   console.log(`uploaded in ${fmt(uploadSeconds, 2)} s; ingesting ...`);
 
   const ingestStart = performance.now();
-  const cpuBefore = cpuNow(host, chroma);
+  const cpuBefore = hostCpuSeconds(host, chroma);
   const profileFrom = profileClockUs();
   const jobs = await Promise.all(sourceIds.map((id) => ingestAndWait(admin, id)));
   const ingestSeconds = (performance.now() - ingestStart) / 1000;
   const profileWindow = [profileFrom, profileClockUs()];
-  const cpuAfter = cpuNow(host, chroma);
+  const cpuAfter = hostCpuSeconds(host, chroma);
   summary.cpu_seconds = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]));
   const rssDuring = rss.stop();
   const failedJobs = jobs.filter((j) => j.status !== 'succeeded');

@@ -139,6 +139,17 @@ export function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks; // utime, stime: the 14th and 15th
 }
 
+/**
+ * CPU seconds used so far by the host's node process, its Chroma (`chroma`, its pid or null) and its Postgres
+ * processes (server and backends): every other descendant of the host.
+ */
+export function hostCpuSeconds(host, chroma) {
+  const chromaTree = chroma ? [chroma, ...descendantsOf(chroma)] : [];
+  const postgres = descendantsOf(host.pid).filter((pid) => !chromaTree.includes(pid));
+  const sum = (pids) => pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
+  return { host: cpuSeconds(host.pid) ?? 0, chroma: sum(chromaTree), postgres: sum(postgres) };
+}
+
 // ---- the host ----
 /**
  * Starts `agent-host start` (the built `host/dist/cli.js`, default configuration) on a fresh scratch data dir
