@@ -25,7 +25,21 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, ask, forkHelper, hostDatabase, machine, rssKiB, runBench, startHelper, startHost, stopHost } from '../lib/host.mjs';
+import {
+  arg,
+  ask,
+  cpuSeconds,
+  forkHelper,
+  hostChildMatching,
+  hostCpuSeconds,
+  hostDatabase,
+  machine,
+  rssKiB,
+  runBench,
+  startHelper,
+  startHost,
+  stopHost,
+} from '../lib/host.mjs';
 import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
@@ -98,8 +112,10 @@ async function main() {
   const model = await startHelper(path.join(here, 'fake-model.mjs'));
   const modelUrl = `http://127.0.0.1:${model.port}/v1`;
   const modelCount = async () => (await ask(model.child, { type: 'count' }, 'count', 5_000)).served;
-  const baselineUrl = `http://127.0.0.1:${(await startHelper(path.join(here, 'baseline.mjs'), [modelUrl, 'langchain'])).port}`;
-  const openaiUrl = `http://127.0.0.1:${(await startHelper(path.join(here, 'baseline.mjs'), [modelUrl, 'openai'])).port}`;
+  const langchainBaseline = await startHelper(path.join(here, 'baseline.mjs'), [modelUrl, 'langchain']);
+  const openaiBaseline = await startHelper(path.join(here, 'baseline.mjs'), [modelUrl, 'openai']);
+  const baselineUrl = `http://127.0.0.1:${langchainBaseline.port}`;
+  const openaiUrl = `http://127.0.0.1:${openaiBaseline.port}`;
   const loadgen = forkHelper(path.join(here, 'loadgen.mjs'));
 
   console.log(`fake model ${modelUrl}; baselines ${openaiUrl} (openai SDK), ${baselineUrl} (LangChain); starting the host on a fresh data dir ...`);
@@ -159,6 +175,22 @@ async function main() {
     ...(langchainHost ? [['langchain_host', langchainHost.url]] : []),
   ];
 
+  // The CPU seconds so far of the processes a side's turns run through: its server (a host with its Postgres and
+  // Chroma), the fake model and the load generator.
+  const hostCpu = (h) => {
+    const chroma = hostChildMatching(h, /chroma/i);
+    return () => hostCpuSeconds(h, chroma);
+  };
+  const serverCpu = {
+    openai_sdk: () => ({ server: cpuSeconds(openaiBaseline.child.pid) }),
+    baseline: () => ({ server: cpuSeconds(langchainBaseline.child.pid) }),
+    host: hostCpu(host),
+    grounded: hostCpu(host),
+    knowledge: hostCpu(host),
+    ...(langchainHost && { langchain_host: hostCpu(langchainHost) }),
+  };
+  const cpuOf = (side) => ({ ...serverCpu[side](), 'fake model': cpuSeconds(model.child.pid), 'load generator': cpuSeconds(loadgen.pid) });
+
   // Both sides must answer the fake model's 20 tokens, then `done`, before anything is measured.
   const verified = {};
   for (const [side, url] of sides) {
@@ -179,6 +211,7 @@ async function main() {
     const point = { concurrency };
     for (const [side, url] of sides) {
       const before = await modelCount();
+      const cpuBefore = cpuOf(side);
       const from = profileClockUs();
       const reply = await ask(
         loadgen,
@@ -190,6 +223,9 @@ async function main() {
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
+      const cpuAfter = cpuOf(side);
+      // Warm-up included: the CPU readings span it too.
+      point[side].cpu_ms_per_turn = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, ((cpuAfter[name] - cpuBefore[name]) / requests) * 1000]));
       if (firstHost(side)) {
         hostSent += requests;
         hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);
@@ -354,6 +390,33 @@ function report() {
     ),
   );
   summary.table = table;
+  const cpu = (c) => Object.values(c).reduce((a, b) => a + b, 0);
+  const cpuTable = markdownTable(
+    `CPU ms per turn, warm-ups included (${os.cpus().length} CPUs: turns/s cannot pass ${os.cpus().length * 1000} over a side's total)`,
+    [
+      'concurrency',
+      'openai SDK proxy',
+      'its fake model + load generator',
+      'its total',
+      'host',
+      'host Postgres',
+      'host Chroma',
+      'its fake model + load generator',
+      'its total',
+    ],
+    summary.points.map(({ concurrency, openai_sdk: { cpu_ms_per_turn: o }, host: { cpu_ms_per_turn: h } }) => [
+      concurrency,
+      fmt(o.server, 2),
+      fmt(o['fake model'] + o['load generator'], 2),
+      fmt(cpu(o), 2),
+      fmt(h.host, 2),
+      fmt(h.postgres, 2),
+      fmt(h.chroma, 2),
+      fmt(h['fake model'] + h['load generator'], 2),
+      fmt(cpu(h), 2),
+    ]),
+  );
+  summary.cpu_table = cpuTable;
   for (const { concurrency, grounded: g, grounding } of summary.points.filter((q) => q.grounded)) {
     console.log(
       `c=${concurrency} grounded agent: ${fmt(g.turns_per_s)} turns/s (${fmt(grounding.turns_per_s, 2)}x the agent without grounding), ` +
@@ -367,7 +430,7 @@ function report() {
     );
   }
   const p = summary.persistence;
-  console.log(`\n${table}\n`);
+  console.log(`\n${table}\n\n${cpuTable}\n`);
   console.log(
     `persisted: ${p.conversation_turns} conversation_turns (${JSON.stringify(p.conversation_turns_by_status)}) for ${p.host_replies_completed} completed host replies ` +
       `of ${p.host_requests_sent} sent (warm-ups, measured windows and the verification request): ${p.completed_turns_match_completed_replies ? 'match' : 'MISMATCH'}; ` +
