@@ -18,6 +18,9 @@ const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
 /** The statements of `work` that are the turn's (not {@link BACKGROUND}). */
 const turnStatementsOf = (database: string, work: () => Promise<unknown>) => statementsOf(database, work, (text) => !BACKGROUND.test(text));
 
+/** Whether a statement lets its transaction commit without waiting for the WAL flush (`SKIP_FLUSH_WAIT`). */
+const skipsFlushWait = (statement: string) => statement.includes("set_config('synchronous_commit', 'off', true)");
+
 /** Each statement as its first 60 characters: what it does, not everything it does it with. */
 const head = (statements: string[]) => statements.map((s) => s.slice(0, 60));
 
@@ -66,6 +69,11 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   );
   // The rate limits with the session (its ticket and the caller's count), then the turn.
   t.equal(fresh.length, 2, `a turn on a new session sends 2 statements: ${JSON.stringify(fresh, null, 1)}`);
+  t.same(
+    freshInFull.map(skipsFlushWait),
+    [true, false],
+    'the first, which writes only budgets, the new session and its ticket, commits without waiting for its WAL flush; the stored turn waits for it, and so covers it',
+  );
 
   const continuedInFull = await turnStatementsOf(database, () => turn({ thread_id: sessionId }));
   const continued = head(continuedInFull);
@@ -75,6 +83,11 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     'a turn continuing a session takes its ticket with its minute budgets, the statement opening the session checks that none is ahead, the stored turn leaves the line',
   );
   t.equal(continued.length, 3, `and sends those 3 statements only: ${JSON.stringify(continued, null, 1)}`);
+  t.same(
+    continuedInFull.map(skipsFlushWait),
+    [true, false, false],
+    'only the one taking minute budgets and the ticket commits without waiting for its WAL flush; the stored turn waits for it, and so covers it',
+  );
 
   const desk = await publicAgent('Staffed', { human_takeover_enabled: true });
   const staffed = (await stream(host.url, { agent_id: desk.agent_id, message: 'Hello?' })).events.at(-1) as { session_id: string };
@@ -97,6 +110,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     ['WITH b0 AS', 'WITH s AS '],
     "which its ticket leaves the line in, after the one taking the ticket with the minute budgets: the message's only statements",
   );
+  t.same(taken.map(skipsFlushWait), [true, false], 'the stored message waits for its WAL flush, the budgets and ticket before it do not');
   let customer: WsClient | undefined;
   const joined = await turnStatementsOf(database, async () => {
     customer = await WsClient.connect(host.url, `/public/ws/${staffed.session_id}`);
@@ -112,6 +126,10 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   t.ok(
     joined.some((s) => /^WITH b0 AS \( ?INSERT INTO rate_limit_buckets/.test(s) && s.includes('issued_publicly')),
     "the handshake's minute budget is taken in the statement reading the session it joins",
+  );
+  t.ok(
+    joined.some((s) => s.includes('issued_publicly') && skipsFlushWait(s)),
+    'which writes only that budget, and does not wait for its WAL flush',
   );
   // An operator's socket is sent nothing before its administrator is re-read: what every administrator request reads.
   const reader = await createSubAdmin(admin, 'statement-reader', ['conversations.read']);

@@ -6,7 +6,7 @@ import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
-import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
+import { SKIP_FLUSH_WAIT, bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
 import { joinLine, leaveLine } from './turn-queue-store.js';
 
 export interface SessionRow {
@@ -131,7 +131,8 @@ export class ConversationStore {
   /**
    * A new session under an id the server just issued (`issue`), opened in the statement that takes the turn's minute
    * budgets (`TrafficLimits.turnBuckets`), and only when every one of them allows the turn: the buckets after the take,
-   * and the session if it opened.
+   * and the session if it opened. Its commit does not wait for the WAL flush (`SKIP_FLUSH_WAIT`): the session matters
+   * only with the turn the same request stores next, and that statement's flush covers it.
    */
   issueSession(
     threadId: string,
@@ -179,7 +180,7 @@ export class ConversationStore {
       `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate)}
          RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
        ${ticket}${stored}
-       SELECT ${[...(takes?.columns ?? []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
+       SELECT ${[...(takes ? [...takes.columns, SKIP_FLUSH_WAIT] : []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,

@@ -16,6 +16,15 @@ export interface TakenBucket {
 
 const WINDOW_MS = 60_000;
 
+/**
+ * A result column that lets the statement's transaction commit without waiting for its WAL to reach the disk. Only for
+ * statements whose writes matter only with what the same request stores next (budgets, a ticket, the session a turn
+ * starts): that later statement waits for the flush, which covers everything written before it. Should Postgres crash
+ * in between, a few takes of a budget, and the ticket and new session of a turn that failed with it, are all that can
+ * be lost.
+ */
+export const SKIP_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) AS flush_wait`;
+
 /** Names a value as the statement's next parameter (`$n`). */
 export type Param = (value: unknown) => string;
 
@@ -83,6 +92,7 @@ export class TrafficLimitStore extends SqlStore {
       ctes.push(`q AS (${joinLine(v, buckets.length > 0 ? `WHERE ${allowed()}` : '')})`);
       columns.push('(SELECT id FROM q) AS ticket');
     }
+    columns.push(SKIP_FLUSH_WAIT);
     const name = `take-buckets-${buckets.length}${line ? '-line' : ''}`;
     const [row] = await preparedQuery<Record<string, unknown>>(this.db, name, `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`, values);
     return { buckets: takenBuckets(buckets.length, row!), ticketId: (row!.ticket as string | null | undefined) ?? null };

@@ -4,7 +4,7 @@ import { preparedQuery } from '../db/prepared-query.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
-import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
+import { SKIP_FLUSH_WAIT, bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
 import type { Operator } from './operator.js';
 
 export interface TakeoverSessionRow extends SessionStateRow {
@@ -50,7 +50,7 @@ export class TakeoverStore extends SqlStore {
     const [row] = await preparedQuery<Record<string, unknown> & { session: TakeoverSessionRow | null }>(
       this.db,
       `takeover-session-issued-taking-${buckets.length}`,
-      `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${[...columns, ''].join(', ')}
+      `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${[...columns, SKIP_FLUSH_WAIT, ''].join(', ')}
          (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly) st) AS session`,
       values,
     );
