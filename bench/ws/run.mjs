@@ -114,7 +114,12 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
   const point = { rooms, customer_sockets: customers, operator_sockets: sockets - customers, rss_before_mib: await settledRssMiB(pid) };
 
+  const connectCpu0 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
   const connected = await ask(loadgen, { type: 'connect', url, sockets: specs, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
+  const connectCpu1 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
+  // CPU ms per socket connected, of each process: on 2 CPUs, the connect rate cannot pass 2000 over their sum.
+  const perSocket = (name) => ((connectCpu1[name] - connectCpu0[name]) * 1000) / sockets;
+  point.connect_cpu_ms_per_socket = { server: perSocket('own'), descendants: perSocket('descendants'), loadgen: perSocket('loadgen') };
   point.connect = {
     connected: connected.connected,
     refused: connected.refused,
@@ -306,6 +311,9 @@ function pointTable(caption, { baseline: b, host: h }, { memory = true } = {}) {
       row('  with its Postgres and Chroma', (s) => s.cpu.server_percent + s.cpu.server_descendants_percent, 0),
       ...(memory ? memoryRows : []),
       row('connect sockets/s', (s) => s.connect.sockets_per_s),
+      row('connect CPU ms per socket: server', (s) => s.connect_cpu_ms_per_socket.server, 2),
+      row('  its Postgres and Chroma', (s) => s.connect_cpu_ms_per_socket.descendants, 2),
+      row('  load generator', (s) => s.connect_cpu_ms_per_socket.loadgen, 2),
     ],
   );
 }
