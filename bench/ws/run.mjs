@@ -45,7 +45,7 @@ import {
   stopHelper,
   stopHost,
 } from '../lib/host.mjs';
-import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
+import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, latencySummary, markdownTable, median, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -60,6 +60,8 @@ const operatorSessions = Number(arg('--operator-sessions', 10));
 const operatorMessages = Number(arg('--operator-messages', 500));
 // With --host-cpu-prof the host runs under --cpu-prof (bench/results/ws-prof/) and its hottest frames are printed.
 const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('ws') : undefined;
+/** `[fromUs, toUs]` of the host's points, by phase, for its CPU profile. */
+const hostWindows = { connect: [], messages: [] };
 const positiveInts = [sockets, sessions, messages, connectConcurrency, operatorMessages];
 if (
   positiveInts.some((n) => !(Number.isInteger(n) && n > 0)) ||
@@ -114,9 +116,12 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
   const point = { rooms, customer_sockets: customers, operator_sockets: sockets - customers, rss_before_mib: await settledRssMiB(pid) };
 
+  const onHost = label.startsWith('host');
+  const connectFrom = profileClockUs();
   const connectCpu0 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
   const connected = await ask(loadgen, { type: 'connect', url, sockets: specs, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
   const connectCpu1 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
+  if (onHost) hostWindows.connect.push([connectFrom, profileClockUs()]);
   // CPU ms per socket connected, of each process: on 2 CPUs, the connect rate cannot pass 2000 over their sum.
   const perSocket = (name) => ((connectCpu1[name] - connectCpu0[name]) * 1000) / sockets;
   point.connect_cpu_ms_per_socket = { server: perSocket('own'), descendants: perSocket('descendants'), loadgen: perSocket('loadgen') };
@@ -139,7 +144,9 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
 
   const cpu0 = cpuOf(pid);
   const wall0 = performance.now();
+  const messagesFrom = profileClockUs();
   const reply = await ask(loadgen, { type: 'run', messages, rate, seed, drainMs: 30_000 }, 'result', (messages / rate) * 1000 + 120_000);
+  if (onHost) hostWindows.messages.push([messagesFrom, profileClockUs()]);
   const wallSeconds = (performance.now() - wall0) / 1000;
   const cpu1 = cpuOf(pid);
   point.rss_after_messages_mib = await settledRssMiB(pid);
@@ -319,7 +326,13 @@ function pointTable(caption, { baseline: b, host: h }, { memory = true } = {}) {
 }
 
 function report() {
-  if (profile) printHottest((summary.host_cpu_profile = hottest(profile.dir)));
+  if (profile) {
+    summary.host_cpu_profile = {};
+    for (const [phase, windows] of Object.entries(hostWindows)) {
+      console.log(`\nwhile its sockets ${phase === 'connect' ? 'connected' : 'sent messages'}:`);
+      printHottest((summary.host_cpu_profile[phase] = hottest(profile.dir, 15, windows)));
+    }
+  }
   const cpus = os.cpus().length;
   const tables = [
     pointTable(
