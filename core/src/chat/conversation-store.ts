@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared-query.js';
+import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
-import { SKIP_FLUSH_WAIT, bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
+import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
 import { joinLine, leaveLine } from './turn-queue-store.js';
 
 export interface SessionRow {

@@ -1,4 +1,5 @@
 import { preparedQuery } from '../db/prepared-query.js';
+import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { SqlStore } from '../db/sql-store.js';
 import { joinLine } from './turn-queue-store.js';
 
@@ -15,15 +16,6 @@ export interface TakenBucket {
 }
 
 const WINDOW_MS = 60_000;
-
-/**
- * A result column that lets the statement's transaction commit without waiting for its WAL to reach the disk. Only for
- * statements whose writes matter only with what the same request stores next (budgets, a ticket, the session a turn
- * starts): that later statement waits for the flush, which covers everything written before it. Should Postgres crash
- * in between, a few takes of a budget, and the ticket and new session of a turn that failed with it, are all that can
- * be lost.
- */
-export const SKIP_FLUSH_WAIT = `set_config('synchronous_commit', 'off', true) AS flush_wait`;
 
 /** Names a value as the statement's next parameter (`$n`). */
 export type Param = (value: unknown) => string;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { preparedQuery } from '../db/prepared-query.js';
+import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
-import { SKIP_FLUSH_WAIT, bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
+import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
 import type { Operator } from './operator.js';
 
 export interface TakeoverSessionRow extends SessionStateRow {
