@@ -19,7 +19,20 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { arg, cpuSeconds, hostChildMatching, hostCpuSeconds, hostDatabase, machine, rssKiB, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
+import {
+  arg,
+  cpuSeconds,
+  cpuSpent,
+  hostChildMatching,
+  hostCpuSeconds,
+  hostDatabase,
+  machine,
+  rssKiB,
+  runBench,
+  sleep,
+  startHelper,
+  startHost,
+} from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable, ratio } from '../lib/stats.mjs';
@@ -44,9 +57,6 @@ function mib(samples) {
   const sorted = samples.filter((v) => v !== null).sort((a, b) => a - b);
   return { samples: sorted.length, p50: sorted[sorted.length >> 1] / 1024, max: sorted.at(-1) / 1024 };
 }
-
-/** The CPU seconds each process spent between two `{name: seconds}` readings. */
-const cpuSpent = (before, after) => Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - before[name]]));
 
 /** Process, CPU seconds and CPU ms per item, as a markdown table. */
 const cpuTable = (caption, spent, n) =>
@@ -148,13 +158,13 @@ await runBench('eval', {
       `host: ${run.item_count} items in ${fmt(seconds)} s = ${fmt(summary.host.items_per_s)} items/s (concurrency ${concurrency}); RSS p50 ${fmt(summary.host.host_rss_mib.p50)} MiB, max ${fmt(summary.host.host_rss_mib.max)} MiB`,
     );
     console.log(cpuTable(`CPU during the host's run (${os.cpus().length} CPUs)`, summary.host_cpu_seconds, items));
-    const floorBefore = { 'fake model': cpuSeconds(fake.child.pid), script: process.cpuUsage() };
-    summary.floor = await floor(modelUrl, items);
-    const script = process.cpuUsage(floorBefore.script);
-    summary.floor_cpu_seconds = {
-      'fake model': cpuSeconds(fake.child.pid) - floorBefore['fake model'],
-      script: (script.user + script.system) / 1e6,
+    const floorCpu = () => {
+      const { user, system } = process.cpuUsage();
+      return { 'fake model': cpuSeconds(fake.child.pid), script: (user + system) / 1e6 };
     };
+    const floorBefore = floorCpu();
+    summary.floor = await floor(modelUrl, items);
+    summary.floor_cpu_seconds = cpuSpent(floorBefore, floorCpu());
     console.log(`floor (sequential script, 2 model calls per item): ${fmt(summary.floor.items_per_s)} items/s`);
     console.log(cpuTable('CPU during the floor', summary.floor_cpu_seconds, items));
     // The fake model is one Node process: whatever calls it, it cannot serve more items a second than this.

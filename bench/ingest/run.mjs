@@ -23,7 +23,7 @@
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { FORMATS, textGenerator } from '../lib/corpus.mjs';
-import { arg, hostChildMatching, hostCpuSeconds, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { arg, cpuSpent, hostChildMatching, hostCpuSeconds, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable } from '../lib/stats.mjs';
 
@@ -141,7 +141,7 @@ async function main() {
   const ingestSeconds = (performance.now() - ingestStart) / 1000;
   const profileWindow = [profileFrom, profileClockUs()];
   const cpuAfter = hostCpuSeconds(host, chroma);
-  summary.cpu_seconds = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, cpuAfter[name] - cpuBefore[name]]));
+  summary.cpu_seconds = cpuSpent(cpuBefore, cpuAfter);
   const rssDuring = rss.stop();
   const failedJobs = jobs.filter((j) => j.status !== 'succeeded');
   if (failedJobs.length)

@@ -150,6 +150,9 @@ export function hostCpuSeconds(host, chroma) {
   return { host: cpuSeconds(host.pid) ?? 0, chroma: sum(chromaTree), postgres: sum(postgres) };
 }
 
+/** The CPU seconds each process spent between two `{name: seconds}` readings. */
+export const cpuSpent = (before, after) => Object.fromEntries(Object.keys(after).map((name) => [name, after[name] - before[name]]));
+
 // ---- the host ----
 /**
  * Starts `agent-host start` (the built `host/dist/cli.js`, default configuration) on a fresh scratch data dir

@@ -29,6 +29,7 @@ import {
   arg,
   ask,
   cpuSeconds,
+  cpuSpent,
   forkHelper,
   hostChildMatching,
   hostCpuSeconds,
@@ -225,7 +226,7 @@ async function main() {
       point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
       const cpuAfter = cpuOf(side);
       // Warm-up included: the CPU readings span it too.
-      point[side].cpu_ms_per_turn = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, ((cpuAfter[name] - cpuBefore[name]) / requests) * 1000]));
+      point[side].cpu_ms_per_turn = Object.fromEntries(Object.entries(cpuSpent(cpuBefore, cpuAfter)).map(([name, s]) => [name, (s / requests) * 1000]));
       if (firstHost(side)) {
         hostSent += requests;
         hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);

@@ -33,6 +33,7 @@ import {
   arg,
   ask,
   cpuSeconds,
+  cpuSpent,
   descendantsOf,
   hostDatabase,
   machine,
@@ -123,7 +124,8 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   const connectCpu1 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
   if (onHost) hostWindows.connect.push([connectFrom, profileClockUs()]);
   // CPU ms per socket connected, of each process: on 2 CPUs, the connect rate cannot pass 2000 over their sum.
-  const perSocket = (name) => ((connectCpu1[name] - connectCpu0[name]) * 1000) / sockets;
+  const spent = cpuSpent(connectCpu0, connectCpu1);
+  const perSocket = (name) => (spent[name] * 1000) / sockets;
   point.connect_cpu_ms_per_socket = { server: perSocket('own'), descendants: perSocket('descendants'), loadgen: perSocket('loadgen') };
   point.connect = {
     connected: connected.connected,
