@@ -24,6 +24,7 @@ import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
 import { arg, hostChildMatching, hostDatabaseUrl, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
+import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { seededRandom } from '../lib/random.mjs';
 import { fmt, latencySummary, markdownTable } from '../lib/stats.mjs';
 
@@ -35,6 +36,7 @@ const chunkSize = Number(arg('--chunk-size', 400));
 const docChunks = Number(arg('--doc-chunks', 2000));
 const uploadConcurrency = Number(arg('--upload-concurrency', 2));
 const seed = Number(arg('--seed', 1));
+const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('retrieve') : undefined;
 const ints = [queries, topK, chunkSize, docChunks, uploadConcurrency, seed, ...scales];
 if (
   !ints.every(Number.isInteger) ||
@@ -47,7 +49,7 @@ if (
   docChunks < 1
 ) {
   console.error(
-    'usage: node bench/retrieve/run.mjs [--scales 10000,100000 (ascending)] [--queries 200] [--warmup 20] [--top-k 5 (1-50)] [--chunk-size 400 (>= 300)] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1]',
+    'usage: node bench/retrieve/run.mjs [--scales 10000,100000 (ascending)] [--queries 200] [--warmup 20] [--top-k 5 (1-50)] [--chunk-size 400 (>= 300)] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1] [--host-cpu-prof]',
   );
   process.exit(2);
 }
@@ -113,7 +115,7 @@ const summary = {
 
 async function main() {
   console.log('starting the host on a fresh data dir ...');
-  const host = await startHost({ name: 'retrieve', env: adminEnv(ADMIN) });
+  const host = await startHost({ name: 'retrieve', env: adminEnv(ADMIN), nodeArgs: profile?.nodeArgs });
   summary.host_boot_ms = host.bootMs;
   const chroma = hostChildMatching(host, /chroma/i);
   console.log(`host ${host.url} healthy in ${fmt(host.bootMs / 1000)} s`);
@@ -153,6 +155,8 @@ async function main() {
   const store = new RetrievalStore(db);
   const keywordSearch = (source, query) => store.keywordSearch('english', [source], queryWords(query), topK);
 
+  /** `[fromUs, toUs]` of each mode's measured queries through the host at the largest scale, for its CPU profile. */
+  const profileWindows = {};
   let loaded = 0;
   let documentIndex = 0;
   for (const scale of scales) {
@@ -192,7 +196,9 @@ async function main() {
     for (const mode of [...Object.keys(MODES), 'keyword_search']) {
       const latencies = [];
       let found = 0;
+      let from;
       for (const [i, { paragraph, query }] of picked.entries()) {
+        if (i === warmup) from = profileClockUs();
         const started = performance.now();
         const chunks = mode === 'keyword_search' ? await keywordSearch(sourceId, query) : await ragDebug(mode, query);
         const ms = performance.now() - started;
@@ -200,6 +206,7 @@ async function main() {
         latencies.push(ms);
         if (chunks.some((c) => c.content.trim() === paragraph.trim())) found++;
       }
+      if (mode !== 'keyword_search') profileWindows[mode] = [from, profileClockUs()];
       const point = { chunks: counts.chunks, mode, ...latencySummary(latencies), found_in_top_k: found / latencies.length };
       summary.points.push(point);
       console.log(
@@ -209,6 +216,8 @@ async function main() {
   }
   await db.close();
   summary.host_stop = await stopHost(host);
+  if (profile)
+    summary.host_cpu_profile = Object.fromEntries(Object.entries(profileWindows).map(([mode, window]) => [mode, hottest(profile.dir, 10, [window])]));
 }
 
 function report() {
@@ -242,6 +251,10 @@ function report() {
   summary.tables = { loads, latency };
   console.log(`\n${loads}\n\n${latency}\n`);
   console.log(`host stop: exit ${summary.host_stop?.exit} in ${summary.host_stop?.stop_ms} ms`);
+  for (const [mode, hot] of Object.entries(summary.host_cpu_profile ?? {})) {
+    console.log(`\n${mode} queries at ${summary.points.at(-1).chunks} chunks:`);
+    printHottest(hot);
+  }
 }
 
 await runBench('retrieve', { summary, main, report });
