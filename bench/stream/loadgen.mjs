@@ -6,9 +6,14 @@
 // `fields` go into every request body besides `thread_id` and `message` (the model, or an agent_id); `headers`
 // into every request (an administrator's cookie); with `issued`, no `thread_id` is sent (an anonymous client's
 // session is issued by the host).
+// With `socket` ({agentId}) each client is instead a customer of that public agent over socket.io: a session the host
+// issues (`POST /public/agents/{id}/sessions`), its socket on `/public/ws/<session>`, then one `user_message` at a
+// time, done when it is acknowledged; the customer gets no token stream, so its time to first token is the time
+// to the reply's `message` event. A client keeps its session and socket across its turns, as a customer does.
 // On {type:'verify', url, fields} it sends one request and answers with what came back.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { io } from 'socket.io-client';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 let sequence = 0;
@@ -74,16 +79,62 @@ function request(agent, url, label, { fields, headers = {}, issued = false }) {
   });
 }
 
+/** A customer of the public agent `agentId` on its own socket: `turn()` sends one message, `close()` leaves. */
+async function socketCustomer(url, agentId) {
+  const issued = await fetch(new URL(`/public/agents/${agentId}/sessions`, url), { method: 'POST' });
+  if (issued.status !== 201) throw new Error(`session not issued: HTTP ${issued.status} ${await issued.text()}`);
+  const { session_id: sessionId } = await issued.json();
+  const socket = io(`${url.origin}/public/ws/${encodeURIComponent(sessionId)}`, { transports: ['websocket'], forceNew: true, reconnection: false });
+  await new Promise((resolve, reject) => {
+    socket.once('session', resolve);
+    socket.once('connect_error', reject);
+  });
+  let pending = null;
+  const settle = (failure) => {
+    const current = pending;
+    if (!current) return;
+    pending = null;
+    current.out.ended = performance.now();
+    current.out.total = current.out.ended - current.started;
+    if (failure) current.out.error ??= failure;
+    else if (current.out.ttft === null) current.out.error = 'acknowledged without a reply';
+    else current.out.done = true;
+    current.resolve(current.out);
+  };
+  socket.on('message', ({ message }) => {
+    if (!pending || message.role !== 'assistant') return;
+    pending.out.ttft = performance.now() - pending.started;
+    pending.out.text = message.content;
+  });
+  socket.on('error', (e) => settle(String(e?.detail ?? e)));
+  socket.on('disconnect', (reason) => settle(`disconnected: ${reason}`));
+  return {
+    turn: () =>
+      new Promise((resolve) => {
+        const out = { ttft: null, total: null, tokens: null, text: '', error: null, done: false, status: 200, ended: 0 };
+        pending = { resolve, out, started: performance.now() };
+        const timer = setTimeout(() => settle('turn timed out'), REQUEST_TIMEOUT_MS);
+        socket.emit('user_message', { content: 'hi' }, (ack) => {
+          clearTimeout(timer);
+          settle(ack?.ok ? null : String(ack?.detail ?? 'refused'));
+        });
+      }),
+    close: () => socket.close(),
+  };
+}
+
 async function closedLoop({ url, concurrency, seconds, label, ...caller }, record) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  // Customers over socket.io connect before the clock starts: the turns are measured, not the handshakes.
+  const customers = caller.socket ? await Promise.all(Array.from({ length: concurrency }, () => socketCustomer(url, caller.socket.agentId))) : [];
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const counts = { sent: 0, ok: 0, failed: 0, late: 0 };
   const failures = new Map();
-  const client = async () => {
+  const client = async (index) => {
     while (performance.now() < deadline) {
       counts.sent++;
-      const r = await request(agent, url, label, caller);
+      const r = caller.socket ? await customers[index].turn() : await request(agent, url, label, caller);
       const ok = r.done && r.error === null && r.status === 200;
       if (!ok) {
         counts.failed++;
@@ -94,17 +145,26 @@ async function closedLoop({ url, concurrency, seconds, label, ...caller }, recor
       else if (ok && record) record(r);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, client));
+  await Promise.all(Array.from({ length: concurrency }, (_, index) => client(index)));
   agent.destroy();
+  customers.forEach((c) => c.close());
   return { counts, failures: Object.fromEntries(failures), elapsed_ms: performance.now() - started };
 }
 
 process.on('message', async (message) => {
   try {
     if (message.type === 'verify') {
-      const agent = new http.Agent({ keepAlive: false });
-      const r = await request(agent, new URL(message.url), message.label ?? 'verify', message);
-      agent.destroy();
+      const url = new URL(message.url);
+      let r;
+      if (message.socket) {
+        const customer = await socketCustomer(url, message.socket.agentId);
+        r = await customer.turn();
+        customer.close();
+      } else {
+        const agent = new http.Agent({ keepAlive: false });
+        r = await request(agent, url, message.label ?? 'verify', message);
+        agent.destroy();
+      }
       process.send({ type: 'verified', result: r });
     } else if (message.type === 'run') {
       const url = new URL(message.url);

@@ -15,7 +15,9 @@
 // Run by hand after `npm run build`:
 //   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
-// mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too.
+// mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too. The
+// same run measures the host's two other paths as sides of their own: the model path (`model`, as without --agent) and
+// the agent's customers over socket.io (`socket`, loadgen.mjs), and sets every path against the openai SDK proxy.
 // With --grounding too, the same agent with `response_grounding_config` (balanced, general knowledge allowed, so
 // the model is asked without evidence) is measured as a third side: what grounding adds to a turn, in one run.
 // With --knowledge too, an agent with one mounted knowledge source (`--knowledge-chunks` generated paragraphs, one
@@ -62,6 +64,8 @@ const knowledgeChunks = Number(arg('--knowledge-chunks', 1000));
 const withLangchainHost = process.argv.includes('--langchain-host');
 const leakTurns = process.argv.includes('--leak-check') ? Number(arg('--leak-check', 100_000)) : 0;
 const MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
+/** With --agent, the host's sides besides the agent path: the model path, and the agent's customers over socket.io. */
+const HOST_PATHS = ['model', 'socket'];
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (
   !(seconds > 0) ||
@@ -167,10 +171,16 @@ async function main() {
     clients.grounded = { fields: { agent_id: agent.agent_id }, issued: true };
   }
   if (withKnowledge) clients.knowledge = { fields: { agent_id: await knowledgeAgent(admin) }, issued: true };
+  if (withAgent) {
+    // The other two ways into the same pipeline, in the same run: the model path and the agent's customers over socket.io.
+    clients.model = { fields: MODEL, headers: { cookie: admin.cookie } };
+    clients.socket = { socket: { agentId: clients.host.fields.agent_id } };
+  }
   const sides = [
     ['openai_sdk', openaiUrl],
     ['baseline', baselineUrl],
     ['host', hostUrl],
+    ...(withAgent ? HOST_PATHS.map((side) => [side, hostUrl]) : []),
     ...(withGrounding ? [['grounded', hostUrl]] : []),
     ...(withKnowledge ? [['knowledge', hostUrl]] : []),
     ...(langchainHost ? [['langchain_host', langchainHost.url]] : []),
@@ -188,6 +198,8 @@ async function main() {
     host: hostCpu(host),
     grounded: hostCpu(host),
     knowledge: hostCpu(host),
+    model: hostCpu(host),
+    socket: hostCpu(host),
     ...(langchainHost && { langchain_host: hostCpu(langchainHost) }),
   };
   const cpuOf = (side) => ({ ...serverCpu[side](), 'fake model': cpuSeconds(model.child.pid), 'load generator': cpuSeconds(loadgen.pid) });
@@ -197,7 +209,9 @@ async function main() {
   for (const [side, url] of sides) {
     const { result } = await ask(loadgen, { type: 'verify', url, label: `verify-${side}`, ...clients[side] }, 'verified', 60_000);
     verified[side] = { tokens: result.tokens, text_matches: result.text === model.expected, done: result.done, error: result.error, status: result.status };
-    if (result.tokens !== 20 || result.text !== model.expected || !result.done || result.error !== null) {
+    // A socket customer gets the reply whole (no token stream): its text is checked, not its tokens.
+    const streamed = !clients[side].socket;
+    if ((streamed && result.tokens !== 20) || result.text !== model.expected || !result.done || result.error !== null) {
       throw new Error(`${side} reply is not the fake model's 20 tokens then done: ${JSON.stringify(result)}`);
     }
   }
@@ -205,7 +219,7 @@ async function main() {
   console.log('verified: baseline and host each streamed the 20 tokens, then done\n');
 
   // The verification requests, one per side of the first host.
-  const firstHost = (side) => side === 'host' || side === 'grounded' || side === 'knowledge';
+  const firstHost = (side) => ['host', 'grounded', 'knowledge', ...HOST_PATHS].includes(side);
   let hostSent = sides.filter(([side]) => firstHost(side)).length;
   let hostOk = hostSent;
   for (const concurrency of concurrencies) {
@@ -254,6 +268,10 @@ async function main() {
         ttft_p99_added_ms: point.grounded.ttft_p99_ms - point.host.ttft_p99_ms,
       };
     }
+    if (withAgent)
+      point.paths_over_openai_sdk = Object.fromEntries(
+        ['host', ...HOST_PATHS, 'knowledge'].filter((side) => point[side]).map((side) => [side, ratio(point[side].turns_per_s, point.openai_sdk.turns_per_s)]),
+      );
     if (point.knowledge) {
       point.knowledge_mount = {
         turns_per_s: ratio(point.knowledge.turns_per_s, point.host.turns_per_s),
@@ -418,6 +436,30 @@ function report() {
     ]),
   );
   summary.cpu_table = cpuTable;
+  const pathNames = {
+    host: 'agent path (POST /stream)',
+    model: 'model path (POST /stream, no agent)',
+    knowledge: 'agent path, one knowledge mount',
+    socket: 'agent path over socket.io',
+  };
+  const pathsTable =
+    withAgent &&
+    markdownTable(
+      `The host's paths against the openai SDK proxy, in the same run (over socket.io the customer gets the reply whole: its time to first token is the time to the reply's message event)`,
+      ['concurrency', 'path', 'turns/s', 'x openai SDK proxy', 'p50 TTFT ms', 'p99 TTFT ms', 'added p50 TTFT ms'],
+      summary.points.flatMap((q) =>
+        Object.entries(q.paths_over_openai_sdk).map(([side, x]) => [
+          q.concurrency,
+          pathNames[side],
+          fmt(q[side].turns_per_s),
+          fmt(x, 2),
+          fmt(q[side].ttft_p50_ms),
+          fmt(q[side].ttft_p99_ms),
+          fmt(q[side].ttft_p50_ms - q.openai_sdk.ttft_p50_ms, 2),
+        ]),
+      ),
+    );
+  if (pathsTable) summary.paths_table = pathsTable;
   for (const { concurrency, grounded: g, grounding } of summary.points.filter((q) => q.grounded)) {
     console.log(
       `c=${concurrency} grounded agent: ${fmt(g.turns_per_s)} turns/s (${fmt(grounding.turns_per_s, 2)}x the agent without grounding), ` +
@@ -432,6 +474,7 @@ function report() {
   }
   const p = summary.persistence;
   console.log(`\n${table}\n\n${cpuTable}\n`);
+  if (pathsTable) console.log(`${pathsTable}\n`);
   console.log(
     `persisted: ${p.conversation_turns} conversation_turns (${JSON.stringify(p.conversation_turns_by_status)}) for ${p.host_replies_completed} completed host replies ` +
       `of ${p.host_requests_sent} sent (warm-ups, measured windows and the verification request): ${p.completed_turns_match_completed_replies ? 'match' : 'MISMATCH'}; ` +
