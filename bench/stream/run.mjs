@@ -99,8 +99,8 @@ function summarize(reply, seconds) {
 }
 
 // ---- the run ----
-/** `[fromUs, toUs]` of each measured point of the host side, for its CPU profile. */
-const hostWindows = [];
+/** Per side of the first host, `[fromUs, toUs]` of each of its measured points, for the host's CPU profile. */
+const hostWindows = {};
 const summary = {
   date: new Date().toISOString(),
   machine: machine(),
@@ -234,7 +234,7 @@ async function main() {
         'result',
         (seconds + warmupSeconds) * 1000 + 120_000,
       );
-      if (side === 'host') hostWindows.push([from, profileClockUs()]);
+      if (firstHost(side)) (hostWindows[side] ??= []).push([from, profileClockUs()]);
       point[side] = summarize(reply, seconds);
       const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
       point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
@@ -374,7 +374,13 @@ async function leakCheck(loadgen, url, client, pid) {
 
 function report() {
   // The host's own points only: over the whole run it mostly waits while the baselines are measured.
-  if (profileDir) printHottest((summary.host_cpu_profile = hottest(profileDir, 10, hostWindows)));
+  if (profileDir) {
+    summary.host_cpu_profile = Object.fromEntries(Object.entries(hostWindows).map(([side, windows]) => [side, hottest(profileDir, 10, windows)]));
+    for (const [side, hot] of Object.entries(summary.host_cpu_profile)) {
+      console.log(`\nthe host while it served the ${side} side:`);
+      printHottest(hot);
+    }
+  }
   const table = markdownTable(
     `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
     [
@@ -446,7 +452,7 @@ function report() {
     withAgent &&
     markdownTable(
       `The host's paths against the openai SDK proxy, in the same run (over socket.io the customer gets the reply whole: its time to first token is the time to the reply's message event)`,
-      ['concurrency', 'path', 'turns/s', 'x openai SDK proxy', 'p50 TTFT ms', 'p99 TTFT ms', 'added p50 TTFT ms'],
+      ['concurrency', 'path', 'turns/s', 'x openai SDK proxy', 'p50 TTFT ms', 'p99 TTFT ms', 'added p50 TTFT ms', 'host CPU ms/turn', 'Postgres CPU ms/turn'],
       summary.points.flatMap((q) =>
         Object.entries(q.paths_over_openai_sdk).map(([side, x]) => [
           q.concurrency,
@@ -456,6 +462,8 @@ function report() {
           fmt(q[side].ttft_p50_ms),
           fmt(q[side].ttft_p99_ms),
           fmt(q[side].ttft_p50_ms - q.openai_sdk.ttft_p50_ms, 2),
+          fmt(q[side].cpu_ms_per_turn.host, 2),
+          fmt(q[side].cpu_ms_per_turn.postgres, 2),
         ]),
       ),
     );
