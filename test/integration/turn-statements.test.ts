@@ -83,6 +83,16 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     'a turn continuing a session takes its ticket with its minute budgets, the statement opening the session checks that none is ahead, the stored turn leaves the line',
   );
   t.equal(continued.length, 3, `and sends those 3 statements only: ${JSON.stringify(continued, null, 1)}`);
+  t.match(
+    continuedInFull[1],
+    /^WITH s AS \(SELECT /,
+    'the statement opening the session reads its row: it is written once a turn, with the stored turn (one new row version a turn, as two indexes hold its updated_at)',
+  );
+  const updatedAt = async (id: string) =>
+    (await query<{ at: string }>(host.databaseUrl, 'SELECT updated_at::text AS at FROM chat_sessions WHERE id = $1', [id]))[0]!.at;
+  const beforeTurn = await updatedAt(sessionId);
+  await turn({ thread_id: sessionId });
+  t.ok((await updatedAt(sessionId)) > beforeTurn, "a continued turn still moves its session's updated_at");
   t.same(
     continuedInFull.map(skipsFlushWait),
     [true, false, false],
@@ -92,6 +102,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   const desk = await publicAgent('Staffed', { human_takeover_enabled: true });
   const staffed = (await stream(host.url, { agent_id: desk.agent_id, message: 'Hello?' })).events.at(-1) as { session_id: string };
   t.equal((await admin.request('POST', `/sessions/${staffed.session_id}/takeover`, {})).status, 200, 'an operator takes a session over');
+  const beforeMessage = await updatedAt(staffed.session_id);
   const taken = await turnStatementsOf(database, async () => {
     const { events } = await stream(host.url, { agent_id: desk.agent_id, message: 'Is anyone there?', thread_id: staffed.session_id });
     t.same(
@@ -102,9 +113,10 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   });
   t.same(
     taken.filter((s) => s.includes('INSERT INTO chat_messages')).map((s) => s.slice(0, 17)),
-    ['WITH s AS (UPDATE'],
+    ['WITH s AS (SELECT'],
     "a customer's message to a session under takeover is stored by the statement that opens the session",
   );
+  t.ok((await updatedAt(staffed.session_id)) > beforeMessage, "which moves the session's updated_at");
   t.same(
     taken.map((s) => s.slice(0, 10)),
     ['WITH b0 AS', 'WITH s AS '],
@@ -147,6 +159,18 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     [['system'], ['user', 'Is anyone there?']],
     'and it is in the session, after the takeover notice',
   );
+  const beforeAdminMessage = await updatedAt(staffed.session_id);
+  const asAdmin = await stream(
+    host.url,
+    { agent_id: desk.agent_id, message: 'An administrator asks too', thread_id: staffed.session_id },
+    { cookie: admin.cookieHeader('/stream') },
+  );
+  t.same(
+    asAdmin.events.map((e) => e.type),
+    ['done'],
+    'an administrator writing to the session under takeover gets no AI reply either',
+  );
+  t.ok((await updatedAt(staffed.session_id)) > beforeAdminMessage, "and the statement storing the message (an administrator's session) moves updated_at too");
 });
 
 t.test("scheduled runs' own statements: a slot's due tasks fire in batches that claim their runs; each run ends in one", async (t) => {

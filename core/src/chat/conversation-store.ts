@@ -62,20 +62,33 @@ export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
 /** Who may open which session (see {@link ConversationStore.openSession}). */
 export type SessionMode = 'choose' | 'issue' | 'continue_issued';
 
+/** The columns of the session row a turn opens (`SessionRow`). */
+const SESSION_COLUMNS = `id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone`;
+
 /**
- * Opens the session in the way `mode` allows, returning its row only then; `$1` is the session id, `$2` the agent id.
- * `gate` is a condition it must also meet (`TRUE` for none).
+ * Opens the session in the way `mode` allows, returning its row (`SESSION_COLUMNS`) only then; `$1` is the session
+ * id, `$2` the agent id. `gate` is a condition it must also meet (`TRUE` for none). `updated_at` moves when the turn
+ * or a customer's message under takeover (`storesMessage`) is stored, not here: two indexes of `chat_sessions` hold
+ * it, so writing it would give every turn a second row version with an entry in each index. An administrator's
+ * existing session is still written (its row locked, its agent set if it had none), but as a HOT update, touching no
+ * index, except to move `updated_at` for a message stored under takeover: a second update of the row in the same
+ * statement would be lost.
  */
-const OPEN_SESSION: Record<SessionMode, (gate: string) => string> = {
+const OPEN_SESSION: Record<SessionMode, (gate: string, storesMessage: boolean) => string> = {
   choose: (
     gate,
+    storesMessage,
   ) => `INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at) SELECT $1::varchar, $2::uuid, 'AI_ACTIVE', now(), now() WHERE ${gate}
-         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id), updated_at = now()
-         WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id`,
+         ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id)${
+           storesMessage ? ", updated_at = CASE WHEN chat_sessions.status = 'HUMAN_ACTIVE' THEN now() ELSE chat_sessions.updated_at END" : ''
+         }
+         WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id
+         RETURNING ${SESSION_COLUMNS}`,
   // A session the server has just issued: nobody else knows it, so nothing is ahead of this request.
   issue: (gate) =>
-    `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) SELECT $1::varchar, $2::uuid, 'AI_ACTIVE', true, now(), now() WHERE ${gate}`,
-  continue_issued: (gate) => `UPDATE chat_sessions SET updated_at = now() WHERE id = $1 AND agent_id = $2 AND issued_publicly AND ${gate}`,
+    `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) SELECT $1::varchar, $2::uuid, 'AI_ACTIVE', true, now(), now() WHERE ${gate}
+         RETURNING ${SESSION_COLUMNS}`,
+  continue_issued: (gate) => `SELECT ${SESSION_COLUMNS} FROM chat_sessions WHERE id = $1 AND agent_id = $2 AND issued_publicly AND ${gate}`,
 };
 
 /** What may come with opening a session, in the same statement (see {@link ConversationStore.openSession}). */
@@ -166,7 +179,7 @@ export class ConversationStore {
     const stored = customerMessage
       ? `, cm AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at)
            SELECT ${p(randomUUID())}::uuid, s.id, 'user', ${p(customerMessage.content)}, ${p(customerMessage.messageType)}, now() FROM s WHERE s.status = 'HUMAN_ACTIVE'
-           RETURNING ${MESSAGE_COLUMNS})${customerMessage.ticketId ? `, cq AS (${leaveLine(`(SELECT ${p(customerMessage.ticketId)}::bigint FROM cm)`)})` : ''}`
+           RETURNING ${MESSAGE_COLUMNS})${mode === 'choose' ? '' : ', cu AS (UPDATE chat_sessions SET updated_at = now() WHERE id = (SELECT session_id FROM cm))'}${customerMessage.ticketId ? `, cq AS (${leaveLine(`(SELECT ${p(customerMessage.ticketId)}::bigint FROM cm)`)})` : ''}`
       : '';
     const [row] = await preparedQuery<
       SessionRow & {
@@ -178,8 +191,7 @@ export class ConversationStore {
     >(
       this.db,
       `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}${budgets ? `_buckets${budgets.length}` : ''}`,
-      `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate)}
-         RETURNING id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone)
+      `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate, customerMessage != null)})
        ${ticket}${stored}
        SELECT ${[...(takes ? [...takes.columns, SKIP_FLUSH_WAIT] : []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
