@@ -18,6 +18,10 @@ export type EventRow = Omit<TakeoverEventView, 'event_id' | 'created_at'> & { id
 const SESSION_STATE_SELECT = `SELECT s.id, s.agent_id, s.status, a.human_takeover_enabled, a.agent_type, s.takeover_owner_id, s.takeover_owner_name,
   s.takeover_started_at, s.takeover_released_at, s.updated_at FROM chat_sessions s LEFT JOIN agents a ON a.id = s.agent_id`;
 
+/** The latest `$2` messages of session `$1`, oldest first, as a JSON array: a joining socket's history. */
+const LATEST_MESSAGES = `COALESCE((SELECT json_agg(m ORDER BY m.created_at, m.id) FROM (SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1
+  ORDER BY created_at DESC, id DESC LIMIT $2) m), '[]')`;
+
 /** The SQL of human takeover: session states, takeover events, and the messages operators add. */
 export class TakeoverStore extends SqlStore {
   /** The session's state; only one the server issued publicly with `issuedOnly`; locked with a transaction. */
@@ -43,19 +47,25 @@ export class TakeoverStore extends SqlStore {
 
   /**
    * A customer socket's handshake in one round trip: one take of each of `buckets` (the address's handshake budget,
-   * `bucketTakes`) and the state of the session it joins, if the server issued that session publicly.
+   * `bucketTakes`), the state of the session it joins if the server issued that session publicly, and then, when the
+   * budget allowed the handshake, what the socket is sent first: the session's latest `limit` messages, oldest first.
    */
-  async issuedSessionTaking(sessionId: string, buckets: BucketTake[]): Promise<{ buckets: (TakenBucket | null)[]; session: TakeoverSessionRow | undefined }> {
-    const values: unknown[] = [sessionId];
-    const { ctes, columns } = bucketTakes(buckets, (value) => `$${values.push(value)}`);
-    const [row] = await preparedQuery<Record<string, unknown> & { session: TakeoverSessionRow | null }>(
+  async issuedSessionJoining(
+    sessionId: string,
+    buckets: BucketTake[],
+    limit: number,
+  ): Promise<{ buckets: (TakenBucket | null)[]; session: TakeoverSessionRow | undefined; messages: MessageRow[] }> {
+    const values: unknown[] = [sessionId, limit];
+    const { ctes, columns, allowed } = bucketTakes(buckets, (value) => `$${values.push(value)}`);
+    const [row] = await preparedQuery<Record<string, unknown> & { session: TakeoverSessionRow | null; messages: MessageRow[] | null }>(
       this.db,
-      `takeover-session-issued-taking-${buckets.length}`,
+      `takeover-session-issued-joining-${buckets.length}`,
       `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT ${[...columns, SKIP_FLUSH_WAIT, ''].join(', ')}
-         (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly) st) AS session`,
+         (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1 AND s.issued_publicly) st) AS session,
+         CASE WHEN ${allowed()} AND EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1 AND issued_publicly) THEN ${LATEST_MESSAGES} END AS messages`,
       values,
     );
-    return { buckets: takenBuckets(buckets.length, row!), session: row!.session ?? undefined };
+    return { buckets: takenBuckets(buckets.length, row!), session: row!.session ?? undefined, messages: row!.messages ?? [] };
   }
 
   /**
@@ -66,9 +76,7 @@ export class TakeoverStore extends SqlStore {
     const [row] = await preparedQuery<{ session: TakeoverSessionRow | null; messages: MessageRow[] }>(
       this.db,
       'takeover-session-with-history',
-      `SELECT (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1) st) AS session,
-         COALESCE((SELECT json_agg(m ORDER BY m.created_at, m.id) FROM (SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1
-           ORDER BY created_at DESC, id DESC LIMIT $2) m), '[]') AS messages`,
+      `SELECT (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = $1) st) AS session, ${LATEST_MESSAGES} AS messages`,
       [sessionId, limit],
     );
     return { session: row!.session ?? undefined, messages: row!.messages };

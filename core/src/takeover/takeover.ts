@@ -70,14 +70,19 @@ export class Takeover {
 
   /**
    * {@link issuedState}, read in the statement that takes a customer socket's handshake budget (the buckets and
-   * refusal of `TrafficLimits.handshakeBuckets`): the refusal, if the budget refused the handshake, else the state.
+   * refusal of `TrafficLimits.handshakeBuckets`), with what {@link joined} reads: the refusal, if the budget refused
+   * the handshake, else the state and, for a session the server issued, its latest `limit` messages.
    */
-  async issuedStateTaking(
+  async issuedJoining(
     sessionId: string,
     handshake: BudgetBuckets,
-  ): Promise<{ refusal: RateLimitRefusal; state?: undefined } | { refusal?: undefined; state: SessionState | undefined }> {
-    const { buckets, session } = await this.store.issuedSessionTaking(sessionId, handshake.buckets);
-    return handshake.refusal(buckets) ?? { state: session && presentSessionState(session) };
+    limit: number,
+  ): Promise<
+    | { refusal: RateLimitRefusal; state?: undefined; messages?: undefined }
+    | { refusal?: undefined; state: SessionState | undefined; messages: PresentedMessage[] }
+  > {
+    const { buckets, session, messages } = await this.store.issuedSessionJoining(sessionId, handshake.buckets, limit);
+    return handshake.refusal(buckets) ?? { state: session && presentSessionState(session), messages: messages.map(presentMessage) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AdminPrincipal, SessionBroadcast } from '@agent-host/core';
+import type { AdminPrincipal, PresentedMessage, SessionBroadcast, SessionState } from '@agent-host/core';
 import type { Namespace, Socket } from 'socket.io';
 import type { ErrorCode } from '@agent-host/sdk';
 
@@ -27,6 +27,37 @@ export function outgoing(broadcast: SessionBroadcast): Record<string, unknown> {
   }
 }
 
+/** What a socket is sent first when it joins its session: the latest messages and the session's state. */
+export interface JoinView {
+  messages: PresentedMessage[];
+  session: SessionState | undefined;
+}
+
+/** A send to a whole session (not to one socket), as `RoomFanOut.send` got it. */
+interface RoomSend {
+  type: string;
+  payload: Record<string, unknown>;
+  adminsOnly: boolean;
+}
+
+/**
+ * What a session's sockets were sent while a socket that read its {@link JoinView} early (at its handshake) was not
+ * yet among them: sent to it after that view, so it misses nothing. Past {@link HOLD_LIMIT} sends or
+ * {@link HOLD_MS}, it stops recording and the socket reads its view again when it joins.
+ */
+export interface Held {
+  /** What the session was sent since the hold began. */
+  readonly sends: readonly RoomSend[];
+  /** Stops recording; whether everything since the hold began was recorded. */
+  release(): boolean;
+}
+
+const HOLD_LIMIT = 500;
+const HOLD_MS = 30_000;
+
+/** The id of the stored message a broadcast carries (a `message` or a takeover's `system` message), if any. */
+const messageIdOf = (payload: Record<string, unknown>) => (payload.message as { message_id?: string } | undefined)?.message_id;
+
 /** Why a socket is closed: its administrator session ended or lost conversations.read, or its session stopped being public. */
 export interface Closure {
   detail: string;
@@ -46,6 +77,7 @@ const READ_REVOKED: Closure = { detail: 'missing permission conversations.read; 
 export class RoomFanOut {
   private readonly rooms = new Map<string, Set<Socket>>();
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly holds = new Map<string, Set<RoomSend[]>>();
 
   constructor(
     /** The administrator session's principal now (current permissions), or `undefined` once it ended. */
@@ -61,6 +93,56 @@ export class RoomFanOut {
     socket.once('disconnect', () => {
       room.delete(socket);
       if (room.size === 0 && this.rooms.get(sessionId) === room) this.rooms.delete(sessionId);
+    });
+  }
+
+  /** Starts recording what the session's sockets are sent, for a socket about to read its {@link JoinView} (`admit`). */
+  hold(sessionId: string): Held {
+    const sends: RoomSend[] = [];
+    let holds = this.holds.get(sessionId);
+    if (!holds) this.holds.set(sessionId, (holds = new Set()));
+    holds.add(sends);
+    let complete = true;
+    const stop = () => {
+      holds.delete(sends);
+      if (holds.size === 0 && this.holds.get(sessionId) === holds) this.holds.delete(sessionId);
+      clearTimeout(timer);
+    };
+    // A handshake whose socket never connects must not record for ever.
+    const timer = setTimeout(() => {
+      complete = false;
+      stop();
+    }, HOLD_MS);
+    timer.unref();
+    return {
+      sends,
+      release: () => {
+        stop();
+        return complete && sends.length <= HOLD_LIMIT;
+      },
+    };
+  }
+
+  /**
+   * Adds a socket to its session, in turn with the session's sends: first its view, then (when `held` recorded
+   * everything since `view` was read) what the session was sent meanwhile, without the messages the view already
+   * holds. With no view, or an incomplete hold, `read` reads the view in turn, so nothing sent after it is missed.
+   */
+  admit(socket: Socket, read: () => Promise<JoinView>, early?: { view: JoinView; held: Held }): Promise<void> {
+    const { sessionId } = socket.data as SocketState;
+    return this.enqueue(sessionId, async () => {
+      const recorded = early?.held.release() ?? false;
+      if (socket.disconnected) return;
+      this.join(socket);
+      const view = recorded ? early!.view : await read();
+      await this.send(sessionId, 'history', { type: 'history', session_id: sessionId, messages: view.messages }, socket);
+      await this.send(sessionId, 'session', { type: 'session', ...view.session }, socket);
+      if (!recorded) return;
+      const shown = new Set(view.messages.map((m) => m.message_id));
+      for (const { type, payload, adminsOnly } of early!.held.sends) {
+        const id = messageIdOf(payload);
+        if (id === undefined || !shown.has(id)) await this.send(sessionId, type, payload, socket, adminsOnly);
+      }
     });
   }
 
@@ -113,6 +195,7 @@ export class RoomFanOut {
    * re-checked, so a room an operator watches does not make its customers wait for that check.
    */
   async send(sessionId: string, type: string, payload: Record<string, unknown>, only?: Socket, adminsOnly = false): Promise<void> {
+    if (!only) for (const sends of this.holds.get(sessionId) ?? []) if (sends.length <= HOLD_LIMIT) sends.push({ type, payload, adminsOnly });
     const customers: Socket[] = [];
     const admins: Socket[] = [];
     for (const socket of only ? [only] : (this.rooms.get(sessionId) ?? [])) ((socket.data as SocketState).principal ? admins : customers).push(socket);

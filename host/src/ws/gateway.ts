@@ -9,7 +9,7 @@ import { clientAddressReader } from '../access/client-address.js';
 import { ACCESS_COOKIE, readCookie } from '../access/cookies.js';
 import { createAdapterPool } from './adapter-pool.js';
 import { attachDemoGateway } from './demo-gateway.js';
-import { close, RoomFanOut, type Closure, type SocketState } from './fan-out.js';
+import { close, RoomFanOut, type Closure, type Held, type JoinView, type SocketState } from './fan-out.js';
 import { parseMessageTag, readInbound, type InboundPayload } from './inbound.js';
 import { ANNOUNCE_GRACE_MS, HEARTBEAT_INTERVAL_MS, peerRelay } from './peer-relay.js';
 
@@ -29,6 +29,8 @@ interface ConnectionState extends SocketState {
   operatorName: string | null;
   agentId: string | null;
   clientIp: string | null;
+  /** A customer's view of its session, read at the handshake, and what the session was sent since (`RoomFanOut.admit`). */
+  early?: { view: JoinView; held: Held };
 }
 
 /** A refusal shown to the client (connect_error message, or an `error` event). */
@@ -141,23 +143,45 @@ export function createGateway(
       agentId: queryValue(query.agent_id),
       clientIp: clientAddress(socket.request),
     };
-    // A customer's handshake takes its minute budget in the statement that reads the session it joins.
-    const joining = isPublic ? await takeover.issuedStateTaking(sessionId, limits.handshakeBuckets(state.clientIp)) : undefined;
-    const refusal = joining ? joining.refusal : await limits.takeHandshake(state.clientIp);
-    if (refusal) throw new Refused(refusal.detail);
-    const role = queryValue(query.role);
-    if (role && role !== 'customer' && role !== 'operator') throw new Refused('role must be customer or operator');
-    if (isPublic && state.role === 'operator') throw new Refused('the public WebSocket serves customers only; operators connect to /ws/{session_id}');
-    if (!isPublic) {
-      const token = readCookie(socket.handshake.headers, ACCESS_COOKIE);
-      const principal = token ? await auth.authenticate(token) : undefined;
-      if (!principal) throw new Refused(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
-      if (!principal.permissions.includes('conversations.read')) throw new Refused('missing permission conversations.read');
-      // Refused now rather than at the first takeover: an operator acts only as itself.
-      if (state.role === 'operator' && state.operatorId) operatorFor(principal, 'websocket', { operator_id: state.operatorId });
-      state.principal = principal;
+    if (!isPublic) return adminHandshake(socket, state);
+    // A customer's handshake takes its minute budget in the statement that reads the session it joins and what the
+    // socket is sent first; what the session is sent from then until the socket joins is held for it.
+    const held = fanOut.hold(sessionId);
+    try {
+      const joining = await takeover.issuedJoining(sessionId, limits.handshakeBuckets(state.clientIp), HISTORY_LIMIT);
+      if (joining.refusal) throw new Refused(joining.refusal.detail);
+      checkRole(query.role);
+      if (state.role === 'operator') throw new Refused('the public WebSocket serves customers only; operators connect to /ws/{session_id}');
+      const session = await publicSession(sessionId, state.agentId, joining.state);
+      state.agentId = session.agent_id;
+      state.early = { view: { messages: joining.messages, session: joining.state }, held };
+    } catch (error) {
+      held.release();
+      throw error;
     }
-    const session = joining ? await publicSession(sessionId, state.agentId, joining.state) : await adminSession(sessionId, state.agentId);
+    socket.data = state;
+  }
+
+  /** The query's `role`, when given, is one the namespaces know. */
+  function checkRole(role: string | string[] | undefined): void {
+    const value = queryValue(role);
+    if (value && value !== 'customer' && value !== 'operator') throw new Refused('role must be customer or operator');
+  }
+
+  /** An administrator's handshake: the address's budget, the administrator's session, the session it opens. */
+  async function adminHandshake(socket: Socket, state: ConnectionState): Promise<void> {
+    const query = socket.handshake.query;
+    const refusal = await limits.takeHandshake(state.clientIp);
+    if (refusal) throw new Refused(refusal.detail);
+    checkRole(query.role);
+    const token = readCookie(socket.handshake.headers, ACCESS_COOKIE);
+    const principal = token ? await auth.authenticate(token) : undefined;
+    if (!principal) throw new Refused(token ? 'administrator session expired or revoked; log in again' : 'administrator login required');
+    if (!principal.permissions.includes('conversations.read')) throw new Refused('missing permission conversations.read');
+    // Refused now rather than at the first takeover: an operator acts only as itself.
+    if (state.role === 'operator' && state.operatorId) operatorFor(principal, 'websocket', { operator_id: state.operatorId });
+    state.principal = principal;
+    const session = await adminSession(state.sessionId, state.agentId);
     state.agentId = session.agent_id;
     socket.data = state;
   }
@@ -184,14 +208,10 @@ export function createGateway(
 
   function onConnection(socket: Socket): void {
     const state = socket.data as ConnectionState;
-    fanOut.join(socket);
     void socket.join(state.sessionId);
-    // Queued with the session's broadcasts, so nothing published meanwhile arrives before the history.
-    void fanOut.enqueue(state.sessionId, async () => {
-      const { messages, session } = await takeover.joined(state.sessionId, HISTORY_LIMIT);
-      await fanOut.send(state.sessionId, 'history', { type: 'history', session_id: state.sessionId, messages }, socket);
-      await fanOut.send(state.sessionId, 'session', { type: 'session', ...session }, socket);
-    });
+    // In turn with the session's broadcasts, so nothing published meanwhile arrives before the history, or is missed.
+    void fanOut.admit(socket, () => takeover.joined(state.sessionId, HISTORY_LIMIT), state.early);
+    delete state.early;
     // One inbound event at a time per socket, in the order sent, and only a few waiting: each can be a whole turn,
     // and a client that sends faster than they are answered is told so rather than queued without end.
     let inbound = Promise.resolve();
