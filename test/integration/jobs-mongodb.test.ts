@@ -31,10 +31,14 @@ t.test('plugin-defined jobs run to completion on the MongoDB job store, none los
   const mongoUrl = ferret.url(`jobs_${randomBytes(4).toString('hex')}`);
   // Short locks, as Agenda leaves a lockLifetime/2 timer pending after each run, but not 4 s: on a loaded machine
   // FerretDB's writes were slow enough that Agenda cancelled every count job as outliving its lock.
+  // Idle workers poll every second, not every 200 ms as in config/test.toml: each poll of each of the host's job
+  // names is a findAndModify, which FerretDB runs as an SQLite write transaction, and with the suite's other files
+  // loading the machine their overlap failed FerretDB's writes with SQLITE_BUSY until jobs never ran.
   const host = await startTestHost(t, {
     env: {
       AGENT_HOST_JOBS_BACKEND: 'mongodb',
       MONGODB_URL: mongoUrl,
+      AGENT_HOST__JOBS__PROCESS_EVERY: JSON.stringify('1 second'),
       ...jobCounterEnv({
         ledger_file: ledger,
         run,
@@ -48,6 +52,7 @@ t.test('plugin-defined jobs run to completion on the MongoDB job store, none los
     },
   });
   t.equal(host.app.config.jobs.backend, 'mongodb', 'the host uses the MongoDB job store');
+  t.equal(host.app.config.jobs.process_every, '1 second', 'its idle workers poll every second');
 
   // Every one of the N jobs, not N runs: a job FerretDB let lock twice runs twice and must not stand in for one not run yet.
   await waitFor(
