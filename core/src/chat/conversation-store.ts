@@ -179,7 +179,7 @@ export class ConversationStore {
     const stored = customerMessage
       ? `, cm AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at)
            SELECT ${p(randomUUID())}::uuid, s.id, 'user', ${p(customerMessage.content)}, ${p(customerMessage.messageType)}, now() FROM s WHERE s.status = 'HUMAN_ACTIVE'
-           RETURNING ${MESSAGE_COLUMNS})${mode === 'choose' ? '' : ', cu AS (UPDATE chat_sessions SET updated_at = now() WHERE id = (SELECT session_id FROM cm))'}${customerMessage.ticketId ? `, cq AS (${leaveLine(`(SELECT ${p(customerMessage.ticketId)}::bigint FROM cm)`)})` : ''}`
+           RETURNING ${MESSAGE_COLUMNS})${mode === 'continue_issued' ? ', cu AS (UPDATE chat_sessions SET updated_at = now() WHERE id = (SELECT session_id FROM cm))' : ''}${customerMessage.ticketId ? `, cq AS (${leaveLine(`(SELECT ${p(customerMessage.ticketId)}::bigint FROM cm)`)})` : ''}`
       : '';
     const [row] = await preparedQuery<
       SessionRow & {

@@ -131,15 +131,15 @@ export class RoomFanOut {
   admit(socket: Socket, read: () => Promise<JoinView>, early?: { view: JoinView; held: Held }): Promise<void> {
     const { sessionId } = socket.data as SocketState;
     return this.enqueue(sessionId, async () => {
-      const recorded = early?.held.release() ?? false;
+      const recorded = early?.held.release() ? early : undefined;
       if (socket.disconnected) return;
       this.join(socket);
-      const view = recorded ? early!.view : await read();
+      const view = recorded?.view ?? (await read());
       await this.send(sessionId, 'history', { type: 'history', session_id: sessionId, messages: view.messages }, socket);
       await this.send(sessionId, 'session', { type: 'session', ...view.session }, socket);
       if (!recorded) return;
       const shown = new Set(view.messages.map((m) => m.message_id));
-      for (const { type, payload, adminsOnly } of early!.held.sends) {
+      for (const { type, payload, adminsOnly } of recorded.held.sends) {
         const id = messageIdOf(payload);
         if (id === undefined || !shown.has(id)) await this.send(sessionId, type, payload, socket, adminsOnly);
       }
