@@ -2,12 +2,16 @@
 // which speaks the real wire protocol: the cases every provider passes, the OpenAI cases it shares with
 // models-langchain's provider, and what is its own (Azure OpenAI, the SDK's environment variables, the conformance
 // suite).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { UpstreamError, type ModelProvider } from '@agent-host/sdk';
 import { modelProviderConformance } from '@agent-host/sdk/testing';
 import t from 'tap';
 import modelsOpenAi from '@agent-host/plugin-models-openai';
-import { collect, failureOf, providersFromPlugin, setEnvFor, specFor, tokensOf, user } from '../../../test/helpers/model-provider.js';
+import { collect, failureOf, providersFromPlugin, setEnvFor, specFor, streamTokensInto, tokensOf, user } from '../../../test/helpers/model-provider.js';
 import { fixtureModel, openAiFixture as fixture, openAiProviderContract } from '../../../test/helpers/openai-provider-contract.js';
+import type { OpenAiFixture } from '../../../test/fixtures/openai-server.js';
 import { OpenAiSdkProvider } from '../src/lib/openai-sdk-provider.js';
 
 const spec = specFor('gpt-4o-mini');
@@ -76,4 +80,39 @@ t.test('a tool call whose arguments are not JSON fails the call, naming the tool
     tt.ok(outcome instanceof UpstreamError, 'the call rejects with UpstreamError');
     tt.match((outcome as Error).message, /the model called get_weather with arguments that are not JSON/);
   }
+});
+
+t.test("a streamed answer's events are read as the openai SDK reads them", async (tt) => {
+  const chunk = (delta: Record<string, unknown>, usage?: Record<string, number>) =>
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: usage ? [] : [{ index: 0, delta }], ...(usage && { usage }) })}\n\n`;
+  const bodies: Record<string, string[]> = {
+    // Every event in one write, as a fast model's reply often arrives; what follows [DONE] is not read.
+    'one read': [
+      `${chunk({ content: 'a' })}${chunk({ content: 'b' })}${chunk({}, { prompt_tokens: 3, completion_tokens: 2 })}data: [DONE]\n\n${chunk({ content: 'x' })}`,
+    ],
+    // An event split over reads, and a last event the body ends without its blank line or [DONE].
+    'split and unterminated': [chunk({ content: 'a' }).slice(0, 20), `${chunk({ content: 'a' }).slice(20)}: keep-alive\n\n`, chunk({ content: 'b' }).trimEnd()],
+    'error event': [chunk({ content: 'a' }), 'data: {"error": {"message": "the server is overloaded", "type": "server_error"}}\n\n', chunk({ content: 'b' })],
+  };
+  // The user's message names the body the server streams, a write at a time.
+  const server = http.createServer(async (req, res) => {
+    const request = JSON.parse(await text(req)) as { messages: { content: string }[] };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const parts = [...bodies[request.messages[0]!.content]!];
+    const next = (): unknown => (parts.length > 0 ? res.write(parts.shift(), () => setTimeout(next, 5)) : res.end());
+    next();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  tt.teardown(() => server.close());
+  const model = modelAt({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` } as OpenAiFixture);
+
+  const whole = await collect(model.stream(user('one read')));
+  tt.same(tokensOf(whole), ['a', 'b'], 'each event of one read is a token, and nothing after [DONE]');
+  tt.same(whole.at(-1), { type: 'usage', usage: { input_tokens: 3, output_tokens: 2 } }, 'the usage event is read');
+  tt.same(tokensOf(await collect(model.stream(user('split and unterminated')))), ['a', 'b'], 'an event split over reads and an unterminated last one are read');
+  const into: string[] = [];
+  const failure = await streamTokensInto(model, user('error event'), into);
+  tt.ok(failure instanceof UpstreamError, 'an error event fails the call');
+  tt.match((failure as Error).message, /the server is overloaded/, "with the server's message");
+  tt.same(into, ['a'], 'the tokens before it were streamed, none after');
 });

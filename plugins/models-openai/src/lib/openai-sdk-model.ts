@@ -17,6 +17,7 @@ import {
   type ProviderUsage,
   type ToolCallRequest,
 } from '@agent-host/sdk';
+import { completionChunks } from './completion-chunks.js';
 
 /** The host's messages in the chat completions shape. */
 function toOpenAi(messages: ChatMessage[]): ChatCompletionMessageParam[] {
@@ -96,22 +97,23 @@ export class OpenAiSdkChatModel implements ChatModel {
     const calls: { id: string; name: string; arguments: string }[] = [];
     let usage: ProviderUsage | undefined;
     try {
-      const stream = await this.client.chat.completions.create(
-        { ...this.request(messages, options), stream: true, stream_options: { include_usage: true } },
-        { signal: deadline.signal },
-      );
-      for await (const chunk of stream) {
-        const delta = chunk.choices[0]?.delta;
-        if (delta?.content) yield { type: 'token', content: delta.content };
-        for (const part of delta?.tool_calls ?? []) {
-          const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
-          if (part.id) call.id = part.id;
-          if (part.function?.name) call.name += part.function.name;
-          if (part.function?.arguments) call.arguments += part.function.arguments;
+      const response = await this.client.chat.completions
+        .create({ ...this.request(messages, options), stream: true, stream_options: { include_usage: true } }, { signal: deadline.signal })
+        .asResponse();
+      for await (const batch of completionChunks(response)) {
+        for (const chunk of batch) {
+          const delta = chunk.choices[0]?.delta;
+          if (delta?.content) yield { type: 'token', content: delta.content };
+          for (const part of delta?.tool_calls ?? []) {
+            const call = (calls[part.index] ??= { id: '', name: '', arguments: '' });
+            if (part.id) call.id = part.id;
+            if (part.function?.name) call.name += part.function.name;
+            if (part.function?.arguments) call.arguments += part.function.arguments;
+          }
+          if (chunk.usage) usage = usageOf(chunk.usage);
         }
-        if (chunk.usage) usage = usageOf(chunk.usage);
       }
-      // The SDK ends an aborted stream quietly: an abort or the deadline must still fail the call.
+      // A body cut short by an abort or the deadline may end without an error: the call must still fail.
       deadline.signal.throwIfAborted();
     } catch (error) {
       throw this.mapError(error, options?.signal, deadline.timedOut);

@@ -1,0 +1,38 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { APIError, type OpenAI } from 'openai';
+
+/**
+ * The chunks of a streamed chat completion, read from its server-sent events as the openai SDK's `Stream` reads them
+ * (`[DONE]` ends the stream; an event whose data holds `error` fails it with the SDK's `APIError`), but handed over
+ * in batches, one per read of the body: the SDK's stream passes each chunk through four async iterators, about a
+ * dozen promises a token, where this costs one iteration a network read.
+ */
+export async function* completionChunks(response: Response): AsyncGenerator<OpenAI.ChatCompletionChunk[], void, void> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  const decoder = new TextDecoder();
+  let done = false;
+  const take = () => {
+    const batch: OpenAI.ChatCompletionChunk[] = [];
+    for (const event of events.splice(0)) {
+      if (done || event.data.startsWith('[DONE]')) {
+        done = true;
+        continue;
+      }
+      const data = JSON.parse(event.data) as OpenAI.ChatCompletionChunk & { error?: Record<string, unknown> };
+      if (data.error) throw new APIError(undefined, data.error, undefined, response.headers);
+      batch.push(data);
+    }
+    return batch;
+  };
+  // A body from the host's `http.request` is a Node stream, from `fetch` a web stream: both iterate as bytes.
+  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+    parser.feed(decoder.decode(bytes, { stream: true }));
+    const batch = take();
+    if (batch.length > 0) yield batch;
+  }
+  // An event the body ended without its blank line still counts, as in the SDK.
+  parser.feed(`${decoder.decode()}\n\n`);
+  const last = take();
+  if (last.length > 0) yield last;
+}
