@@ -92,6 +92,8 @@ t.test("a streamed answer's events are read as the openai SDK reads them", async
     ],
     // An event split over reads, and a last event the body ends without its blank line or [DONE].
     'split and unterminated': [chunk({ content: 'a' }).slice(0, 20), `${chunk({ content: 'a' }).slice(20)}: keep-alive\n\n`, chunk({ content: 'b' }).trimEnd()],
+    // Lines may end in CRLF, as the SSE format allows.
+    crlf: [`${chunk({ content: 'a' })}${chunk({ content: 'b' })}data: [DONE]\n\n`.replaceAll('\n', '\r\n')],
     'error event': [chunk({ content: 'a' }), 'data: {"error": {"message": "the server is overloaded", "type": "server_error"}}\n\n', chunk({ content: 'b' })],
   };
   // The user's message names the body the server streams, a write at a time.
@@ -110,6 +112,7 @@ t.test("a streamed answer's events are read as the openai SDK reads them", async
   tt.same(tokensOf(whole), ['a', 'b'], 'each event of one read is a token, and nothing after [DONE]');
   tt.same(whole.at(-1), { type: 'usage', usage: { input_tokens: 3, output_tokens: 2 } }, 'the usage event is read');
   tt.same(tokensOf(await collect(model.stream(user('split and unterminated')))), ['a', 'b'], 'an event split over reads and an unterminated last one are read');
+  tt.same(tokensOf(await collect(model.stream(user('crlf')))), ['a', 'b'], 'lines ending in CRLF are read');
   const into: string[] = [];
   const failure = await streamTokensInto(model, user('error event'), into);
   tt.ok(failure instanceof UpstreamError, 'an error event fails the call');
