@@ -6,6 +6,17 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
 
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The scans of conversation_turns in an EXPLAIN ANALYZE plan. */
+const scans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'conversation_turns' ? [node] : []), ...(node.Plans ?? []).flatMap(scans)];
+
 /** A persisted turn `daysAgo` UTC days back, with the given tokens and cost. */
 async function pastTurn(databaseUrl: string, agentId: string, options: { daysAgo: number; tokens?: number; cost?: number; counts?: boolean; caller?: string }) {
   const session = `past-${randomUUID()}`;
@@ -97,6 +108,51 @@ for (const quota of [0, 3])
           (await ask(uncounted)).events.some((e) => e.type === 'error'),
           'turns that do not count (fixed responses) are ignored',
         );
+      });
+
+    if (!quota)
+      t.test('a limit check reads the turns of its window (and up to max_total_requests), not every turn the agent had', async (t) => {
+        const limits = { max_requests_per_day: 100, max_total_requests: 5, max_total_tokens_monthly: 10_000, max_cost_usd_daily: null };
+        const agentId = await agentWith(Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== null)) as Record<string, number>);
+        // 1,000 counted turns 40 days back (before this month) and two today.
+        const session = `past-${randomUUID()}`;
+        await query(host.databaseUrl, 'INSERT INTO chat_sessions (id, agent_id) VALUES ($1, $2)', [session, agentId]);
+        const message = randomUUID();
+        await query(host.databaseUrl, "INSERT INTO chat_messages (id, session_id, role, content) VALUES ($1, $2, 'user', 'old')", [message, session]);
+        await query(
+          host.databaseUrl,
+          `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, message_type, response_source, status, total_tokens, token_usage_source,
+             counts_toward_limits, trace_id, latency_ms, created_at)
+           SELECT gen_random_uuid(), $1, $2, $3, 'user_chat', 'model', 'completed', 10, 'provider_reported', true, 'trace', 1,
+             now() - CASE WHEN i <= 2 THEN interval '0' ELSE interval '40 days' END
+           FROM generate_series(1, 1002) i`,
+          [session, agentId, message],
+        );
+        await query(host.databaseUrl, 'ANALYZE conversation_turns');
+        // The statement the check sends, explained with its values: how many turns each scan of conversation_turns read.
+        const sent: { sql: string; bind: unknown[] }[] = [];
+        const db = host.app.sequelize!;
+        const recording = new Proxy(db, {
+          get: (target, key) =>
+            key === 'query'
+              ? (sql: string, options: { bind: unknown[] }) => (sent.push({ sql, bind: options.bind }), target.query(sql, options as never))
+              : Reflect.get(target, key),
+        });
+        const check = await new RequestLimits(recording, 'test-instance', 0).exceeded(agentId, {
+          max_concurrent_requests: null,
+          max_total_tokens_daily: null,
+          max_cost_usd_monthly: null,
+          ...limits,
+        });
+        t.match(check, /max_total_requests limit \(5\)/, 'the limits are checked as before');
+        t.equal(sent.length, 1, 'in one statement');
+        const [{ 'QUERY PLAN': plan }] = await query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          host.databaseUrl,
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${sent[0]!.sql}`,
+          sent[0]!.bind,
+        );
+        const read = scans(plan[0].Plan).reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
+        t.ok(read <= 50, `the check read ${read} turns of the agent's 1,002 (today's, this month's and at most 5 more)`);
       });
 
     if (quota)

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared-query.js';
 
-/** An agent's counted use in its windows (UTC day and month); numbers as Postgres returns them. */
+/** An agent's counted use in its windows (UTC day and month; see {@link RequestLimitStore.agentUsage}), as decimal text. */
 export interface AgentUsage {
   total: string;
   today: string;
   tokens_today: string;
-  tokens_month: string;
+  tokens_month: string | null;
   cost_today: string;
-  cost_month: string;
+  cost_month: string | null;
 }
 
 /** An agent's turns of one usage source, summed; numbers as Postgres returns them. */
@@ -25,9 +25,13 @@ export interface UsageGroup {
   total_cost: string;
 }
 
+/** The start of the current UTC day and month, as SQL. */
+const UTC_DAY = "(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')";
+const UTC_MONTH = "(date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')";
+
 /** The counted turns of caller `$param` since the start of the UTC day, across agents: for the statement opening a turn's session. */
 export const callerTurnsToday = (param: string) => `SELECT count(*) FROM conversation_turns
-  WHERE caller_key = ${param} AND counts_toward_limits AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+  WHERE caller_key = ${param} AND counts_toward_limits AND created_at >= ${UTC_DAY}`;
 
 /** The SQL of request limits: counted turns (`conversation_turns`) and concurrency leases (`agent_request_leases`). */
 export class RequestLimitStore {
@@ -39,18 +43,26 @@ export class RequestLimitStore {
     return Number(row!.today);
   }
 
-  async agentUsage(agentId: string): Promise<AgentUsage> {
+  /**
+   * The agent's counted use in the windows its set limits span, reading no more of its turns than they need: those
+   * of this UTC month when a monthly limit is set, else of today, over the (agent_id, created_at) index, and for
+   * `total` at most `totalUpTo` turns ever (the `max_total_requests` limit; none without it). Summing every turn the
+   * agent ever had made each turn of a limited agent slower as its history grew. The month's figures are `null`
+   * without `month`.
+   */
+  async agentUsage(agentId: string, windows: { month: boolean; totalUpTo: number | null }): Promise<AgentUsage> {
+    // The window's start is an expression of the statement, not of a joined row, and the statement is planned for its
+    // values each time (not prepared): the planner sees how much of the index the window spans and scans that range.
     const [row] = await this.db.query<AgentUsage>(
-      `WITH w AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day,
-                         date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month)
-       SELECT count(*) AS total,
-              count(*) FILTER (WHERE t.created_at >= w.day) AS today,
-              COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= w.day), 0) AS tokens_today,
-              COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= w.month), 0) AS tokens_month,
-              COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= w.day), 0) AS cost_today,
-              COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= w.month), 0) AS cost_month
-       FROM conversation_turns t, w WHERE t.agent_id = $1 AND t.counts_toward_limits`,
-      { bind: [agentId], type: QueryTypes.SELECT },
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM conversation_turns WHERE agent_id = $1 AND counts_toward_limits LIMIT $3) n)::text AS total,
+              count(*) FILTER (WHERE t.created_at >= ${UTC_DAY})::text AS today,
+              COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= ${UTC_DAY}), 0)::text AS tokens_today,
+              CASE WHEN $2 THEN COALESCE(sum(t.total_tokens), 0)::text END AS tokens_month,
+              COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= ${UTC_DAY}), 0)::text AS cost_today,
+              CASE WHEN $2 THEN COALESCE(sum(t.estimated_cost_usd), 0)::text END AS cost_month
+       FROM conversation_turns t
+       WHERE t.agent_id = $1 AND t.counts_toward_limits AND t.created_at >= CASE WHEN $2 THEN ${UTC_MONTH} ELSE ${UTC_DAY} END`,
+      { bind: [agentId, windows.month, windows.totalUpTo ?? 0], type: QueryTypes.SELECT },
     );
     return row!;
   }

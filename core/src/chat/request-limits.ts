@@ -59,7 +59,10 @@ export class RequestLimits {
       limits.max_cost_usd_monthly,
     ];
     if (cumulative.every((l) => l === null)) return undefined;
-    const u = await this.store.agentUsage(agentId);
+    const u = await this.store.agentUsage(agentId, {
+      month: limits.max_total_tokens_monthly !== null || limits.max_cost_usd_monthly !== null,
+      totalUpTo: limits.max_total_requests,
+    });
     const checks: [number | null, number, string][] = [
       [limits.max_total_requests, Number(u.total), 'max_total_requests'],
       [limits.max_requests_per_day, Number(u.today), 'max_requests_per_day'],
