@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { RequestLimitStore } from '../../core/src/chat/request-limit-store.js';
 import { RequestLimits } from '../../core/src/chat/request-limits.js';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
@@ -92,15 +93,17 @@ for (const quota of [0, 3])
           (await ask(monthlyHit)).events.some((e) => e.type === 'error'),
           'under the monthly token limit',
         );
-        await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: earlierThisMonth, tokens: 40 });
+        // Turns are stored as they happen, so what is added now is today's: the month adds earlier days and today.
+        await pastTurn(host.databaseUrl, monthlyHit, { daysAgo: 0, tokens: 40 });
         await refusedWith(monthlyHit, /max_total_tokens_monthly limit \(100\)/);
         const costMonthly = await agentWith({ max_cost_usd_monthly: 1 });
         await pastTurn(host.databaseUrl, costMonthly, { daysAgo: 40, cost: 5 });
+        await pastTurn(host.databaseUrl, costMonthly, { daysAgo: earlierThisMonth, cost: 0.5 });
         t.notOk(
           (await ask(costMonthly)).events.some((e) => e.type === 'error'),
           "last month's cost does not count",
         );
-        await pastTurn(host.databaseUrl, costMonthly, { daysAgo: earlierThisMonth, cost: 1 });
+        await pastTurn(host.databaseUrl, costMonthly, { daysAgo: 0, cost: 0.5 });
         await refusedWith(costMonthly, /max_cost_usd_monthly limit \(1\)/);
         const uncounted = await agentWith({ max_total_tokens_daily: 100 });
         await pastTurn(host.databaseUrl, uncounted, { daysAgo: 0, tokens: 1000, counts: false });
@@ -111,23 +114,26 @@ for (const quota of [0, 3])
       });
 
     if (!quota)
-      t.test('a limit check reads the turns of its window (and up to max_total_requests), not every turn the agent had', async (t) => {
-        const limits = { max_requests_per_day: 100, max_total_requests: 5, max_total_tokens_monthly: 10_000, max_cost_usd_daily: null };
-        const agentId = await agentWith(Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== null)) as Record<string, number>);
-        // 1,000 counted turns 40 days back (before this month) and two today.
+      t.test("a limit check reads today's turns, the totals of earlier days this month and at most max_total_requests more", async (t) => {
+        const agentId = await agentWith({ max_total_requests: 5, max_total_tokens_monthly: 100_000 });
         const session = `past-${randomUUID()}`;
         await query(host.databaseUrl, 'INSERT INTO chat_sessions (id, agent_id) VALUES ($1, $2)', [session, agentId]);
         const message = randomUUID();
         await query(host.databaseUrl, "INSERT INTO chat_messages (id, session_id, role, content) VALUES ($1, $2, 'user', 'old')", [message, session]);
-        await query(
-          host.databaseUrl,
-          `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, message_type, response_source, status, total_tokens, token_usage_source,
-             counts_toward_limits, trace_id, latency_ms, created_at)
-           SELECT gen_random_uuid(), $1, $2, $3, 'user_chat', 'model', 'completed', 10, 'provider_reported', true, 'trace', 1,
-             now() - CASE WHEN i <= 2 THEN interval '0' ELSE interval '40 days' END
-           FROM generate_series(1, 1002) i`,
-          [session, agentId, message],
-        );
+        const turns = (count: number, createdAt: string) =>
+          query(
+            host.databaseUrl,
+            `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, message_type, response_source, status, total_tokens, token_usage_source,
+               counts_toward_limits, trace_id, latency_ms, created_at)
+             SELECT gen_random_uuid(), $1, $2, $3, 'user_chat', 'model', 'completed', 10, 'provider_reported', true, 'trace', 1, ${createdAt}
+             FROM generate_series(1, $4::int)`,
+            [session, agentId, message, count],
+          );
+        await turns(1000, "now() - interval '40 days'");
+        // Earlier this month: the 1st at noon, once the 1st is a closed day (not on the 1st, nor in the first minutes of the 2nd).
+        const earlier = new Date(Date.now() - 10 * 60_000).getUTCDate() >= 2 ? 300 : 0;
+        if (earlier) await turns(earlier, "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '12 hours'");
+        await turns(2, 'now()');
         await query(host.databaseUrl, 'ANALYZE conversation_turns');
         // The statement the check sends, explained with its values: how many turns each scan of conversation_turns read.
         const sent: { sql: string; bind: unknown[] }[] = [];
@@ -138,21 +144,23 @@ for (const quota of [0, 3])
               ? (sql: string, options: { bind: unknown[] }) => (sent.push({ sql, bind: options.bind }), target.query(sql, options as never))
               : Reflect.get(target, key),
         });
-        const check = await new RequestLimits(recording, 'test-instance', 0).exceeded(agentId, {
-          max_concurrent_requests: null,
-          max_total_tokens_daily: null,
-          max_cost_usd_monthly: null,
-          ...limits,
-        });
-        t.match(check, /max_total_requests limit \(5\)/, 'the limits are checked as before');
-        t.equal(sent.length, 1, 'in one statement');
+        const store = new RequestLimitStore(recording);
+        const expected = { total: '5', today: '2', tokens_today: '20', tokens_month: String((earlier + 2) * 10) };
+        t.match(await store.agentUsage(agentId, { month: true, totalUpTo: 5 }), expected, "the first check totals this month's earlier days");
+        t.match(await store.agentUsage(agentId, { month: true, totalUpTo: 5 }), expected, 'a later one reads their totals');
+        t.same(
+          await query(host.databaseUrl, 'SELECT sum(turns)::int AS turns FROM agent_usage_days WHERE agent_id = $1', [agentId]),
+          [{ turns: earlier || null }],
+          'one total a closed day',
+        );
+        t.equal(sent.length, 2, 'one statement a check');
         const [{ 'QUERY PLAN': plan }] = await query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
           host.databaseUrl,
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${sent[0]!.sql}`,
-          sent[0]!.bind,
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${sent[1]!.sql}`,
+          sent[1]!.bind,
         );
         const read = scans(plan[0].Plan).reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
-        t.ok(read <= 50, `the check read ${read} turns of the agent's 1,002 (today's, this month's and at most 5 more)`);
+        t.ok(read <= 50, `a check read ${read} of the agent's ${1002 + earlier} turns (today's and at most 5 more)`);
       });
 
     if (quota)

@@ -25,9 +25,11 @@ export interface UsageGroup {
   total_cost: string;
 }
 
-/** The start of the current UTC day and month, as SQL. */
+/** The start of the current UTC day, as SQL. */
 const UTC_DAY = "(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')";
-const UTC_MONTH = "(date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')";
+/** UTC wall-clock times (`timestamp`): the month's first day, and the first day not closed yet (see `agentUsage`). */
+const MONTH_START = "date_trunc('month', now() AT TIME ZONE 'UTC')";
+const CLOSED_DAY = "date_trunc('day', (now() - interval '5 minutes') AT TIME ZONE 'UTC')";
 
 /** The counted turns of caller `$param` since the start of the UTC day, across agents: for the statement opening a turn's session. */
 export const callerTurnsToday = (param: string) => `SELECT count(*) FROM conversation_turns
@@ -44,24 +46,46 @@ export class RequestLimitStore {
   }
 
   /**
-   * The agent's counted use in the windows its set limits span, reading no more of its turns than they need: those
-   * of this UTC month when a monthly limit is set, else of today, over the (agent_id, created_at) index, and for
-   * `total` at most `totalUpTo` turns ever (the `max_total_requests` limit; none without it). Summing every turn the
-   * agent ever had made each turn of a limited agent slower as its history grew. The month's figures are `null`
-   * without `month`.
+   * The agent's counted use in the windows its set limits span, reading no more of its turns than they need: today's
+   * over the (agent_id, created_at) index, and for `total` at most `totalUpTo` turns ever (the `max_total_requests`
+   * limit; none without it). With `month` (a monthly limit set), this UTC month's earlier days come from their totals
+   * in `agent_usage_days`, each written the first time a check needs it, once the day is closed: 5 minutes after its
+   * end, so a turn stored as the day ended is in it. Summing every turn the agent ever had made each turn of a limited
+   * agent slower as its history grew. The month's figures are `null` without `month`.
    */
   async agentUsage(agentId: string, windows: { month: boolean; totalUpTo: number | null }): Promise<AgentUsage> {
-    // The window's start is an expression of the statement, not of a joined row, and the statement is planned for its
-    // values each time (not prepared): the planner sees how much of the index the window spans and scans that range.
+    // Window starts are expressions of the statement, not joined rows, and the statement is planned for its values
+    // each time (not prepared): the planner sees how much of the index a window spans and scans only that range.
     const [row] = await this.db.query<AgentUsage>(
-      `SELECT (SELECT count(*) FROM (SELECT 1 FROM conversation_turns WHERE agent_id = $1 AND counts_toward_limits LIMIT $3) n)::text AS total,
-              count(*) FILTER (WHERE t.created_at >= ${UTC_DAY})::text AS today,
-              COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= ${UTC_DAY}), 0)::text AS tokens_today,
-              CASE WHEN $2 THEN COALESCE(sum(t.total_tokens), 0)::text END AS tokens_month,
-              COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= ${UTC_DAY}), 0)::text AS cost_today,
-              CASE WHEN $2 THEN COALESCE(sum(t.estimated_cost_usd), 0)::text END AS cost_month
-       FROM conversation_turns t
-       WHERE t.agent_id = $1 AND t.counts_toward_limits AND t.created_at >= CASE WHEN $2 THEN ${UTC_MONTH} ELSE ${UTC_DAY} END`,
+      `WITH closed AS (
+         SELECT d::date AS day FROM generate_series(${MONTH_START}, ${CLOSED_DAY} - interval '1 day', interval '1 day') d WHERE $2
+       ), totalled AS (
+         INSERT INTO agent_usage_days (agent_id, day, turns, tokens, cost_usd)
+         SELECT $1, c.day, count(t.id), COALESCE(sum(t.total_tokens), 0), COALESCE(sum(t.estimated_cost_usd), 0)
+         FROM closed c LEFT JOIN conversation_turns t ON t.agent_id = $1 AND t.counts_toward_limits
+           AND t.created_at >= c.day::timestamp AT TIME ZONE 'UTC' AND t.created_at < (c.day + 1)::timestamp AT TIME ZONE 'UTC'
+         WHERE NOT EXISTS (SELECT 1 FROM agent_usage_days u WHERE u.agent_id = $1 AND u.day = c.day)
+         GROUP BY c.day
+         ON CONFLICT (agent_id, day) DO UPDATE SET turns = EXCLUDED.turns, tokens = EXCLUDED.tokens, cost_usd = EXCLUDED.cost_usd
+         RETURNING tokens, cost_usd
+       ), days AS (
+         SELECT COALESCE(sum(tokens), 0) AS tokens, COALESCE(sum(cost_usd), 0) AS cost FROM (
+           SELECT u.tokens, u.cost_usd FROM agent_usage_days u JOIN closed c ON u.agent_id = $1 AND u.day = c.day
+           UNION ALL SELECT tokens, cost_usd FROM totalled) x
+       ), recent AS (
+         SELECT count(*) FILTER (WHERE t.created_at >= ${UTC_DAY}) AS today,
+                COALESCE(sum(t.total_tokens) FILTER (WHERE t.created_at >= ${UTC_DAY}), 0) AS tokens_today,
+                COALESCE(sum(t.estimated_cost_usd) FILTER (WHERE t.created_at >= ${UTC_DAY}), 0) AS cost_today,
+                COALESCE(sum(t.total_tokens), 0) AS tokens, COALESCE(sum(t.estimated_cost_usd), 0) AS cost
+         FROM conversation_turns t
+         WHERE t.agent_id = $1 AND t.counts_toward_limits
+           AND t.created_at >= CASE WHEN $2 THEN GREATEST(${MONTH_START}, ${CLOSED_DAY}) AT TIME ZONE 'UTC' ELSE ${UTC_DAY} END
+       )
+       SELECT (SELECT count(*) FROM (SELECT 1 FROM conversation_turns WHERE agent_id = $1 AND counts_toward_limits LIMIT $3) n)::text AS total,
+              r.today::text, r.tokens_today::text, r.cost_today::text,
+              CASE WHEN $2 THEN (r.tokens + d.tokens)::text END AS tokens_month,
+              CASE WHEN $2 THEN (r.cost + d.cost)::text END AS cost_month
+       FROM recent r, days d`,
       { bind: [agentId, windows.month, windows.totalUpTo ?? 0], type: QueryTypes.SELECT },
     );
     return row!;
