@@ -35,7 +35,7 @@ const CLOSED_DAY = "date_trunc('day', (now() - interval '5 minutes') AT TIME ZON
 export const callerTurnsToday = (param: string) => `SELECT count(*) FROM conversation_turns
   WHERE caller_key = ${param} AND counts_toward_limits AND created_at >= ${UTC_DAY}`;
 
-/** The SQL of request limits: counted turns (`conversation_turns`) and concurrency leases (`agent_request_leases`). */
+/** The SQL of request limits: counted turns (`conversation_turns`, closed days totalled in `agent_usage_days`) and concurrency leases (`agent_request_leases`). */
 export class RequestLimitStore {
   constructor(private readonly db: Sequelize) {}
 
