@@ -18,8 +18,12 @@ interface PlanNode {
 /** The scans of conversation_turns in an EXPLAIN ANALYZE plan. */
 const scans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'conversation_turns' ? [node] : []), ...(node.Plans ?? []).flatMap(scans)];
 
-/** A persisted turn `daysAgo` UTC days back, with the given tokens and cost. */
-async function pastTurn(databaseUrl: string, agentId: string, options: { daysAgo: number; tokens?: number; cost?: number; counts?: boolean; caller?: string }) {
+/** `count` (1) persisted turns `daysAgo` UTC days back, each with the given tokens and cost. */
+async function pastTurn(
+  databaseUrl: string,
+  agentId: string,
+  options: { daysAgo: number; tokens?: number; cost?: number; counts?: boolean; caller?: string; count?: number },
+) {
   const session = `past-${randomUUID()}`;
   const message = randomUUID();
   await query(databaseUrl, 'INSERT INTO chat_sessions (id, agent_id) VALUES ($1, $2)', [session, agentId]);
@@ -28,8 +32,9 @@ async function pastTurn(databaseUrl: string, agentId: string, options: { daysAgo
     databaseUrl,
     `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, message_type, response_source, status, total_tokens, token_usage_source,
        estimated_cost_usd, counts_toward_limits, caller_key, trace_id, latency_ms, created_at)
-     VALUES ($1, $2, $3, $4, 'user_chat', 'model', 'completed', $5, 'provider_reported', $6, $7, $8, 'trace', 1, now() - make_interval(days => $9))`,
-    [randomUUID(), session, agentId, message, options.tokens ?? 0, options.cost ?? 0, options.counts ?? true, options.caller ?? null, options.daysAgo],
+     SELECT gen_random_uuid(), $1, $2, $3, 'user_chat', 'model', 'completed', $4, 'provider_reported', $5, $6, $7, 'trace', 1, now() - make_interval(days => $8)
+     FROM generate_series(1, $9::int)`,
+    [session, agentId, message, options.tokens ?? 0, options.cost ?? 0, options.counts ?? true, options.caller ?? null, options.daysAgo, options.count ?? 1],
   );
 }
 
@@ -116,24 +121,12 @@ for (const quota of [0, 3])
     if (!quota)
       t.test("a limit check reads today's turns, the totals of earlier days this month and at most max_total_requests more", async (t) => {
         const agentId = await agentWith({ max_total_requests: 5, max_total_tokens_monthly: 100_000 });
-        const session = `past-${randomUUID()}`;
-        await query(host.databaseUrl, 'INSERT INTO chat_sessions (id, agent_id) VALUES ($1, $2)', [session, agentId]);
-        const message = randomUUID();
-        await query(host.databaseUrl, "INSERT INTO chat_messages (id, session_id, role, content) VALUES ($1, $2, 'user', 'old')", [message, session]);
-        const turns = (count: number, createdAt: string) =>
-          query(
-            host.databaseUrl,
-            `INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, message_type, response_source, status, total_tokens, token_usage_source,
-               counts_toward_limits, trace_id, latency_ms, created_at)
-             SELECT gen_random_uuid(), $1, $2, $3, 'user_chat', 'model', 'completed', 10, 'provider_reported', true, 'trace', 1, ${createdAt}
-             FROM generate_series(1, $4::int)`,
-            [session, agentId, message, count],
-          );
-        await turns(1000, "now() - interval '40 days'");
-        // Earlier this month: the 1st at noon, once the 1st is a closed day (not on the 1st, nor in the first minutes of the 2nd).
-        const earlier = new Date(Date.now() - 10 * 60_000).getUTCDate() >= 2 ? 300 : 0;
-        if (earlier) await turns(earlier, "date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '12 hours'");
-        await turns(2, 'now()');
+        await pastTurn(host.databaseUrl, agentId, { daysAgo: 40, tokens: 10, count: 1000 });
+        // Earlier this month, on a closed day (none on the 1st, nor in the first minutes of the 2nd).
+        const today = new Date(Date.now() - 10 * 60_000).getUTCDate();
+        const earlier = today >= 2 ? 300 : 0;
+        if (earlier) await pastTurn(host.databaseUrl, agentId, { daysAgo: today - 1, tokens: 10, count: earlier });
+        await pastTurn(host.databaseUrl, agentId, { daysAgo: 0, tokens: 10, count: 2 });
         await query(host.databaseUrl, 'ANALYZE conversation_turns');
         // The statement the check sends, explained with its values: how many turns each scan of conversation_turns read.
         const sent: { sql: string; bind: unknown[] }[] = [];
