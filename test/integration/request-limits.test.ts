@@ -4,19 +4,9 @@ import { RequestLimitStore } from '../../core/src/chat/request-limit-store.js';
 import { RequestLimits } from '../../core/src/chat/request-limits.js';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
+import { rowsRead } from '../helpers/plan.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** The scans of conversation_turns in an EXPLAIN ANALYZE plan. */
-const scans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'conversation_turns' ? [node] : []), ...(node.Plans ?? []).flatMap(scans)];
 
 /** `count` (1) persisted turns `daysAgo` UTC days back, each with the given tokens and cost. */
 async function pastTurn(
@@ -147,12 +137,7 @@ for (const quota of [0, 3])
           'one total a closed day',
         );
         t.equal(sent.length, 2, 'one statement a check');
-        const [{ 'QUERY PLAN': plan }] = await query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          host.databaseUrl,
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${sent[1]!.sql}`,
-          sent[1]!.bind,
-        );
-        const read = scans(plan[0].Plan).reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
+        const read = await rowsRead(host.databaseUrl, sent[1]!.sql, sent[1]!.bind, 'conversation_turns');
         t.ok(read <= 50, `a check read ${read} of the agent's ${1002 + earlier} turns (today's and at most 5 more)`);
       });
 

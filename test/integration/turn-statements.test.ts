@@ -6,8 +6,9 @@ import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { createSubAdmin } from '../helpers/admins.js';
 import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
+import { rowsRead } from '../helpers/plan.js';
 import { query } from '../helpers/services.js';
-import { statementsOf } from '../helpers/statements.js';
+import { sentStatementsOf, statementsOf } from '../helpers/statements.js';
 import { stream } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 
@@ -87,6 +88,25 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     continuedInFull[1],
     /^WITH s AS \(SELECT /,
     'the statement opening the session reads its row: it is written once a turn, with the stored turn (one new row version a turn, as two indexes hold its updated_at)',
+  );
+  // Its session is found by its key, however many sessions the agent has and whatever the planner's statistics say:
+  // this database is new and, with autovacuum off for the table, its sessions are never analyzed.
+  await query(host.databaseUrl, 'ALTER TABLE chat_sessions SET (autovacuum_enabled = false)');
+  await query(
+    host.databaseUrl,
+    `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at)
+     SELECT 'issued-' || i, $1, 'AI_ACTIVE', true, now(), now() FROM generate_series(1, 3000) i`,
+    [agent.agent_id],
+  );
+  const [opening] = await sentStatementsOf(
+    database,
+    () => turn({ thread_id: sessionId }),
+    (text) => text.trimStart().startsWith('WITH s AS (SELECT'),
+  );
+  t.equal(
+    await rowsRead(host.databaseUrl, opening!.text, opening!.values, 'chat_sessions'),
+    1,
+    "the statement opening a customer's session reads its row alone, not each of the agent's 3,001 sessions",
   );
   const updatedAt = async (id: string) =>
     (await query<{ at: string }>(host.databaseUrl, 'SELECT updated_at::text AS at FROM chat_sessions WHERE id = $1', [id]))[0]!.at;

@@ -88,7 +88,9 @@ const OPEN_SESSION: Record<SessionMode, (gate: string, storesMessage: boolean) =
   issue: (gate) =>
     `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) SELECT $1::varchar, $2::uuid, 'AI_ACTIVE', true, now(), now() WHERE ${gate}
          RETURNING ${SESSION_COLUMNS}`,
-  continue_issued: (gate) => `SELECT ${SESSION_COLUMNS} FROM chat_sessions WHERE id = $1 AND agent_id = $2 AND issued_publicly AND ${gate}`,
+  // `(agent_id = $2) IS TRUE`, the same test as `agent_id = $2` but one no index answers, so the row is found by its key
+  // whatever the planner's statistics say: on a table not yet analyzed, it read every session of the agent instead.
+  continue_issued: (gate) => `SELECT ${SESSION_COLUMNS} FROM chat_sessions WHERE id = $1 AND (agent_id = $2) IS TRUE AND issued_publicly AND ${gate}`,
 };
 
 /** What may come with opening a session, in the same statement (see {@link ConversationStore.openSession}). */
