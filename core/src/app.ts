@@ -179,6 +179,7 @@ export class AgentHostApp {
       const domains = this.buildDomains(await this.turnTraces());
       this.bootstrapAdmin = await domains.adminAuth.bootstrap();
       await this.startJobs();
+      await domains.chat.start(this.requireJobs().forOwner('chat'));
       await domains.knowledge.start(this.requireJobs().forOwner('knowledge'));
       await domains.scheduledTasks.start(this.requireJobs().forOwner('scheduled-tasks'), domains.chat);
       await domains.evaluationRuns.start(this.requireJobs().forOwner('evaluation'), domains.chat);

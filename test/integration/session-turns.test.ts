@@ -1,9 +1,11 @@
 // Issue 15 item 5: a session answers one message at a time, across instances, with a multitask strategy per agent;
 // a running turn is cancelled by its caller closing the stream or by an administrator.
 import t from 'tap';
+import { leaveLine } from '../../core/src/chat/turn-queue-store.js';
 import { lastUserText, startOpenAiFixture } from '../fixtures/openai-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
+import { rowsRead } from '../helpers/plan.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
 
@@ -134,5 +136,43 @@ t.test('double texting and cancellation', async (t) => {
     chunkDelayMs = 0;
     const next = await stream(hostB.url, { thread_id: 'leaver', agent_id: agent.agent_id, message: 'again ' }, { cookie });
     t.equal(tokensOf(next.events), 're: again ', 'the session is free again');
+  });
+
+  t.test('a ticket leaves its line by its key; what a crashed instance left is swept by a job', async (t) => {
+    const url = hostA.databaseUrl;
+    const agent = await createAgent({ name: 'Swept' });
+    const ticket = (expiresIn: string, session = "'swept'") =>
+      `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
+       SELECT ${session}, gen_random_uuid(), 'gone', now() + interval '${expiresIn}', now()`;
+    // A thousand live tickets of other sessions, and tickets of a crashed instance: lapsed over an hour, and recently.
+    await query(url, `${ticket('1 hour', "'other-' || i")} FROM generate_series(1, 1000) i`);
+    await query(url, `${ticket('-2 hours')} FROM generate_series(1, 3)`);
+    await query(url, ticket('-10 minutes'));
+    const [{ id }] = await query<{ id: string }>(url, `${ticket('1 minute')} RETURNING id::text AS id`);
+    t.equal(await rowsRead(url, leaveLine('$1'), [id], 'session_turn_queue'), 1, 'leaving reads the ticket alone, not each ticket of every line');
+    const lease = (expiresIn: string) =>
+      query(
+        url,
+        `INSERT INTO agent_request_leases (id, agent_id, instance_id, expires_at, created_at) VALUES (gen_random_uuid(), $1, 'gone', now() + interval '${expiresIn}', now())`,
+        [agent.agent_id],
+      );
+    await lease('-1 minute');
+    await lease('-1 day');
+    await lease('1 minute');
+
+    t.same(await hostA.app.domains.chat.sweepLapsed(), { tickets: 3, leases: 2 }, 'the sweep drops tickets lapsed over an hour ago and expired leases');
+    const left = await query(
+      url,
+      "SELECT count(*)::int AS n, count(*) FILTER (WHERE expires_at < now())::int AS lapsed FROM session_turn_queue WHERE instance_id = 'gone'",
+    );
+    t.same(left, [{ n: 1002, lapsed: 1 }], 'live tickets stay, and one lapsed less than an hour ago');
+    t.same(await query(url, 'SELECT count(*)::int AS n FROM agent_request_leases WHERE expires_at > now()'), [{ n: 1 }], 'the live lease stays');
+    t.same(
+      await query(url, "SELECT repeat_interval FROM agenda_jobs WHERE name = 'chat:sweep-lapsed'"),
+      [{ repeat_interval: '600000' }],
+      'the sweep runs as a job every 10 minutes',
+    );
+    await query(url, "DELETE FROM session_turn_queue WHERE instance_id = 'gone'");
+    await query(url, "DELETE FROM agent_request_leases WHERE instance_id = 'gone'");
   });
 });

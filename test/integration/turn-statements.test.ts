@@ -1,6 +1,7 @@
 // Issue 25 item 2: the database statements of one chat turn, counted on the host's own connections (the host runs in
 // this process), so a change that adds a round trip to the turn path shows here. Background work (Agenda's polling,
-// the lease workers' sweeps of runs and jobs) and the WebSocket fan-out's notifications are left out: not the turn's.
+// the lease workers' sweeps of runs and jobs, the sweep of lapsed tickets and leases) and the WebSocket fan-out's
+// notifications are left out: not the turn's.
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { createSubAdmin } from '../helpers/admins.js';
@@ -13,7 +14,7 @@ import { stream } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
 
 const CHAT_MODEL = { model_provider: 'openai', model_name: 'gpt-4o-mini' };
-const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b/;
+const BACKGROUND = /agenda|NOTIFY|pg_notify|_runs\b|etl_jobs|scheduled_tasks\b|WHERE expires_at </;
 
 /** The statements sent on connections to `database` while `work` runs (those `counted` keeps), whitespace collapsed. */
 /** The statements of `work` that are the turn's (not {@link BACKGROUND}). */

@@ -1,5 +1,6 @@
-import type { Logger } from '@agent-host/sdk';
+import type { JobScheduler, Logger } from '@agent-host/sdk';
 import { publicError } from '../errors/public-error.js';
+import { SHORT_JOB_LOCK_MS } from '../jobs/short-lock.js';
 import { newTraceId } from '../observability/trace-id.js';
 import type { RequestLimits } from './request-limits.js';
 import type { TurnTicket } from './session-turns.js';
@@ -13,6 +14,9 @@ import { saveTurn, type SaveStageDeps } from './turn/save-turn.js';
 import { fixedResponse, shortcutEvents } from './turn/shortcuts.js';
 import type { AdmittedTurn, ChatRequest, StoredTurn, StreamEvent, TurnCaller } from './turn/turn-request.js';
 import { TurnTrace } from './turn/turn-trace.js';
+
+const SWEEP_JOB = 'sweep-lapsed';
+const SWEEP_INTERVAL = '10 minutes';
 
 export type ChatServiceDeps = AdmitDeps &
   SessionStageDeps &
@@ -30,6 +34,22 @@ export type ChatServiceDeps = AdmitDeps &
  */
 export class ChatService {
   constructor(private readonly deps: ChatServiceDeps) {}
+
+  /** Sweeps what crashed instances left (`sweepLapsed`) every {@link SWEEP_INTERVAL}, on one instance at a time. */
+  async start(jobs: JobScheduler): Promise<void> {
+    jobs.define(SWEEP_JOB, async () => void (await this.sweepLapsed()), { lockLifetimeMs: SHORT_JOB_LOCK_MS, concurrency: 1 });
+    await jobs.every(SWEEP_INTERVAL, SWEEP_JOB, {});
+  }
+
+  /**
+   * Drops the places in sessions' lines and the agents' concurrency leases that a crashed instance left: expired, they
+   * hold nothing up, and no turn will remove them. A turn removes its own by key.
+   */
+  async sweepLapsed(): Promise<{ tickets: number; leases: number }> {
+    const swept = { tickets: await this.deps.turns.sweepLapsed(), leases: await this.deps.limits.sweepLapsed() };
+    if (swept.tickets + swept.leases > 0) this.deps.logger.info(swept, 'swept the tickets and leases of crashed instances');
+    return swept;
+  }
 
   /** Stage 1, before a stream opens: a refusal is thrown as an `AgentHostError` with its catalog code. */
   admit(request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { deletedCount } from '../db/deleted-count.js';
 import { preparedQuery } from '../db/prepared-query.js';
 
 /** An agent's counted use in its windows (UTC day and month; see {@link RequestLimitStore.agentUsage}), as decimal text. */
@@ -157,8 +158,13 @@ export class RequestLimitStore {
     await this.db.query('UPDATE agent_request_leases SET expires_at = now() + make_interval(secs => $2) WHERE id = $1', { bind: [leaseId, seconds] });
   }
 
-  /** Drops the lease, and any expired one on the way. */
+  /** Drops the lease, by its key (expired ones are swept apart, `sweepLapsedLeases`). */
   async releaseLease(leaseId: string): Promise<void> {
-    await this.db.query('DELETE FROM agent_request_leases WHERE id = $1 OR expires_at < now()', { bind: [leaseId] });
+    await this.db.query('DELETE FROM agent_request_leases WHERE id = $1', { bind: [leaseId] });
+  }
+
+  /** Drops the leases that expired, a crashed instance's, which no turn will release; how many. */
+  sweepLapsedLeases(): Promise<number> {
+    return deletedCount(this.db, 'DELETE FROM agent_request_leases WHERE expires_at < now()');
   }
 }

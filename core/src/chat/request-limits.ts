@@ -75,6 +75,11 @@ export class RequestLimits {
     return hit ? `this agent reached its ${hit[2]} limit (${hit[0]}); try again later` : undefined;
   }
 
+  /** Drops the concurrency leases a crashed instance left, once expired; how many. */
+  sweepLapsed(): Promise<number> {
+    return this.store.sweepLapsedLeases();
+  }
+
   /**
    * Takes one of `max` concurrent slots of the agent, serialised per agent by
    * a transaction-scoped advisory lock. A lease expires unless renewed, so a

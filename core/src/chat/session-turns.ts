@@ -137,6 +137,11 @@ export class SessionTurns {
     return { turnId, instanceId: this.instanceId, seconds: this.leaseSeconds };
   }
 
+  /** Drops the tickets a crashed instance left, expired over an hour ago; how many. */
+  sweepLapsed(): Promise<number> {
+    return this.store.sweepLapsed();
+  }
+
   /** The ticket a statement took (see `lineFor`); `fresh` when it came with a session this request started. */
   taken(sessionId: string, ticketId: string, fresh: boolean): TurnTicket {
     return new TurnTicket(this.store, ticketId, sessionId, this.leaseSeconds, fresh);

@@ -1,8 +1,13 @@
 import { QueryTypes, type Transaction } from 'sequelize';
+import { deletedCount } from '../db/deleted-count.js';
 import { SqlStore } from '../db/sql-store.js';
 
-/** Drops ticket `$ticket` from its line, and tickets that expired over an hour ago (a crashed instance's). */
-export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHERE id = ${ticket}::bigint OR expires_at < now() - interval '1 hour'`;
+/**
+ * Drops ticket `$ticket` from its line, by its key. Tickets a crashed instance left are swept apart
+ * (`TurnQueueStore.sweepLapsed`): swept here too, the `OR` made every turn scan the whole table, whose rows come and go
+ * with every turn.
+ */
+export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHERE id = ${ticket}::bigint`;
 
 /**
  * Joins a session's line: inserts a ticket, returning its `id`. The values are SQL expressions: parameters, or the
@@ -36,6 +41,11 @@ export class TurnQueueStore extends SqlStore {
       type: QueryTypes.SELECT,
     });
     return row?.cancelled_by ?? null;
+  }
+
+  /** Drops the tickets that expired over an hour ago, a crashed instance's, which no turn will leave; how many. */
+  async sweepLapsed(): Promise<number> {
+    return deletedCount(this.db, "DELETE FROM session_turn_queue WHERE expires_at < now() - interval '1 hour'");
   }
 
   /** Leaves the line (`leaveLine`). */

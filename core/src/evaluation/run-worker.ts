@@ -4,6 +4,7 @@ import type { EvaluatedTurn, JudgeModel } from '../chat/turn/evaluate-turn.js';
 import type { ModelOverride } from '../chat/model-router.js';
 import type { HostConfig } from '../config/schema.js';
 import { WriteBehind } from '../db/write-behind.js';
+import { SHORT_JOB_LOCK_MS } from '../jobs/short-lock.js';
 import { EMPTY_COST } from '../usage/cost.js';
 import type { TokenUsageSummary } from '../usage/token-usage.js';
 import type { ItemRow } from './dataset-store.js';
@@ -24,7 +25,6 @@ export const resultBase = (run: RunRow, item: ItemRow) => ({
   difficulty: item.difficulty,
   source: item.source,
 });
-const DISPATCH_LOCK_MS = 10_000;
 /** Results stored per statement, or after this long: a run's progress shows within a quarter of a second. */
 const RESULT_BATCH = { batchSize: 64, maxDelayMs: 250 };
 
@@ -67,7 +67,7 @@ export class RunWorker {
       this.deps.logger.info('[evaluation] enabled = false: this instance runs no evaluation run; runs stay readable');
       return;
     }
-    jobs.define(DISPATCH_JOB, () => this.dispatch(), { lockLifetimeMs: DISPATCH_LOCK_MS, concurrency: 1 });
+    jobs.define(DISPATCH_JOB, () => this.dispatch(), { lockLifetimeMs: SHORT_JOB_LOCK_MS, concurrency: 1 });
     await jobs.every(`${this.deps.config.supervisor_interval_seconds} seconds`, DISPATCH_JOB, {});
   }
 

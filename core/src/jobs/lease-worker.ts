@@ -1,7 +1,7 @@
 import type { JobScheduler, Logger } from '@agent-host/sdk';
+import { SHORT_JOB_LOCK_MS } from './short-lock.js';
 
 const DISPATCH_JOB = 'dispatch';
-const DISPATCH_LOCK_MS = 10_000;
 const SETTLE_POLL_MS = 100;
 
 /** What a kind of leased work gives the worker: how rows are claimed, recovered, kept and worked on. */
@@ -53,7 +53,7 @@ export class LeaseWorker<Row extends { id: string; lease_token: string | null },
       return;
     }
     this.jobs = jobs;
-    jobs.define(DISPATCH_JOB, () => this.dispatch(), { lockLifetimeMs: DISPATCH_LOCK_MS, concurrency: 1 });
+    jobs.define(DISPATCH_JOB, () => this.dispatch(), { lockLifetimeMs: SHORT_JOB_LOCK_MS, concurrency: 1 });
     await jobs.every(`${this.options.supervisorSeconds} seconds`, DISPATCH_JOB, {});
   }
 

@@ -1,5 +1,6 @@
 import type { JobRun, JobScheduler, Logger } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
+import { SHORT_JOB_LOCK_MS } from '../jobs/short-lock.js';
 import { parseChunking, type Chunking } from './chunking.js';
 import type { DocumentIndexer, DocumentResult } from './document-indexer.js';
 import { IngestionJobStore, type IngestionJobRow } from './ingestion-job-store.js';
@@ -9,7 +10,6 @@ import type { KnowledgeSources } from './sources.js';
 export const SUPERVISOR_JOB = 'ingestion-supervisor';
 /** Claims of one job before the supervisor gives up on it. */
 const MAX_ATTEMPTS = 3;
-const SUPERVISOR_LOCK_MS = 10_000;
 /** Documents of one job indexed at once (bench/ingest: 46.6 s for 10 MiB one at a time). */
 const DOCUMENTS_AT_ONCE = 2;
 /**
@@ -58,9 +58,8 @@ export class IngestionWorker {
   async define(jobs: JobScheduler): Promise<void> {
     const lockLifetimeMs = this.options.leaseSeconds * 1000;
     jobs.define<{ job_id: string }>(INGEST_JOB, (job) => this.run(job), { lockLifetimeMs, concurrency: 2 });
-    // The sweep is one UPDATE. Agenda keeps a timer of half the lock lifetime after each run, which holds a
-    // stopping process open that long, so the sweep gets a short lock rather than the ingestion lease.
-    jobs.define(SUPERVISOR_JOB, () => this.supervise(jobs), { lockLifetimeMs: SUPERVISOR_LOCK_MS, concurrency: 1 });
+    // The sweep is one UPDATE: a short lock, not the ingestion lease.
+    jobs.define(SUPERVISOR_JOB, () => this.supervise(jobs), { lockLifetimeMs: SHORT_JOB_LOCK_MS, concurrency: 1 });
     await jobs.every(`${this.options.supervisorIntervalSeconds} seconds`, SUPERVISOR_JOB, {});
   }
 

@@ -1,5 +1,6 @@
 import type { ErrorCode, JobScheduler, Logger } from '@agent-host/sdk';
 import { issueSessionId, type AdmittedTurn, type ChatRequest, type StreamEvent, type TurnCaller } from '../chat/turn/turn-request.js';
+import { SHORT_JOB_LOCK_MS } from '../jobs/short-lock.js';
 import { nextRunAfter } from './schedule.js';
 import type { ClaimedRun, RunStatus, ScheduledTaskStore, TaskRow } from './scheduled-task-store.js';
 
@@ -8,7 +9,6 @@ export const RUN_JOB = 'run';
 export const SUPERVISOR_JOB = 'supervisor';
 /** Claims of one run before the supervisor gives up on it. */
 const MAX_ATTEMPTS = 3;
-const SUPERVISOR_LOCK_MS = 10_000;
 /** A due time not fired this long after it passed was lost (its Agenda job gone): the supervisor fires it. */
 const OVERDUE_LAG_SECONDS = 30;
 /** Due times are armed in slots this wide: one Agenda job per slot fires every task due by its end. */
@@ -79,7 +79,7 @@ export class TaskRunner {
     const options = { lockLifetimeMs: this.options.leaseSeconds * 1000, concurrency: CONCURRENCY, removeOnComplete: true };
     jobs.define<DueData>(DUE_JOB, (job) => this.fireDue(job.data), options);
     jobs.define<{ run_id: string }>(RUN_JOB, (job) => this.execute(job.data.run_id), options);
-    jobs.define(SUPERVISOR_JOB, () => this.supervise(), { lockLifetimeMs: SUPERVISOR_LOCK_MS, concurrency: 1 });
+    jobs.define(SUPERVISOR_JOB, () => this.supervise(), { lockLifetimeMs: SHORT_JOB_LOCK_MS, concurrency: 1 });
     await jobs.every(`${this.options.supervisorIntervalSeconds} seconds`, SUPERVISOR_JOB, {});
   }
 
