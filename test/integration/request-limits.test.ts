@@ -7,6 +7,7 @@ import { AdminClient, startTestHost } from '../helpers/host.js';
 import { rowsRead } from '../helpers/plan.js';
 import { query } from '../helpers/services.js';
 import { stream, tokensOf } from '../helpers/sse.js';
+import { sentStatementsOf } from '../helpers/statements.js';
 
 /** `count` (1) persisted turns `daysAgo` UTC days back, each with the given tokens and cost. */
 async function pastTurn(
@@ -118,26 +119,25 @@ for (const quota of [0, 3])
         if (earlier) await pastTurn(host.databaseUrl, agentId, { daysAgo: today - 1, tokens: 10, count: earlier });
         await pastTurn(host.databaseUrl, agentId, { daysAgo: 0, tokens: 10, count: 2 });
         await query(host.databaseUrl, 'ANALYZE conversation_turns');
-        // The statement the check sends, explained with its values: how many turns each scan of conversation_turns read.
-        const sent: { sql: string; bind: unknown[] }[] = [];
-        const db = host.app.sequelize!;
-        const recording = new Proxy(db, {
-          get: (target, key) =>
-            key === 'query'
-              ? (sql: string, options: { bind: unknown[] }) => (sent.push({ sql, bind: options.bind }), target.query(sql, options as never))
-              : Reflect.get(target, key),
-        });
-        const store = new RequestLimitStore(recording);
+        const store = new RequestLimitStore(host.app.sequelize!);
+        const database = new URL(host.databaseUrl).pathname.slice(1);
         const expected = { total: '5', today: '2', tokens_today: '20', tokens_month: String((earlier + 2) * 10) };
-        t.match(await store.agentUsage(agentId, { month: true, totalUpTo: 5 }), expected, "the first check totals this month's earlier days");
-        t.match(await store.agentUsage(agentId, { month: true, totalUpTo: 5 }), expected, 'a later one reads their totals');
+        // The statements the checks send about turns, the second explained with its values: how many turns it read.
+        const sent = await sentStatementsOf(
+          database,
+          async () => {
+            t.match(await store.agentUsage(agentId, { month: true, totalUpTo: 5 }), expected, "the first check totals this month's earlier days");
+            t.match(await store.agentUsage(agentId, { month: true, totalUpTo: 5 }), expected, 'a later one reads their totals');
+          },
+          (text) => /conversation_turns|agent_usage_days/.test(text),
+        );
         t.same(
           await query(host.databaseUrl, 'SELECT sum(turns)::int AS turns FROM agent_usage_days WHERE agent_id = $1', [agentId]),
           [{ turns: earlier || null }],
           'one total a closed day',
         );
         t.equal(sent.length, 2, 'one statement a check');
-        const read = await rowsRead(host.databaseUrl, sent[1]!.sql, sent[1]!.bind, 'conversation_turns');
+        const read = await rowsRead(host.databaseUrl, sent[1]!.text, sent[1]!.values, 'conversation_turns');
         t.ok(read <= 50, `a check read ${read} of the agent's ${1002 + earlier} turns (today's and at most 5 more)`);
       });
 
