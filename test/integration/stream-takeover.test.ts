@@ -69,6 +69,44 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
     t.same([turn!.user_message_id, turn!.status], [shown!.message_id, 'completed']);
   });
 
+  t.test("a customer's message under takeover waits for the turn still answering, then is stored and shown", async (t) => {
+    const agentId = await agentWith('core_chat_v1');
+    const session = (await admin.request('POST', `/public/agents/${agentId}/sessions`)).body.session_id as string;
+    const customer = (message: string) => post(host.url, { thread_id: session, agent_id: agentId, message }, '');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture.setRespond(() => ({ chunks: ['Let me ', 'check.'], beforeChunk: (index) => (index === 1 ? held : undefined) }));
+    const first = customer('Where is my parcel?');
+    await eventually(() => (fixture.requests.at(-1)?.outcome === 'pending' ? true : undefined), 'the model call, held mid-reply');
+    t.equal((await admin.request('POST', `/sessions/${session}/takeover`, {})).status, 200, 'an operator takes over while the AI answers');
+    const second = customer('Hello?');
+    const stored = () => query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [session]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    t.notOk(
+      (await stored()).some((m) => m.content === 'Hello?'),
+      'the message sent meanwhile is not stored while the turn ahead of it runs',
+    );
+    t.notOk(
+      messagesOf(session).some((m) => m.content === 'Hello?'),
+      'nor shown',
+    );
+    release();
+    await readEvents(await first);
+    t.same(
+      (await readEvents(await second)).map((e) => e.type),
+      ['done'],
+      'once the turn ahead is done, it is stored with no AI reply',
+    );
+    const rows = await stored();
+    t.same(rows.at(-1), { role: 'user', content: 'Hello?' }, 'after everything the turn ahead stored');
+    t.ok(
+      messagesOf(session).some((m) => m.content === 'Hello?'),
+      'and shown',
+    );
+    const [line] = await query<{ n: number }>(host.databaseUrl, 'SELECT count(*)::int AS n FROM session_turn_queue WHERE session_id = $1', [session]);
+    t.equal(line!.n, 0, 'the line is empty again');
+  });
+
   t.test('a takeover committed during the turn stops the AI reply before the next model call', async (t) => {
     const agentId = await agentWith('react_agent_v1');
     let release!: () => void;

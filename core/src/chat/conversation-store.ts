@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { preparedQuery } from '../db/prepared-query.js';
-import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
+import { SKIP_FLUSH_WAIT, skipFlushWaitUnless } from '../db/skip-flush-wait.js';
 import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
@@ -97,13 +97,18 @@ const OPEN_SESSION: Record<SessionMode, (gate: string, storesMessage: boolean) =
 export interface OpenSessionOptions {
   /** Counts this caller's turns today, for the daily quota. */
   quotaCaller: string | null;
-  /** Joins the session's line for this turn: a session this request starts, so nobody else can be in its line. */
+  /**
+   * Joins the session's line for this turn: a session this request starts, so nobody else can be in its line, or a
+   * customer's message at admission ({@link ConversationStore.continueIssued}). With `customerMessage`, a message
+   * stored at once takes no ticket: nothing follows it.
+   */
   line?: { turnId: string; instanceId: string; seconds: number } | null;
   /** Opens the session only while no live ticket of its line is ahead of this one. */
   firstIn?: string | null;
   /**
    * Stores a customer's message that gets no AI reply when the session is under human takeover; the turn's ticket
-   * (`ticketId`), if it has one, then leaves the line in the same statement: no turn follows.
+   * (`ticketId`), if it has one, then leaves the line in the same statement: no turn follows. With `line`, only while
+   * no live ticket is in the session's line: a message sent while an earlier one is answered waits its turn.
    */
   customerMessage?: { content: string; messageType: MessageType; ticketId: string | null } | null;
 }
@@ -160,6 +165,23 @@ export class ConversationStore {
     return this.open(threadId, agentId, historyLimit, 'issue', options, budgets);
   }
 
+  /**
+   * A customer's message to a session the server issued to it (`continue_issued`), in the statement that takes the
+   * turn's minute budgets, and only when they allow it: stored at once (`storedMessage`) when the session is under
+   * human takeover and nobody is in its line, as no turn follows; else the turn joins the line (`ticketId`) and opens
+   * the session in stage 2 once first. No history is read. The commit waits for the WAL flush only for a stored
+   * message. `opened` is `undefined` when the session is not one this caller may continue.
+   */
+  continueIssued(
+    threadId: string,
+    agentId: string,
+    options: { line: NonNullable<OpenSessionOptions['line']>; customerMessage: { content: string; messageType: MessageType } },
+    budgets: BucketTake[],
+  ): Promise<{ buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined }> {
+    const { line, customerMessage } = options;
+    return this.open(threadId, agentId, 0, 'continue_issued', { quotaCaller: null, line, customerMessage: { ...customerMessage, ticketId: null } }, budgets);
+  }
+
   private async open(
     threadId: string,
     agentId: string | null,
@@ -176,11 +198,17 @@ export class ConversationStore {
     const first = firstIn && `NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = $1 AND id < ${p(firstIn)}::bigint AND expires_at > now())`;
     const gate = [takes?.allowed(), first].filter(Boolean).join(' AND ') || 'TRUE';
     const ticket = line
-      ? `, q AS (${joinLine({ session: 's.id', turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) }, 'FROM s')})`
+      ? `, q AS (${joinLine(
+          { session: 's.id', turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) },
+          customerMessage ? 'FROM s WHERE NOT EXISTS (SELECT 1 FROM cm)' : 'FROM s',
+        )})`
       : '';
+    // The same snapshot as the ticket it would take: one taken by a statement still running is not seen, and its turn
+    // then finds this message stored, as if it had come first.
+    const lineEmpty = line ? ' AND NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = s.id AND expires_at > now())' : '';
     const stored = customerMessage
       ? `, cm AS (INSERT INTO chat_messages (id, session_id, role, content, message_type, created_at)
-           SELECT ${p(randomUUID())}::uuid, s.id, 'user', ${p(customerMessage.content)}, ${p(customerMessage.messageType)}, now() FROM s WHERE s.status = 'HUMAN_ACTIVE'
+           SELECT ${p(randomUUID())}::uuid, s.id, 'user', ${p(customerMessage.content)}, ${p(customerMessage.messageType)}, now() FROM s WHERE s.status = 'HUMAN_ACTIVE'${lineEmpty}
            RETURNING ${MESSAGE_COLUMNS})${mode === 'continue_issued' ? ', cu AS (UPDATE chat_sessions SET updated_at = now() WHERE id = (SELECT session_id FROM cm))' : ''}${customerMessage.ticketId ? `, cq AS (${leaveLine(`(SELECT ${p(customerMessage.ticketId)}::bigint FROM cm)`)})` : ''}`
       : '';
     const [row] = await preparedQuery<
@@ -194,8 +222,8 @@ export class ConversationStore {
       this.db,
       `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}${budgets ? `_buckets${budgets.length}` : ''}`,
       `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate, customerMessage != null)})
-       ${ticket}${stored}
-       SELECT ${[...(takes ? [...takes.columns, SKIP_FLUSH_WAIT] : []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
+       ${stored}${ticket}
+       SELECT ${[...(takes ? [...takes.columns, customerMessage ? skipFlushWaitUnless('cm') : SKIP_FLUSH_WAIT] : []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,

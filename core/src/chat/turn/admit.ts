@@ -4,6 +4,7 @@ import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Agents, AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
 import type { ConversationStore } from '../conversation-store.js';
+import { normalizeMessageType } from '../fixed-response.js';
 import { primaryModel, type ModelOverride } from '../model-router.js';
 import type { SessionTurns } from '../session-turns.js';
 import type { TrafficLimits, TurnBudgets } from '../traffic-limits.js';
@@ -21,8 +22,8 @@ export interface AdmitDeps {
 /**
  * Stage 1, resolve the agent: everything about a request that can be refused before a stream opens (the message, the
  * agent and whether this caller may use it, the model override, the minute budgets of `[rate_limits]`), and the turn's
- * place in its session's line, or the session the server issues for it. Throws the refusal as an `AgentHostError`
- * with its catalog code.
+ * place in its session's line, the session the server issues for it, or, for a customer's session under human takeover,
+ * the message stored. Throws the refusal as an `AgentHostError` with its catalog code.
  */
 export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller): Promise<AdmittedTurn> {
   const { config } = deps;
@@ -50,17 +51,45 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
       : { callerKey: caller.callerKey, sessionId, anonymous: !caller.principal };
   // A session the server issues for this request starts in the statement that takes its budgets (stage 2 finds it open).
   if (!trusted && sessionId === null) {
-    const issued = await issueSession(deps, request, caller, agent, turnId, budgets);
-    return { request, caller, agent, override, trusted, ticket: null, turnId, issued };
+    const opened = await issueSession(deps, request, caller, agent, turnId, budgets);
+    return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
   }
-  const taken = await deps.trafficLimits.takeTurn(budgets, line);
-  if (taken.refusal) throw new TooManyRequestsError(taken.refusal.detail, taken.refusal.retryAfterSeconds);
-  const ticket = sessionId !== null && taken.ticketId !== null ? deps.turns.taken(sessionId, taken.ticketId, false) : null;
+  let ticketId: string | null;
+  if (trusted) {
+    const taken = await deps.trafficLimits.takeTurn(budgets, line);
+    if (taken.refusal) throw new TooManyRequestsError(taken.refusal.detail, taken.refusal.retryAfterSeconds);
+    ticketId = taken.ticketId;
+  } else {
+    // A customer's message to the session issued to it: stored at once under takeover (stage 2 shows it, and no turn
+    // follows), else in line with its ticket. A session this caller may not continue is refused in stage 2.
+    const opened = await continueIssued(deps, request, agent!, sessionId!, turnId, budgets);
+    if (opened?.storedMessage) return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
+    ticketId = opened?.ticketId ?? null;
+  }
+  const ticket = sessionId !== null && ticketId !== null ? deps.turns.taken(sessionId, ticketId, false) : null;
   if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
     await ticket.leave();
     throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);
   }
   return { request, caller, agent, override, trusted, ticket, turnId };
+}
+
+/**
+ * A customer's message to the session the server issued to it, in the statement that takes the turn's minute budgets
+ * and only when they allow it: stored at once under human takeover while nobody is in the session's line (no turn
+ * follows, so it needs no ticket), else in line with its ticket.
+ */
+async function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: AgentView, sessionId: string, turnId: string, budgets: TurnBudgets) {
+  const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
+  const { buckets: taken, opened } = await deps.conversations.continueIssued(
+    sessionId,
+    agent.agent_id,
+    { line: deps.turns.lineFor(turnId), customerMessage: { content: request.message, messageType: normalizeMessageType(request.message_type) } },
+    buckets,
+  );
+  const refused = refusalOf(taken);
+  if (refused) throw new TooManyRequestsError(refused.refusal.detail, refused.refusal.retryAfterSeconds);
+  return opened;
 }
 
 /**

@@ -37,8 +37,8 @@ export const BEHIND = Symbol('behind in the session line');
 
 /**
  * Stage 2, resolve the session: opens (or starts) the request's session if this caller may use it. While a human
- * operator answers the session, the message is stored (by the statement opening the session) and shown, the AI stays
- * silent and no turn runs: `null`. A session the request starts joins its line in the same statement; `hold` gets
+ * operator answers the session, the message is stored (by the statement opening the session, or a customer's at
+ * admission) and shown, the AI stays silent and no turn runs: `null`. A session the request starts joins its line in the same statement; `hold` gets
  * that ticket at once, to leave it whatever happens next. A turn whose ticket is not known to be first opens the
  * session only if it is (in the same statement), else gets `BEHIND`: it waits its turn and calls again.
  */
@@ -60,7 +60,7 @@ export async function openTurnSession(
   const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType, ticketId: admitted.ticket?.id ?? null };
   const firstIn = admitted.ticket?.unconfirmed ?? null;
   const opened =
-    admitted.issued ??
+    admitted.opened ??
     (await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, {
       quotaCaller,
       line,

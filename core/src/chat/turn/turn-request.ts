@@ -73,8 +73,11 @@ export interface AdmittedTurn {
   trusted: boolean;
   /** The turn's place in its session's line; none for a session this request starts (its ticket comes with the session). */
   ticket: TurnTicket | null;
-  /** The session the server issued for this request, opened with the turn's minute budgets (stage 2 finds it open). */
-  issued?: OpenedSession;
+  /**
+   * The session opened with the turn's minute budgets, so stage 2 finds it open: one the server issued for this
+   * request, or a customer's session under takeover with the message stored.
+   */
+  opened?: OpenedSession;
   /** The id the turn is stored under, known from the start so its ticket names it. */
   turnId: string;
 }
