@@ -73,18 +73,28 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
     const agentId = await agentWith('core_chat_v1');
     const session = (await admin.request('POST', `/public/agents/${agentId}/sessions`)).body.session_id as string;
     const customer = (message: string) => post(host.url, { thread_id: session, agent_id: agentId, message }, '');
+    const stored = () => query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [session]);
+    // The host sees the session under takeover once, so the customer's next message is admitted by the statement that
+    // stores it when nobody is in the session's line.
+    t.equal((await admin.request('POST', `/sessions/${session}/takeover`, {})).status, 200);
+    t.same(
+      (await readEvents(await customer('Anyone?'))).map((e) => e.type),
+      ['done'],
+      'a message under takeover gets no AI reply',
+    );
+    t.equal((await admin.request('POST', `/sessions/${session}/release`, {})).status, 200);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     fixture.setRespond(() => ({ chunks: ['Let me ', 'check.'], beforeChunk: (index) => (index === 1 ? held : undefined) }));
-    const first = customer('Where is my parcel?');
+    // An administrator's message gets an AI reply, held mid-way; an operator takes over meanwhile.
+    const first = post(host.url, { thread_id: session, agent_id: agentId, message: 'Where is the parcel?' }, admin.cookieHeader('/'));
     await eventually(() => (fixture.requests.at(-1)?.outcome === 'pending' ? true : undefined), 'the model call, held mid-reply');
     t.equal((await admin.request('POST', `/sessions/${session}/takeover`, {})).status, 200, 'an operator takes over while the AI answers');
     const second = customer('Hello?');
-    const stored = () => query(host.databaseUrl, 'SELECT role, content FROM chat_messages WHERE session_id = $1 ORDER BY created_at, id', [session]);
     await new Promise((resolve) => setTimeout(resolve, 500));
     t.notOk(
       (await stored()).some((m) => m.content === 'Hello?'),
-      'the message sent meanwhile is not stored while the turn ahead of it runs',
+      "the customer's message sent meanwhile is not stored while the turn ahead of it runs",
     );
     t.notOk(
       messagesOf(session).some((m) => m.content === 'Hello?'),
@@ -97,8 +107,7 @@ t.test('the customer message reaches operators at once; a takeover stops the AI 
       ['done'],
       'once the turn ahead is done, it is stored with no AI reply',
     );
-    const rows = await stored();
-    t.same(rows.at(-1), { role: 'user', content: 'Hello?' }, 'after everything the turn ahead stored');
+    t.same((await stored()).at(-1), { role: 'user', content: 'Hello?' }, 'after everything the turn ahead stored');
     t.ok(
       messagesOf(session).some((m) => m.content === 'Hello?'),
       'and shown',

@@ -7,6 +7,7 @@ import type { Orchestrator, TurnEvent, TurnResult } from '@agent-host/sdk';
 import { KeyedRegistry } from '@agent-host/sdk/kernel';
 import t from 'tap';
 import { memoryLogger, type LogRecord } from '../../sdk/src/testing/fake-services.js';
+import { TakeoverHints } from '../../core/src/chat/takeover-hints.js';
 
 interface Options {
   agent?: Record<string, unknown>;
@@ -47,7 +48,7 @@ function pipeline(options: Options = {}) {
     agents: { runtime: async () => ({ ...CHAT_AGENT, ...options.agent }) },
     providers: new KeyedRegistry('model providers'),
     // The session the request starts joins its line in openSession's statement, which this fake does not model.
-    turns: { lineFor: (turnId: string) => ({ turnId, instanceId: 'test-instance', seconds: 30 }) },
+    turns: { lineFor: (turnId: string) => ({ turnId, instanceId: 'test-instance', seconds: 30 }), takeovers: new TakeoverHints() },
     // Every minute budget allows the turn; a session the request starts takes no ticket with them.
     trafficLimits: { takeTurn: async () => ({ ticketId: null }), turnBuckets: () => ({ buckets: [], refusal: () => undefined }) },
     conversations: {

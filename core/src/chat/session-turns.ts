@@ -2,6 +2,7 @@ import { ConflictError } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import { auditOperation, type Operation } from '../admin/operation.js';
 import { LEASE_SECONDS } from './request-limits.js';
+import { TakeoverHints } from './takeover-hints.js';
 import { TurnQueueStore } from './turn-queue-store.js';
 
 /**
@@ -117,6 +118,8 @@ export class TurnTicket {
 /** One turn at a time per session, across instances (issue: double texting). */
 export class SessionTurns {
   private readonly store: TurnQueueStore;
+  /** A customer's message to a session under takeover skips the line: which sessions this instance saw so. */
+  readonly takeovers = new TakeoverHints();
 
   constructor(
     /** For the audit row of a cancel. */

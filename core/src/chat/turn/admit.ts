@@ -55,16 +55,17 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
     return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
   }
   let ticketId: string | null;
-  if (trusted) {
+  if (!trusted && sessionId !== null && deps.turns.takeovers.underTakeover(sessionId)) {
+    // A customer's message to its session, last seen under human takeover: stored at once if it still is (stage 2
+    // shows it, and no turn follows), else in line with its ticket. A session this caller may not continue is refused
+    // in stage 2.
+    const opened = await continueIssued(deps, request, agent!, sessionId, turnId, budgets);
+    if (opened?.storedMessage) return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
+    ticketId = opened?.ticketId ?? null;
+  } else {
     const taken = await deps.trafficLimits.takeTurn(budgets, line);
     if (taken.refusal) throw new TooManyRequestsError(taken.refusal.detail, taken.refusal.retryAfterSeconds);
     ticketId = taken.ticketId;
-  } else {
-    // A customer's message to the session issued to it: stored at once under takeover (stage 2 shows it, and no turn
-    // follows), else in line with its ticket. A session this caller may not continue is refused in stage 2.
-    const opened = await continueIssued(deps, request, agent!, sessionId!, turnId, budgets);
-    if (opened?.storedMessage) return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
-    ticketId = opened?.ticketId ?? null;
   }
   const ticket = sessionId !== null && ticketId !== null ? deps.turns.taken(sessionId, ticketId, false) : null;
   if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
@@ -77,7 +78,7 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
 /**
  * A customer's message to the session the server issued to it, in the statement that takes the turn's minute budgets
  * and only when they allow it: stored at once under human takeover while nobody is in the session's line (no turn
- * follows, so it needs no ticket), else in line with its ticket.
+ * follows, so it needs no ticket), else in line with its ticket. What it saw of the session's status is noted.
  */
 async function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: AgentView, sessionId: string, turnId: string, budgets: TurnBudgets) {
   const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
@@ -89,6 +90,7 @@ async function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: Agen
   );
   const refused = refusalOf(taken);
   if (refused) throw new TooManyRequestsError(refused.refusal.detail, refused.refusal.retryAfterSeconds);
+  if (opened) deps.turns.takeovers.note(sessionId, opened.session.status === 'HUMAN_ACTIVE');
   return opened;
 }
 
