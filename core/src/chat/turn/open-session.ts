@@ -38,9 +38,10 @@ export const BEHIND = Symbol('behind in the session line');
 /**
  * Stage 2, resolve the session: opens (or starts) the request's session if this caller may use it. While a human
  * operator answers the session, the message is stored (by the statement opening the session, or a customer's at
- * admission) and shown, the AI stays silent and no turn runs: `null`. A session the request starts joins its line in the same statement; `hold` gets
- * that ticket at once, to leave it whatever happens next. A turn whose ticket is not known to be first opens the
- * session only if it is (in the same statement), else gets `BEHIND`: it waits its turn and calls again.
+ * admission) and shown, the AI stays silent and no turn runs: `null`. A session the request starts joins its line in
+ * the same statement; `hold` gets that ticket at once, to leave it whatever happens next. A turn whose ticket is not
+ * known to be first opens the session only if it is (in the same statement), else gets `BEHIND`: it waits its turn
+ * and calls again.
  */
 export async function openTurnSession(
   deps: SessionStageDeps,
