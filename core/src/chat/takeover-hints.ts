@@ -1,5 +1,5 @@
 /** How many sessions an instance remembers having seen under human takeover; the oldest seen are forgotten first. */
-export const TAKEOVER_HINT_CAPACITY = 10_000;
+const TAKEOVER_HINT_CAPACITY = 10_000;
 
 /**
  * The customers' sessions this instance last saw under human takeover, so that the next message of one is admitted

@@ -3,10 +3,11 @@ import { TooManyRequestsError, ValidationError, type ErrorCode, type ModelProvid
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { Agents, AgentView } from '../../agents/agents.js';
 import type { HostConfig } from '../../config/schema.js';
-import type { ConversationStore } from '../conversation-store.js';
+import type { ConversationStore, OpenedSession } from '../conversation-store.js';
 import { normalizeMessageType } from '../fixed-response.js';
 import { primaryModel, type ModelOverride } from '../model-router.js';
 import type { SessionTurns } from '../session-turns.js';
+import type { BucketTake, TakenBucket } from '../traffic-limit-store.js';
 import type { TrafficLimits, TurnBudgets } from '../traffic-limits.js';
 import { issueSessionId, mayChooseSessions, refusal, trustedCaller, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
 
@@ -78,19 +79,25 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
 /**
  * A customer's message to the session the server issued to it, in the statement that takes the turn's minute budgets
  * and only when they allow it: stored at once under human takeover while nobody is in the session's line (no turn
- * follows, so it needs no ticket), else in line with its ticket. What it saw of the session's status is noted.
+ * follows, so it needs no ticket), else in line with its ticket.
  */
-async function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: AgentView, sessionId: string, turnId: string, budgets: TurnBudgets) {
-  const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
-  const { buckets: taken, opened } = await deps.conversations.continueIssued(
-    sessionId,
-    agent.agent_id,
-    { line: deps.turns.lineFor(turnId), customerMessage: { content: request.message, messageType: normalizeMessageType(request.message_type) } },
-    buckets,
+function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: AgentView, sessionId: string, turnId: string, budgets: TurnBudgets) {
+  const customerMessage = { content: request.message, messageType: normalizeMessageType(request.message_type) };
+  return withBudgets(deps, budgets, (buckets) =>
+    deps.conversations.continueIssued(sessionId, agent.agent_id, { line: deps.turns.lineFor(turnId), customerMessage }, buckets),
   );
+}
+
+/** The session `open` opens in the statement that takes the turn's minute `budgets`; their refusal, if any, is thrown. */
+async function withBudgets(
+  deps: AdmitDeps,
+  budgets: TurnBudgets,
+  open: (buckets: BucketTake[]) => Promise<{ buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined }>,
+): Promise<OpenedSession | undefined> {
+  const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
+  const { buckets: taken, opened } = await open(buckets);
   const refused = refusalOf(taken);
   if (refused) throw new TooManyRequestsError(refused.refusal.detail, refused.refusal.retryAfterSeconds);
-  if (opened) deps.turns.takeovers.note(sessionId, opened.session.status === 'HUMAN_ACTIVE');
   return opened;
 }
 
@@ -99,22 +106,20 @@ async function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: Agen
  * issues now), in the statement that takes the turn's minute budgets, and only when they allow the turn. Nobody else
  * knows the session: its line is joined as it starts, and no takeover can hold it yet.
  */
-async function issueSession(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller, agent: AgentView | null, turnId: string, budgets: TurnBudgets) {
+function issueSession(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller, agent: AgentView | null, turnId: string, budgets: TurnBudgets) {
   const { config } = deps;
-  const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
-  const { buckets: taken, opened } = await deps.conversations.issueSession(
-    request.thread_id ?? issueSessionId(),
-    agent?.agent_id ?? null,
-    config.agent.history_message_limit,
-    {
-      quotaCaller: config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null,
-      line: caller.issuedSession ? deps.turns.lineFor(turnId) : null,
-    },
-    buckets,
+  return withBudgets(deps, budgets, (buckets) =>
+    deps.conversations.issueSession(
+      request.thread_id ?? issueSessionId(),
+      agent?.agent_id ?? null,
+      config.agent.history_message_limit,
+      {
+        quotaCaller: config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null,
+        line: caller.issuedSession ? deps.turns.lineFor(turnId) : null,
+      },
+      buckets,
+    ),
   );
-  const refused = refusalOf(taken);
-  if (refused) throw new TooManyRequestsError(refused.refusal.detail, refused.refusal.retryAfterSeconds);
-  return opened;
 }
 
 async function loadAgent(agents: Agents, agentId: string, { principal, channel }: TurnCaller): Promise<AgentView> {

@@ -77,7 +77,7 @@ export async function openTurnSession(
       : refusal('SESSION_NOT_FOUND', `no session ${threadId} of this agent was started by you; omit thread_id to start a new session`);
   }
   const { session, history, callerTurnsToday, ticketId, storedMessage } = opened;
-  // For the admission of this customer's next message (`admitTurn`).
+  // What this instance saw of a customer's session, for the admission of its next message (`admitTurn`).
   if (mode === 'continue_issued') deps.turns.takeovers.note(session.id, session.status === 'HUMAN_ACTIVE');
   let ticket = admitted.ticket;
   if (ticketId !== null) {
