@@ -12,8 +12,11 @@
 //               10 s after the first 10,000 turns against that of the last 10 s (issue 25: within 10%)
 //   load:       loadgen.mjs, closed-loop clients (child process), each concurrency point run on the
 //               baseline then the host, with a discarded warm-up before each
+//   --rounds N: each point measures its sides in turn N times (`--seconds` each, after its warm-up), and a side's
+//               figures are over all its rounds: the sides are then measured over the same stretch of time, so a
+//               shared machine's drift moves the ratios less
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--rounds 1] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too. The
 // same run measures the host's two other paths as sides of their own: the model path (`model`, as without --agent) and
@@ -51,6 +54,7 @@ import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(arg('--seconds', 10));
 const warmupSeconds = Number(arg('--warmup', 2));
+const rounds = Number(arg('--rounds', 1));
 const concurrencies = String(arg('--concurrency', '1,16,64')).split(',').map(Number);
 const hostCpuProf = process.argv.includes('--host-cpu-prof');
 /** Where the host writes its CPU profile, with --host-cpu-prof. */
@@ -70,13 +74,29 @@ const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (
   !(seconds > 0) ||
   !(warmupSeconds >= 0) ||
+  !(Number.isInteger(rounds) && rounds > 0) ||
   concurrencies.some((c) => !(Number.isInteger(c) && c > 0)) ||
   !(Number.isInteger(knowledgeChunks) && knowledgeChunks > 0)
 ) {
   console.error(
-    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]',
+    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--rounds N] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]',
   );
   process.exit(2);
+}
+
+/** Adds up two count maps. */
+const addCounts = (a, b) => Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [k, (a[k] ?? 0) + (b[k] ?? 0)]));
+
+/** A side's loadgen replies over the rounds of a point, as one. */
+function mergeReplies(a, b) {
+  if (!a) return b;
+  return {
+    ttft: a.ttft.concat(b.ttft),
+    total: a.total.concat(b.total),
+    measured: { counts: addCounts(a.measured.counts, b.measured.counts), failures: addCounts(a.measured.failures, b.measured.failures) },
+    token_counts: addCounts(a.token_counts, b.token_counts),
+    warmup: a.warmup && b.warmup ? { counts: addCounts(a.warmup.counts, b.warmup.counts) } : (a.warmup ?? b.warmup),
+  };
 }
 
 function summarize(reply, seconds) {
@@ -106,6 +126,7 @@ const summary = {
   machine: machine(),
   seconds,
   warmup_seconds: warmupSeconds,
+  rounds,
   host_requests: withAgent ? 'agent_id of a public chat agent on the fake model' : 'model_provider and model_name, no agent',
   grounded_requests: withGrounding ? 'agent_id of the same agent with response_grounding_config (balanced, general knowledge allowed)' : null,
   knowledge_requests: withKnowledge ? `agent_id of an agent with one mounted source of ${knowledgeChunks} chunks` : null,
@@ -224,27 +245,42 @@ async function main() {
   let hostOk = hostSent;
   for (const concurrency of concurrencies) {
     const point = { concurrency };
-    for (const [side, url] of sides) {
-      const before = await modelCount();
-      const cpuBefore = cpuOf(side);
-      const from = profileClockUs();
-      const reply = await ask(
-        loadgen,
-        { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] },
-        'result',
-        (seconds + warmupSeconds) * 1000 + 120_000,
-      );
-      if (firstHost(side)) (hostWindows[side] ??= []).push([from, profileClockUs()]);
-      point[side] = summarize(reply, seconds);
-      const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
-      point[side].model_calls_per_request = ((await modelCount()) - before) / requests;
-      const cpuAfter = cpuOf(side);
-      // Warm-up included: the CPU readings span it too.
-      point[side].cpu_ms_per_turn = Object.fromEntries(Object.entries(cpuSpent(cpuBefore, cpuAfter)).map(([name, s]) => [name, (s / requests) * 1000]));
-      if (firstHost(side)) {
-        hostSent += requests;
-        hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);
+    /** Per side, over its rounds: the merged replies, requests sent, model calls and CPU seconds by process. */
+    const measured = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const [side, url] of sides) {
+        const before = await modelCount();
+        const cpuBefore = cpuOf(side);
+        const from = profileClockUs();
+        const reply = await ask(
+          loadgen,
+          { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] },
+          'result',
+          (seconds + warmupSeconds) * 1000 + 120_000,
+        );
+        if (firstHost(side)) (hostWindows[side] ??= []).push([from, profileClockUs()]);
+        const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
+        const modelCalls = (await modelCount()) - before;
+        // Warm-up included: the CPU readings span it too.
+        const cpu = cpuSpent(cpuBefore, cpuOf(side));
+        const sofar = measured[side];
+        measured[side] = {
+          reply: mergeReplies(sofar?.reply, reply),
+          requests: (sofar?.requests ?? 0) + requests,
+          modelCalls: (sofar?.modelCalls ?? 0) + modelCalls,
+          cpu: sofar ? addCounts(sofar.cpu, cpu) : cpu,
+        };
+        if (firstHost(side)) {
+          hostSent += requests;
+          hostOk += reply.measured.counts.ok + (reply.warmup?.counts.ok ?? 0);
+        }
       }
+    }
+    for (const [side] of sides) {
+      const { reply, requests, modelCalls, cpu } = measured[side];
+      point[side] = summarize(reply, seconds * rounds);
+      point[side].model_calls_per_request = modelCalls / requests;
+      point[side].cpu_ms_per_turn = Object.fromEntries(Object.entries(cpu).map(([name, s]) => [name, (s / requests) * 1000]));
       const s = point[side];
       console.log(
         `c=${String(concurrency).padEnd(3)} ${side.padEnd(8)} ${fmt(s.turns_per_s).padStart(8)} turns/s  ttft p50 ${fmt(s.ttft_p50_ms).padStart(7)} ms  p99 ${fmt(s.ttft_p99_ms).padStart(7)} ms  ` +
@@ -382,7 +418,7 @@ function report() {
     }
   }
   const table = markdownTable(
-    `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${seconds} s per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
+    `POST /stream, 20 tokens from a zero-latency fake model, closed loop, ${rounds > 1 ? `${rounds} rounds of ${seconds} s, sides in turn,` : `${seconds} s`} per point (${os.cpus().length} CPUs, load generator on the same machine); host requests: ${summary.host_requests}`,
     [
       'concurrency',
       'openai SDK turns/s',
