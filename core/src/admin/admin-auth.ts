@@ -9,6 +9,7 @@ import { insertAudit } from '../services/audit-store.js';
 import { LoginThrottle } from './login-throttle.js';
 import { PERMISSION_CATALOG, type RoleCode } from './permissions.js';
 import { burnPasswordCheck, hashPassword, randomToken, sha256, verifyPassword } from './secrets.js';
+import { VerifiedTokens, type VerifiedClaims } from './verified-tokens.js';
 
 /** The administrator behind a request, with effective permissions. */
 export interface AdminPrincipal {
@@ -52,6 +53,7 @@ export class AdminAuth {
   readonly throttle: LoginThrottle;
   /** Also the store of AdminUsers and Challenges: one place for the administrator tables. */
   readonly store: AdminStore;
+  private readonly verified = new VerifiedTokens();
 
   constructor(
     private readonly db: Sequelize,
@@ -138,14 +140,23 @@ export class AdminAuth {
 
   /** The principal of an access token, or `undefined` when the token or its session is not valid now. */
   async authenticate(accessToken: string): Promise<AdminPrincipal | undefined> {
-    let claims: Record<string, unknown>;
+    const claims = this.verified.get(accessToken) ?? (await this.verify(accessToken));
+    return claims && this.loadSession(claims.sid, claims.ver);
+  }
+
+  /** The claims of a valid access token that has not expired, remembered for its next requests. */
+  private async verify(accessToken: string): Promise<VerifiedClaims | undefined> {
+    let payload: Record<string, unknown>;
     try {
-      ({ payload: claims } = await jwtVerify(accessToken, this.signingKey, { algorithms: ['HS256'], audience: 'agent-host-admin' }));
+      ({ payload } = await jwtVerify(accessToken, this.signingKey, { algorithms: ['HS256'], audience: 'agent-host-admin' }));
     } catch {
       return undefined;
     }
-    if (typeof claims.sid !== 'string' || typeof claims.ver !== 'number') return undefined;
-    return this.loadSession(claims.sid, claims.ver);
+    const { sid, ver, exp } = payload;
+    if (typeof sid !== 'string' || typeof ver !== 'number' || typeof exp !== 'number') return undefined;
+    const claims = { sid, ver, expiresAtMs: exp * 1000 };
+    this.verified.add(accessToken, claims);
+    return claims;
   }
 
   /**
