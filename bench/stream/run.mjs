@@ -268,7 +268,7 @@ async function main() {
           reply: mergeReplies(sofar?.reply, reply),
           requests: (sofar?.requests ?? 0) + requests,
           modelCalls: (sofar?.modelCalls ?? 0) + modelCalls,
-          cpu: sofar ? addCounts(sofar.cpu, cpu) : cpu,
+          cpu: addCounts(sofar?.cpu ?? {}, cpu),
         };
         if (firstHost(side)) {
           hostSent += requests;
