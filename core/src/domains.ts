@@ -134,7 +134,6 @@ export function createDomains(deps: DomainDeps): Domains {
     db,
     backends: kernel.registry(extensionPoints.skillBackends),
     servers: skillMcpServers(mcp.servers),
-    logger: logger.child({ component: 'skills' }),
   });
   const sessionTurns = new SessionTurns(db, deps.instanceId);
   const scheduledTasks = new ScheduledTasks(db, config, agents, deps.instanceId, logger.child({ component: 'scheduled-tasks' }));

@@ -22,7 +22,7 @@ export { listOrchestrators } from './orchestrators/orchestrator-catalog.js';
 export { DEFAULT_CONFIG_DIR, PROJECT_ROOT } from './paths.js';
 export { releaseMetadata } from './release/release-metadata.js';
 export { createRootLogger } from './services/logger.js';
-export { currentRequestId, requestScope } from './observability/request-scope.js';
+export { currentRequestId, inRequestScope } from './observability/request-scope.js';
 export { AdminAuth, type AdminPrincipal, type IssuedTokens, type RequestOrigin } from './admin/admin-auth.js';
 export { PERMISSION_CATALOG, isPermissionCode, type PermissionCode, type RoleCode } from './admin/permissions.js';
 export { Challenges } from './admin/challenges.js';

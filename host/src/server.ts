@@ -1,4 +1,4 @@
-import { requestScope, type AgentHostApp, type Domains } from '@agent-host/core';
+import { inRequestScope, type AgentHostApp, type Domains } from '@agent-host/core';
 import { AgentHostError, ForbiddenError, UnsupportedMediaTypeError } from '@agent-host/sdk';
 import restify, { type Request, type Response } from 'restify';
 import { errorEnvelope } from './http/error-envelope.js';
@@ -80,7 +80,9 @@ export function createServer(app: AgentHostApp) {
   for (const route of routes) {
     // Everything the route does runs in the request's scope: its log lines and audit rows name the request. Set
     // here, not in `pre`: the body parser resumes from the socket's events, outside any scope set before it.
-    server[route.method](route.path, async (req: Request, res: Response) => requestScope.run({ requestId: req.id() }, () => serve(route, req, res)));
+    server[route.method](route.path, async (req: Request, res: Response) =>
+      route.unscoped ? serve(route, req, res) : inRequestScope(req.id(), () => serve(route, req, res)),
+    );
   }
 
   async function serve(route: RouteDefinition, req: Request, res: Response): Promise<void> {

@@ -382,6 +382,7 @@ t.test('skills', async (t) => {
         traceId: 'trace-handle',
         budget: new ToolCallBudget(null),
         signal: new AbortController().signal,
+        log: host.app.logger,
       });
     const skills = turn();
     t.same(await skills.handle.list(), [

@@ -99,7 +99,12 @@ t.test('[plugins] dir loads every plugin package directly inside it, after enabl
   const config = load({ AGENT_HOST_PLUGINS_DIR: fixtures, AGENT_HOST_PLUGINS_EXTRA: './my-plugin' });
   t.same(
     pluginSpecifiers(config).slice(config.plugins.enabled.length),
-    ['./my-plugin', ...['hello-orchestrator', 'job-counter', 'retriever-drops-point', 'tool-provider-weather'].map((name) => path.join(fixtures, name))],
+    [
+      './my-plugin',
+      ...['hello-orchestrator', 'job-counter', 'promise-hooks-probe', 'retriever-drops-point', 'tool-provider-weather'].map((name) =>
+        path.join(fixtures, name),
+      ),
+    ],
     'folders with an agentHost manifest, by name; the kernel fixtures folder has none and is skipped',
   );
   t.throws(

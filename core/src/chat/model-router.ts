@@ -4,6 +4,7 @@ import type {
   ChatMessage,
   ChatModel,
   ChatStreamChunk,
+  Logger,
   ModelChoice,
   ModelProvider,
   ModelRouter,
@@ -55,6 +56,8 @@ export interface RoutedTurn {
   message: string;
   /** Runs before every model call; throws to stop the turn (a human took over). */
   beforeModelCall?: () => Promise<void>;
+  /** The turn's logger, handed to each call (`ChatCallOptions.log`) unless the caller gives its own. */
+  log?: Logger;
 }
 
 /**
@@ -202,6 +205,8 @@ export class TurnModelRouter implements ModelRouter {
     const calls = this.calls;
     const beforeModelCall = this.turn.beforeModelCall ?? (async () => {});
     const promptOf = (messages: ChatMessage[]) => messages.map((m) => m.content).join('\n');
+    const { log } = this.turn;
+    const withLog = (options: ChatCallOptions | undefined): ChatCallOptions | undefined => (log && !options?.log ? { ...options, log } : options);
     return {
       provider: model.provider,
       modelName: model.modelName,
@@ -216,7 +221,7 @@ export class TurnModelRouter implements ModelRouter {
         };
         calls.push(call);
         try {
-          for await (const chunk of model.stream(messages, options)) {
+          for await (const chunk of model.stream(messages, withLog(options))) {
             if (chunk.type === 'token') call.reply_text += chunk.content;
             else if (chunk.type === 'usage') call.provider_usage = chunk.usage;
             yield chunk;
@@ -235,7 +240,7 @@ export class TurnModelRouter implements ModelRouter {
           started_at: Date.now(),
         };
         calls.push(call);
-        const result = await model.invoke(messages, options).finally(() => (call.ended_at = Date.now()));
+        const result = await model.invoke(messages, withLog(options)).finally(() => (call.ended_at = Date.now()));
         call.reply_text = result.content;
         call.provider_usage = result.usage ?? null;
         return result;

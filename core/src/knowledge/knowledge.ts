@@ -78,9 +78,9 @@ export class Knowledge {
     await this.worker.define(jobs);
   }
 
-  /** The retrieval handle of one chat turn. */
-  turnRetrieval(agent: RetrievingAgent | null): TurnRetrieval {
-    return new TurnRetrieval(this.retrieval, agent, this.deps.logger);
+  /** The retrieval handle of one chat turn, which logs through the turn's `log`. */
+  turnRetrieval(agent: RetrievingAgent | null, log: Logger): TurnRetrieval {
+    return new TurnRetrieval(this.retrieval, agent, log);
   }
 
   checkEmbeddingReadiness() {

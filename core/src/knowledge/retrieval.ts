@@ -111,13 +111,13 @@ export class Retrieval {
     return this.cache.read(`knowledge-mounts:${agentId}`, () => this.store.mountedSources(agentId));
   }
 
-  /** `sources`: the agent's mounted sources when the caller has read them already. */
-  async run(agentId: string, query: string, settings: RetrievalSettings, sources?: Promise<MountedSource[]>): Promise<RetrievalRun> {
+  /** `sources`: the agent's mounted sources when the caller has read them already; `log`: the caller's (a turn's) logger. */
+  async run(agentId: string, query: string, settings: RetrievalSettings, sources?: Promise<MountedSource[]>, log = this.logger): Promise<RetrievalRun> {
     sources ??= this.mountedSources(agentId);
-    return this.search(query, settings, await sources);
+    return this.search(query, settings, await sources, log);
   }
 
-  private async search(query: string, settings: RetrievalSettings, sources: MountedSource[]): Promise<RetrievalRun> {
+  private async search(query: string, settings: RetrievalSettings, sources: MountedSource[], log: Logger): Promise<RetrievalRun> {
     const run = emptyRun(query, settings, sources);
     if (!sources.length || query.trim() === '') return run;
     const bySource = new Map(sources.map((s) => [s.source_id, s]));
@@ -125,7 +125,7 @@ export class Retrieval {
       run.chunks = await this.vectorSearch(run, bySource);
     } catch (error) {
       run.vector_error = (error as Error).message;
-      this.logger.warn({ err: error }, 'vector search failed; using the keyword fallback');
+      log.warn({ err: error }, 'vector search failed; using the keyword fallback');
     }
     if (!run.chunks.length) run.chunks = await this.keywordFallback(run, bySource);
     return run;

@@ -41,6 +41,7 @@ export class TurnRetrieval {
           query,
           { top_k: options?.topK ?? defaults.top_k, threshold: options?.threshold ?? defaults.threshold },
           this.sources,
+          this.logger,
         );
         this.runs.push(run);
         return run.chunks.map((chunk) => this.forModel(chunk));

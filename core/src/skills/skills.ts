@@ -1,4 +1,4 @@
-import type { Logger, SkillBackend } from '@agent-host/sdk';
+import type { SkillBackend } from '@agent-host/sdk';
 import type { Sequelize } from 'sequelize';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import type { SkillMcpServers } from './mcp-servers.js';
@@ -12,7 +12,6 @@ export interface SkillsDeps {
   db: Sequelize;
   backends: KeyedRegistry<SkillBackend>;
   servers: SkillMcpServers;
-  logger: Logger;
 }
 
 /** The skills domain (spec 2.8, 3.3, 4.12): assets, versions, mounts, call audits and the per-turn skill handle. */
@@ -31,7 +30,7 @@ export class Skills {
 
   /** The skill handle of one chat turn. */
   turnSkills(turn: SkillTurn): TurnSkills {
-    const { backends, servers, logger } = this.deps;
-    return new TurnSkills({ mounts: this.mounts, audits: this.calls, backends, servers, logger }, turn);
+    const { backends, servers } = this.deps;
+    return new TurnSkills({ mounts: this.mounts, audits: this.calls, backends, servers }, turn);
   }
 }

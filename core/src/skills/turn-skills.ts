@@ -17,7 +17,6 @@ const SKILL_INPUT: JsonSchema = {
 export interface TurnSkillsDeps extends ExecutionDeps {
   mounts: Pick<SkillMounts, 'runnable'>;
   audits: SkillCallAudits;
-  logger: Logger;
 }
 
 /** The turn a skill handle serves. */
@@ -29,6 +28,8 @@ export interface SkillTurn {
   /** Shared with the turn's MCP tool handle: `max_tool_calls_total_per_request`. */
   budget: ToolCallBudget;
   signal: AbortSignal;
+  /** The turn's logger. */
+  log: Logger;
 }
 
 /**
@@ -125,7 +126,7 @@ export class TurnSkills {
     }
     await this.deps.audits
       .insert(record)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, skill_call_id: record.id }, 'skill call audit was not stored'));
+      .catch((error: unknown) => this.turn.log.error({ err: error, skill_call_id: record.id }, 'skill call audit was not stored'));
     return outcome.status === 'blocked' ? { status: 'error', result: null, error: outcome.error } : (redactSecrets(outcome, trail.secrets) as ToolCallOutcome);
   }
 
@@ -134,7 +135,7 @@ export class TurnSkills {
     const { agentId } = this.turn;
     if (!agentId) return Promise.resolve([]);
     this.mounts ??= this.deps.mounts.runnable(agentId).catch((error: unknown) => {
-      this.deps.logger.warn({ err: error }, 'skill mounts could not be read; the turn goes on without skills');
+      this.turn.log.warn({ err: error }, 'skill mounts could not be read; the turn goes on without skills');
       return [];
     });
     return this.mounts;

@@ -29,6 +29,12 @@ export interface RouteDefinition<B = unknown, Q = unknown, R = unknown> {
   /** The API documentation itself (`/openapi.json`, `/docs`, their assets): served, but not an operation of the document. */
   meta?: true;
   /**
+   * The route names its request by hand in what it logs (a chat turn's logger carries `req_id`), so it runs outside the
+   * request scope (`inRequestScope`), whose promise hooks every promise of the process pays for while a scoped
+   * request runs: a streamed turn makes hundreds.
+   */
+  unscoped?: true;
+  /**
    * The route reads a `multipart/form-data` body (an upload) with the file in `field`, and the other parts `also`
    * names (`required` ones too); every other route takes JSON only.
    */

@@ -36,6 +36,8 @@ export const streamRoutes: RouteFactory<'chat'> = (domains) => {
       method: 'post',
       path: '/stream',
       access: { public: true },
+      // The turn's logger names the request (`caller.requestId`).
+      unscoped: true,
       summary: 'Send a message and stream the reply as server-sent events (token, error, done)',
       success: {
         status: 200,

@@ -1,3 +1,5 @@
+import type { Logger } from '../services/logger.js';
+
 /** A JSON Schema document. @public */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -45,6 +47,12 @@ export interface ChatModelSpec {
 /** Per-call options. @public */
 export interface ChatCallOptions {
   signal?: AbortSignal;
+  /**
+   * The logger of the work the call serves (a chat turn's names its request, trace and turn): what a provider logs
+   * about the call goes through it when given (since SDK 1.17.0). The host runs a turn outside any async request
+   * scope, so a provider's own logger does not name the request.
+   */
+  log?: Logger;
   tools?: ToolSpec[];
   /** Ask for JSON output matching this schema (structured output). */
   responseSchema?: { name: string; schema: JsonSchema };

@@ -86,12 +86,15 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
         }
       : null);
   const snapshot = agent ? toSnapshot(agent, orchestratorKey) : null;
-  const router = new TurnModelRouter(snapshot, override, config, deps.providers, { message: request.message, beforeModelCall });
+  // What the turn's stages and plugins log names its request by hand: the route runs outside the request scope.
+  const { requestId } = admitted.caller;
+  const log = deps.logger.child({ ...(requestId && { req_id: requestId }), trace_id: identity.trace_id, turn_id: identity.turn_id });
+  const router = new TurnModelRouter(snapshot, override, config, deps.providers, { message: request.message, beforeModelCall, log });
   const ids = { sessionId: identity.session_id, turnId: identity.turn_id, traceId: identity.trace_id };
   // One budget per turn: skill and MCP executions both count toward max_tool_calls_total_per_request (spec 8).
   const budget = new ToolCallBudget(agent?.max_tool_calls_total_per_request ?? null);
-  const retrieval = deps.knowledge.turnRetrieval(chatAgent);
-  const skills = deps.skills.turnSkills({ agentId: chatAgent?.agent_id ?? null, ...ids, budget, signal: turnSignal });
+  const retrieval = deps.knowledge.turnRetrieval(chatAgent, log);
+  const skills = deps.skills.turnSkills({ agentId: chatAgent?.agent_id ?? null, ...ids, budget, signal: turnSignal, log });
   const tools = deps.mcp.turnTools({
     agent: chatAgent,
     ...ids,
@@ -103,7 +106,6 @@ export function buildTurnContext(deps: ContextStageDeps, admitted: AdmittedTurn,
     budget,
     signal: turnSignal,
   });
-  const log = deps.logger.child({ trace_id: identity.trace_id, turn_id: identity.turn_id });
   const grounding = turnGrounding(chatAgent, messageType, config, log);
   const context: TurnContext = {
     agent: snapshot ?? defaultSnapshot(orchestratorKey),

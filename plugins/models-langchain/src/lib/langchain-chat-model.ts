@@ -146,7 +146,7 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
         if (text) yield { type: 'token', content: text };
       }
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline.timedOut);
+      throw this.mapError(error, options, deadline.timedOut);
     } finally {
       deadline.dispose();
     }
@@ -164,19 +164,20 @@ export abstract class LangChainChatModel<CallOptions extends BaseChatModelCallOp
       const usage = this.usage(message);
       return { content: textOf(message.content), tool_calls: toolCallsOf(message), ...(usage && { usage }) };
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline.timedOut);
+      throw this.mapError(error, options, deadline.timedOut);
     } finally {
       deadline.dispose();
     }
   }
 
-  private mapError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean): unknown {
+  private mapError(error: unknown, options: ChatCallOptions | undefined, timedOut: boolean): unknown {
+    const signal = options?.signal;
     if (signal?.aborted) return error;
     const message = (error as Error).message ?? String(error);
     if (timedOut || (error as Error).name?.includes('Timeout') || /timed? ?out/i.test(message)) {
       return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
     }
-    this.log.warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');
+    (options?.log ?? this.log).warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');
     return new UpstreamError(`model ${this.modelName} request failed: ${message}`, { cause: error });
   }
 }

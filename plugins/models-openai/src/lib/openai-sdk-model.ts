@@ -116,7 +116,7 @@ export class OpenAiSdkChatModel implements ChatModel {
       // A body cut short by an abort or the deadline may end without an error: the call must still fail.
       deadline.signal.throwIfAborted();
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline.timedOut);
+      throw this.mapError(error, options, deadline.timedOut);
     } finally {
       deadline.dispose();
     }
@@ -135,7 +135,7 @@ export class OpenAiSdkChatModel implements ChatModel {
         signal: deadline.signal,
       });
     } catch (error) {
-      throw this.mapError(error, options?.signal, deadline.timedOut);
+      throw this.mapError(error, options, deadline.timedOut);
     } finally {
       deadline.dispose();
     }
@@ -145,13 +145,14 @@ export class OpenAiSdkChatModel implements ChatModel {
   }
 
   /** A caller that went away gets its own abort reason; the deadline and a timeout become 504, any other failure 502. */
-  private mapError(error: unknown, signal: AbortSignal | undefined, timedOut: boolean): unknown {
+  private mapError(error: unknown, options: ChatCallOptions | undefined, timedOut: boolean): unknown {
+    const signal = options?.signal;
     if (signal?.aborted) return signal.reason;
     if (timedOut || error instanceof APIConnectionTimeoutError) return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
     if (error instanceof UpstreamError) return error;
     // The SDK's errors start with the HTTP status when there is one (an error event mid-stream has none).
     const message = (error as Error).message ?? String(error);
-    this.log.warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');
+    (options?.log ?? this.log).warn({ provider: this.provider, model: this.modelName, err: message }, 'model request failed');
     return new UpstreamError(`model ${this.modelName} request failed: ${message}`, { cause: error });
   }
 }
