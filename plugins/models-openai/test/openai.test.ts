@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { UpstreamError, type ModelProvider } from '@agent-host/sdk';
 import { modelProviderConformance } from '@agent-host/sdk/testing';
+import OpenAI from 'openai';
 import t from 'tap';
 import modelsOpenAi from '@agent-host/plugin-models-openai';
 import { collect, failureOf, providersFromPlugin, setEnvFor, specFor, streamTokensInto, tokensOf, user } from '../../../test/helpers/model-provider.js';
@@ -118,4 +119,42 @@ t.test("a streamed answer's events are read as the openai SDK reads them", async
   tt.ok(failure instanceof UpstreamError, 'an error event fails the call');
   tt.match((failure as Error).message, /the server is overloaded/, "with the server's message");
   tt.same(into, ['a'], 'the tokens before it were streamed, none after');
+});
+
+t.test("a client's request is built by the SDK once, and each call sends it with its own body", async (tt) => {
+  const server = await fixture(tt, () => ({ content: 'ok' }));
+  const built: string[] = [];
+  const { buildRequest } = OpenAI.prototype;
+  OpenAI.prototype.buildRequest = function (this: OpenAI, ...args: Parameters<typeof buildRequest>) {
+    built.push(args[0].path);
+    return buildRequest.apply(this, args);
+  };
+  tt.teardown(() => void (OpenAI.prototype.buildRequest = buildRequest));
+  const model = modelAt(server);
+  for (const question of ['first', 'second', 'third']) {
+    tt.equal((await model.invoke(user(question))).content, 'ok');
+    tt.same(tokensOf(await collect(model.stream(user(`${question}, streamed`)))).join(''), 'ok');
+  }
+  tt.same(built, ['/chat/completions'], 'six calls, one request built');
+  tt.same(
+    server.requests.map((r) => [r.method, r.path, r.body.messages[0].content, r.body.stream ?? false]),
+    ['first', 'second', 'third'].flatMap((q) => [
+      ['POST', '/v1/chat/completions', q, false],
+      ['POST', '/v1/chat/completions', `${q}, streamed`, true],
+    ]),
+    'each with its own body',
+  );
+  // What the SDK sends itself for the same body: every header it sets is sent alike.
+  const sdk = new OpenAI({ apiKey: 'sk-fixture', baseURL: server.url, maxRetries: 0 });
+  await sdk.chat.completions.create(server.requests[0]!.body);
+  const [ours, its] = [server.requests[0]!, server.requests.at(-1)!];
+  const set = Object.keys(its.headers).filter(
+    (name) => name === 'authorization' || name === 'accept' || name === 'content-type' || /^(x-stainless|openai-|user-agent)/.test(name),
+  );
+  tt.ok(set.includes('authorization') && set.includes('x-stainless-lang'), 'the key and the SDK headers are compared');
+  tt.same(
+    Object.fromEntries(set.map((name) => [name, ours.headers[name]])),
+    Object.fromEntries(set.map((name) => [name, its.headers[name]])),
+    "the SDK's headers, as it sends them",
+  );
 });

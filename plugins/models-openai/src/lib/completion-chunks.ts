@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIError, type OpenAI } from 'openai';
+import type { HttpStreamResponse } from '@agent-host/sdk';
 
 /**
  * The chunks of a streamed chat completion, read from its server-sent events as the openai SDK's `Stream` reads them
@@ -7,7 +8,7 @@ import { APIError, type OpenAI } from 'openai';
  * in batches, one per read of the body: the SDK's stream passes each chunk through four async iterators, about a
  * dozen promises a token, where this costs one iteration a network read.
  */
-export async function* completionChunks(response: Response): AsyncGenerator<OpenAI.ChatCompletionChunk[], void, void> {
+export async function* completionChunks(response: HttpStreamResponse): AsyncGenerator<OpenAI.ChatCompletionChunk[], void, void> {
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   const decoder = new TextDecoder();
@@ -25,8 +26,7 @@ export async function* completionChunks(response: Response): AsyncGenerator<Open
     }
     return batch;
   };
-  // A body from the host's `http.request` is a Node stream, from `fetch` a web stream: both iterate as bytes.
-  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
     parser.feed(decoder.decode(bytes, { stream: true }));
     const batch = take();
     if (batch.length > 0) yield batch;

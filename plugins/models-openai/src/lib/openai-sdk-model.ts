@@ -1,7 +1,8 @@
-// A ChatModel straight on the openai SDK's chat completions: the request is built from the host's messages as a plain
-// object, streamed deltas become tokens as they arrive, tool-call fragments are joined by index, and usage comes from
-// the last chunk (`stream_options.include_usage`). One deadline bounds the whole request, streaming included.
-import { APIConnectionTimeoutError, type OpenAI } from 'openai';
+// A ChatModel on the openai SDK's chat completions: the request is built from the host's messages as a plain object
+// and sent as the SDK builds it (`PreparedCompletions`), streamed deltas become tokens as they arrive, tool-call
+// fragments are joined by index, and usage comes from the last chunk (`stream_options.include_usage`). One deadline
+// bounds the whole request, streaming included.
+import type { OpenAI } from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import {
   callDeadline,
@@ -18,6 +19,7 @@ import {
   type ToolCallRequest,
 } from '@agent-host/sdk';
 import { completionChunks } from './completion-chunks.js';
+import type { PreparedCompletions } from './prepared-completions.js';
 
 /** The host's messages in the chat completions shape. */
 function toOpenAi(messages: ChatMessage[]): ChatCompletionMessageParam[] {
@@ -64,7 +66,7 @@ export class OpenAiSdkChatModel implements ChatModel {
 
   constructor(
     private readonly spec: ChatModelSpec,
-    private readonly client: OpenAI,
+    private readonly completions: PreparedCompletions,
     private readonly log: Logger,
   ) {
     this.modelName = spec.model_name;
@@ -97,9 +99,10 @@ export class OpenAiSdkChatModel implements ChatModel {
     const calls: { id: string; name: string; arguments: string }[] = [];
     let usage: ProviderUsage | undefined;
     try {
-      const response = await this.client.chat.completions
-        .create({ ...this.request(messages, options), stream: true, stream_options: { include_usage: true } }, { signal: deadline.signal })
-        .asResponse();
+      const response = await this.completions.send(
+        { ...this.request(messages, options), stream: true, stream_options: { include_usage: true } },
+        deadline.signal,
+      );
       for await (const batch of completionChunks(response)) {
         for (const chunk of batch) {
           const delta = chunk.choices[0]?.delta;
@@ -131,9 +134,7 @@ export class OpenAiSdkChatModel implements ChatModel {
     const deadline = callDeadline(this.spec.timeoutMs, options?.signal);
     let completion: OpenAI.ChatCompletion;
     try {
-      completion = await this.client.chat.completions.create(this.request(messages, options) as OpenAI.ChatCompletionCreateParamsNonStreaming, {
-        signal: deadline.signal,
-      });
+      completion = (await (await this.completions.send(this.request(messages, options), deadline.signal)).body.json()) as OpenAI.ChatCompletion;
     } catch (error) {
       throw this.mapError(error, options, deadline.timedOut);
     } finally {
@@ -144,11 +145,11 @@ export class OpenAiSdkChatModel implements ChatModel {
     return { content: message?.content ?? '', tool_calls: (message?.tool_calls ?? []).flatMap(toolCallOf), ...(usage && { usage }) };
   }
 
-  /** A caller that went away gets its own abort reason; the deadline and a timeout become 504, any other failure 502. */
+  /** A caller that went away gets its own abort reason; the deadline becomes 504, any other failure 502. */
   private mapError(error: unknown, options: ChatCallOptions | undefined, timedOut: boolean): unknown {
     const signal = options?.signal;
     if (signal?.aborted) return signal.reason;
-    if (timedOut || error instanceof APIConnectionTimeoutError) return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
+    if (timedOut) return new UpstreamTimeoutError(`model ${this.modelName} did not answer in time`);
     if (error instanceof UpstreamError) return error;
     // The SDK's errors start with the HTTP status when there is one (an error event mid-stream has none).
     const message = (error as Error).message ?? String(error);

@@ -11,16 +11,16 @@ import {
   type ModelProvider,
 } from '@agent-host/sdk';
 import { OpenAiSdkChatModel } from './openai-sdk-model.js';
-import { sdkFetch } from './sdk-fetch.js';
+import { PreparedCompletions } from './prepared-completions.js';
 
 /** What the provider is built with: the base URL when a catalog entry gives none, the key source, the HTTP client. */
 export interface OpenAiSdkProviderOptions extends ModelKeySource {
   baseUrl: string;
-  /** The host's HTTP client (`coreServices.http`): the SDK's requests that {@link sdkFetch} does not send itself go through it. */
+  /** The host's HTTP client (`coreServices.http`): every request goes through it. */
   http: HttpClient;
 }
 
-/** Clients kept per endpoint and key: each holds its own connection pool, which a turn should find warm. */
+/** Clients kept per endpoint and key, each with the request it builds, built once. */
 const CACHED_CLIENTS = 64;
 
 const optionString = (spec: ChatModelSpec, name: string): string | undefined => {
@@ -35,15 +35,12 @@ const optionString = (spec: ChatModelSpec, name: string): string | undefined => 
 export class OpenAiSdkProvider implements ModelProvider {
   readonly displayName = 'OpenAI-compatible (openai SDK)';
   readonly offline = false;
-  private readonly clients = new Map<string, OpenAI>();
-  private readonly fetch: typeof fetch;
+  private readonly clients = new Map<string, PreparedCompletions>();
 
-  constructor(private readonly options: OpenAiSdkProviderOptions) {
-    this.fetch = sdkFetch(options.http) as typeof fetch;
-  }
+  constructor(private readonly options: OpenAiSdkProviderOptions) {}
 
   createChatModel(spec: ChatModelSpec): ChatModel {
-    return withCatalogApiKey('openai', spec, this.options, (apiKey) => new OpenAiSdkChatModel(spec, this.client(spec, apiKey), this.options.log));
+    return withCatalogApiKey('openai', spec, this.options, (apiKey) => new OpenAiSdkChatModel(spec, this.completions(spec, apiKey), this.options.log));
   }
 
   /** OpenAI's own API and Azure need a key; a local OpenAI-compatible server (vLLM, LM Studio, Ollama) may take none. */
@@ -56,29 +53,28 @@ export class OpenAiSdkProvider implements ModelProvider {
     return optionString(spec, 'base_url') ?? this.options.baseUrl;
   }
 
-  private client(spec: ChatModelSpec, apiKey: string | undefined): OpenAI {
+  /** The chat completion requests of the client for `spec`'s endpoint and key. */
+  private completions(spec: ChatModelSpec, apiKey: string | undefined): PreparedCompletions {
     const baseURL = this.baseUrlOf(spec);
     const apiVersion = optionString(spec, 'azure_api_version');
     const deployment = apiVersion ? (optionString(spec, 'azure_deployment') ?? spec.model_name) : undefined;
     // The key goes in only as a hash, so the map's keys never show it in clear (in a dump or a log).
     const keyHash = apiKey === undefined ? null : createHash('sha256').update(apiKey).digest('base64url');
     const cacheKey = JSON.stringify([baseURL, apiVersion, deployment, keyHash]);
-    let client = this.clients.get(cacheKey);
-    if (client) {
+    let completions = this.clients.get(cacheKey);
+    if (completions) {
       this.clients.delete(cacheKey); // re-inserted below: most recently used last
     } else {
-      const common = {
-        // Endpoints such as a local vLLM need no key; OpenAI itself answers 401 (an UpstreamError).
-        apiKey: apiKey ?? 'not-configured',
-        // The model's deadline and the turn's signal bound each call (see OpenAiSdkChatModel), so the fetch adds no
-        // timeout of its own and the SDK retries nothing: a retry would outlive the turn's deadline.
-        fetch: this.fetch,
-        maxRetries: 0,
-      };
-      client = apiVersion ? new AzureOpenAI({ ...common, endpoint: baseURL, apiVersion, deployment }) : new OpenAI({ ...common, baseURL });
+      // Endpoints such as a local vLLM need no key; OpenAI itself answers 401 (an UpstreamError). The client only builds
+      // requests: they are sent by PreparedCompletions, bounded by the model's deadline and never retried.
+      const apiKeyOrNone = apiKey ?? 'not-configured';
+      const client = apiVersion
+        ? new AzureOpenAI({ apiKey: apiKeyOrNone, endpoint: baseURL, apiVersion, deployment })
+        : new OpenAI({ apiKey: apiKeyOrNone, baseURL });
+      completions = new PreparedCompletions(client, this.options.http);
       if (this.clients.size >= CACHED_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
     }
-    this.clients.set(cacheKey, client);
-    return client;
+    this.clients.set(cacheKey, completions);
+    return completions;
   }
 }
