@@ -25,10 +25,9 @@ t.test('a streamed turn runs without promise hooks unless a scoped request runs 
   });
   const admin = new AdminClient(url);
   t.equal((await admin.login()).status, 200);
-  const publicAgent = async (fields: Record<string, unknown>) =>
-    (await admin.request('POST', '/agents', { name: `Agent ${Math.random()}`, agent_type: 'chat', public_access_mode: 'public_anonymous', ...fields })).body
-      .agent_id as string;
-  const probe = await publicAgent({ orchestrator_key: 'promise_hooks_probe_v1' });
+  const publicAgent = async (name: string, fields: Record<string, unknown>) =>
+    (await admin.request('POST', '/agents', { name, agent_type: 'chat', public_access_mode: 'public_anonymous', ...fields })).body.agent_id as string;
+  const probe = await publicAgent('Probe', { orchestrator_key: 'promise_hooks_probe_v1' });
   const answer = async () => tokensOf((await stream(url, { agent_id: probe, message: 'are they on?' })).events);
 
   t.equal(await answer(), 'promise hooks off', 'after the administrator requests that set the agent up');
@@ -51,7 +50,7 @@ t.test('a streamed turn runs without promise hooks unless a scoped request runs 
   t.equal(await answer(), 'promise hooks off', 'off again once it ended');
 
   // What a turn logs names its request by hand: a failed model call's line carries the request, trace and turn.
-  const failing = await publicAgent({ model_provider: 'openai', model_name: 'gpt-4o-mini' });
+  const failing = await publicAgent('Model down', { model_provider: 'openai', model_name: 'gpt-4o-mini' });
   const failed = await stream(url, { agent_id: failing, message: 'hello' }, { 'x-request-id': 'req-scope-model-down' });
   t.match(failed.events, [{ type: 'error', code: 'MODEL_FAILED' }, { type: 'done' }], 'the model failed');
   const line = await eventually(
