@@ -59,7 +59,11 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     ),
     "the statement that takes the turn's minute budgets creates the session and takes the turn's ticket",
   );
-  t.match(fresh.at(-1), /^WITH m AS \( INSERT INTO chat_messages/, 'the turn is stored last, in one statement');
+  t.match(
+    freshInFull.at(-1),
+    /^WITH u AS \( ?SELECT \* FROM jsonb_to_recordset\(.*\bm AS \( INSERT INTO chat_messages/,
+    'the turn is stored last, in one statement',
+  );
   t.notOk(
     fresh.some((s) => /\b(agents|knowledge_mounts|agent_skill_mounts|agent_mcp_mounts)\b/.test(s)),
     'the agent and its mounts come from the runtime config cache',
@@ -81,7 +85,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   const continued = head(continuedInFull);
   t.same(
     line(continuedInFull).map((s) => s.split(' ').slice(0, 3).join(' ')),
-    ['WITH b0 AS', 'WITH s AS', 'WITH m AS'],
+    ['WITH b0 AS', 'WITH s AS', 'WITH u AS'],
     'a turn continuing a session takes its ticket with its minute budgets, the statement opening the session checks that none is ahead, the stored turn leaves the line',
   );
   t.equal(continued.length, 3, `and sends those 3 statements only: ${JSON.stringify(continued, null, 1)}`);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { preparedQuery } from '../db/prepared-query.js';
+import { GroupedWrites } from '../db/grouped-writes.js';
+import { bindableJson, preparedQuery } from '../db/prepared-query.js';
 import { SKIP_FLUSH_WAIT, skipFlushWaitUnless } from '../db/skip-flush-wait.js';
 import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
@@ -267,77 +268,117 @@ export class ConversationStore {
   }
 
   /**
-   * One statement per turn (so one round trip, atomic without a transaction):
-   * user message, reply, turn row, context snapshot and the session's
-   * override. Returns the stored messages, oldest first.
+   * Stores a turn: user message, reply, turn row, context snapshot and the session's override, in one statement (so
+   * one round trip, atomic without a transaction), which turns that end while another is stored share (`TURN_SAVES`).
+   * Returns the stored messages, oldest first.
    */
-  async persistTurn(turn: TurnRecord): Promise<MessageRow[]> {
-    const bind: unknown[] = [];
-    const p = (value: unknown) => `$${bind.push(value)}`;
-    const userMessageId = turn.user_message.id;
-    const replyId = turn.reply !== null ? randomUUID() : null;
-    const [session, turnId, messageType, userTime] = [p(turn.session_id), p(turn.turn_id), p(turn.message_type), p(turn.user_message.created_at)];
-    const messages = [`(${p(userMessageId)}, ${session}, ${turnId}, 'user', ${p(turn.user_text)}, ${messageType}, NULL::jsonb, ${userTime}::timestamptz)`];
-    if (replyId) {
-      messages.push(
-        `(${p(replyId)}, ${session}, ${turnId}, 'assistant', ${p(turn.reply)}, ${messageType}, ${p(turn.reply_metadata && JSON.stringify(turn.reply_metadata))}::jsonb, GREATEST(now(), ${userTime}::timestamptz + interval '1 microsecond'))`,
-      );
-    }
-    const cost = storedCost(turn);
-    const turnValues = [
-      turnId,
-      session,
-      p(turn.agent_id),
-      p(userMessageId),
-      p(replyId),
-      messageType,
-      p(turn.orchestrator_key),
-      p(turn.response_source),
-      p(turn.status),
-      p(turn.error_message),
-      p(turn.model?.model_name ?? null),
-      p(turn.model?.model_provider ?? null),
-      p(turn.model?.model_temperature ?? null),
-      p(turn.usage.input_tokens),
-      p(turn.usage.output_tokens),
-      p(turn.usage.total_tokens),
-      p(turn.usage.token_usage_source),
-      p(cost.total),
-      p(cost.input),
-      p(cost.output),
-      p(turn.cost.missing_pricing_count > 0),
-      p(turn.counts_toward_limits),
-      p(turn.caller_key),
-      p(turn.trace_id),
-      p(turn.first_token_ms),
-      p(turn.latency_ms),
-    ];
-    // Two statement texts: with and without a reply message.
-    return preparedQuery<MessageRow>(
-      this.db,
-      replyId ? 'chat_persist_turn' : 'chat_persist_turn_without_reply',
-      `WITH m AS (
-         INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, metadata, created_at) VALUES ${messages.join(', ')}
-         RETURNING ${MESSAGE_COLUMNS}),
-       t AS (
-         INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, assistant_message_id, message_type, orchestrator_key,
-           response_source, status, error_message, model_name, model_provider, model_temperature, input_tokens, output_tokens, total_tokens,
-           token_usage_source, estimated_cost_usd, estimated_input_cost_usd, estimated_output_cost_usd, pricing_missing, counts_toward_limits, caller_key, trace_id, first_token_ms, latency_ms, created_at)
-         VALUES (${turnValues.join(', ')}, now())),
-       c AS (
-         INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
-         VALUES (${turnId}, ${p(OBSERVABILITY_SCHEMA_VERSION)}, ${p(JSON.stringify(turn.context))}, now())),
-       s AS (UPDATE chat_sessions SET updated_at = now(), last_turn_agent_id = COALESCE(${p(turn.agent_id)}::uuid, last_turn_agent_id),
-               model_name = COALESCE(${p(turn.override?.model_name ?? null)}, model_name),
-               model_provider = COALESCE(${p(turn.override?.model_provider ?? null)}, model_provider),
-               model_temperature = COALESCE(${p(turn.override?.model_temperature ?? null)}::double precision, model_temperature),
-               time_zone = COALESCE(${p(turn.time_zone)}, time_zone) WHERE id = ${session}),
-       q AS (${leaveLine(p(turn.ticket_id))})
-       SELECT * FROM m ORDER BY created_at`,
-      bind,
-    );
+  persistTurn(turn: TurnRecord): Promise<MessageRow[]> {
+    return this.saves.submit(turn);
+  }
+
+  private readonly saves = new GroupedWrites<TurnRecord, MessageRow[]>((turns) => this.persistTurns(turns), {
+    ...TURN_SAVES,
+    key: (turn) => turn.session_id,
+  });
+
+  /** `turns`, of sessions all different, in one statement: a row of {@link TURN_FIELDS} each, in one JSON parameter. */
+  private async persistTurns(turns: TurnRecord[]): Promise<MessageRow[][]> {
+    const rows = turns.map((turn) => {
+      const row: TurnRow = { turn, replyId: turn.reply !== null ? randomUUID() : null, cost: storedCost(turn) };
+      return Object.fromEntries(TURN_FIELDS.map(([name, , value]) => [name, value(row)]));
+    });
+    const stored = await preparedQuery<MessageRow>(this.db, 'chat_persist_turns', PERSIST_TURNS, [bindableJson(rows)]);
+    const byTurn = new Map<string, MessageRow[]>(turns.map((turn) => [turn.turn_id, []]));
+    for (const message of stored) byTurn.get(message.turn_id!)!.push(message);
+    return turns.map((turn) => byTurn.get(turn.turn_id)!);
   }
 }
+
+/**
+ * How turn saves share statements: two may run at once, so a turn that ends while both run waits only for the first
+ * of them to end; up to 64 turns to a statement. Turns that end one at a time are each stored alone, at once.
+ */
+const TURN_SAVES = { concurrency: 2, maxBatch: 64 };
+
+type TurnRow = { turn: TurnRecord; replyId: string | null; cost: ReturnType<typeof storedCost> };
+
+/** The fields of a turn's row in {@link PERSIST_TURNS}: a column of `u` each, its type, and its value for the turn. */
+const TURN_FIELDS: [string, string, (row: TurnRow) => unknown][] = [
+  ['turn_id', 'uuid', ({ turn }) => turn.turn_id],
+  ['session_id', 'varchar', ({ turn }) => turn.session_id],
+  ['agent_id', 'uuid', ({ turn }) => turn.agent_id],
+  ['message_type', 'varchar', ({ turn }) => turn.message_type],
+  ['user_message_id', 'uuid', ({ turn }) => turn.user_message.id],
+  ['user_text', 'text', ({ turn }) => turn.user_text],
+  ['user_time', 'timestamptz', ({ turn }) => turn.user_message.created_at],
+  ['reply_id', 'uuid', ({ replyId }) => replyId],
+  ['reply', 'text', ({ turn }) => turn.reply],
+  ['reply_metadata', 'jsonb', ({ turn }) => turn.reply_metadata],
+  ['orchestrator_key', 'varchar', ({ turn }) => turn.orchestrator_key],
+  ['response_source', 'varchar', ({ turn }) => turn.response_source],
+  ['status', 'varchar', ({ turn }) => turn.status],
+  ['error_message', 'text', ({ turn }) => turn.error_message],
+  ['model_name', 'varchar', ({ turn }) => turn.model?.model_name ?? null],
+  ['model_provider', 'varchar', ({ turn }) => turn.model?.model_provider ?? null],
+  ['model_temperature', 'float8', ({ turn }) => turn.model?.model_temperature ?? null],
+  ['input_tokens', 'int', ({ turn }) => turn.usage.input_tokens],
+  ['output_tokens', 'int', ({ turn }) => turn.usage.output_tokens],
+  ['total_tokens', 'int', ({ turn }) => turn.usage.total_tokens],
+  ['token_usage_source', 'varchar', ({ turn }) => turn.usage.token_usage_source],
+  ['cost_total', 'numeric', ({ cost }) => cost.total],
+  ['cost_input', 'numeric', ({ cost }) => cost.input],
+  ['cost_output', 'numeric', ({ cost }) => cost.output],
+  ['pricing_missing', 'bool', ({ turn }) => turn.cost.missing_pricing_count > 0],
+  ['counts_toward_limits', 'bool', ({ turn }) => turn.counts_toward_limits],
+  ['caller_key', 'varchar', ({ turn }) => turn.caller_key],
+  ['trace_id', 'varchar', ({ turn }) => turn.trace_id],
+  ['first_token_ms', 'int', ({ turn }) => turn.first_token_ms],
+  ['latency_ms', 'int', ({ turn }) => turn.latency_ms],
+  ['context', 'jsonb', ({ turn }) => turn.context],
+  ['override_model_name', 'varchar', ({ turn }) => turn.override?.model_name ?? null],
+  ['override_model_provider', 'varchar', ({ turn }) => turn.override?.model_provider ?? null],
+  ['override_model_temperature', 'float8', ({ turn }) => turn.override?.model_temperature ?? null],
+  ['time_zone', 'varchar', ({ turn }) => turn.time_zone],
+  ['ticket_id', 'bigint', ({ turn }) => turn.ticket_id],
+];
+
+/**
+ * Stores turns of different sessions (`TURN_FIELDS`, a row of `u` each). A reply is stored after its user message even
+ * when the clock stepped back. Messages come back in the order they were written.
+ *
+ * Postgres cannot tell how many rows `u` has, one or many, so it plans the statement once per connection, not per call
+ * (given arrays, whose lengths it sees, it planned every call anew, which doubled the statement's cost). It guesses a
+ * hundred rows: sessions and tickets are therefore looked up by their keys (`= ANY (ARRAY(...))`), else it read every
+ * session to join them.
+ */
+const PERSIST_TURNS = `WITH u AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS u (${TURN_FIELDS.map(([name, type]) => `${name} ${type}`).join(', ')})),
+  m AS (
+    INSERT INTO chat_messages (id, session_id, turn_id, role, content, message_type, metadata, created_at)
+    SELECT user_message_id, session_id, turn_id, 'user', user_text, message_type, NULL::jsonb, user_time FROM u
+    UNION ALL
+    SELECT reply_id, session_id, turn_id, 'assistant', reply, message_type, reply_metadata, GREATEST(now(), user_time + interval '1 microsecond') FROM u
+    WHERE reply_id IS NOT NULL
+    RETURNING ${MESSAGE_COLUMNS}),
+  t AS (
+    INSERT INTO conversation_turns (id, session_id, agent_id, user_message_id, assistant_message_id, message_type, orchestrator_key,
+      response_source, status, error_message, model_name, model_provider, model_temperature, input_tokens, output_tokens, total_tokens,
+      token_usage_source, estimated_cost_usd, estimated_input_cost_usd, estimated_output_cost_usd, pricing_missing, counts_toward_limits, caller_key, trace_id, first_token_ms, latency_ms, created_at)
+    SELECT turn_id, session_id, agent_id, user_message_id, reply_id, message_type, orchestrator_key, response_source, status, error_message,
+      model_name, model_provider, model_temperature, input_tokens, output_tokens, total_tokens, token_usage_source, cost_total, cost_input, cost_output,
+      pricing_missing, counts_toward_limits, caller_key, trace_id, first_token_ms, latency_ms, now() FROM u),
+  c AS (
+    INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
+    SELECT turn_id, '${OBSERVABILITY_SCHEMA_VERSION}', context, now() FROM u),
+  s AS (
+    UPDATE chat_sessions SET updated_at = now(), last_turn_agent_id = COALESCE(u.agent_id, last_turn_agent_id),
+      model_name = COALESCE(u.override_model_name, chat_sessions.model_name),
+      model_provider = COALESCE(u.override_model_provider, chat_sessions.model_provider),
+      model_temperature = COALESCE(u.override_model_temperature, chat_sessions.model_temperature),
+      time_zone = COALESCE(u.time_zone, chat_sessions.time_zone)
+    FROM u WHERE chat_sessions.id = u.session_id AND chat_sessions.id = ANY (ARRAY(SELECT session_id FROM u))),
+  q AS (DELETE FROM session_turn_queue WHERE id = ANY (ARRAY(SELECT ticket_id FROM u)))
+  SELECT ${MESSAGE_COLUMNS} FROM m ORDER BY created_at`;
 
 /** The stored cost columns: the estimate, 0 for a turn without a model call, else unknown (`null`). */
 function storedCost(turn: TurnRecord): { total: number | null; input: number | null; output: number | null } {

@@ -16,6 +16,16 @@ interface ConnectionManager {
 export const bindable = (value: unknown) => (typeof value === 'string' && value.includes('\0') ? value.replace(/\0/g, '\\0') : value);
 
 /**
+ * `value` as JSON for a `jsonb` parameter, a NUL in any of its strings stored as {@link bindable} stores it: jsonb
+ * refuses `\u0000`. JSON.stringify writes a NUL as `\u0000` and a backslash as `\\`, so an escape preceded by an even
+ * number of backslashes is a NUL.
+ */
+export function bindableJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\\\0') : json;
+}
+
+/**
  * Runs `text` on one of the pool's connections as the prepared statement
  * `name`: Postgres parses and plans it once per connection instead of on every
  * call, and Sequelize's per-query formatting is skipped. Rows come back as a

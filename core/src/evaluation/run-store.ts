@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { newestFirst } from '../db/keyset-cursor.js';
 import { renewLease, type LeasedRow } from '../db/leased-row.js';
-import { bindable, preparedQuery } from '../db/prepared-query.js';
+import { bindableJson, preparedQuery } from '../db/prepared-query.js';
 import type { FieldScore } from './field-score.js';
 import { SqlStore } from '../db/sql-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
@@ -335,7 +335,7 @@ export class RunStore extends SqlStore {
       judge_cost: result.judge_cost,
       field_scores: result.field_scores ?? null,
     }));
-    await preparedQuery(this.db, 'evaluation_results_insert', INSERT_RESULTS, [JSON.stringify(rows, (_key, value: unknown) => bindable(value))]);
+    await preparedQuery(this.db, 'evaluation_results_insert', INSERT_RESULTS, [bindableJson(rows)]);
   }
 
   /** Results after `position`, in order: the pages the CSV export streams. */
