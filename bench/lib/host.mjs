@@ -126,8 +126,12 @@ export function rssKiB(pid) {
   return m ? Number(m[1]) : null;
 }
 let clockTicks;
-/** CPU time (user + system) one process has used so far, in seconds; null once it is gone. */
-export function cpuSeconds(pid) {
+/**
+ * CPU time (user + system) one process has used so far, in seconds; null once it is gone. With `reaped`, that of its
+ * children that ended and it waited for too: Postgres's server reaps the backends the host's pool closes mid-run, and
+ * their CPU would otherwise leave the sum with them.
+ */
+export function cpuSeconds(pid, { reaped = false } = {}) {
   let stat;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -136,17 +140,18 @@ export function cpuSeconds(pid) {
   }
   clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks; // utime, stime: the 14th and 15th
+  // utime, stime: the 14th and 15th fields; cutime, cstime (the children's): the 16th and 17th.
+  return (Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) / clockTicks;
 }
 
 /**
  * CPU seconds used so far by the host's node process, its Chroma (`chroma`, its pid or null) and its Postgres
- * processes (server and backends): every other descendant of the host.
+ * processes (server and backends, those that ended too): every other descendant of the host.
  */
 export function hostCpuSeconds(host, chroma) {
   const chromaTree = chroma ? [chroma, ...descendantsOf(chroma)] : [];
   const postgres = descendantsOf(host.pid).filter((pid) => !chromaTree.includes(pid));
-  const sum = (pids) => pids.reduce((s, pid) => s + (cpuSeconds(pid) ?? 0), 0);
+  const sum = (pids) => pids.reduce((s, pid) => s + (cpuSeconds(pid, { reaped: true }) ?? 0), 0);
   return { host: cpuSeconds(host.pid) ?? 0, chroma: sum(chromaTree), postgres: sum(postgres) };
 }
 

@@ -96,7 +96,7 @@ async function settledRssMiB(pid) {
 }
 
 /** CPU seconds used so far by `pid` and, separately, by its descendants (the host's Postgres and Chroma). */
-const cpuOf = (pid) => ({ own: cpuSeconds(pid), descendants: descendantsOf(pid).reduce((s, p) => s + (cpuSeconds(p) ?? 0), 0) });
+const cpuOf = (pid) => ({ own: cpuSeconds(pid), descendants: descendantsOf(pid).reduce((s, p) => s + (cpuSeconds(p, { reaped: true }) ?? 0), 0) });
 
 /**
  * One point on one server: a fresh load generator connects `customers` customer sockets spread over `rooms`
