@@ -16,7 +16,7 @@
 //               figures are over all its rounds: the sides are then measured over the same stretch of time, so a
 //               shared machine's drift moves the ratios less
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--rounds 1] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--rounds 1] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof] [--pg-waits]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too. The
 // same run measures the host's two other paths as sides of their own: the model path (`model`, as without --agent) and
@@ -26,6 +26,9 @@
 // With --knowledge too, an agent with one mounted knowledge source (`--knowledge-chunks` generated paragraphs, one
 // chunk each, ingested before the run) is a side of its own: each turn searches it (the vector search, and the keyword
 // fallback when no vector hit reaches the threshold) before the model is asked.
+// With --pg-waits the host's Postgres backends are sampled every 5 ms during each of the host's measured windows
+// (lib/pg-waits.mjs): what they waited on (row locks, the WAL, the client) or ran, and in which statement, per side
+// and point. The sampler's queries cost a little CPU of their own.
 // Writes bench/results/stream.json (stream-agent.json with --agent; and the host's CPU profile under bench/results/stream-prof/).
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +51,7 @@ import {
 } from '../lib/host.mjs';
 import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
+import { startPgWaits } from '../lib/pg-waits.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
@@ -57,6 +61,7 @@ const warmupSeconds = Number(arg('--warmup', 2));
 const rounds = Number(arg('--rounds', 1));
 const concurrencies = String(arg('--concurrency', '1,16,64')).split(',').map(Number);
 const hostCpuProf = process.argv.includes('--host-cpu-prof');
+const pgWaits = process.argv.includes('--pg-waits');
 /** Where the host writes its CPU profile, with --host-cpu-prof. */
 let profileDir;
 const withAgent = process.argv.includes('--agent');
@@ -156,6 +161,7 @@ async function main() {
   const hostUrl = host.url;
   console.log(`host ${hostUrl} healthy in ${(host.bootMs / 1000).toFixed(1)} s (host, Postgres, Chroma: ${host.descendants.size + 1} processes)`);
   summary.host_boot_ms = host.bootMs;
+  const waits = pgWaits ? await startPgWaits(host) : undefined;
   const langchainHost =
     withLangchainHost &&
     (await startHost({
@@ -252,12 +258,14 @@ async function main() {
         const before = await modelCount();
         const cpuBefore = cpuOf(side);
         const from = profileClockUs();
+        if (firstHost(side)) waits?.open(`${side} c=${concurrency}`);
         const reply = await ask(
           loadgen,
           { type: 'run', url, concurrency, seconds, warmupSeconds, label: `${side}-c${concurrency}`, ...clients[side] },
           'result',
           (seconds + warmupSeconds) * 1000 + 120_000,
         );
+        waits?.close();
         if (firstHost(side)) (hostWindows[side] ??= []).push([from, profileClockUs()]);
         const requests = reply.measured.counts.sent + (reply.warmup?.counts.sent ?? 0);
         const modelCalls = (await modelCount()) - before;
@@ -322,6 +330,11 @@ async function main() {
     summary.leak_check = await leakCheck(loadgen, hostUrl, clients.host, host.pid);
     hostSent += summary.leak_check.sent;
     hostOk += summary.leak_check.turns;
+  }
+
+  if (waits) {
+    summary.pg_waits = waits.report();
+    await waits.stop();
   }
 
   // Every host turn is persisted before its `done`: count the rows through the embedded Postgres.
@@ -504,6 +517,23 @@ function report() {
       ),
     );
   if (pathsTable) summary.paths_table = pathsTable;
+  const waitsTable =
+    summary.pg_waits &&
+    markdownTable(
+      "What the host's Postgres backends did during its measured windows (pg_stat_activity every 5 ms): backends in each state on average, and their share of the backends' sampled time",
+      ['side', 'active backends', 'wait (running: on a CPU or ready for one)', 'statement', 'backends', 'share'],
+      Object.entries(summary.pg_waits).flatMap(([label, { active_backends, rows }]) =>
+        rows.map((r, i) => [
+          i === 0 ? label : '',
+          i === 0 ? fmt(active_backends, 2) : '',
+          r.wait,
+          `\`${r.statement.replace(/\|/g, '\\|')}\``,
+          fmt(r.backends, 2),
+          `${fmt(r.share * 100, 1)} %`,
+        ]),
+      ),
+    );
+  if (waitsTable) summary.pg_waits_table = waitsTable;
   for (const { concurrency, grounded: g, grounding } of summary.points.filter((q) => q.grounded)) {
     console.log(
       `c=${concurrency} grounded agent: ${fmt(g.turns_per_s)} turns/s (${fmt(grounding.turns_per_s, 2)}x the agent without grounding), ` +
@@ -519,6 +549,7 @@ function report() {
   const p = summary.persistence;
   console.log(`\n${table}\n\n${cpuTable}\n`);
   if (pathsTable) console.log(`${pathsTable}\n`);
+  if (waitsTable) console.log(`${waitsTable}\n`);
   console.log(
     `persisted: ${p.conversation_turns} conversation_turns (${JSON.stringify(p.conversation_turns_by_status)}) for ${p.host_replies_completed} completed host replies ` +
       `of ${p.host_requests_sent} sent (warm-ups, measured windows and the verification request): ${p.completed_turns_match_completed_replies ? 'match' : 'MISMATCH'}; ` +
