@@ -124,8 +124,28 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   t.ok((await updatedAt(sessionId)) > beforeTurn, "a continued turn still moves its session's updated_at");
   t.same(
     continuedInFull.map(skipsFlushWait),
-    [true, false, false],
-    'only the one taking minute budgets and the ticket commits without waiting for its WAL flush; the stored turn waits for it, and so covers it',
+    [true, true, false],
+    'the ones taking minute budgets and the ticket and opening the session commit without waiting for their WAL flush; the stored turn waits for it, and so covers them',
+  );
+
+  // The model path: an administrator names the model and a session of its own.
+  const modelPathInFull = await turnStatementsOf(database, async () => {
+    const { events } = await stream(
+      host.url,
+      { ...CHAT_MODEL, message: 'When do parcels ship?', thread_id: `model-path-${Date.now()}` },
+      { cookie: admin.cookieHeader('/stream') },
+    );
+    t.same([events.at(-1)?.type, events.filter((e) => e.type === 'error')], ['done', []], "the administrator's turn ends with done and no error");
+  });
+  t.same(
+    modelPathInFull.map((s) => s.split(' ').slice(0, 3).join(' ')),
+    ['SELECT s.id AS', 'WITH b0 AS', 'WITH s AS', 'WITH u AS'],
+    "an administrator's turn reads the administrator's session, takes its budget and ticket, creates its session in the statement opening it, then stores the turn",
+  );
+  t.same(
+    modelPathInFull.slice(1).map(skipsFlushWait),
+    [true, true, false],
+    "creating the administrator's session does not wait for its WAL flush either: the stored turn's covers it",
   );
 
   const desk = await publicAgent('Staffed', { human_takeover_enabled: true });
@@ -196,15 +216,25 @@ t.test('a public turn costs one statement per step, and a new session skips its 
     'and they are in the session, in order',
   );
   const beforeAdminMessage = await updatedAt(staffed.session_id);
-  const asAdmin = await stream(
-    host.url,
-    { agent_id: desk.agent_id, message: 'An administrator asks too', thread_id: staffed.session_id },
-    { cookie: admin.cookieHeader('/stream') },
+  let asAdmin: Awaited<ReturnType<typeof stream>> | undefined;
+  const [storingAdminMessage] = await sentStatementsOf(
+    database,
+    async () =>
+      (asAdmin = await stream(
+        host.url,
+        { agent_id: desk.agent_id, message: 'An administrator asks too', thread_id: staffed.session_id },
+        { cookie: admin.cookieHeader('/stream') },
+      )),
+    (text) => text.includes('INSERT INTO chat_messages'),
   );
   t.same(
-    asAdmin.events.map((e) => e.type),
+    asAdmin!.events.map((e) => e.type),
     ['done'],
     'an administrator writing to the session under takeover gets no AI reply either',
+  );
+  t.ok(
+    storingAdminMessage!.text.includes(`CASE WHEN NOT EXISTS (SELECT 1 FROM cm) THEN set_config('synchronous_commit', 'off', true) END`),
+    'the statement opening the session stores the message and then waits for its WAL flush: the message is shown at once',
   );
   t.ok((await updatedAt(staffed.session_id)) > beforeAdminMessage, "and the statement storing the message (an administrator's session) moves updated_at too");
 });

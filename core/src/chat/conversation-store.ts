@@ -139,6 +139,10 @@ export class ConversationStore {
    * line of a session this request starts (`ticketId`), opens the session only if the ticket `firstIn` is first in its
    * line (else `undefined`, as for a refusal: the caller waits its turn and asks again), and stores a customer's
    * message under human takeover (`storedMessage`), its ticket leaving the line.
+   *
+   * Its commit waits for the WAL flush only when it stored such a message, which is shown at once: whatever else it
+   * writes (the session, a ticket) matters only with the turn the same request stores next, whose flush covers it
+   * (`SKIP_FLUSH_WAIT`).
    */
   async openSession(
     threadId: string,
@@ -224,7 +228,7 @@ export class ConversationStore {
       `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}${budgets ? `_buckets${budgets.length}` : ''}`,
       `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate, customerMessage != null)})
        ${stored}${ticket}
-       SELECT ${[...(takes ? [...takes.columns, customerMessage ? skipFlushWaitUnless('cm') : SKIP_FLUSH_WAIT] : []), ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
+       SELECT ${[...(takes?.columns ?? []), customerMessage ? skipFlushWaitUnless('cm') : SKIP_FLUSH_WAIT, ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
          FROM (SELECT role, content, created_at, id FROM chat_messages
                WHERE session_id = $1 AND role IN ('user', 'assistant', 'agent') ORDER BY created_at DESC, id DESC LIMIT $3) h), '[]') AS history,
