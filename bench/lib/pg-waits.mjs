@@ -2,6 +2,7 @@
 // milliseconds, each active backend counted by what it waits on (a row lock, the WAL flush, the client) or running,
 // and by the statement it runs. The CPU figures say how much Postgres a turn costs; this says where its time goes.
 import { hostDatabase, sleep } from './host.mjs';
+import { fmt, markdownTable } from './stats.mjs';
 
 const SAMPLE = `SELECT COALESCE(wait_event_type || ':' || wait_event, 'running') AS wait,
     left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS statement
@@ -10,8 +11,8 @@ const SAMPLE = `SELECT COALESCE(wait_event_type || ':' || wait_event, 'running')
 
 /**
  * Starts sampling the host's database every `everyMs` while a window is open (`open(label)` ... `close()`), on a
- * connection of its own. Each sample is a query, so the sampler costs Postgres and the bench a little CPU: ask for
- * it only when its answer is wanted.
+ * connection of its own. Each sample is a query: every 5 ms, they cost Postgres about a tenth of a CPU, which the
+ * bench's Postgres CPU figures then include. Ask for it only when its answer is wanted.
  */
 export async function startPgWaits(host, everyMs = 5) {
   const db = await hostDatabase(host);
@@ -66,4 +67,22 @@ export async function startPgWaits(host, everyMs = 5) {
       await db.end();
     },
   };
+}
+
+/** {@link startPgWaits}'s `report()` as a Markdown table, a label's rows together. */
+export function pgWaitsTable(report) {
+  return markdownTable(
+    "What the host's Postgres backends did during its measured windows (pg_stat_activity every 5 ms): backends in each state on average, and their share of the backends' sampled time",
+    ['window', 'active backends', 'wait (running: on a CPU or ready for one)', 'statement', 'backends', 'share'],
+    Object.entries(report).flatMap(([label, { active_backends, rows }]) =>
+      rows.map((r, i) => [
+        i === 0 ? label : '',
+        i === 0 ? fmt(active_backends, 2) : '',
+        r.wait,
+        `\`${r.statement.replace(/\|/g, '\\|')}\``,
+        fmt(r.backends, 2),
+        `${fmt(r.share * 100, 1)} %`,
+      ]),
+    ),
+  );
 }

@@ -28,7 +28,7 @@
 // fallback when no vector hit reaches the threshold) before the model is asked.
 // With --pg-waits the host's Postgres backends are sampled every 5 ms during each of the host's measured windows
 // (lib/pg-waits.mjs): what they waited on (row locks, the WAL, the client) or ran, and in which statement, per side
-// and point. The sampler's queries cost a little CPU of their own.
+// and point. The sampler's queries cost Postgres about a tenth of a CPU, which its CPU columns then count.
 // Writes bench/results/stream.json (stream-agent.json with --agent; and the host's CPU profile under bench/results/stream-prof/).
 import os from 'node:os';
 import path from 'node:path';
@@ -51,7 +51,7 @@ import {
 } from '../lib/host.mjs';
 import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
-import { startPgWaits } from '../lib/pg-waits.mjs';
+import { pgWaitsTable, startPgWaits } from '../lib/pg-waits.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
@@ -517,22 +517,7 @@ function report() {
       ),
     );
   if (pathsTable) summary.paths_table = pathsTable;
-  const waitsTable =
-    summary.pg_waits &&
-    markdownTable(
-      "What the host's Postgres backends did during its measured windows (pg_stat_activity every 5 ms): backends in each state on average, and their share of the backends' sampled time",
-      ['side', 'active backends', 'wait (running: on a CPU or ready for one)', 'statement', 'backends', 'share'],
-      Object.entries(summary.pg_waits).flatMap(([label, { active_backends, rows }]) =>
-        rows.map((r, i) => [
-          i === 0 ? label : '',
-          i === 0 ? fmt(active_backends, 2) : '',
-          r.wait,
-          `\`${r.statement.replace(/\|/g, '\\|')}\``,
-          fmt(r.backends, 2),
-          `${fmt(r.share * 100, 1)} %`,
-        ]),
-      ),
-    );
+  const waitsTable = summary.pg_waits && pgWaitsTable(summary.pg_waits);
   if (waitsTable) summary.pg_waits_table = waitsTable;
   for (const { concurrency, grounded: g, grounding } of summary.points.filter((q) => q.grounded)) {
     console.log(

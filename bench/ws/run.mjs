@@ -20,7 +20,9 @@
 // takeover) to each of `--operator-sessions` rooms; messages then come from customers and operators alike.
 // Run by hand after `npm run build`:
 //   node bench/ws/run.mjs [--sockets 1000] [--sessions 100] [--messages 2000] [--rate 100] [--settle 5]
-//                         [--operator-sessions 10] [--operator-messages 500] [--host-cpu-prof]
+//                         [--operator-sessions 10] [--operator-messages 500] [--host-cpu-prof] [--pg-waits]
+// With --pg-waits the host's Postgres backends are sampled every 5 ms while its sockets connect and while they send
+// messages (lib/pg-waits.mjs): what they waited on or ran, and in which statement.
 // Writes bench/results/ws.json.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -46,6 +48,7 @@ import {
   stopHelper,
   stopHost,
 } from '../lib/host.mjs';
+import { pgWaitsTable, startPgWaits } from '../lib/pg-waits.mjs';
 import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
 import { fmt, latencySummary, markdownTable, median, ratio } from '../lib/stats.mjs';
 
@@ -61,6 +64,8 @@ const operatorSessions = Number(arg('--operator-sessions', 10));
 const operatorMessages = Number(arg('--operator-messages', 500));
 // With --host-cpu-prof the host runs under --cpu-prof (bench/results/ws-prof/) and its hottest frames are printed.
 const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('ws') : undefined;
+/** The host's Postgres sampler, with --pg-waits (started once the host is up). */
+let waits;
 /** `[fromUs, toUs]` of the host's points, by phase, for its CPU profile. */
 const hostWindows = { connect: [], messages: [] };
 const positiveInts = [sockets, sessions, messages, connectConcurrency, operatorMessages];
@@ -119,9 +124,11 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
 
   const onHost = label.startsWith('host');
   const connectFrom = profileClockUs();
+  if (onHost) waits?.open(`${label}: connect`);
   const connectCpu0 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
   const connected = await ask(loadgen, { type: 'connect', url, sockets: specs, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
   const connectCpu1 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
+  waits?.close();
   if (onHost) hostWindows.connect.push([connectFrom, profileClockUs()]);
   // CPU ms per socket connected, of each process: on 2 CPUs, the connect rate cannot pass 2000 over their sum.
   const spent = cpuSpent(connectCpu0, connectCpu1);
@@ -147,7 +154,9 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   const cpu0 = cpuOf(pid);
   const wall0 = performance.now();
   const messagesFrom = profileClockUs();
+  if (onHost) waits?.open(`${label}: messages`);
   const reply = await ask(loadgen, { type: 'run', messages, rate, seed, drainMs: 30_000 }, 'result', (messages / rate) * 1000 + 120_000);
+  waits?.close();
   if (onHost) hostWindows.messages.push([messagesFrom, profileClockUs()]);
   const wallSeconds = (performance.now() - wall0) / 1000;
   const cpu1 = cpuOf(pid);
@@ -244,6 +253,7 @@ async function main() {
     `host ${host.url} healthy in ${(host.bootMs / 1000).toFixed(1)} s (pid ${host.pid}; host, Postgres, Chroma: ${host.descendants.size + 1} processes)`,
   );
   summary.host_boot_ms = host.bootMs;
+  if (process.argv.includes('--pg-waits')) waits = await startPgWaits(host);
   const admin = await adminClient(host.url, ADMIN);
   const agent = await admin.request('POST', '/agents', {
     name: 'bench-ws',
@@ -270,6 +280,11 @@ async function main() {
     const operator = { query: { role: 'operator', operator_id: admin.id, operator_name: 'Bench' }, cookie: admin.cookie };
     summary.operators.host = await measure('host operators', { ...onHost, ...operatorsPoint, operator });
     summary.operators.ratios = ratiosOf(summary.operators.baseline, summary.operators.host);
+  }
+
+  if (waits) {
+    summary.pg_waits = waits.report();
+    await waits.stop();
   }
 
   // The host stores every message before broadcasting it: count them in the embedded Postgres.
@@ -352,6 +367,7 @@ function report() {
       ),
     );
   }
+  if (summary.pg_waits) tables.push((summary.pg_waits_table = pgWaitsTable(summary.pg_waits)));
   summary.table = tables.join('\n\n');
   console.log(`\n${summary.table}\n`);
   const p = summary.persistence;
