@@ -5,7 +5,8 @@ const FLUSH_WAIT_OFF = `set_config('synchronous_commit', 'off', true)`;
  * statements whose writes matter only with what the same request stores next (budgets, a ticket, the session a turn
  * starts or opens): that later statement waits for the flush, which covers everything written before it. Should
  * Postgres crash in between, a few takes of a budget, and the ticket and session of a turn that failed with it, are
- * all that can be lost. It also ends the statement's row locks (the shared budget rows') without the flush (docs/data-access.md).
+ * all that can be lost. It also ends the statement's row locks (the shared budget rows') without the flush
+ * (docs/data-access.md).
  */
 export const SKIP_FLUSH_WAIT = `${FLUSH_WAIT_OFF} AS flush_wait`;
 
