@@ -85,17 +85,21 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   const continued = head(continuedInFull);
   t.same(
     line(continuedInFull).map((s) => s.split(' ').slice(0, 3).join(' ')),
-    ['WITH b0 AS', 'WITH s AS', 'WITH u AS'],
-    'a turn continuing a session takes its ticket with its minute budgets, the statement opening the session checks that none is ahead, the stored turn leaves the line',
+    ['WITH b0 AS', 'WITH u AS'],
+    'a turn continuing a session takes its ticket with its minute budgets and, first in line, opens the session in the same statement; the stored turn leaves the line',
   );
-  t.equal(continued.length, 3, `and sends those 3 statements only: ${JSON.stringify(continued, null, 1)}`);
+  t.equal(continued.length, 2, `and sends those 2 statements only: ${JSON.stringify(continued, null, 1)}`);
+  t.ok(
+    continuedInFull[0]!.includes('session_line_first('),
+    "the first opens the session only when the ticket it took is first, as seen after the line's lock (migration 0038)",
+  );
   t.notOk(
     continuedInFull[0]!.includes('INSERT INTO chat_messages'),
     'the first, for a session not seen under takeover, only takes budgets and the ticket: it writes no message table, whose locks and indexes an AI turn would pay for',
   );
   t.match(
-    continuedInFull[1],
-    /^WITH s AS \(SELECT /,
+    continuedInFull[0],
+    /\bs AS \(SELECT /,
     'the statement opening the session reads its row: it is written once a turn, with the stored turn (one new row version a turn, as two indexes hold its updated_at)',
   );
   // Its session is found by its key, however many sessions the agent has and whatever the planner's statistics say:
@@ -110,7 +114,7 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   const [opening] = await sentStatementsOf(
     database,
     () => turn({ thread_id: sessionId }),
-    (text) => text.trimStart().startsWith('WITH s AS (SELECT'),
+    (text) => text.includes('session_line_first('),
   );
   t.equal(
     await rowsRead(host.databaseUrl, opening!.text, opening!.values, 'chat_sessions'),
@@ -124,8 +128,8 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   t.ok((await updatedAt(sessionId)) > beforeTurn, "a continued turn still moves its session's updated_at");
   t.same(
     continuedInFull.map(skipsFlushWait),
-    [true, true, false],
-    'the ones taking minute budgets and the ticket and opening the session commit without waiting for their WAL flush; the stored turn waits for it, and so covers them',
+    [true, false],
+    'the one taking minute budgets and the ticket and opening the session commits without waiting for its WAL flush; the stored turn waits for it, and so covers it',
   );
 
   // The model path: an administrator names the model and a session of its own.
@@ -139,12 +143,12 @@ t.test('a public turn costs one statement per step, and a new session skips its 
   });
   t.same(
     modelPathInFull.map((s) => s.split(' ').slice(0, 3).join(' ')),
-    ['SELECT s.id AS', 'WITH b0 AS', 'WITH s AS', 'WITH u AS'],
-    "an administrator's turn reads the administrator's session, takes its budget and ticket, creates its session in the statement opening it, then stores the turn",
+    ['SELECT s.id AS', 'WITH b0 AS', 'WITH u AS'],
+    "an administrator's turn reads the administrator's session, takes its budget and ticket and creates its session in one statement, then stores the turn",
   );
   t.same(
     modelPathInFull.slice(1).map(skipsFlushWait),
-    [true, true, false],
+    [true, false],
     "creating the administrator's session does not wait for its WAL flush either: the stored turn's covers it",
   );
 

@@ -112,6 +112,11 @@ export interface OpenSessionOptions {
    * no live ticket is in the session's line: a message sent while an earlier one is answered waits its turn.
    */
   customerMessage?: { content: string; messageType: MessageType; ticketId: string | null } | null;
+  /**
+   * With `line`, the ticket is taken whatever the session (once the budgets allow it), and the session opened only
+   * when that ticket is first (`ConversationStore.admitToSession`).
+   */
+  admission?: boolean;
 }
 
 /** A session opened for a turn (see {@link ConversationStore.openSession}). */
@@ -187,6 +192,27 @@ export class ConversationStore {
     return this.open(threadId, agentId, 0, 'continue_issued', { quotaCaller: null, line, customerMessage: { ...customerMessage, ticketId: null } }, budgets);
   }
 
+  /**
+   * A turn's ticket in the line of a session it continues (`choose` or `continue_issued`), taken in the statement that
+   * takes its minute budgets once they allow the turn (`ticketId`, else `null`), and the session opened in the same
+   * statement (`opened`, its `ticketId` `null`: the ticket is this one) when that ticket is first in line and no human
+   * answers the session: the turn then needs no statement of its own to open it. That is decided by
+   * `session_line_first` (migration `0038`), with a snapshot taken after the line's lock (`joinLine`): this
+   * statement's own, taken before it waited for the lock, can miss a ticket ahead committed meanwhile. Otherwise
+   * `opened` is `undefined`, and the turn opens the session in stage 2 as before, once first (`firstIn`), or is
+   * refused there. Its commit does not wait for the WAL flush (`SKIP_FLUSH_WAIT`), as `TrafficLimitStore.take`'s.
+   */
+  async admitToSession(
+    threadId: string,
+    agentId: string | null,
+    historyLimit: number,
+    mode: 'choose' | 'continue_issued',
+    options: { quotaCaller: string | null; line: NonNullable<OpenSessionOptions['line']> },
+    budgets: BucketTake[],
+  ): Promise<{ buckets: (TakenBucket | null)[]; ticketId: string | null; opened: OpenedSession | undefined }> {
+    return this.open(threadId, agentId, historyLimit, mode, { ...options, admission: true }, budgets);
+  }
+
   private async open(
     threadId: string,
     agentId: string | null,
@@ -194,20 +220,25 @@ export class ConversationStore {
     mode: SessionMode,
     options: OpenSessionOptions,
     budgets: BucketTake[] | null,
-  ): Promise<{ buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined }> {
-    const { quotaCaller, line, firstIn, customerMessage } = options;
+  ): Promise<{ buckets: (TakenBucket | null)[]; ticketId: string | null; opened: OpenedSession | undefined }> {
+    const { quotaCaller, line, firstIn, customerMessage, admission } = options;
     const values: unknown[] = [threadId, agentId, Math.max(0, historyLimit), quotaCaller];
     const p = (value: unknown) => `$${values.push(value)}`;
     const takes = budgets && bucketTakes(budgets, p);
     // The same snapshot as the statement: a ticket ahead that left with its stored turn is gone, and that turn is in the history.
     const first = firstIn && `NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = $1 AND id < ${p(firstIn)}::bigint AND expires_at > now())`;
-    const gate = [takes?.allowed(), first].filter(Boolean).join(' AND ') || 'TRUE';
-    const ticket = line
-      ? `, q AS (${joinLine(
-          { session: 's.id', turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) },
-          customerMessage ? 'FROM s WHERE NOT EXISTS (SELECT 1 FROM cm)' : 'FROM s',
-        )})`
-      : '';
+    const lineValues = line && { turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) };
+    // Admission: the ticket first, then the session if that ticket is first in line, checked with a fresh snapshot
+    // against this one's view of the session row (migration `0038`).
+    const admitted = admission && lineValues ? `q AS (${joinLine({ session: '$1::varchar', ...lineValues }, takes ? { where: takes.allowed() } : {})}), ` : '';
+    // The session row's version in this statement's snapshot: `continue_issued` checks it on the row it reads.
+    const seenXmin = mode === 'continue_issued' ? 'chat_sessions.xmin' : '(SELECT xmin FROM chat_sessions WHERE id = $1)';
+    const lineFirst = admitted && `session_line_first($1, (SELECT id FROM q)::bigint, ${seenXmin})`;
+    const gate = [takes?.allowed(), first, lineFirst].filter(Boolean).join(' AND ') || 'TRUE';
+    const ticket =
+      lineValues && !admitted
+        ? `, q AS (${joinLine({ session: 's.id', ...lineValues }, { from: 's', where: customerMessage ? 'NOT EXISTS (SELECT 1 FROM cm)' : undefined })})`
+        : '';
     // The same snapshot as the ticket it would take: one taken by a statement still running is not seen, and its turn
     // then finds this message stored, as if it had come first.
     const lineEmpty = line ? ' AND NOT EXISTS (SELECT 1 FROM session_turn_queue WHERE session_id = s.id AND expires_at > now())' : '';
@@ -225,8 +256,8 @@ export class ConversationStore {
       } & Record<string, unknown>
     >(
       this.db,
-      `chat_open_session_${mode}${line ? '_line' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}${budgets ? `_buckets${budgets.length}` : ''}`,
-      `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}s AS (${OPEN_SESSION[mode](gate, customerMessage != null)})
+      `chat_open_session_${mode}${line ? '_line' : ''}${admitted ? '_admit' : ''}${firstIn ? '_first' : ''}${customerMessage ? '_customer' : ''}${customerMessage?.ticketId ? '_leave' : ''}${budgets ? `_buckets${budgets.length}` : ''}`,
+      `WITH ${[...(takes?.ctes ?? []), ''].join(', ')}${admitted}s AS (${OPEN_SESSION[mode](gate, customerMessage != null)})
        ${stored}${ticket}
        SELECT ${[...(takes?.columns ?? []), customerMessage ? skipFlushWaitUnless('cm') : SKIP_FLUSH_WAIT, ''].join(', ')}s.*, ${line ? '(SELECT id FROM q)' : 'NULL'} AS ticket_id, ${customerMessage ? '(SELECT row_to_json(cm) FROM cm)' : 'NULL'} AS stored_message, COALESCE((
          SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.created_at, h.id)
@@ -237,8 +268,9 @@ export class ConversationStore {
       values,
     );
     const buckets = takes ? takenBuckets(budgets.length, row!) : [];
+    const ticketId = row?.ticket_id ?? null;
     // Refused by the mode, the line or a budget: no session row (with budgets, a row of nulls beside the buckets).
-    if (!row || row.id == null) return { buckets, opened: undefined };
+    if (!row || row.id == null) return { buckets, ticketId, opened: undefined };
     const {
       history,
       caller_turns_today,
@@ -255,11 +287,12 @@ export class ConversationStore {
     } = row;
     return {
       buckets,
+      ticketId,
       opened: {
         session: { id, opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone },
         history: history.map((m) => ({ role: m.role === 'user' ? 'user' : 'assistant', content: m.content })),
         callerTurnsToday: caller_turns_today === null ? null : Number(caller_turns_today),
-        ticketId: ticket_id,
+        ticketId: admitted ? null : ticket_id,
         storedMessage: stored_message,
       },
     };

@@ -38,7 +38,10 @@ export class TurnTicket {
     readonly id: string,
     readonly sessionId: string,
     private readonly leaseSeconds: number,
-    /** The ticket was taken with a session this very request started: no other request knows it, so none is ahead. */
+    /**
+     * Known first: taken with a session this very request started (no other request knows it), or by a statement that
+     * found it first and opened its session (`ConversationStore.admitToSession`).
+     */
     fresh: boolean,
   ) {
     this.knownFirst = fresh;
@@ -132,9 +135,9 @@ export class SessionTurns {
 
   /**
    * The values of turn `turnId`'s place in a session's line, for the statement that takes it: the one taking the
-   * turn's rate-limit buckets (`TrafficLimits.takeTurn`), or, for a session this request starts, the one creating it
-   * (`ConversationStore.openSession`). `taken` makes the ticket that statement returned, which the caller must
-   * `leave` whatever happens.
+   * turn's minute budgets (`ConversationStore.admitToSession`, which also opens the session when the ticket is first),
+   * or, for a session this request starts, the one creating it (`ConversationStore.openSession`). `taken` makes the
+   * ticket that statement returned, which the caller must `leave` whatever happens.
    */
   lineFor(turnId: string) {
     return { turnId, instanceId: this.instanceId, seconds: this.leaseSeconds };
@@ -145,7 +148,7 @@ export class SessionTurns {
     return this.store.sweepLapsed();
   }
 
-  /** The ticket a statement took (see `lineFor`); `fresh` when it came with a session this request started. */
+  /** The ticket a statement took (see `lineFor`); `fresh` when it is known first (`TurnTicket`). */
   taken(sessionId: string, ticketId: string, fresh: boolean): TurnTicket {
     return new TurnTicket(this.store, ticketId, sessionId, this.leaseSeconds, fresh);
   }

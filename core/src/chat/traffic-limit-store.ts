@@ -1,7 +1,6 @@
 import { preparedQuery } from '../db/prepared-query.js';
 import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { SqlStore } from '../db/sql-store.js';
-import { joinLine } from './turn-queue-store.js';
 
 /** One budget of a combined take: its row in `rate_limit_buckets` (`<prefix>:<key>`) and its requests a minute. */
 export interface BucketTake {
@@ -34,14 +33,6 @@ const upsert = (
     expire = CASE WHEN rate_limit_buckets.expire <= ${now} THEN EXCLUDED.expire ELSE rate_limit_buckets.expire END
   RETURNING points, expire`;
 
-/** A place in a session's line to take when every bucket allows the turn (`joinLine`). */
-export interface LineTake {
-  sessionId: string;
-  turnId: string;
-  instanceId: string;
-  seconds: number;
-}
-
 /**
  * The SQL that takes one request from each of `buckets`, for a statement of its own or one that does more (a new
  * session's): the CTEs `b0`, `b1`, … (each bucket charged only while those before it are within their budgets), the
@@ -71,22 +62,21 @@ export class TrafficLimitStore extends SqlStore {
   /**
    * Takes one request from each of `buckets` in one statement, in order, charging a bucket only while every bucket
    * before it is within its budget, as separate takes that stop at the first refusal would. Resolves with each
-   * bucket after the take, `null` for one not charged; with `line`, also with the ticket of the turn's place in its
-   * session's line, taken in the same statement when every bucket allowed the turn (else `null`).
+   * bucket after the take, `null` for one not charged. A turn's take that comes with its place in a session's line is
+   * `ConversationStore.admitToSession`'s.
    */
-  async take(buckets: BucketTake[], line: LineTake | null = null): Promise<{ buckets: (TakenBucket | null)[]; ticketId: string | null }> {
-    if (buckets.length === 0 && !line) return { buckets: [], ticketId: null };
+  async take(buckets: BucketTake[]): Promise<(TakenBucket | null)[]> {
+    if (buckets.length === 0) return [];
     const values: unknown[] = [];
     const p: Param = (value) => `$${values.push(value)}`;
-    const { ctes, columns, allowed } = bucketTakes(buckets, p);
-    if (line) {
-      const v = { session: `${p(line.sessionId)}::text`, turn: p(line.turnId), instance: p(line.instanceId), seconds: p(line.seconds) };
-      ctes.push(`q AS (${joinLine(v, buckets.length > 0 ? `WHERE ${allowed()}` : '')})`);
-      columns.push('(SELECT id FROM q) AS ticket');
-    }
+    const { ctes, columns } = bucketTakes(buckets, p);
     columns.push(SKIP_FLUSH_WAIT);
-    const name = `take-buckets-${buckets.length}${line ? '-line' : ''}`;
-    const [row] = await preparedQuery<Record<string, unknown>>(this.db, name, `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`, values);
-    return { buckets: takenBuckets(buckets.length, row!), ticketId: (row!.ticket as string | null | undefined) ?? null };
+    const [row] = await preparedQuery<Record<string, unknown>>(
+      this.db,
+      `take-buckets-${buckets.length}`,
+      `WITH ${ctes.join(', ')} SELECT ${columns.join(', ')}`,
+      values,
+    );
+    return takenBuckets(buckets.length, row!);
   }
 }

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { MinuteBudget, type RateLimitRefusal } from '../db/minute-budget.js';
-import { TrafficLimitStore, type BucketTake, type LineTake, type TakenBucket } from './traffic-limit-store.js';
+import { TrafficLimitStore, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
 
 export type { RateLimitRefusal } from '../db/minute-budget.js';
 
@@ -17,9 +17,6 @@ export interface BudgetBuckets {
   buckets: BucketTake[];
   refusal: (taken: (TakenBucket | null)[]) => { refusal: RateLimitRefusal } | undefined;
 }
-
-/** A take of buckets: the first refusal, or the ticket taken with them (`null` without a line). */
-type Taken = { refusal: RateLimitRefusal } | { refusal?: undefined; ticketId: string | null };
 
 /**
  * Token buckets on chat traffic (`[rate_limits]`): per caller, per session, all anonymous callers together, and
@@ -48,11 +45,10 @@ export class TrafficLimits {
   /**
    * Takes one chat turn from the caller's, the session's and, for anonymous callers, the shared bucket, in one
    * statement: a bucket is charged only while the ones before it allow the turn, so a refused client does not spend
-   * the shared budget. With `line`, the same statement takes the turn's place in its session's line once every bucket
-   * allowed it (`ticketId`).
+   * the shared budget. Resolves with the refusal, if any.
    */
-  takeTurn(input: TurnBudgets, line: LineTake | null = null): Promise<Taken> {
-    return this.take(this.turnBuckets(input), line);
+  async takeTurn(input: TurnBudgets): Promise<RateLimitRefusal | undefined> {
+    return this.take(this.turnBuckets(input));
   }
 
   /**
@@ -74,13 +70,12 @@ export class TrafficLimits {
 
   /** Takes one WebSocket handshake, or one start of a public session, from the address's bucket. */
   async takeHandshake(address: string | null): Promise<RateLimitRefusal | undefined> {
-    return (await this.take(this.handshakeBuckets(address), null)).refusal;
+    return this.take(this.handshakeBuckets(address));
   }
 
-  /** Takes one request from each of `buckets` in one statement (`TrafficLimitStore.take`). */
-  private async take({ buckets, refusal }: BudgetBuckets, line: LineTake | null): Promise<Taken> {
-    const taken = await this.store.take(buckets, line);
-    return refusal(taken.buckets) ?? { ticketId: taken.ticketId };
+  /** Takes one request from each of `buckets` in one statement (`TrafficLimitStore.take`); the first refusal, if any. */
+  private async take({ buckets, refusal }: BudgetBuckets): Promise<RateLimitRefusal | undefined> {
+    return refusal(await this.store.take(buckets))?.refusal;
   }
 
   /** The bucket of each budget's key (none for a `null` key), and the first refusal among them after a take. */

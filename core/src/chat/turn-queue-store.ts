@@ -9,14 +9,20 @@ import { SqlStore } from '../db/sql-store.js';
  */
 export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHERE id = ${ticket}::bigint`;
 
+/** The first key of a session line's advisory lock (`joinLine`), its second the session id's hash: "line" in ASCII. */
+const LINE_LOCK = 0x6c696e65;
+
 /**
  * Joins a session's line: inserts a ticket, returning its `id`. The values are SQL expressions: parameters, or the
- * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`); `from` may also
- * be a condition (`TrafficLimitStore.take`).
+ * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`); `where` is a
+ * condition the ticket is taken on (`TrafficLimitStore.take`). The ticket is numbered under a lock of the session's
+ * line held until the statement commits, so a ticket numbered ahead of another is committed before the other's
+ * statement goes on: `session_line_first` (migration `0038`) then sees every ticket ahead.
  */
-export const joinLine = (v: { session: string; turn: string; instance: string; seconds: string }, from = '') =>
+export const joinLine = (v: { session: string; turn: string; instance: string; seconds: string }, { from, where }: { from?: string; where?: string } = {}) =>
   `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
-   SELECT ${v.session}, ${v.turn}::uuid, ${v.instance}::text, now() + make_interval(secs => ${v.seconds}::double precision), now() ${from}
+   SELECT ${v.session}, ${v.turn}::uuid, ${v.instance}::text, now() + make_interval(secs => ${v.seconds}::double precision), now()
+   FROM ${from ? `${from} CROSS JOIN LATERAL ` : ''}(SELECT pg_advisory_xact_lock(${LINE_LOCK}, hashtext(${v.session}))) AS line_lock${where ? ` WHERE ${where}` : ''}
    RETURNING id::text AS id`;
 
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */

@@ -9,7 +9,16 @@ import { primaryModel, type ModelOverride } from '../model-router.js';
 import type { SessionTurns } from '../session-turns.js';
 import type { BucketTake, TakenBucket } from '../traffic-limit-store.js';
 import type { TrafficLimits, TurnBudgets } from '../traffic-limits.js';
-import { issueSessionId, mayChooseSessions, refusal, trustedCaller, type AdmittedTurn, type ChatRequest, type TurnCaller } from './turn-request.js';
+import {
+  issueSessionId,
+  mayChooseSessions,
+  quotaCaller,
+  refusal,
+  trustedCaller,
+  type AdmittedTurn,
+  type ChatRequest,
+  type TurnCaller,
+} from './turn-request.js';
 
 export interface AdmitDeps {
   config: HostConfig;
@@ -41,10 +50,9 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
   const override = validatedOverride(deps, request, agent, trusted);
   const turnId = randomUUID();
   // One turn at a time per session: a message arriving while the session answers waits its turn, or is refused. It
-  // takes its place in the session's line in the statement taking its rate limits; a session this request starts
-  // joins its line as it is created (stage 2): nobody else can be in it.
+  // takes its place in the session's line in the statement taking its rate limits, which also opens the session when
+  // it is first; a session this request starts joins its line as it is created: nobody else can be in it.
   const sessionId = request.thread_id === undefined || caller.issuedSession ? null : request.thread_id;
-  const line = sessionId === null ? null : { sessionId, ...deps.turns.lineFor(turnId) };
   // A scheduled run is the host's own turn: it draws from no minute budget of a client.
   const budgets: TurnBudgets =
     caller.channel === 'scheduled'
@@ -55,25 +63,37 @@ export async function admitTurn(deps: AdmitDeps, request: ChatRequest, caller: T
     const opened = await issueSession(deps, request, caller, agent, turnId, budgets);
     return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
   }
-  let ticketId: string | null;
+  let ticketId: string | null = null;
+  let opened: OpenedSession | undefined;
   if (!trusted && sessionId !== null && deps.turns.takeovers.underTakeover(sessionId)) {
     // A customer's message to its session, last seen under human takeover: stored at once if it still is (stage 2
     // shows it, and no turn follows), else in line with its ticket. A session this caller may not continue is refused
     // in stage 2.
-    const opened = await continueIssued(deps, request, agent!, sessionId, turnId, budgets);
-    if (opened?.storedMessage) return { request, caller, agent, override, trusted, ticket: null, turnId, opened };
-    ticketId = opened?.ticketId ?? null;
+    const admitted = await continueIssued(deps, request, agent!, sessionId, turnId, budgets);
+    if (admitted?.storedMessage) return { request, caller, agent, override, trusted, ticket: null, turnId, opened: admitted };
+    ticketId = admitted?.ticketId ?? null;
+  } else if (sessionId !== null) {
+    ({ ticketId, opened } = await withBudgets(deps, budgets, (buckets) =>
+      deps.conversations.admitToSession(
+        sessionId,
+        agent?.agent_id ?? null,
+        config.agent.history_message_limit,
+        trusted ? 'choose' : 'continue_issued',
+        { quotaCaller: quotaCaller(config, caller), line: deps.turns.lineFor(turnId) },
+        buckets,
+      ),
+    ));
   } else {
-    const taken = await deps.trafficLimits.takeTurn(budgets, line);
-    if (taken.refusal) throw new TooManyRequestsError(taken.refusal.detail, taken.refusal.retryAfterSeconds);
-    ticketId = taken.ticketId;
+    const refused = await deps.trafficLimits.takeTurn(budgets);
+    if (refused) throw new TooManyRequestsError(refused.detail, refused.retryAfterSeconds);
   }
-  const ticket = sessionId !== null && ticketId !== null ? deps.turns.taken(sessionId, ticketId, false) : null;
+  // A ticket that came with its session opened is first in line.
+  const ticket = sessionId !== null && ticketId !== null ? deps.turns.taken(sessionId, ticketId, opened !== undefined) : null;
   if (ticket && agent?.multitask_strategy === 'reject' && !(await ticket.first())) {
     await ticket.leave();
     throw refusal('SESSION_BUSY', `session ${request.thread_id} is answering another message; send this one when the answer is done`);
   }
-  return { request, caller, agent, override, trusted, ticket, turnId };
+  return { request, caller, agent, override, trusted, ticket, turnId, opened };
 }
 
 /**
@@ -85,20 +105,20 @@ function continueIssued(deps: AdmitDeps, request: ChatRequest, agent: AgentView,
   const customerMessage = { content: request.message, messageType: normalizeMessageType(request.message_type) };
   return withBudgets(deps, budgets, (buckets) =>
     deps.conversations.continueIssued(sessionId, agent.agent_id, { line: deps.turns.lineFor(turnId), customerMessage }, buckets),
-  );
+  ).then(({ opened }) => opened);
 }
 
-/** The session `open` opens in the statement that takes the turn's minute `budgets`; their refusal, if any, is thrown. */
-async function withBudgets(
+/** What `take` took with the turn's minute `budgets`, in one statement; their refusal, if any, is thrown. */
+async function withBudgets<T extends { buckets: (TakenBucket | null)[] }>(
   deps: AdmitDeps,
   budgets: TurnBudgets,
-  open: (buckets: BucketTake[]) => Promise<{ buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined }>,
-): Promise<OpenedSession | undefined> {
+  take: (buckets: BucketTake[]) => Promise<T>,
+): Promise<T> {
   const { buckets, refusal: refusalOf } = deps.trafficLimits.turnBuckets(budgets);
-  const { buckets: taken, opened } = await open(buckets);
-  const refused = refusalOf(taken);
+  const taken = await take(buckets);
+  const refused = refusalOf(taken.buckets);
   if (refused) throw new TooManyRequestsError(refused.refusal.detail, refused.refusal.retryAfterSeconds);
-  return opened;
+  return taken;
 }
 
 /**
@@ -113,13 +133,10 @@ function issueSession(deps: AdmitDeps, request: ChatRequest, caller: TurnCaller,
       request.thread_id ?? issueSessionId(),
       agent?.agent_id ?? null,
       config.agent.history_message_limit,
-      {
-        quotaCaller: config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null,
-        line: caller.issuedSession ? deps.turns.lineFor(turnId) : null,
-      },
+      { quotaCaller: quotaCaller(config, caller), line: caller.issuedSession ? deps.turns.lineFor(turnId) : null },
       buckets,
     ),
-  );
+  ).then(({ opened }) => opened);
 }
 
 async function loadAgent(agents: Agents, agentId: string, { principal, channel }: TurnCaller): Promise<AgentView> {

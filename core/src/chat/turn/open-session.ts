@@ -6,7 +6,7 @@ import { normalizeMessageType } from '../fixed-response.js';
 import { presentMessage, type MessageRow } from '../messages.js';
 import type { SessionEvents } from '../session-events.js';
 import type { SessionTurns, TurnTicket } from '../session-turns.js';
-import { issueSessionId, refusal, type AdmittedTurn, type TurnIdentity } from './turn-request.js';
+import { issueSessionId, quotaCaller, refusal, type AdmittedTurn, type TurnIdentity } from './turn-request.js';
 
 export interface SessionStageDeps {
   config: HostConfig;
@@ -54,16 +54,15 @@ export async function openTurnSession(
   const messageType = normalizeMessageType(request.message_type);
   const threadId = request.thread_id ?? issueSessionId();
   const mode = trusted ? 'choose' : caller.issuedSession || request.thread_id === undefined ? 'issue' : 'continue_issued';
-  // The quota's count rides on the statement that opens the session: the limits stage needs no round trip of its own.
-  const quotaCaller = config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null;
   const line = admitted.ticket === null && caller.issuedSession ? deps.turns.lineFor(admitted.turnId) : null;
   // A scheduled run is not a customer's message: under a takeover it waits for the takeover to end (its runner defers it).
   const customerMessage = caller.channel === 'scheduled' ? null : { content: request.message, messageType, ticketId: admitted.ticket?.id ?? null };
   const firstIn = admitted.ticket?.unconfirmed ?? null;
   const opened =
     admitted.opened ??
+    // The quota's count rides on the statement that opens the session: the limits stage needs no round trip of its own.
     (await conversations.openSession(threadId, agent?.agent_id ?? null, config.agent.history_message_limit, mode, {
-      quotaCaller,
+      quotaCaller: quotaCaller(config, caller),
       line,
       firstIn,
       customerMessage,

@@ -3,6 +3,7 @@ import { AgentHostError, ERROR_CODES, type ErrorCode } from '@agent-host/sdk';
 import { z } from 'zod';
 import type { AdminPrincipal } from '../../admin/admin-auth.js';
 import type { AgentView } from '../../agents/agents.js';
+import type { HostConfig } from '../../config/schema.js';
 import { canonicalTimeZone } from '../../scheduled-tasks/schedule.js';
 import type { TokenUsageSummary } from '../../usage/token-usage.js';
 import type { OpenedSession, TurnRecord } from '../conversation-store.js';
@@ -99,3 +100,6 @@ export const mayChooseSessions = (principal: AdminPrincipal | undefined) => prin
 
 /** A scheduled run chooses its session (the task's, or one it starts) as an administrator would. */
 export const trustedCaller = (caller: TurnCaller) => caller.channel === 'scheduled' || mayChooseSessions(caller.principal);
+
+/** The caller whose turns today the statement opening the session counts, for the daily quota (`null`: none). */
+export const quotaCaller = (config: HostConfig, caller: TurnCaller) => (config.agent.per_caller_daily_requests > 0 ? caller.callerKey : null);
