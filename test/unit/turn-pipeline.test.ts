@@ -50,9 +50,11 @@ function pipeline(options: Options = {}) {
     // The session the request starts joins its line in openSession's statement, which this fake does not model.
     turns: { lineFor: (turnId: string) => ({ turnId, instanceId: 'test-instance', seconds: 30 }), takeovers: new TakeoverHints() },
     // Every minute budget allows the turn; a session the request starts takes no ticket with them.
-    trafficLimits: { takeTurn: async () => ({ ticketId: null }), turnBuckets: () => ({ buckets: [], refusal: () => undefined }) },
+    trafficLimits: { takeTurn: async () => undefined, turnBuckets: () => ({ buckets: [], refusal: () => undefined }) },
     conversations: {
       openSession,
+      // A turn to a session it continues takes no ticket here and leaves the session to stage 2 (`openSession`).
+      admitToSession: async () => ({ buckets: [], ticketId: null, opened: undefined }),
       // A session the server issues opens at admission, with the (faked) budgets.
       issueSession: async (id: string) => ({ buckets: [], opened: await openSession(id) }),
       persistTurn: async (record: Record<string, unknown>) => {
