@@ -11,8 +11,13 @@ import { stream, tokensOf } from '../helpers/sse.js';
 
 t.test('double texting and cancellation', async (t) => {
   let chunkDelayMs = 120;
+  /** How many messages of the conversation each model request carried. */
+  const seen: number[] = [];
   const fixture = await startOpenAiFixture({
-    respond: (body) => ({ chunks: ['re: ', ...lastUserText(body).split(/(?<= )/)], chunkDelayMs, usage: { prompt_tokens: 10, completion_tokens: 3 } }),
+    respond: (body) => {
+      seen.push(body.messages.filter((m: { role: string }) => m.role === 'user' || m.role === 'assistant').length);
+      return { chunks: ['re: ', ...lastUserText(body).split(/(?<= )/)], chunkDelayMs, usage: { prompt_tokens: 10, completion_tokens: 3 } };
+    },
   });
   t.teardown(() => fixture.close());
   const env = { 'AGENT_HOST__PLUGINS__MODELS-OPENAI__BASE_URL': `"${fixture.url}"` };
@@ -64,6 +69,32 @@ t.test('double texting and cancellation', async (t) => {
       'double-text',
     ]);
     t.equal(turns.length, 3);
+    t.same(await query(hostA.databaseUrl, 'SELECT * FROM session_turn_queue'), [], 'every ticket left the line');
+  });
+
+  t.test('eight messages sent together to one session on two instances: one turn at a time, each seeing every turn before it', async (t) => {
+    const agent = await createAgent({ name: 'Burst' });
+    seen.length = 0;
+    const messages = Array.from({ length: 8 }, (_, i) => `burst ${i} `);
+    // Sent at once: each turn's statement may start before another's commits, where the line must still hold.
+    const answers = await Promise.all(
+      messages.map((message, i) => stream(i % 2 ? hostB.url : hostA.url, { thread_id: 'burst', agent_id: agent.agent_id, message }, { cookie })),
+    );
+    t.same(
+      answers.map((a) => tokensOf(a.events)),
+      messages.map((m) => `re: ${m}`),
+      'every message is answered',
+    );
+    t.same(
+      [...seen].sort((a, b) => a - b),
+      [1, 3, 5, 7, 9, 11, 13, 15],
+      'each model request carries every turn stored before it: no two turns ran together',
+    );
+    const stored = await history('burst');
+    t.ok(
+      stored.every((m, i) => (i % 2 === 0 ? m.startsWith('user: burst') : m === `assistant: re: ${stored[i - 1]!.slice('user: '.length)}`)),
+      `the history does not interleave: ${JSON.stringify(stored)}`,
+    );
     t.same(await query(hostA.databaseUrl, 'SELECT * FROM session_turn_queue'), [], 'every ticket left the line');
   });
 
