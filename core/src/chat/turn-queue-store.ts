@@ -15,7 +15,7 @@ const LINE_LOCK = 0x6c696e65;
 /**
  * Joins a session's line: inserts a ticket, returning its `id`. The values are SQL expressions: parameters, or the
  * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`); `where` is a
- * condition the ticket is taken on (`TrafficLimitStore.take`). The ticket is numbered under a lock of the session's
+ * condition the ticket is taken on (the minute budgets', `ConversationStore.admitToSession`). The ticket is numbered under a lock of the session's
  * line held until the statement commits, so a ticket numbered ahead of another is committed before the other's
  * statement goes on: `session_line_first` (migration `0038`) then sees every ticket ahead.
  */

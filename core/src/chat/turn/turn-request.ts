@@ -76,7 +76,8 @@ export interface AdmittedTurn {
   ticket: TurnTicket | null;
   /**
    * The session opened with the turn's minute budgets, so stage 2 finds it open: one the server issued for this
-   * request, or a customer's session under takeover with the message stored.
+   * request, a session the turn continues whose line it was first in, or a customer's session under takeover with the
+   * message stored.
    */
   opened?: OpenedSession;
   /** The id the turn is stored under, known from the start so its ticket names it. */
