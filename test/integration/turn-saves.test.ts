@@ -188,3 +188,50 @@ t.test('the turns of one session are stored one at a time, in the order they end
   const [counts] = await query(url, 'SELECT count(*)::int AS n FROM conversation_turns WHERE session_id = $1', [busy!.id]);
   t.same(counts, { n: 2 }, 'and both turns');
 });
+
+t.test('a connection that began storing turns on an empty database finds sessions and tickets by key once there are thousands', async (t) => {
+  const { url, sessions } = await setUp(t);
+  // One connection, whose plans are the ones kept: Postgres plans the storing statement once per connection.
+  const db = openDatabase(url, 1);
+  t.teardown(() => db.close());
+  const store = new ConversationStore(db);
+  for (const session of await sessions(8)) await store.persistTurn(turnOf(session, 'early'));
+
+  // Thousands of sessions, and thousands of tickets that came and went (dead until an autovacuum), none analyzed.
+  await query(
+    url,
+    `INSERT INTO chat_sessions (id, status, created_at, updated_at) SELECT 'many-' || i, 'AI_ACTIVE', now(), now() FROM generate_series(1, 3000) i`,
+  );
+  await query(
+    url,
+    `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
+     SELECT 'many-' || i, gen_random_uuid(), 'test', now() + interval '1 minute', now() FROM generate_series(1, 3000) i`,
+  );
+  await query(url, "DELETE FROM session_turn_queue WHERE session_id LIKE 'many-%'");
+  /** Sequential scans of the sessions and of the line, as counted once the storing connection reported its own. */
+  const scans = async () => {
+    await db.query('SELECT pg_stat_force_next_flush()');
+    const [row] = await query<{ sessions: number; tickets: number }>(
+      url,
+      `SELECT sum(seq_scan) FILTER (WHERE relname = 'chat_sessions')::int AS sessions, sum(seq_scan) FILTER (WHERE relname = 'session_turn_queue')::int AS tickets
+       FROM pg_stat_user_tables`,
+    );
+    return row!;
+  };
+  const later = await sessions(4);
+  const before = await scans();
+  for (const session of later) await store.persistTurn(turnOf(session, 'later', { time_zone: 'Europe/Paris' }));
+  const after = await scans();
+  t.same(
+    { sessions: after.sessions - before.sessions, tickets: after.tickets - before.tickets },
+    { sessions: 0, tickets: 0 },
+    'four turns stored later read no table whole: neither the 3,012 sessions nor the line with its 3,000 dead tickets',
+  );
+  const stored = await query(url, 'SELECT time_zone FROM chat_sessions WHERE id = ANY ($1)', [later.map((s) => s.id)]);
+  t.same(
+    stored.map((row) => row.time_zone),
+    ['Europe/Paris', 'Europe/Paris', 'Europe/Paris', 'Europe/Paris'],
+    'each session holds what its turn brought',
+  );
+  t.same(await query(url, 'SELECT count(*)::int AS n FROM session_turn_queue'), [{ n: 0 }], 'and every ticket has left its line');
+});

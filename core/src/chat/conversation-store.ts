@@ -384,9 +384,10 @@ const TURN_FIELDS: [string, string, (row: TurnRow) => unknown][] = [
  * when the clock stepped back. Messages come back in the order they were written.
  *
  * Postgres cannot tell how many rows `u` has, one or many, so it plans the statement once per connection, not per call
- * (given arrays, whose lengths it sees, it planned every call anew, which doubled the statement's cost). It guesses a
- * hundred rows: sessions and tickets are therefore looked up by their keys (`= ANY (ARRAY(...))`), else it read every
- * session to join them.
+ * (given arrays, whose lengths it sees, it planned every call anew, which doubled the statement's cost). Its sessions
+ * and tickets are written by `session_turns_stored` (migration `0039`), which finds each by its key: planned here, with
+ * a hundred rows guessed for `u` and the tables' sizes when the connection first stored turns, they were scanned whole.
+ * `e` is read with `m`, which always has rows (a turn's user message), so it runs once.
  */
 const PERSIST_TURNS = `WITH u AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS u (${TURN_FIELDS.map(([name, type]) => `${name} ${type}`).join(', ')})),
@@ -407,15 +408,8 @@ const PERSIST_TURNS = `WITH u AS (
   c AS (
     INSERT INTO turn_context_snapshots (turn_id, observability_schema_version, context, created_at)
     SELECT turn_id, '${OBSERVABILITY_SCHEMA_VERSION}', context, now() FROM u),
-  s AS (
-    UPDATE chat_sessions SET updated_at = now(), last_turn_agent_id = COALESCE(u.agent_id, last_turn_agent_id),
-      model_name = COALESCE(u.override_model_name, chat_sessions.model_name),
-      model_provider = COALESCE(u.override_model_provider, chat_sessions.model_provider),
-      model_temperature = COALESCE(u.override_model_temperature, chat_sessions.model_temperature),
-      time_zone = COALESCE(u.time_zone, chat_sessions.time_zone)
-    FROM u WHERE chat_sessions.id = u.session_id AND chat_sessions.id = ANY (ARRAY(SELECT session_id FROM u))),
-  q AS (DELETE FROM session_turn_queue WHERE id = ANY (ARRAY(SELECT ticket_id FROM u)))
-  SELECT ${MESSAGE_COLUMNS} FROM m ORDER BY created_at`;
+  e AS (SELECT session_turns_stored($1::jsonb))
+  SELECT ${MESSAGE_COLUMNS} FROM m, e ORDER BY created_at`;
 
 /** The stored cost columns: the estimate, 0 for a turn without a model call, else unknown (`null`). */
 function storedCost(turn: TurnRecord): { total: number | null; input: number | null; output: number | null } {
