@@ -214,3 +214,18 @@ t.test('failures before the runtime reach the stream with the error mapping of H
     'a database that is away is a retryable refusal, as over HTTP',
   );
 });
+
+t.test('a turn of an agent that cannot be taken over combines no abort signals', async (t) => {
+  const { send } = pipeline();
+  const any = AbortSignal.any;
+  let combined = 0;
+  AbortSignal.any = (signals) => {
+    combined++;
+    return any.call(AbortSignal, signals);
+  };
+  t.teardown(() => {
+    AbortSignal.any = any;
+  });
+  t.equal(reply(await send('Where is my parcel?')), 'Hello there');
+  t.equal(combined, 0, 'one controller stops the turn: AbortSignal.any costs some 20 µs of CPU a call on Node 20');
+});

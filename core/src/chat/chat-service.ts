@@ -60,8 +60,12 @@ export class ChatService {
   async *stream(admitted: AdmittedTurn, signal: AbortSignal): AsyncGenerator<StreamEvent, void, void> {
     const done: { turn?: StoredTurn } = {};
     const { ticket } = admitted;
-    // An administrator may cancel the running turn of a session (POST /sessions/{id}/cancel), from any instance.
-    const cancel = new AbortController();
+    // The turn stops when the client goes away, or when an administrator cancels it (POST /sessions/{id}/cancel) from
+    // any instance. One controller for both: AbortSignal.any over the two cost some 20 µs of CPU a turn on Node 20.
+    const stop = new AbortController();
+    const clientGone = () => stop.abort(signal.reason);
+    if (signal.aborted) clientGone();
+    else signal.addEventListener('abort', clientGone, { once: true });
     const cancellation: { by?: string } = {};
     // The ticket the turn holds: admission's, or the one taken with a session the turn starts (stage 2).
     const held: { ticket?: TurnTicket; stopWatching?: () => void } = {};
@@ -69,7 +73,7 @@ export class ChatService {
       held.ticket = taken;
       held.stopWatching = taken.watchCancel(({ by }) => {
         cancellation.by = by;
-        cancel.abort();
+        stop.abort();
       });
     };
     if (ticket) hold(ticket);
@@ -79,7 +83,7 @@ export class ChatService {
       const openSession = () => trace.stage('session', () => openTurnSession(this.deps, admitted, trace.traceId, hold));
       let open = await openSession();
       while (open === BEHIND) {
-        if (!(await ticket!.waitForTurn(AbortSignal.any([signal, cancel.signal]), waitSeconds * 1000))) {
+        if (!(await ticket!.waitForTurn(stop.signal, waitSeconds * 1000))) {
           if (!signal.aborted) {
             yield cancellation.by
               ? { type: 'error', content: `the message was cancelled by ${cancellation.by} before it was answered`, code: 'TURN_CANCELLED' }
@@ -92,13 +96,14 @@ export class ChatService {
         open = await openSession();
       }
       // A human operator answers the session: the message was stored and shown, and no turn runs.
-      if (open) yield* this.turn(admitted, open, trace, AbortSignal.any([signal, cancel.signal]), cancellation, done);
+      if (open) yield* this.turn(admitted, open, trace, stop.signal, cancellation, done);
     } catch (error) {
       // The mapping of an HTTP error: what was raised on purpose says what it is; anything else only that it happened.
       const known = publicError(error);
       if (!known.deliberate) this.deps.logger.error({ err: error, req_id: admitted.caller.requestId, code: known.code }, 'chat turn failed');
       yield { type: 'error', content: known.message, code: known.code };
     } finally {
+      signal.removeEventListener('abort', clientGone);
       held.stopWatching?.();
       await held.ticket?.leave();
       yield { type: 'done', ...done.turn };
