@@ -235,3 +235,34 @@ t.test('a connection that began storing turns on an empty database finds session
   );
   t.same(await query(url, 'SELECT count(*)::int AS n FROM session_turn_queue'), [{ n: 0 }], 'and every ticket has left its line');
 });
+
+t.test("storing a turn checks no key of its snapshot, and a deleted turn's snapshot still goes with it", async (t) => {
+  const { url, store, sessions } = await setUp(t);
+  const [kept, dropped] = await sessions(2);
+  const keptTurn = turnOf(kept!, 'kept');
+  const droppedTurn = turnOf(dropped!, 'dropped');
+  await Promise.all([store.persistTurn(keptTurn), store.persistTurn(droppedTurn)]);
+  // A foreign key from the snapshot to its turn is checked by locking the turn row: its xmax then names the storing
+  // transaction. The statement writes both from the same row, so there is nothing to check.
+  t.same(
+    await query(url, 'SELECT xmax::text AS xmax FROM conversation_turns WHERE id = $1', [keptTurn.turn_id]),
+    [{ xmax: '0' }],
+    'the stored turn row was not locked by a check of its snapshot',
+  );
+  t.same(
+    await query(url, `SELECT count(*)::int AS n FROM pg_constraint WHERE conrelid = 'turn_context_snapshots'::regclass AND contype = 'f'`),
+    [{ n: 0 }],
+    'the snapshots have no foreign key',
+  );
+
+  await query(url, 'DELETE FROM chat_sessions WHERE id = $1', [dropped!.id]);
+  const left = async () =>
+    (
+      await query<{ turn_id: string }>(url, 'SELECT turn_id::text FROM turn_context_snapshots WHERE turn_id = ANY ($1::uuid[]) ORDER BY turn_id', [
+        [keptTurn.turn_id, droppedTurn.turn_id],
+      ])
+    ).map((row) => row.turn_id);
+  t.same(await left(), [keptTurn.turn_id], "a deleted session's turns take their snapshots with them, and no other");
+  await query(url, 'DELETE FROM conversation_turns WHERE id = $1', [keptTurn.turn_id]);
+  t.same(await left(), [], 'a turn deleted by itself takes its snapshot with it');
+});

@@ -387,7 +387,8 @@ const TURN_FIELDS: [string, string, (row: TurnRow) => unknown][] = [
  * (given arrays, whose lengths it sees, it planned every call anew, which doubled the statement's cost). Its sessions
  * and tickets are written by `session_turns_stored` (migration `0039`), which finds each by its key: planned here, with
  * a hundred rows guessed for `u` and the tables' sizes when the connection first stored turns, they were scanned whole.
- * `e` is read with `m`, which always has rows (a turn's user message), so it runs once.
+ * `e` is read with `m`, which always has rows (a turn's user message), so it runs once. A snapshot has no foreign key to
+ * its turn (migration `0040`): both come from the same row of `u` here, its only writer.
  */
 const PERSIST_TURNS = `WITH u AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS u (${TURN_FIELDS.map(([name, type]) => `${name} ${type}`).join(', ')})),
