@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import pg from 'pg';
 import t from 'tap';
+import { SessionQueries } from '../../core/src/chat/session-read-store.js';
+import { openDatabase } from '../../core/src/db/database.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
-import { query } from '../helpers/services.js';
+import { createTestDatabase, query } from '../helpers/services.js';
 
 t.test('sessions, messages, turns, turn context and the cost overview', async (t) => {
   const host = await startTestHost(t);
@@ -212,4 +214,40 @@ t.test('GET /sessions?q= matches % and _ literally, needs 3 characters, and runs
     /chat_sessions_effective_agent/,
     'and the agent filter through the stored effective agent',
   );
+});
+
+t.test('GET /sessions pages through thousands of sessions by index, with no agent filter too', async (t) => {
+  const url = await createTestDatabase(t);
+  // One connection, so that the statistics it reports are those of the list's statements.
+  const db = openDatabase(url, 1);
+  t.teardown(() => db.close());
+  const sessions = new SessionQueries(db);
+  await query(
+    url,
+    `INSERT INTO chat_sessions (id, status, created_at, updated_at)
+     SELECT 'many-' || lpad(i::text, 4, '0'), 'AI_ACTIVE', now() - interval '1 day', now() - i * interval '1 second' FROM generate_series(1, 3000) i`,
+  );
+  await query(url, 'ANALYZE chat_sessions');
+  const scans = async () => {
+    await db.query('SELECT pg_stat_force_next_flush()');
+    const [row] = await query<{ n: number }>(url, "SELECT seq_scan::int AS n FROM pg_stat_user_tables WHERE relname = 'chat_sessions'");
+    return row!.n;
+  };
+  const before = await scans();
+  const first = await sessions.listSessions({ limit: 20 });
+  const second = await sessions.listSessions({ limit: 20, cursor: first.next_cursor! });
+  const recent = await sessions.listSessions({ limit: 5, date_from: new Date(Date.now() - 60_000) });
+  t.equal(await scans(), before, 'no page read the 3,000 sessions whole');
+  const ids = (page: { items: { session_id: string }[] }) => page.items.map((s) => s.session_id);
+  t.same(
+    ids(first),
+    Array.from({ length: 20 }, (_, i) => `many-${String(i + 1).padStart(4, '0')}`),
+    'the most recently active first',
+  );
+  t.same(
+    ids(second),
+    Array.from({ length: 20 }, (_, i) => `many-${String(i + 21).padStart(4, '0')}`),
+    'the next page where the first ended',
+  );
+  t.equal(recent.items.length, 5, 'a date filter pages the same way');
 });
