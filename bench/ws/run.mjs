@@ -59,6 +59,10 @@ const messages = Number(arg('--messages', 2000));
 const rate = Number(arg('--rate', 100));
 const settleSeconds = Number(arg('--settle', 5));
 const connectConcurrency = Number(arg('--connect-concurrency', 50));
+// Sockets connected and closed before each point's measured connect: a server's first connections run code V8 has not
+// optimised yet (a quarter of the host's CPU while its first 1,000 sockets connected was V8's optimising compiler),
+// which a server that has been up a while no longer pays. That first wave's rate is reported too (`cold_connect`).
+const warmupSockets = Number(arg('--warmup-sockets', 1000));
 const seed = Number(arg('--seed', 1));
 const operatorSessions = Number(arg('--operator-sessions', 10));
 const operatorMessages = Number(arg('--operator-messages', 500));
@@ -74,11 +78,12 @@ if (
   sessions > sockets ||
   !(rate > 0) ||
   !(settleSeconds >= 0) ||
+  !(Number.isInteger(warmupSockets) && warmupSockets >= 0) ||
   !Number.isInteger(seed) ||
   !(Number.isInteger(operatorSessions) && operatorSessions >= 0)
 ) {
   console.error(
-    'usage: node bench/ws/run.mjs [--sockets 1000] [--sessions 100] [--messages 2000] [--rate 100] [--settle 5] [--connect-concurrency 50] [--seed 1]\n' +
+    'usage: node bench/ws/run.mjs [--sockets 1000] [--sessions 100] [--messages 2000] [--rate 100] [--settle 5] [--connect-concurrency 50] [--warmup-sockets 1000] [--seed 1]\n' +
       '                             [--operator-sessions 10 (0: no operator point)] [--operator-messages 500]',
   );
   process.exit(2);
@@ -104,6 +109,20 @@ async function settledRssMiB(pid) {
 const cpuOf = (pid) => ({ own: cpuSeconds(pid), descendants: descendantsOf(pid).reduce((s, p) => s + (cpuSeconds(p, { reaped: true }) ?? 0), 0) });
 
 /**
+ * Connects `--warmup-sockets` sockets like `specs` (cycling through them) with a load generator of their own, then
+ * closes them: the connect rate of that first wave, in sockets/s.
+ */
+async function warmUp(url, specs) {
+  const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
+  const wave = Array.from({ length: warmupSockets }, (_, i) => specs[i % specs.length]);
+  const connected = await ask(loadgen, { type: 'connect', url, sockets: wave, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
+  await stopHelper(loadgen);
+  if (connected.connected !== wave.length)
+    throw new Error(`warm-up: ${connected.connected} of ${wave.length} sockets connected; refused: ${JSON.stringify(connected.refused)}`);
+  return { connected: connected.connected, seconds: connected.elapsed_ms / 1000, sockets_per_s: connected.connected / (connected.elapsed_ms / 1000) };
+}
+
+/**
  * One point on one server: a fresh load generator connects `customers` customer sockets spread over `rooms`
  * new sessions, plus one operator socket per room when `operator` ({query, cookie}) is given (RSS before and
  * after); `prepare` readies the rooms (the host: takeover), then `messages` from random sockets; the server's
@@ -119,8 +138,10 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   if (operator)
     for (const room of roomIds) specs.push({ room, role: 'operator', path: `/ws/${encodeURIComponent(room)}`, query: operator.query, cookie: operator.cookie });
   const sockets = specs.length;
+  const point = { rooms, customer_sockets: customers, operator_sockets: sockets - customers };
+  if (warmupSockets) point.cold_connect = await warmUp(url, specs);
   const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
-  const point = { rooms, customer_sockets: customers, operator_sockets: sockets - customers, rss_before_mib: await settledRssMiB(pid) };
+  point.rss_before_mib = await settledRssMiB(pid);
 
   const onHost = label.startsWith('host');
   const connectFrom = profileClockUs();
@@ -210,6 +231,7 @@ const summary = {
   rate_per_s: rate,
   settle_seconds: settleSeconds,
   connect_concurrency: connectConcurrency,
+  warmup_sockets: warmupSockets,
   seed,
   operator_sessions: operatorSessions,
   operator_point_customer_sockets: operatorCustomers,
@@ -334,6 +356,7 @@ function pointTable(caption, { baseline: b, host: h }, { memory = true } = {}) {
       row('server CPU % during messages', (s) => s.cpu.server_percent, 0),
       row('  with its Postgres and Chroma', (s) => s.cpu.server_percent + s.cpu.server_descendants_percent, 0),
       ...(memory ? memoryRows : []),
+      ...(b.cold_connect && h.cold_connect ? [row(`first ${warmupSockets} sockets (warm-up) connect sockets/s`, (s) => s.cold_connect.sockets_per_s)] : []),
       row('connect sockets/s', (s) => s.connect.sockets_per_s),
       row('connect CPU ms per socket: server', (s) => s.connect_cpu_ms_per_socket.server, 2),
       row('  its Postgres and Chroma', (s) => s.connect_cpu_ms_per_socket.descendants, 2),
