@@ -108,18 +108,24 @@ async function settledRssMiB(pid) {
 /** CPU seconds used so far by `pid` and, separately, by its descendants (the host's Postgres and Chroma). */
 const cpuOf = (pid) => ({ own: cpuSeconds(pid), descendants: descendantsOf(pid).reduce((s, p) => s + (cpuSeconds(p, { reaped: true }) ?? 0), 0) });
 
+/** Connects every socket of `specs` through `loadgen`, failing the run when any is refused; with its rate. */
+async function connectAll(label, loadgen, url, specs) {
+  const connected = await ask(loadgen, { type: 'connect', url, sockets: specs, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
+  if (connected.connected !== specs.length)
+    throw new Error(`${label}: ${connected.connected} of ${specs.length} sockets connected; refused: ${JSON.stringify(connected.refused)}`);
+  return { ...connected, seconds: connected.elapsed_ms / 1000, sockets_per_s: connected.connected / (connected.elapsed_ms / 1000) };
+}
+
 /**
  * Connects `--warmup-sockets` sockets like `specs` (cycling through them) with a load generator of their own, then
- * closes them: the connect rate of that first wave, in sockets/s.
+ * closes them: the connect rate of that first wave.
  */
-async function warmUp(url, specs) {
+async function warmUp(label, url, specs) {
   const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
   const wave = Array.from({ length: warmupSockets }, (_, i) => specs[i % specs.length]);
-  const connected = await ask(loadgen, { type: 'connect', url, sockets: wave, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
+  const { connected, seconds, sockets_per_s } = await connectAll(`${label} warm-up`, loadgen, url, wave);
   await stopHelper(loadgen);
-  if (connected.connected !== wave.length)
-    throw new Error(`warm-up: ${connected.connected} of ${wave.length} sockets connected; refused: ${JSON.stringify(connected.refused)}`);
-  return { connected: connected.connected, seconds: connected.elapsed_ms / 1000, sockets_per_s: connected.connected / (connected.elapsed_ms / 1000) };
+  return { connected, seconds, sockets_per_s };
 }
 
 /**
@@ -139,7 +145,7 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
     for (const room of roomIds) specs.push({ room, role: 'operator', path: `/ws/${encodeURIComponent(room)}`, query: operator.query, cookie: operator.cookie });
   const sockets = specs.length;
   const point = { rooms, customer_sockets: customers, operator_sockets: sockets - customers };
-  if (warmupSockets) point.cold_connect = await warmUp(url, specs);
+  if (warmupSockets) point.cold_connect = await warmUp(label, url, specs);
   const { child: loadgen } = await startHelper(path.join(here, 'clients.mjs'), [], 'ready');
   point.rss_before_mib = await settledRssMiB(pid);
 
@@ -147,7 +153,7 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   const connectFrom = profileClockUs();
   if (onHost) waits?.open(`${label}: connect`);
   const connectCpu0 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
-  const connected = await ask(loadgen, { type: 'connect', url, sockets: specs, concurrency: connectConcurrency, timeoutMs: 60_000 }, 'connected', 600_000);
+  const connected = await connectAll(label, loadgen, url, specs);
   const connectCpu1 = { ...cpuOf(pid), loadgen: cpuSeconds(loadgen.pid) };
   waits?.close();
   if (onHost) hostWindows.connect.push([connectFrom, profileClockUs()]);
@@ -158,12 +164,10 @@ async function measure(label, { url, pid, rooms, customers, operator, messages, 
   point.connect = {
     connected: connected.connected,
     refused: connected.refused,
-    seconds: connected.elapsed_ms / 1000,
-    sockets_per_s: connected.connected / (connected.elapsed_ms / 1000),
+    seconds: connected.seconds,
+    sockets_per_s: connected.sockets_per_s,
     handshake: latencySummary(connected.handshake_ms),
   };
-  if (connected.connected !== sockets)
-    throw new Error(`${label}: ${connected.connected} of ${sockets} sockets connected; refused: ${JSON.stringify(connected.refused)}`);
   console.log(
     `${label.padEnd(17)} ${sockets} sockets in ${rooms} rooms connected in ${fmt(point.connect.seconds)} s (handshake to session event p50 ${fmt(point.connect.handshake.p50_ms)} ms, p99 ${fmt(point.connect.handshake.p99_ms)} ms)`,
   );
