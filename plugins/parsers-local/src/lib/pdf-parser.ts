@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BadRequestError, type DocumentInput, type DocumentParser, type ParsedDocument, type ParsedElement } from '@agent-host/sdk';
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type * as PdfJs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { parsedDocument } from './elements.js';
 import { overLimit, type ParseLimits } from './parse-limits.js';
 
@@ -10,6 +11,29 @@ import { overLimit, type ParseLimits } from './parse-limits.js';
 const pdfjsDir = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const CMAP_URL = path.join(pdfjsDir, 'cmaps') + path.sep;
 const STANDARD_FONT_DATA_URL = path.join(pdfjsDir, 'standard_fonts') + path.sep;
+
+let pdfjs: Promise<typeof PdfJs> | undefined;
+
+/**
+ * pdf.js's legacy build (the one for Node), loaded on first use. Its core-js polyfills replace `Array.prototype.push`
+ * and `JSON.parse` on Node 20 for edge cases nothing here meets (pushing past 2^53 - 1 elements, a reviver reading
+ * its source text), which made every `push` in the thread a JavaScript function, and `Function.prototype.toString`
+ * to show those as native: the natives are put back once both halves are loaded. pdf.js runs its worker half in this
+ * thread in Node, so it is loaded here too, not on the first document, where it would bring the polyfills back.
+ */
+function loadPdfJs(): Promise<typeof PdfJs> {
+  return (pdfjs ??= (async () => {
+    const { push } = Array.prototype;
+    const { parse } = JSON;
+    const { toString } = Function.prototype;
+    const loaded = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    await import(pathToFileURL(path.join(pdfjsDir, 'legacy', 'build', 'pdf.worker.mjs')).href);
+    Array.prototype.push = push;
+    JSON.parse = parse;
+    Function.prototype.toString = toString;
+    return loaded;
+  })());
+}
 
 /** How much larger than the body text a line must be to count as a heading. */
 const TITLE_SCALE = 1.2;
@@ -101,7 +125,8 @@ function linesToElements(lines: Line[]): ParsedElement[] {
   return elements;
 }
 
-async function openPdf(input: DocumentInput): Promise<PDFDocumentProxy> {
+async function openPdf(input: DocumentInput): Promise<PdfJs.PDFDocumentProxy> {
+  const { getDocument } = await loadPdfJs();
   try {
     return await getDocument({
       data: new Uint8Array(input.data), // pdfjs may detach the buffer it is given
