@@ -19,6 +19,7 @@ import {
   type Metadata,
   type Where,
 } from 'chromadb';
+import { packedUpsert } from './packed-upsert.js';
 
 /** Collection metadata key holding the vector length the collection was created for. */
 const DIM_KEY = 'agent_host_dim';
@@ -28,6 +29,12 @@ function chromaWhere(filter: VectorFilter | undefined): Where | undefined {
   const clauses = Object.entries(filter ?? {}).map(([key, value]): Where => ({ [key]: Array.isArray(value) ? { $in: value } : value }) as Where);
   if (clauses.length === 0) return undefined;
   return clauses.length === 1 ? clauses[0] : { $and: clauses };
+}
+
+/** A point's metadata as Chroma stores it: keys set to null left out, and none as null (Chroma refuses `{}`). */
+function metadataOf(point: VectorPoint): Metadata | null {
+  const entries = Object.entries(point.metadata).filter(([, value]) => value !== null);
+  return entries.length ? (Object.fromEntries(entries) as Metadata) : null;
 }
 
 /** Cosine distance (1 - cosine similarity, in [0, 2]) as a score in [0, 1]: the cosine similarity, with opposite directions floored at 0. */
@@ -40,6 +47,8 @@ export interface ChromaRetrieverOptions {
 
 interface Connection {
   url: string;
+  /** The base of Chroma's REST API, as the client builds it. */
+  api: string;
   client: ChromaClient;
 }
 
@@ -61,19 +70,17 @@ export class ChromaRetriever implements Retriever {
     const wrong = points.find((p) => p.vector.length !== dim);
     if (wrong) throw new BadRequestError(`point "${wrong.id}" has a ${wrong.vector.length}-dimensional vector, the others ${dim}`);
     await this.run('upsert', collection, { dim }, async (target) => {
-      const size = (this.maxBatchSize ??= await this.client().client.getMaxBatchSize());
+      const connection = this.client();
+      const size = (this.maxBatchSize ??= await connection.client.getMaxBatchSize());
       for (let start = 0; start < points.length; start += size) {
         const batch = points.slice(start, start + size);
         // No documents when none has text (the host's points): Chroma indexes each document for full-text search,
         // which took half of an upsert's time.
         const documents = batch.some((p) => p.document !== '') ? { documents: batch.map((p) => p.document) } : {};
-        await target.upsert({
-          ids: batch.map((p) => p.id),
-          embeddings: batch.map((p) => p.vector),
-          ...documents,
-          // Chroma refuses an empty metadata object but takes null for "none".
-          metadatas: batch.map((p) => (Object.keys(p.metadata).length ? p.metadata : null)) as Metadata[],
-        });
+        const records = { ids: batch.map((p) => p.id), embeddings: batch.map((p) => p.vector), ...documents, metadatas: batch.map(metadataOf) };
+        // A server that does not take packed vectors gets them from the client, as JSON numbers.
+        if (await connection.client.supportsBase64Encoding()) await packedUpsert(connection.api, target, records);
+        else await target.upsert({ ...records, metadatas: records.metadatas as Metadata[] });
       }
     });
   }
@@ -135,7 +142,8 @@ export class ChromaRetriever implements Retriever {
     if (!url) throw new UpstreamError('no Chroma server configured: set [plugins.retriever-chroma].url, or [chroma].url (CHROMA_URL)');
     const parsed = new URL(url);
     const ssl = parsed.protocol === 'https:';
-    this.connection = { url, client: new ChromaClient({ host: parsed.hostname, port: Number(parsed.port || (ssl ? 443 : 80)), ssl }) };
+    const client = new ChromaClient({ host: parsed.hostname, port: Number(parsed.port || (ssl ? 443 : 80)), ssl });
+    this.connection = { url, api: `${ssl ? 'https' : 'http'}://${parsed.host}`, client };
     return this.connection;
   }
 

@@ -113,6 +113,25 @@ t.test('upsert replaces points with the same id', async (t) => {
   t.same([hit?.document, hit?.metadata, Math.round(hit!.score)], ['new text', { v: 2 }, 1], 'vector, document and metadata are the new ones');
 });
 
+t.test('upserted vectors are stored as their float32 values, packed without the client’s byte-at-a-time base64', async (t) => {
+  const name = collectionFor(t);
+  const vectors = Array.from({ length: 3 }, (_, i) => Array.from({ length: 512 }, (_, j) => Math.sin(i * 512 + j) / (j + 1)));
+  const { btoa } = globalThis;
+  let packedByBtoa = 0;
+  globalThis.btoa = (data) => (packedByBtoa++, btoa(data));
+  t.teardown(() => void (globalThis.btoa = btoa));
+  await store.upsert(
+    name,
+    vectors.map((vector, i) => point(`v${i}`, vector)),
+  );
+  t.equal(packedByBtoa, 0, 'no vector went through btoa (the chromadb client packs one with a string per byte)');
+  const stored = await (await chroma.getCollection({ name })).get({ ids: ['v0', 'v1', 'v2'], include: ['embeddings'] });
+  t.same(stored.ids, ['v0', 'v1', 'v2'], 'every point was stored');
+  // Chroma writes a float32 in eight significant digits, which read back may differ from it in the last bit.
+  const worst = Math.max(...vectors.flatMap((vector, i) => vector.map((x, j) => Math.abs(stored.embeddings[i]![j]! - x) / Math.abs(x || 1))));
+  t.ok(worst < 1e-6, `each component reads back as given, to float32 precision (worst relative error ${worst})`);
+});
+
 t.test('points upserted with empty documents (the host’s) are stored without one, and read back with ""', async (t) => {
   const name = collectionFor(t);
   await store.upsert(name, [
