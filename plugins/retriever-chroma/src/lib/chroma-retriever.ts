@@ -69,6 +69,12 @@ export class ChromaRetriever implements Retriever {
     if (dim === undefined) return;
     const wrong = points.find((p) => p.vector.length !== dim);
     if (wrong) throw new BadRequestError(`point "${wrong.id}" has a ${wrong.vector.length}-dimensional vector, the others ${dim}`);
+    // Chroma would keep one of them without a word.
+    const ids = new Set<string>();
+    for (const { id } of points) {
+      if (ids.has(id)) throw new BadRequestError(`point "${id}" appears more than once in one upsert`);
+      ids.add(id);
+    }
     await this.run('upsert', collection, { dim }, async (target) => {
       const connection = this.client();
       const size = (this.maxBatchSize ??= await connection.client.getMaxBatchSize());

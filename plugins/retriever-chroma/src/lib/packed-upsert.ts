@@ -35,7 +35,8 @@ export async function packedUpsert(api: string, collection: Collection, batch: P
   const body = (await response.json().catch(() => ({}))) as { message?: unknown; error?: unknown };
   const reason = String(body.message ?? body.error ?? response.statusText);
   if (response.status === 404) throw new ChromaNotFoundError(reason);
-  // The client's message shape, whose reason follows "with status: ".
-  if (response.status < 500) throw new ChromaClientError(`Bad request to ${url} with status: ${reason}`);
-  throw new ChromaServerError(reason);
+  // What the client calls the caller's mistake, in its message shape (the reason follows "with status: "); anything
+  // else (a refused key, a rate limit, a server error) is Chroma's side.
+  if (response.status === 400 || response.status === 422) throw new ChromaClientError(`Bad request to ${url} with status: ${reason}`);
+  throw new ChromaServerError(`${response.status}: ${reason}`);
 }

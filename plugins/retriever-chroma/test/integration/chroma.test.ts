@@ -111,6 +111,10 @@ t.test('upsert replaces points with the same id', async (t) => {
   t.equal(await store.count(name), 1, 'still one point');
   const [hit] = await store.query(name, { vector: [0, 1], topK: 1 });
   t.same([hit?.document, hit?.metadata, Math.round(hit!.score)], ['new text', { v: 2 }, 1], 'vector, document and metadata are the new ones');
+  const twice = await rejection(store.upsert(name, [point('b', [1, 0]), point('b', [0, 1])]));
+  t.type(twice, BadRequestError, 'one id twice in one upsert is refused');
+  t.match((twice as Error).message, /point "b" appears more than once/, 'naming the id');
+  t.equal(await store.count(name), 1, 'and nothing was stored');
 });
 
 t.test('upserted vectors are stored as their float32 values, packed without the client’s byte-at-a-time base64', async (t) => {
