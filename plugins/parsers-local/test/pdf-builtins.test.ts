@@ -1,7 +1,8 @@
 // pdf.js's legacy build brings core-js polyfills that replace builtins on Node 20 (`Array.prototype.push` became a
-// JavaScript function for every push in the thread, a sixth of a PDF parse's time). The PDF parser loads pdf.js,
-// both halves, and puts the natives back; this file imports the parser and parses a PDF in its own process, and
-// checks no builtin it had before either was replaced. A pdf.js upgrade that replaces another one fails here, to be looked at.
+// JavaScript function for every push in the thread, about a fifth of a PDF parse's time). The PDF parser loads
+// pdf.js, both halves, and puts the natives back; this file imports the parser and parses a PDF in its own process,
+// and checks no builtin it had before either was replaced. A pdf.js upgrade that replaces another one fails here, to
+// be looked at.
 import PDFDocument from 'pdfkit';
 import t from 'tap';
 import type { ParseLimits } from '../src/lib/parse-limits.js';
