@@ -6,8 +6,10 @@ import t from 'tap';
 import { ConversationStore } from '../../core/src/chat/conversation-store.js';
 import { TrafficLimits } from '../../core/src/chat/traffic-limits.js';
 import { openDatabase } from '../../core/src/db/database.js';
+import { TrafficLimitStore } from '../../core/src/chat/traffic-limit-store.js';
 import { MinuteBudget } from '../../core/src/db/minute-budget.js';
 import { createTestDatabase, query } from '../helpers/services.js';
+import { statementsOf } from '../helpers/statements.js';
 
 const limits = { stream_per_ip_per_minute: 2, stream_per_session_per_minute: 3, anonymous_per_minute: 4, socket_handshakes_per_ip_per_minute: 0 };
 
@@ -98,4 +100,122 @@ t.test("with a place in a session's line, the same statement takes the ticket on
   const free = await admit(unlimited, 'ip-a', session);
   t.equal(free.refusal, undefined, 'with no budget to take');
   t.equal((await tickets()).at(-1), free.ticketId, 'the statement still takes the ticket');
+});
+
+t.test('sessions issued at once share a statement, which charges each bucket as takes one at a time would', async (t) => {
+  const url = await createTestDatabase(t);
+  const db = openDatabase(url, 4);
+  t.teardown(() => db.close());
+  const database = new URL(url).pathname.slice(1);
+  const conversations = new ConversationStore(db);
+  const traffic = new TrafficLimits(db, { ...limits, stream_per_ip_per_minute: 3, anonymous_per_minute: 5 });
+  // As stage 1 admits a turn in a session the server issues (`admitTurn`): four turns from each of three clients.
+  const issue = async (callerKey: string, i: number) => {
+    const { buckets, refusal } = traffic.turnBuckets({ callerKey, sessionId: null, anonymous: true });
+    const line = i % 2 === 0 ? { turnId: randomUUID(), instanceId: 'instance-a', seconds: 60 } : null;
+    const issued = await conversations.issueSession(`issued-${i}`, null, 10, { quotaCaller: callerKey, line }, buckets);
+    return { refusal: refusal(issued.buckets)?.refusal, opened: issued.opened, line };
+  };
+  const callers = Array.from({ length: 12 }, (_, i) => `ip-${'abc'[i % 3]}`);
+  let results: Awaited<ReturnType<typeof issue>>[] = [];
+  const sent = await statementsOf(
+    database,
+    async () => (results = await Promise.all(callers.map(issue))),
+    (text) => text.includes('rate_limit_buckets') || text.includes('take_turn_buckets('),
+  );
+  // Two go at once, alone, by the upserts of a lone take; the rest wait for one of them and go together.
+  const grouped = sent.filter((text) => text.includes('take_turn_buckets(')).length;
+  t.ok(grouped >= 1 && sent.length < callers.length, `12 sessions issued at once took ${sent.length} statements, ${grouped} of them grouped`);
+
+  // Each client's fourth turn is refused by its own budget and spends nothing shared; of the nine left, the shared
+  // budget allows five, whatever order the statements ran in.
+  const opened = results.filter((r) => r.opened);
+  t.equal(opened.length, 5, 'five sessions opened');
+  t.ok(
+    results.every((r) => (r.opened === undefined) === (r.refusal !== undefined)),
+    'every turn is either refused or has its session',
+  );
+  t.equal(results.filter((r) => /3 messages a minute from one client/.test(r.refusal?.detail ?? '')).length, 3, "three refused by their client's budget");
+  t.equal(results.filter((r) => /anonymous clients each minute/.test(r.refusal?.detail ?? '')).length, 4, 'four by the shared one');
+  t.same(
+    Object.fromEntries(
+      (await query<{ key: string; points: number }>(url, 'SELECT key, points FROM rate_limit_buckets ORDER BY key', [])).map((r) => [r.key, r.points]),
+    ),
+    { 'turns-anonymous:all': 9, 'turns-caller:ip-a': 4, 'turns-caller:ip-b': 4, 'turns-caller:ip-c': 4 },
+    'each bucket counts every take it was charged: the clients every turn, the shared one the nine their clients allowed',
+  );
+  const sessions = await query<{ id: string }>(url, 'SELECT id FROM chat_sessions WHERE issued_publicly ORDER BY id', []);
+  t.same(
+    sessions.map((s) => s.id),
+    opened.map((r) => r.opened!.session.id).sort(),
+    'exactly the allowed sessions are stored',
+  );
+  const tickets = await query<{ session_id: string; id: string }>(url, 'SELECT session_id, id::text FROM session_turn_queue ORDER BY session_id', []);
+  t.same(
+    tickets,
+    opened
+      .filter((r) => r.line)
+      .map((r) => ({ session_id: r.opened!.session.id, id: r.opened!.ticketId }))
+      .sort((a, b) => a.session_id.localeCompare(b.session_id)),
+    'each allowed session that joins its line has its ticket, and no other session has one',
+  );
+  t.ok(
+    opened.every((r) => r.opened!.callerTurnsToday === 0 && r.opened!.history.length === 0),
+    "each comes with its caller's turns today and its (empty) history",
+  );
+});
+
+t.test('a take of several turns charges their buckets in their order, as their takes one at a time do', async (t) => {
+  const url = await createTestDatabase(t);
+  // Random turns over a few keys, budgets of 1 to 3 and rows whose minute has ended, taken once by the function and
+  // once turn by turn through the statement a single turn's take runs, from the same rows.
+  let seed = 7;
+  // An LCG's low bits repeat with short periods: its high ones are used.
+  const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % n;
+  for (let round = 0; round < 20; round++) {
+    const perTurn = 1 + random(3);
+    const turns = Array.from({ length: 1 + random(8) }, () =>
+      Array.from({ length: perTurn }, (_, position) => ({ key: `k${position}:${random(3)}`, points: 1 + random(3) })),
+    );
+    const present = Array.from({ length: 3 * perTurn }, (_, i) => ({
+      key: `k${Math.floor(i / 3)}:${i % 3}`,
+      points: random(4),
+      expired: random(4) === 0,
+    })).filter(() => random(4) > 0);
+    const base = Date.now();
+    const reset = async () => {
+      await query(url, 'DELETE FROM rate_limit_buckets', []);
+      for (const row of present)
+        await query(url, 'INSERT INTO rate_limit_buckets (key, points, expire) VALUES ($1, $2, $3)', [
+          row.key,
+          row.points,
+          row.expired ? base - 1000 : base + 60_000,
+        ]);
+    };
+    await reset();
+    const rows = async () => query<{ key: string; points: number }>(url, 'SELECT key, points FROM rate_limit_buckets WHERE points > 0 ORDER BY key', []);
+    const now = Date.now();
+    const [grouped] = await query<{ taken_points: (number | null)[]; allowed: boolean[] }>(
+      url,
+      'SELECT taken_points, allowed FROM take_turn_buckets($1, $2, $3, $4, $5)',
+      [turns.length, turns.flat().map((b) => b.key), turns.flat().map((b) => b.points), now, now + 60_000],
+    );
+    const afterGrouped = await rows();
+    await reset();
+    const db = openDatabase(url, 1);
+    const store = new TrafficLimitStore(db);
+    const single: (number | null)[] = [];
+    const allowed: boolean[] = [];
+    for (const buckets of turns) {
+      const taken = await store.take(buckets);
+      single.push(...taken.map((b) => b?.points ?? null));
+      allowed.push(taken.every((b, i) => b !== null && b.points <= buckets[i]!.points));
+    }
+    await db.close();
+    t.same(
+      [grouped!.taken_points, grouped!.allowed, afterGrouped],
+      [single, allowed, await rows()],
+      `round ${round}: ${turns.length} turns of ${perTurn} buckets`,
+    );
+  }
 });

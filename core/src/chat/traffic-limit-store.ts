@@ -16,6 +16,12 @@ export interface TakenBucket {
 
 const WINDOW_MS = 60_000;
 
+/** Now and the end of a minute starting now (ms since the epoch): a bucket whose minute ended restarts with these. */
+export function bucketMinute(): [now: number, end: number] {
+  const now = Date.now();
+  return [now, now + WINDOW_MS];
+}
+
 /** Names a value as the statement's next parameter (`$n`). */
 export type Param = (value: unknown) => string;
 
@@ -40,13 +46,12 @@ const upsert = (
  * allowed the request.
  */
 export function bucketTakes(buckets: BucketTake[], p: Param): { ctes: string[]; columns: string[]; allowed: () => string } {
-  const now = Date.now();
   let minute: [string, string] | undefined;
   const budgets: string[] = [];
   const budget = (j: number) => (budgets[j] ??= `${p(buckets[j]!.points)}::int`);
   const within = (count: number) => Array.from({ length: count }, (_, j) => `(SELECT points FROM b${j}) <= ${budget(j)}`).join(' AND ') || 'TRUE';
   const ctes = buckets.map((bucket, i) => {
-    minute ??= [p(now), p(now + WINDOW_MS)];
+    minute ??= bucketMinute().map(p) as [string, string];
     return `b${i} AS (${upsert(`${p(bucket.key)}::varchar`, minute, i > 0 ? ` WHERE ${within(i)}` : '')})`;
   });
   const columns = buckets.map((_, i) => `(SELECT points FROM b${i}) AS p${i}, (SELECT expire FROM b${i})::text AS e${i}`);

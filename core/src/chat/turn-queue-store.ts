@@ -13,7 +13,7 @@ export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHE
 const LINE_LOCK = 0x6c696e65;
 
 /**
- * Joins a session's line: inserts a ticket, returning its `id`. The values are SQL expressions: parameters, or the
+ * Joins a session's line: inserts a ticket, returning its `id` and `session_id`. The values are SQL expressions: parameters, or the
  * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`); `where` is a
  * condition the ticket is taken on (the minute budgets', `ConversationStore.admitToSession`). The ticket is numbered under a lock of the session's
  * line held until the statement commits, so a ticket numbered ahead of another is committed before the other's
@@ -23,7 +23,7 @@ export const joinLine = (v: { session: string; turn: string; instance: string; s
   `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
    SELECT ${v.session}, ${v.turn}::uuid, ${v.instance}::text, now() + make_interval(secs => ${v.seconds}::double precision), now()
    FROM ${from ? `${from} CROSS JOIN LATERAL ` : ''}(SELECT pg_advisory_xact_lock(${LINE_LOCK}, hashtext(${v.session}))) AS line_lock${where ? ` WHERE ${where}` : ''}
-   RETURNING id::text AS id`;
+   RETURNING id::text AS id, session_id`;
 
 /** The SQL of each session's line of turns: the `session_turn_queue` table, one row a ticket. */
 export class TurnQueueStore extends SqlStore {
