@@ -2,12 +2,14 @@
 // order of refusals, a refused caller not spending the shared anonymous budget, a minute that ends, and the rows
 // shared with the library's own takes (`MinuteBudget.take`).
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import t from 'tap';
 import { ConversationStore } from '../../core/src/chat/conversation-store.js';
 import { TrafficLimits } from '../../core/src/chat/traffic-limits.js';
 import { openDatabase } from '../../core/src/db/database.js';
 import { TrafficLimitStore } from '../../core/src/chat/traffic-limit-store.js';
 import { MinuteBudget } from '../../core/src/db/minute-budget.js';
+import { eventually } from '../helpers/eventually.js';
 import { createTestDatabase, query } from '../helpers/services.js';
 import { statementsOf } from '../helpers/statements.js';
 
@@ -218,4 +220,39 @@ t.test('a take of several turns charges their buckets in their order, as their t
       `round ${round}: ${turns.length} turns of ${perTurn} buckets`,
     );
   }
+});
+
+t.test("a grouped take locks every turn's first bucket before any second one, as a lone take does: the two never wait on each other", async (t) => {
+  const url = await createTestDatabase(t);
+  const [grouped, lone] = [new pg.Client(url), new pg.Client(url)];
+  await Promise.all([grouped.connect(), lone.connect()]);
+  t.teardown(() => Promise.all([grouped.end(), lone.end()]));
+  await query(url, `INSERT INTO rate_limit_buckets (key, points, expire) VALUES ('turns-caller:ip-a', 0, $1), ('turns-anonymous:all', 0, $1)`, [
+    Date.now() + 60_000,
+  ]);
+  // A lone turn's take has its client's bucket and is about to take the shared one.
+  await lone.query('BEGIN');
+  await lone.query(`UPDATE rate_limit_buckets SET points = points + 1 WHERE key = 'turns-caller:ip-a'`);
+  // Two turns' take, each with its client's bucket and then the shared one: it waits for the first client's bucket.
+  await grouped.query('BEGIN');
+  const now = Date.now();
+  const take = grouped.query<{ taken_points: number[]; allowed: boolean[] }>('SELECT taken_points, allowed FROM take_turn_buckets($1, $2, $3, $4, $5)', [
+    2,
+    ['turns-caller:ip-a', 'turns-anonymous:all', 'turns-caller:ip-b', 'turns-anonymous:all'],
+    [10, 10, 10, 10],
+    now,
+    now + 60_000,
+  ]);
+  const groupedPid = (grouped as unknown as { processID: number }).processID;
+  await eventually(async () => {
+    const [activity] = await query<{ wait_event_type: string | null }>(url, 'SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [groupedPid]);
+    return activity?.wait_event_type === 'Lock' ? true : undefined;
+  }, "the grouped take to wait for the lone take's row");
+  // Had it taken the shared bucket first, this would wait for it while it waits for this one's: a deadlock, which
+  // Postgres ends after a second by failing one of them.
+  await lone.query(`UPDATE rate_limit_buckets SET points = points + 1 WHERE key = 'turns-anonymous:all'`);
+  await lone.query('COMMIT');
+  const [row] = (await take).rows;
+  await grouped.query('COMMIT');
+  t.same(row, { taken_points: [2, 2, 1, 3], allowed: [true, true] }, 'the lone take went through, and the grouped one after it');
 });
