@@ -66,6 +66,12 @@ v8.setFlagsFromString('--expose-gc');
 v8.setFlagsFromString('--no-concurrent-array-buffer-sweeping');
 const gc = vm.runInNewContext('gc') as () => void;
 
+// The hosts run in this process: their uploads spool in a directory of this file's own (`os.tmpdir()` reads TMPDIR on
+// each call), where no upload of another test file running meanwhile appears (CI failed when one was still there).
+const ownTmp = await mkdtemp(path.join(os.tmpdir(), 'upload-streaming-'));
+process.env.TMPDIR = ownTmp;
+t.teardown(() => rm(ownTmp, { recursive: true, force: true }));
+
 const spools = async () => (await readdir(os.tmpdir())).filter((name) => name.startsWith('agent-host-upload-'));
 
 t.test('a 40 MB upload is spooled to disk and hashed on the way: memory grows by a fraction of it', async (t) => {
