@@ -32,17 +32,10 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
       taken_expires := array_fill(NULL::bigint, ARRAY[cardinality(keys)]);
       allowed := array_fill(true, ARRAY[turns]);
       FOR pos IN 1 .. per_turn LOOP
-        -- This position's charges, by bucket and then turn: every turn whose earlier buckets allowed it. A lone turn's
-        -- need no query.
-        IF turns = 1 THEN
-          EXIT WHEN NOT allowed[1];
-          charged_keys := ARRAY[keys[pos]];
-          charged_turns := '{0}';
-        ELSE
-          SELECT array_agg(keys[pos + per_turn * t] ORDER BY keys[pos + per_turn * t], t), array_agg(t ORDER BY keys[pos + per_turn * t], t)
-            INTO charged_keys, charged_turns FROM generate_series(0, turns - 1) AS t WHERE allowed[t + 1];
-          EXIT WHEN charged_keys IS NULL;
-        END IF;
+        -- This position's charges, by bucket and then turn: every turn whose earlier buckets allowed it.
+        SELECT array_agg(keys[pos + per_turn * t] ORDER BY keys[pos + per_turn * t], t), array_agg(t ORDER BY keys[pos + per_turn * t], t)
+          INTO charged_keys, charged_turns FROM generate_series(0, turns - 1) AS t WHERE allowed[t + 1];
+        EXIT WHEN charged_keys IS NULL;
         first := 1;
         WHILE first <= cardinality(charged_keys) LOOP
           last := first;

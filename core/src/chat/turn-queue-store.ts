@@ -13,11 +13,12 @@ export const leaveLine = (ticket: string) => `DELETE FROM session_turn_queue WHE
 const LINE_LOCK = 0x6c696e65;
 
 /**
- * Joins a session's line: inserts a ticket, returning its `id` and `session_id`. The values are SQL expressions: parameters, or the
- * columns of `from` when the session comes from the same statement (`ConversationStore.openSession`); `where` is a
- * condition the ticket is taken on (the minute budgets', `ConversationStore.admitToSession`). The ticket is numbered under a lock of the session's
- * line held until the statement commits, so a ticket numbered ahead of another is committed before the other's
- * statement goes on: `session_line_first` (migration `0038`) then sees every ticket ahead.
+ * Joins a session's line: inserts a ticket, returning its `id` and `session_id`. The values are SQL expressions:
+ * parameters, or the columns of `from` when the session comes from the same statement (`ConversationStore.openSession`,
+ * `ConversationStore.issueSession`); `where` is a condition the ticket is taken on (the minute budgets',
+ * `ConversationStore.admitToSession`). The ticket is numbered under a lock of the session's line held until the
+ * statement commits, so a ticket numbered ahead of another is committed before the other's statement goes on:
+ * `session_line_first` (migration `0038`) then sees every ticket ahead.
  */
 export const joinLine = (v: { session: string; turn: string; instance: string; seconds: string }, { from, where }: { from?: string; where?: string } = {}) =>
   `INSERT INTO session_turn_queue (session_id, turn_id, instance_id, expires_at, created_at)
