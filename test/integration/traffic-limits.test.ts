@@ -1,6 +1,7 @@
 // The per-minute buckets a chat turn draws from (`[rate_limits]`), taken in one statement on a real Postgres: the
-// order of refusals, a refused caller not spending the shared anonymous budget, a minute that ends, and the rows
-// shared with the library's own takes (`MinuteBudget.take`).
+// order of refusals, a refused caller not spending the shared anonymous budget, a minute that ends, the rows shared
+// with the library's own takes (`MinuteBudget.take`), and the takes of several turns in one statement
+// (`take_turn_buckets`, migration 0042): the same charges as one at a time, in a lock order that cannot deadlock.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
