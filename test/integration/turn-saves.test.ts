@@ -87,8 +87,8 @@ t.test('turns that end while others are stored go together, each stored whole, i
   });
   t.same(
     statements,
-    [[turns[0]!.turn_id], [turns[1]!.turn_id], turns.slice(2).map((turn) => turn.turn_id)],
-    'ten turns ending at once: the first two are stored at once, each alone, and the eight that waited in one statement',
+    [[turns[0]!.turn_id], turns.slice(1).map((turn) => turn.turn_id)],
+    'ten turns ending at once: the first is stored at once, alone, and the nine that waited in one statement',
   );
 
   for (const [i, turn] of turns.entries()) {
@@ -160,7 +160,7 @@ t.test('a turn that cannot be stored fails alone, with nothing of it stored; the
   );
   t.match((outcomes[3] as PromiseRejectedResult).reason, { message: /foreign key/ }, 'with the error Postgres gave for it');
   const ids = turns.map((turn) => turn.turn_id);
-  t.same(statements, [[ids[0]], [ids[1]], ids.slice(2), [ids[2]], [ids[3]], [ids[4]]], 'the three that waited were tried together, then each alone');
+  t.same(statements, [[ids[0]], ids.slice(1), [ids[1]], [ids[2]], [ids[3]], [ids[4]]], 'the four that waited were tried together, then each alone');
   const stored = await query<{ content: string }>(url, 'SELECT content FROM chat_messages WHERE role = $1 ORDER BY content', ['user']);
   t.same(
     stored.map((m) => m.content),
@@ -173,15 +173,16 @@ t.test('a turn that cannot be stored fails alone, with nothing of it stored; the
 
 t.test('the turns of one session are stored one at a time, in the order they ended', async (t) => {
   const { url, store, sessions, saves } = await setUp(t);
-  const [busy, other] = await sessions(2);
+  const [busy, other, first] = await sessions(3);
+  const lead = turnOf(first!, 'stored first');
   const earlier = turnOf(busy!, 'earlier', { override: { model_name: 'earlier-model', model_provider: 'openai', model_temperature: null } });
   const later = turnOf(busy!, 'later', { ticket_id: null, override: { model_name: 'later-model', model_provider: 'openai', model_temperature: null } });
   const third = turnOf(other!, 'of another session');
-  const statements = await saves(() => Promise.all([earlier, later, third].map((turn) => store.persistTurn(turn))));
+  const statements = await saves(() => Promise.all([lead, earlier, later, third].map((turn) => store.persistTurn(turn))));
   t.same(
     statements,
-    [[earlier.turn_id], [third.turn_id], [later.turn_id]],
-    "the later turn of the session waits for the earlier one's statement to end, though a write was free; a turn of another session does not",
+    [[lead.turn_id], [earlier.turn_id, third.turn_id], [later.turn_id]],
+    "of the turns that waited together, the later turn of a session waits for its earlier one's statement to end; a turn of another session that came after it does not",
   );
   const [session] = await query(url, 'SELECT model_name FROM chat_sessions WHERE id = $1', [busy!.id]);
   t.same(session, { model_name: 'later-model' }, "the session holds the later turn's override");

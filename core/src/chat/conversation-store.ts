@@ -366,11 +366,12 @@ export class ConversationStore {
 }
 
 /**
- * How turn saves, and sessions issued, share statements: two may run at once, so a turn that ends (or starts) while
- * both run waits only for the first of them to end; up to 64 turns to a statement. Turns that come one at a time each
- * have a statement of their own, at once.
+ * How turn saves, and sessions issued, share statements: one runs at a time, and the turns that end (or start)
+ * meanwhile go together in the next, up to 64. Turns that come one at a time each have a statement of their own, at
+ * once. Two at a time, the stream bench's turns shared fewer statements, and Postgres spent about a fifth more CPU a
+ * turn at 16 and 64 turns at once (`bench/README.md`).
  */
-const GROUPED_STATEMENTS = { concurrency: 2, maxBatch: 64 };
+const GROUPED_STATEMENTS = { concurrency: 1, maxBatch: 64 };
 
 type TurnRow = { turn: TurnRecord; replyId: string | null; cost: ReturnType<typeof storedCost> };
 
