@@ -45,8 +45,18 @@ export interface StoredTurn {
 /** SSE events of spec 6.1; `done` is always the last, and names the turn it stored. The host's `error` events carry a stable `code`. */
 export type StreamEvent = { type: 'token'; content: string } | { type: 'error'; content: string; code: ErrorCode } | ({ type: 'done' } & Partial<StoredTurn>);
 
+/** Random bytes for session ids, drawn 256 ids at a time: a draw of 16 took 15 to 17 µs after an idle gap, a slice 4. */
+const idEntropy = { pool: Buffer.alloc(0), at: 0 };
+
 /** A session id a client cannot guess (128 random bits): the id of every session an anonymous client starts. */
-export const issueSessionId = () => randomBytes(16).toString('base64url');
+export function issueSessionId(): string {
+  if (idEntropy.at === idEntropy.pool.length) {
+    idEntropy.pool = randomBytes(16 * 256);
+    idEntropy.at = 0;
+  }
+  idEntropy.at += 16;
+  return idEntropy.pool.toString('base64url', idEntropy.at - 16, idEntropy.at);
+}
 
 /**
  * Who starts a turn, and through which channel: quick match answers only `POST /stream` (spec 4.13); a WebSocket
