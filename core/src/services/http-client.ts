@@ -40,7 +40,16 @@ function streamRequest(dispatcher: Dispatcher): Call<Omit<HttpStreamRequestOptio
       body,
       signal: signal ?? undefined,
     });
-    return { status: response.statusCode, headers: headersOf(response.headers), url: String(url), body: response.body };
+    // Built when read: a streamed model answer reads its headers only when it fails.
+    let built: Headers | undefined;
+    return {
+      status: response.statusCode,
+      get headers(): Headers {
+        return (built ??= headersOf(response.headers));
+      },
+      url: String(url),
+      body: response.body,
+    };
   };
 }
 
