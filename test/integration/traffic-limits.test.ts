@@ -126,7 +126,7 @@ t.test('sessions issued at once share a statement, which charges each bucket as 
     async () => (results = await Promise.all(callers.map(issue))),
     (text) => text.includes('rate_limit_buckets') || text.includes('take_turn_buckets('),
   );
-  // Two go at once, alone, by the upserts of a lone take; the rest wait for one of them and go together.
+  // The first goes at once, alone, by the upserts of a lone take; the rest wait for it and go together.
   const grouped = sent.filter((text) => text.includes('take_turn_buckets(')).length;
   t.ok(grouped >= 1 && sent.length < callers.length, `12 sessions issued at once took ${sent.length} statements, ${grouped} of them grouped`);
 
