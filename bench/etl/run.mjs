@@ -8,8 +8,8 @@
 //   floor: this script streaming the same file through csv-parse and csv-stringify (the libraries the host uses) from
 //          disk to disk, with no conversion, before and after the host; the floor is the mean of the two
 // Run by hand after `npm run build`:
-//   node bench/etl/run.mjs [--rows 1000000] [--host-cpu-prof]
-// Writes bench/results/etl.json (and with --host-cpu-prof the host's CPU profile under bench/results/etl-prof/, its
+//   node bench/etl/run.mjs [--rows 1000000] [--profile]
+// Writes bench/results/etl.json (and with --profile the host's CPU profile under bench/results/etl-prof/, its
 // hottest functions printed).
 import { createReadStream, createWriteStream, openAsBlob, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,15 +21,15 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
 import { arg, machine, rssKiB, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
-import { cpuProfileArgs, hottest, printHottest } from '../lib/profile.mjs';
+import { hottest, printHottest, requestedProfile } from '../lib/profile.mjs';
 import { fmt, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rows = Number(arg('--rows', 1_000_000));
-const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('etl') : undefined;
+const profile = requestedProfile('etl');
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (!Number.isInteger(rows) || rows < 1) {
-  console.error('usage: node bench/etl/run.mjs [--rows N] [--host-cpu-prof]');
+  console.error('usage: node bench/etl/run.mjs [--rows N] [--profile]');
   process.exit(2);
 }
 

@@ -9,12 +9,12 @@
 // Then recovery: a second instance on the first one's Postgres and Chroma; a run is made, the instance that claimed it
 // is killed with SIGKILL mid-run, and the time from the kill to the run running again on the other is measured
 // (default `[evaluation] run_lease_seconds` 60 and `supervisor_interval_seconds` 10). Run by hand after `npm run build`:
-//   node bench/eval/run.mjs [--items 1000] [--concurrency 16] [--recovery-items 300] [--model-delay-ms 0] [--host-cpu-prof]
+//   node bench/eval/run.mjs [--items 1000] [--concurrency 16] [--recovery-items 300] [--model-delay-ms 0] [--profile]
 // Both report the CPU seconds per item of each process (the fake model; the host, its Postgres and Chroma; this script),
 // and the ceiling the fake model sets: one single-threaded process, it serves at most 1 s / its CPU per item.
-// `--recovery-items 0` skips the recovery. With `--host-cpu-prof` the host runs under `--cpu-prof`, its hottest
+// `--recovery-items 0` skips the recovery. With `--profile` the host runs under `--cpu-prof`, its hottest
 // functions while the run ran are printed, and the recovery is skipped (a killed host writes no profile).
-// Writes bench/results/eval.json (and with --host-cpu-prof the host's CPU profile under bench/results/eval-prof/).
+// Writes bench/results/eval.json (and with --profile the host's CPU profile under bench/results/eval-prof/).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +34,7 @@ import {
   startHost,
 } from '../lib/host.mjs';
 import { adminClient, adminEnv } from '../lib/admin.mjs';
-import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
+import { hottest, printHottest, profileClockUs, requestedProfile } from '../lib/profile.mjs';
 import { fmt, markdownTable, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,12 +43,12 @@ const concurrency = Number(arg('--concurrency', 16));
 const recoveryItems = Number(arg('--recovery-items', 300));
 // Each model answer waits this long first: 0 is the zero-latency floor of host overhead; a real model takes seconds.
 const modelDelayMs = Number(arg('--model-delay-ms', 0));
-const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('eval') : undefined;
+const profile = requestedProfile('eval');
 /** `[fromUs, toUs]` of the run on the first host, for its CPU profile. */
 const runWindow = [];
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 if (![items, concurrency].every((n) => Number.isInteger(n) && n > 0) || !(Number.isInteger(recoveryItems) && recoveryItems >= 0) || !(modelDelayMs >= 0)) {
-  console.error('usage: node bench/eval/run.mjs [--items N] [--concurrency N] [--recovery-items N] [--model-delay-ms N] [--host-cpu-prof]');
+  console.error('usage: node bench/eval/run.mjs [--items N] [--concurrency N] [--recovery-items N] [--model-delay-ms N] [--profile]');
   process.exit(2);
 }
 

@@ -14,17 +14,17 @@
 // Measured: upload time, ingestion time (request to the last job's end), documents/s, chunks/s, MB/s of
 // uploaded bytes and of parsed text, the RSS of the host's node process and of Chroma (sampled every 250 ms;
 // peak and after), and the CPU seconds the host's node process (its parse workers included), Chroma and Postgres
-// spent while the jobs ran. With `--host-cpu-prof` the host runs under `--cpu-prof` and its hottest functions and
+// spent while the jobs ran. With `--profile` the host runs under `--cpu-prof` and its hottest functions and
 // packages while the jobs ran are printed (`lib/profile.mjs`).
 // Run by hand after `npm run build`:
 //   node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats txt,md,html,csv,pdf,docx] [--sources 1]
-//                             [--upload-concurrency 4] [--seed 1] [--host-cpu-prof]
-// Writes bench/results/ingest.json (and with --host-cpu-prof the host's CPU profile under bench/results/ingest-prof/).
+//                             [--upload-concurrency 4] [--seed 1] [--profile]
+// Writes bench/results/ingest.json (and with --profile the host's CPU profile under bench/results/ingest-prof/).
 import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { FORMATS, textGenerator } from '../lib/corpus.mjs';
 import { arg, cpuSpent, hostChildMatching, hostCpuSeconds, hostDatabase, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
-import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
+import { hottest, printHottest, profileClockUs, requestedProfile } from '../lib/profile.mjs';
 import { fmt, markdownTable } from '../lib/stats.mjs';
 
 const mb = Number(arg('--mb', 10));
@@ -33,7 +33,7 @@ const formats = String(arg('--formats', Object.keys(FORMATS).join(','))).split('
 const sources = Number(arg('--sources', 1));
 const uploadConcurrency = Number(arg('--upload-concurrency', 4));
 const seed = Number(arg('--seed', 1));
-const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('ingest') : undefined;
+const profile = requestedProfile('ingest');
 if (
   !(mb > 0) ||
   !(docKb > 0) ||
@@ -43,7 +43,7 @@ if (
   uploadConcurrency < 1
 ) {
   console.error(
-    `usage: node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats ${Object.keys(FORMATS).join(',')}] [--sources 1] [--upload-concurrency 4] [--seed 1] [--host-cpu-prof]`,
+    `usage: node bench/ingest/run.mjs [--mb 10] [--doc-kb 150] [--formats ${Object.keys(FORMATS).join(',')}] [--sources 1] [--upload-concurrency 4] [--seed 1] [--profile]`,
   );
   process.exit(2);
 }

@@ -1,11 +1,14 @@
-// The host's CPU profile for a bench's `--host-cpu-prof`: node's own `--cpu-prof`, written when the host exits, and
+// The host's CPU profile for a bench's `--profile`: node's own `--cpu-prof`, written when the host exits, and
 // read back as self time per function and per package, so a note can name the hottest frames before and after.
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { resultsDir } from './host.mjs';
 
+/** With `--profile` on the bench's command line, {@link cpuProfileArgs}; else `undefined`. */
+export const requestedProfile = (name) => (process.argv.includes('--profile') ? cpuProfileArgs(name) : undefined);
+
 /** A fresh `bench/results/<name>-prof` directory and the node arguments that write the host's profile into it. */
-export function cpuProfileArgs(name) {
+function cpuProfileArgs(name) {
   const dir = path.join(resultsDir, `${name}-prof`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

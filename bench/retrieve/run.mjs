@@ -24,7 +24,7 @@ import os from 'node:os';
 import { adminClient, adminEnv, eachLimited, ingestAndWait, verifiedCounts } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
 import { arg, hostChildMatching, hostDatabaseUrl, machine, rssKiB, runBench, startHost, stopHost } from '../lib/host.mjs';
-import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
+import { hottest, printHottest, profileClockUs, requestedProfile } from '../lib/profile.mjs';
 import { seededRandom } from '../lib/random.mjs';
 import { fmt, latencySummary, markdownTable } from '../lib/stats.mjs';
 
@@ -36,7 +36,7 @@ const chunkSize = Number(arg('--chunk-size', 400));
 const docChunks = Number(arg('--doc-chunks', 2000));
 const uploadConcurrency = Number(arg('--upload-concurrency', 2));
 const seed = Number(arg('--seed', 1));
-const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('retrieve') : undefined;
+const profile = requestedProfile('retrieve');
 const ints = [queries, topK, chunkSize, docChunks, uploadConcurrency, seed, ...scales];
 if (
   !ints.every(Number.isInteger) ||
@@ -49,7 +49,7 @@ if (
   docChunks < 1
 ) {
   console.error(
-    'usage: node bench/retrieve/run.mjs [--scales 10000,100000 (ascending)] [--queries 200] [--warmup 20] [--top-k 5 (1-50)] [--chunk-size 400 (>= 300)] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1] [--host-cpu-prof]',
+    'usage: node bench/retrieve/run.mjs [--scales 10000,100000 (ascending)] [--queries 200] [--warmup 20] [--top-k 5 (1-50)] [--chunk-size 400 (>= 300)] [--doc-chunks 2000] [--upload-concurrency 2] [--seed 1] [--profile]',
   );
   process.exit(2);
 }

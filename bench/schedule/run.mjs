@@ -8,13 +8,13 @@
 //               its own on the host's Postgres, an empty job per due time
 // Lateness is a run's start minus its due time (for the host, `started_at - due_at` of each run as stored); runs/s
 // is the runs over the time from the first start to the last. Run by hand after `npm run build`:
-//   node bench/schedule/run.mjs [--tasks 10000] [--window 60] [--lead 150] [--create-concurrency 16] [--host-cpu-prof]
+//   node bench/schedule/run.mjs [--tasks 10000] [--window 60] [--lead 150] [--create-concurrency 16] [--profile]
 // Writes bench/results/schedule.json.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, ask, hostDatabase, machine, runBench, sleep, startHelper, startHost } from '../lib/host.mjs';
 import { adminClient, adminEnv, eachLimited } from '../lib/admin.mjs';
-import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
+import { hottest, printHottest, profileClockUs, requestedProfile } from '../lib/profile.mjs';
 import { fmt, latencySummary, markdownTable, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,9 +22,9 @@ const tasks = Number(arg('--tasks', 10_000));
 const windowSeconds = Number(arg('--window', 60));
 const leadSeconds = Number(arg('--lead', 150));
 const createConcurrency = Number(arg('--create-concurrency', 16));
-// With --host-cpu-prof the host runs under --cpu-prof (bench/results/schedule-prof/) and its hottest frames while it ran
+// With --profile the host runs under --cpu-prof (bench/results/schedule-prof/) and its hottest frames while it ran
 // the window's tasks are printed.
-const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('schedule') : undefined;
+const profile = requestedProfile('schedule');
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 // The host's defaults: `[jobs] process_every` and the runner's concurrency (core/src/scheduled-tasks/task-runner.ts).
 const PROCESS_EVERY_MS = 2_000;

@@ -16,7 +16,7 @@
 //               figures are over all its rounds: the sides are then measured over the same stretch of time, so a
 //               shared machine's drift moves the ratios less
 // Run by hand after `npm run build`:
-//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--rounds 1] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof] [--pg-waits]
+//   node bench/stream/run.mjs [--seconds 10] [--warmup 2] [--rounds 1] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--profile] [--pg-waits]
 // With --agent the host's requests name an agent (public, chat, primary model = the fake model, nothing
 // mounted) instead of overriding the model: the agent load, its limits and its mount lookups are measured too. The
 // same run measures the host's two other paths as sides of their own: the model path (`model`, as without --agent) and
@@ -52,7 +52,7 @@ import {
 import { adminClient, adminEnv, ingestAndWait } from '../lib/admin.mjs';
 import { textGenerator } from '../lib/corpus.mjs';
 import { pgWaitsTable, startPgWaits } from '../lib/pg-waits.mjs';
-import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
+import { hottest, printHottest, profileClockUs, requestedProfile } from '../lib/profile.mjs';
 import { fmt, markdownTable, percentile, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -60,9 +60,8 @@ const seconds = Number(arg('--seconds', 10));
 const warmupSeconds = Number(arg('--warmup', 2));
 const rounds = Number(arg('--rounds', 1));
 const concurrencies = String(arg('--concurrency', '1,16,64')).split(',').map(Number);
-const hostCpuProf = process.argv.includes('--host-cpu-prof');
 const pgWaits = process.argv.includes('--pg-waits');
-/** Where the host writes its CPU profile, with --host-cpu-prof. */
+/** Where the host writes its CPU profile, with --profile. */
 let profileDir;
 const withAgent = process.argv.includes('--agent');
 // With --grounding (and --agent) a second public agent, with a grounding policy, is measured on the same host.
@@ -84,7 +83,7 @@ if (
   !(Number.isInteger(knowledgeChunks) && knowledgeChunks > 0)
 ) {
   console.error(
-    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--rounds N] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--host-cpu-prof]',
+    'usage: node bench/stream/run.mjs [--seconds N] [--warmup N] [--rounds N] [--concurrency 1,16,64] [--agent [--grounding] [--knowledge [--knowledge-chunks N]]] [--langchain-host] [--leak-check N] [--profile]',
   );
   process.exit(2);
 }
@@ -150,7 +149,7 @@ async function main() {
   const loadgen = forkHelper(path.join(here, 'loadgen.mjs'));
 
   console.log(`fake model ${modelUrl}; baselines ${openaiUrl} (openai SDK), ${baselineUrl} (LangChain); starting the host on a fresh data dir ...`);
-  const profile = hostCpuProf ? cpuProfileArgs('stream') : undefined;
+  const profile = requestedProfile('stream');
   const nodeArgs = profile?.nodeArgs ?? [];
   profileDir = profile?.dir;
   const host = await startHost({

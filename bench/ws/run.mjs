@@ -20,7 +20,7 @@
 // takeover) to each of `--operator-sessions` rooms; messages then come from customers and operators alike.
 // Run by hand after `npm run build`:
 //   node bench/ws/run.mjs [--sockets 1000] [--sessions 100] [--messages 2000] [--rate 100] [--settle 5]
-//                         [--operator-sessions 10] [--operator-messages 500] [--host-cpu-prof] [--pg-waits]
+//                         [--operator-sessions 10] [--operator-messages 500] [--profile] [--pg-waits]
 // With --pg-waits the host's Postgres backends are sampled every 5 ms while its sockets connect and while they send
 // messages (lib/pg-waits.mjs): what they waited on or ran, and in which statement.
 // Writes bench/results/ws.json.
@@ -49,7 +49,7 @@ import {
   stopHost,
 } from '../lib/host.mjs';
 import { pgWaitsTable, startPgWaits } from '../lib/pg-waits.mjs';
-import { cpuProfileArgs, hottest, printHottest, profileClockUs } from '../lib/profile.mjs';
+import { hottest, printHottest, profileClockUs, requestedProfile } from '../lib/profile.mjs';
 import { fmt, latencySummary, markdownTable, median, ratio } from '../lib/stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -66,8 +66,8 @@ const warmupSockets = Number(arg('--warmup-sockets', 1000));
 const seed = Number(arg('--seed', 1));
 const operatorSessions = Number(arg('--operator-sessions', 10));
 const operatorMessages = Number(arg('--operator-messages', 500));
-// With --host-cpu-prof the host runs under --cpu-prof (bench/results/ws-prof/) and its hottest frames are printed.
-const profile = process.argv.includes('--host-cpu-prof') ? cpuProfileArgs('ws') : undefined;
+// With --profile the host runs under --cpu-prof (bench/results/ws-prof/) and its hottest frames are printed.
+const profile = requestedProfile('ws');
 /** The host's Postgres sampler, with --pg-waits (started once the host is up). */
 let waits;
 /** `[fromUs, toUs]` of the host's points, by phase, for its CPU profile. */
