@@ -2,6 +2,8 @@
 // that statement opens the session too when the ticket is first in line (ConversationStore.admitToSession), so the
 // turn needs no statement of its own to open it. One turn at a time per session must still hold when another ticket
 // is committed while that statement runs: those cases are played here with a second connection holding the line.
+// Turns to sessions the server issued that come while such a statement runs go together in the next one: each must
+// come out as it would alone.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
@@ -10,6 +12,7 @@ import { joinLine, leaveLine } from '../../core/src/chat/turn-queue-store.js';
 import { openDatabase } from '../../core/src/db/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { createTestDatabase, query } from '../helpers/services.js';
+import { statementsOf } from '../helpers/statements.js';
 
 t.test("a turn's admission opens its session only when its ticket is first in line", async (t) => {
   const url = await createTestDatabase(t);
@@ -86,15 +89,19 @@ t.test("a turn's admission opens its session only when its ticket is first in li
    */
   const admitWaiting = async (id: string) => {
     const admission = admit(id);
-    await eventually(async () => {
-      const [waiting] = await query<{ n: number }>(
-        url,
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
-      );
-      return waiting!.n === 1 || undefined;
-    }, 'the admission to wait for the line');
+    await waitingForLine('%', 'the admission to wait for the line');
     return { admission };
   };
+  /** Resolves once one statement like `statement` waits for a line's lock. */
+  const waitingForLine = (statement: string, what: string) =>
+    eventually(async () => {
+      const [waiting] = await query<{ n: number }>(
+        url,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE $1",
+        [statement],
+      );
+      return waiting!.n === 1 || undefined;
+    }, what);
 
   t.test('a ticket ahead committed while the statement waited for the line: not opened', async (t) => {
     const id = await session();
@@ -129,5 +136,56 @@ t.test("a turn's admission opens its session only when its ticket is first in li
       ],
       'stage 2 then opens it with the stored reply in its history',
     );
+  });
+
+  /** The admissions `work` sends, and how many of them admitted several turns in one statement. */
+  const admissionsOf = async (work: () => Promise<unknown>) => {
+    const sent = await statementsOf(new URL(url).pathname.slice(1), work, (text) => text.includes('session_line_first('));
+    return { sent: sent.length, grouped: sent.filter((text) => text.includes('take_turn_buckets(')).length };
+  };
+
+  t.test('turns that come together share a statement, each admitted as it would be alone', async (t) => {
+    const free = await Promise.all(Array.from({ length: 6 }, () => session()));
+    const busy = await session();
+    const ahead = await admit(busy);
+    const held = await session('HUMAN_ACTIVE');
+    const foreign = await session();
+    let admitted: Awaited<ReturnType<typeof admit>>[] = [];
+    const { sent, grouped } = await admissionsOf(
+      async () => (admitted = await Promise.all([...free, busy, held].map((id) => admit(id)).concat(admit(foreign, 'continue_issued', randomUUID())))),
+    );
+    // The first goes at once, alone; the rest wait for it and go together.
+    t.ok(grouped >= 1 && sent < admitted.length, `9 turns at once took ${sent} statements, ${grouped} of them grouped`);
+    const [busyTurn, heldTurn, foreignTurn] = admitted.slice(free.length);
+    for (const [i, id] of free.entries()) {
+      t.equal(admitted[i]!.opened?.session.id, id, `a free session is opened (${i + 1})`);
+      t.same(admitted[i]!.opened?.history, [{ role: 'user', content: 'first' }], 'with its history');
+      t.same(await live(id), [admitted[i]!.ticketId], 'and its ticket taken');
+    }
+    t.equal(busyTurn!.opened, undefined, 'a session with a live ticket ahead is not opened');
+    t.same(await live(busy), [ahead.ticketId, busyTurn!.ticketId], 'its turn waits in line behind it');
+    t.equal(heldTurn!.opened, undefined, 'a session a human answers is not opened');
+    t.same(await live(held), [heldTurn!.ticketId], 'its turn holds its ticket');
+    t.equal(foreignTurn!.opened, undefined, "a customer's session is not opened through another agent");
+    t.not(foreignTurn!.ticketId, null, 'its ticket is left in the finally of the turn, as alone');
+  });
+
+  t.test('in a shared statement, a ticket ahead committed while it waited for one of its lines: that session only is not opened', async (t) => {
+    const [first, waited, other] = [await session(), await session(), await session()];
+    const holder = await holdLine(t, waited);
+    let admitted: Awaited<ReturnType<typeof admit>>[] = [];
+    const counted = admissionsOf(async () => {
+      // `first` goes alone, at once; the two others come meanwhile and wait for it, then share a statement.
+      const turns = [first, waited, other].map((id) => admit(id));
+      await waitingForLine('%take_turn_buckets(%', 'the shared statement to wait for the held line');
+      await holder.client.query('COMMIT');
+      admitted = await Promise.all(turns);
+    });
+    t.equal((await counted).grouped, 1, 'the two turns behind the first shared one statement');
+    const [firstTurn, waitedTurn, otherTurn] = admitted;
+    t.equal(firstTurn!.opened?.session.id, first, 'the lone turn opened its session');
+    t.ok(BigInt(waitedTurn!.ticketId!) > BigInt(holder.ticket), "the waiting turn's ticket is numbered after the one that held the line");
+    t.equal(waitedTurn!.opened, undefined, 'its session is not opened: it waits for the turn ahead');
+    t.equal(otherTurn!.opened?.session.id, other, 'the other session of the statement is opened');
   });
 });

@@ -168,6 +168,62 @@ t.test('sessions issued at once share a statement, which charges each bucket as 
   );
 });
 
+t.test('turns to issued sessions at once share a statement, and a turn a budget refuses joins no line', async (t) => {
+  const url = await createTestDatabase(t);
+  const db = openDatabase(url, 4);
+  t.teardown(() => db.close());
+  const conversations = new ConversationStore(db);
+  const traffic = new TrafficLimits(db, { ...limits, stream_per_ip_per_minute: 2, stream_per_session_per_minute: 5, anonymous_per_minute: 5 });
+  const agentId = randomUUID();
+  await query(url, `INSERT INTO agents (id, name, agent_type, status, created_at, updated_at) VALUES ($1, 'customers', 'chat', 'active', now(), now())`, [
+    agentId,
+  ]);
+  const sessions = Array.from({ length: 8 }, (_, i) => `issued-${i}`);
+  for (const id of sessions)
+    await query(
+      url,
+      `INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at) VALUES ($1, $2, 'AI_ACTIVE', true, now(), now())`,
+      [id, agentId],
+    );
+  // As stage 1 admits a customer's turn to its session (`admitTurn`): four clients, two sessions each.
+  const admit = async (sessionId: string, i: number) => {
+    const callerKey = `ip-${'abcd'[i % 4]}`;
+    const { buckets, refusal } = traffic.turnBuckets({ callerKey, sessionId, anonymous: true });
+    const line = { turnId: randomUUID(), instanceId: 'instance-a', seconds: 60 };
+    const taken = await conversations.admitToSession(sessionId, agentId, 10, 'continue_issued', { quotaCaller: callerKey, line }, buckets);
+    return { refusal: refusal(taken.buckets)?.refusal, ticketId: taken.ticketId, opened: taken.opened };
+  };
+  let results: Awaited<ReturnType<typeof admit>>[] = [];
+  const sent = await statementsOf(
+    new URL(url).pathname.slice(1),
+    async () => (results = await Promise.all(sessions.map(admit))),
+    (text) => text.includes('session_line_first('),
+  );
+  t.ok(sent.some((text) => text.includes('take_turn_buckets(')) && sent.length < sessions.length, `8 turns at once took ${sent.length} statements`);
+  // Each client's two turns pass its own budget; of the eight, the shared budget allows five.
+  const allowed = results.filter((r) => r.refusal === undefined);
+  t.equal(allowed.length, 5, 'five turns are allowed');
+  t.equal(results.filter((r) => /anonymous clients each minute/.test(r.refusal?.detail ?? '')).length, 3, 'three are refused by the shared budget');
+  t.ok(
+    results.every((r) => (r.ticketId === null) === (r.refusal !== undefined)),
+    'every allowed turn has its ticket, and no refused one',
+  );
+  t.ok(
+    allowed.every((r) => r.opened?.callerTurnsToday === 0),
+    "each allowed turn opens its session (no line ahead), with its caller's turns today",
+  );
+  t.equal((await query(url, 'SELECT id FROM session_turn_queue', [])).length, 5, 'the line holds the five tickets only');
+  t.same(
+    Object.fromEntries(
+      (
+        await query<{ key: string; points: number }>(url, "SELECT key, points FROM rate_limit_buckets WHERE key NOT LIKE 'turns-session:%' ORDER BY key", [])
+      ).map((r) => [r.key, r.points]),
+    ),
+    { 'turns-anonymous:all': 8, 'turns-caller:ip-a': 2, 'turns-caller:ip-b': 2, 'turns-caller:ip-c': 2, 'turns-caller:ip-d': 2 },
+    'each bucket counts every take it was charged',
+  );
+});
+
 t.test('a take of several turns charges their buckets in their order, as their takes one at a time do', async (t) => {
   const url = await createTestDatabase(t);
   // Random turns over a few keys, budgets of 1 to 3 and rows whose minute has ended, taken once by the function and

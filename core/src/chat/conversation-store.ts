@@ -200,47 +200,23 @@ export class ConversationStore {
     options: Pick<OpenSessionOptions, 'quotaCaller' | 'line'>,
     budgets: BucketTake[],
   ): Promise<IssuedSession> {
-    // Only turns drawing from the same budgets, in the same order, share a statement (migration `0042`): a bucket's
-    // key is `<budget>:<key>`.
-    const budgetsOf = budgets.map((bucket) => bucket.key.slice(0, bucket.key.indexOf(':'))).join(' ');
-    let issues = this.issues.get(budgetsOf);
-    if (!issues)
-      this.issues.set(budgetsOf, (issues = new GroupedWrites((batch) => this.issueSessions(batch), { ...GROUPED_STATEMENTS, key: (issue) => issue.threadId })));
-    return issues.submit({ threadId, agentId, historyLimit, options, budgets });
+    return groupedByBudgets(this.issues, budgets, (batch) => this.issueSessions(batch)).submit({ threadId, agentId, historyLimit, options, budgets });
   }
 
   /** The statements issuing sessions, one for each list of budgets their turns draw from ({@link issueSession}). */
-  private readonly issues = new Map<string, GroupedWrites<SessionIssue, IssuedSession>>();
+  private readonly issues = new Map<string, GroupedWrites<SessionAdmission, IssuedSession>>();
 
-  /** `issues`, of different sessions and the same budgets, in one statement: a row of {@link ISSUE_FIELDS} each. */
-  private async issueSessions(issues: SessionIssue[]): Promise<IssuedSession[]> {
+  /** `issues`, of different sessions and the same budgets, in one statement: a row of {@link ADMISSION_FIELDS} each. */
+  private async issueSessions(issues: SessionAdmission[]): Promise<IssuedSession[]> {
     // A lone session takes its buckets by upserts of its own (`bucketTakes`): through the function and the JSON rows,
     // even with a path of the function's own for one turn, Postgres spent 0.1 ms more CPU a session back to back on one
     // connection, and 0.25 ms at 2 ms apart.
     if (issues.length === 1) {
-      const [{ threadId, agentId, historyLimit, options, budgets }] = issues as [SessionIssue];
+      const [{ threadId, agentId, historyLimit, options, budgets }] = issues as [SessionAdmission];
       return [await this.open(threadId, agentId, historyLimit, 'issue', options, budgets)];
     }
-    const [now, end] = bucketMinute();
-    const perTurn = issues[0]!.budgets.length;
-    const rows = await preparedQuery<SessionRowWith & { points: (number | null)[]; expires: (string | null)[] }>(
-      this.db,
-      'chat_issue_sessions',
-      ISSUE_SESSIONS,
-      [
-        bindableJson(issues.map((issue, i) => Object.fromEntries(ISSUE_FIELDS.map(([name, , value]) => [name, value(issue, i + 1)])))),
-        issues.length,
-        issues.flatMap((issue) => issue.budgets.map((bucket) => bucket.key)),
-        issues.flatMap((issue) => issue.budgets.map((bucket) => bucket.points)),
-        now,
-        end,
-        perTurn,
-      ],
-    );
-    return rows.map((row) => {
-      const buckets = row.points.map((points, i) => (points === null ? null : { points, expire: Number(row.expires[i]) }));
-      return { buckets, opened: row.id == null ? undefined : openedSession(row, row.ticket_id) };
-    });
+    const rows = await preparedQuery<SessionRowWith & GroupTakenBuckets>(this.db, 'chat_issue_sessions', ISSUE_SESSIONS, groupedParams(issues));
+    return rows.map((row) => ({ buckets: groupTakenBuckets(row), opened: row.id == null ? undefined : openedSession(row, row.ticket_id) }));
   }
 
   /**
@@ -269,6 +245,8 @@ export class ConversationStore {
    * statement's own, taken before it waited for the lock, can miss a ticket ahead committed meanwhile. Otherwise
    * `opened` is `undefined`, and the turn opens the session in stage 2 as before, once first (`firstIn`), or is
    * refused there. Its commit does not wait for the WAL flush (`SKIP_FLUSH_WAIT`), as `TrafficLimitStore.take`'s.
+   * Turns to sessions the server issued (`continue_issued`: customers') that come while such a statement runs share
+   * the next ({@link ADMIT_SESSIONS}); an administrator's (`choose`), which may create its session, has its own.
    */
   async admitToSession(
     threadId: string,
@@ -277,8 +255,31 @@ export class ConversationStore {
     mode: 'choose' | 'continue_issued',
     options: { quotaCaller: string | null; line: NonNullable<OpenSessionOptions['line']> },
     budgets: BucketTake[],
-  ): Promise<{ buckets: (TakenBucket | null)[]; ticketId: string | null; opened: OpenedSession | undefined }> {
-    return this.open(threadId, agentId, historyLimit, mode, { ...options, admission: true }, budgets);
+  ): Promise<AdmittedToSession> {
+    if (mode === 'choose') return this.open(threadId, agentId, historyLimit, mode, { ...options, admission: true }, budgets);
+    return groupedByBudgets(this.admissions, budgets, (batch) => this.admitSessions(batch)).submit({ threadId, agentId, historyLimit, options, budgets });
+  }
+
+  /** The statements admitting turns to sessions the server issued, one for each list of budgets ({@link admitToSession}). */
+  private readonly admissions = new Map<string, GroupedWrites<SessionAdmission, AdmittedToSession>>();
+
+  /**
+   * Turns to `admissions`' sessions, all different, issued by the server and continued through their own agents
+   * (`continue_issued`), with the same budgets, in one statement: a row of {@link ADMISSION_FIELDS} each
+   * ({@link ADMIT_SESSIONS}). Customers' turns over socket.io come this way, many at once.
+   */
+  private async admitSessions(admissions: SessionAdmission[]): Promise<AdmittedToSession[]> {
+    // A lone turn keeps its own upserts, as a lone issued session does (`issueSessions`).
+    if (admissions.length === 1) {
+      const [{ threadId, agentId, historyLimit, options, budgets }] = admissions as [SessionAdmission];
+      return [await this.open(threadId, agentId, historyLimit, 'continue_issued', { ...options, admission: true }, budgets)];
+    }
+    const rows = await preparedQuery<SessionRowWith & GroupTakenBuckets>(this.db, 'chat_admit_sessions', ADMIT_SESSIONS, groupedParams(admissions));
+    return rows.map((row) => ({
+      buckets: groupTakenBuckets(row),
+      ticketId: row.ticket_id,
+      opened: row.id == null ? undefined : { ...openedSession(row, null), storedMessage: null },
+    }));
   }
 
   private async open(
@@ -288,7 +289,7 @@ export class ConversationStore {
     mode: SessionMode,
     options: OpenSessionOptions,
     budgets: BucketTake[] | null,
-  ): Promise<{ buckets: (TakenBucket | null)[]; ticketId: string | null; opened: OpenedSession | undefined }> {
+  ): Promise<AdmittedToSession> {
     const { quotaCaller, line, firstIn, customerMessage, admission } = options;
     const values: unknown[] = [threadId, agentId, Math.max(0, historyLimit), quotaCaller];
     const p = (value: unknown) => `$${values.push(value)}`;
@@ -448,8 +449,8 @@ const PERSIST_TURNS = `WITH u AS (
   e AS (SELECT session_turns_stored($1::jsonb))
   SELECT ${MESSAGE_COLUMNS} FROM m, e ORDER BY created_at`;
 
-/** A session to issue ({@link ConversationStore.issueSession}). */
-interface SessionIssue {
+/** A turn admitted many to a statement: a session to issue, or to continue ({@link groupedByBudgets}). */
+interface SessionAdmission {
   threadId: string;
   agentId: string | null;
   historyLimit: number;
@@ -459,28 +460,73 @@ interface SessionIssue {
 
 type IssuedSession = { buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined };
 
-/** The fields of a session's row in {@link ISSUE_SESSIONS}: a column of `u` each, its type, and its value. */
-const ISSUE_FIELDS: [string, string, (issue: SessionIssue, i: number) => unknown][] = [
-  ['i', 'int', (_, i) => i],
-  ['id', 'varchar', (issue) => issue.threadId],
-  ['agent_id', 'uuid', (issue) => issue.agentId],
-  ['history_limit', 'int', (issue) => Math.max(0, issue.historyLimit)],
-  ['quota_caller', 'text', (issue) => issue.options.quotaCaller],
-  ['line_turn', 'uuid', (issue) => issue.options.line?.turnId ?? null],
-  ['line_instance', 'text', (issue) => issue.options.line?.instanceId ?? null],
-  ['line_seconds', 'float8', (issue) => issue.options.line?.seconds ?? null],
-];
+/** A turn's admission to a session it continues ({@link ConversationStore.admitToSession}). */
+type AdmittedToSession = IssuedSession & { ticketId: string | null };
 
 /**
- * Issues new sessions (`ISSUE_FIELDS`, a row of `u` each, `i` its place from 1): the minute budgets of all of them are
- * taken by `take_turn_buckets` (migration `0042`) with `$2` turns of `$7` buckets each (keys `$3`, budgets `$4`, the
- * minute `$5` to `$6`), and each session whose turn they allow is opened, joining its line when `line_turn` is set.
- * A row per session, in the order given, with its buckets after the take (`points`, `expires`, null for one not
- * charged) and, when it opened, its row ({@link SessionRowWith}).
+ * The statement group of the turns that draw from `budgets`' list, made on first use: only turns drawing from the
+ * same budgets, in the same order, share a statement (migration `0042`), and a bucket's key is `<budget>:<key>`.
+ * Statements of a group run one at a time (`GROUPED_STATEMENTS`), a session once in each.
  */
-const ISSUE_SESSIONS = `WITH u AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS u (${ISSUE_FIELDS.map(([name, type]) => `${name} ${type}`).join(', ')})),
-  t AS (SELECT * FROM take_turn_buckets($2::int, $3::varchar[], $4::int[], $5::bigint, $6::bigint)),
+function groupedByBudgets<R>(
+  groups: Map<string, GroupedWrites<SessionAdmission, R>>,
+  budgets: BucketTake[],
+  write: (admissions: SessionAdmission[]) => Promise<R[]>,
+): GroupedWrites<SessionAdmission, R> {
+  const budgetsOf = budgets.map((bucket) => bucket.key.slice(0, bucket.key.indexOf(':'))).join(' ');
+  let group = groups.get(budgetsOf);
+  if (!group) groups.set(budgetsOf, (group = new GroupedWrites(write, { ...GROUPED_STATEMENTS, key: (admission) => admission.threadId })));
+  return group;
+}
+
+/** The fields of a session's row in {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS}: a column of `u` each, its type, and its value. */
+const ADMISSION_FIELDS: [string, string, (admission: SessionAdmission, i: number) => unknown][] = [
+  ['i', 'int', (_, i) => i],
+  ['id', 'varchar', (admission) => admission.threadId],
+  ['agent_id', 'uuid', (admission) => admission.agentId],
+  ['history_limit', 'int', (admission) => Math.max(0, admission.historyLimit)],
+  ['quota_caller', 'text', (admission) => admission.options.quotaCaller],
+  ['line_turn', 'uuid', (admission) => admission.options.line?.turnId ?? null],
+  ['line_instance', 'text', (admission) => admission.options.line?.instanceId ?? null],
+  ['line_seconds', 'float8', (admission) => admission.options.line?.seconds ?? null],
+];
+
+/** The parameters of {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS} for `admissions`, which draw from the same budgets. */
+function groupedParams(admissions: SessionAdmission[]): unknown[] {
+  const [now, end] = bucketMinute();
+  return [
+    bindableJson(admissions.map((admission, i) => Object.fromEntries(ADMISSION_FIELDS.map(([name, , value]) => [name, value(admission, i + 1)])))),
+    admissions.length,
+    admissions.flatMap((admission) => admission.budgets.map((bucket) => bucket.key)),
+    admissions.flatMap((admission) => admission.budgets.map((bucket) => bucket.points)),
+    now,
+    end,
+    admissions[0]!.budgets.length,
+  ];
+}
+
+/** A row's `u` (`ADMISSION_FIELDS`) and `t` (`take_turn_buckets`, migration `0042`) in {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS}. */
+const GROUPED_TAKE = `u AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS u (${ADMISSION_FIELDS.map(([name, type]) => `${name} ${type}`).join(', ')})),
+  t AS (SELECT * FROM take_turn_buckets($2::int, $3::varchar[], $4::int[], $5::bigint, $6::bigint))`;
+
+/** The result columns of a row's buckets after a {@link GROUPED_TAKE}, read by {@link groupTakenBuckets}. */
+const GROUP_TAKEN_BUCKETS = `t.taken_points[(u.i - 1) * $7::int + 1 : u.i * $7::int] AS points, t.taken_expires[(u.i - 1) * $7::int + 1 : u.i * $7::int]::text[] AS expires`;
+
+type GroupTakenBuckets = { points: (number | null)[]; expires: (string | null)[] };
+
+/** A row's buckets after the take ({@link GROUP_TAKEN_BUCKETS}), `null` for one not charged. */
+const groupTakenBuckets = (row: GroupTakenBuckets): (TakenBucket | null)[] =>
+  row.points.map((points, i) => (points === null ? null : { points, expire: Number(row.expires[i]) }));
+
+/**
+ * Issues new sessions (`ADMISSION_FIELDS`, a row of `u` each, `i` its place from 1): the minute budgets of all of
+ * them are taken by `take_turn_buckets` (migration `0042`) with `$2` turns of `$7` buckets each (keys `$3`, budgets
+ * `$4`, the minute `$5` to `$6`), and each session whose turn they allow is opened, joining its line when `line_turn`
+ * is set. A row per session, in the order given, with its buckets after the take (`points`, `expires`, null for one
+ * not charged) and, when it opened, its row ({@link SessionRowWith}).
+ */
+const ISSUE_SESSIONS = `WITH ${GROUPED_TAKE},
   s AS (
     INSERT INTO chat_sessions (id, agent_id, status, issued_publicly, created_at, updated_at)
     SELECT u.id, u.agent_id, 'AI_ACTIVE', true, now(), now() FROM u, t WHERE t.allowed[u.i]
@@ -489,9 +535,31 @@ const ISSUE_SESSIONS = `WITH u AS (
     { session: 's.id', turn: 'u.line_turn', instance: 'u.line_instance', seconds: 'u.line_seconds' },
     { from: 's JOIN u ON u.id = s.id', where: 'u.line_turn IS NOT NULL' },
   )})
-  SELECT t.taken_points[(u.i - 1) * $7::int + 1 : u.i * $7::int] AS points, t.taken_expires[(u.i - 1) * $7::int + 1 : u.i * $7::int]::text[] AS expires,
-    ${SKIP_FLUSH_WAIT}, s.*, q.id AS ticket_id, ${openedColumns('u.id', 'u.history_limit', 'u.quota_caller')}
+  SELECT ${GROUP_TAKEN_BUCKETS}, ${SKIP_FLUSH_WAIT}, s.*, q.id AS ticket_id, ${openedColumns('u.id', 'u.history_limit', 'u.quota_caller')}
   FROM u CROSS JOIN t LEFT JOIN s ON s.id = u.id LEFT JOIN q ON q.session_id = s.id
+  ORDER BY u.i`;
+
+/**
+ * Admits turns to sessions the server issued (`ADMISSION_FIELDS`, a row of `u` each), as a lone admission does
+ * (`ConversationStore.admitToSession`), their budgets taken as {@link ISSUE_SESSIONS} takes them: each turn they allow
+ * joins its session's line (`q`), and its session is opened (`s`) when it is one the turn may continue, its ticket is
+ * first and no human answers it (`session_line_first`, migration `0038`, against the row's version in this
+ * statement's snapshot). The lines' locks are taken in the order of their keys, so two such statements cannot each hold
+ * one the other waits for; each is taken after every budget row, as a lone admission takes them. History and the
+ * caller's turns today are read for an opened session only. A row per turn, in the order given.
+ */
+const ADMIT_SESSIONS = `WITH ${GROUPED_TAKE},
+  q AS (${joinLine(
+    { session: 'u.id', turn: 'u.line_turn', instance: 'u.line_instance', seconds: 'u.line_seconds' },
+    { from: '(SELECT u.* FROM u, t WHERE t.allowed[u.i] ORDER BY hashtext(u.id), u.id) AS u' },
+  )}),
+  s AS (
+    SELECT c.* FROM u JOIN q ON q.session_id = u.id CROSS JOIN LATERAL (
+      SELECT ${SESSION_COLUMNS} FROM chat_sessions
+      WHERE id = u.id AND (agent_id = u.agent_id) IS TRUE AND issued_publicly AND session_line_first(u.id, q.id::bigint, chat_sessions.xmin)) AS c)
+  SELECT ${GROUP_TAKEN_BUCKETS}, ${SKIP_FLUSH_WAIT}, s.*, q.id AS ticket_id,
+    ${openedColumns('s.id', 'u.history_limit', '(CASE WHEN s.id IS NOT NULL THEN u.quota_caller END)')}
+  FROM u CROSS JOIN t LEFT JOIN q ON q.session_id = u.id LEFT JOIN s ON s.id = u.id
   ORDER BY u.i`;
 
 /** The stored cost columns: the estimate, 0 for a turn without a model call, else unknown (`null`). */
