@@ -170,6 +170,38 @@ t.test("a turn's admission opens its session only when its ticket is first in li
     t.not(foreignTurn!.ticketId, null, 'its ticket is left in the finally of the turn, as alone');
   });
 
+  t.test("administrators' turns that come together share a statement, which creates the sessions nobody started", async (t) => {
+    const named = Array.from({ length: 5 }, () => `named-${randomUUID()}`);
+    const existing = await session();
+    const busy = await session();
+    const ahead = await admit(busy, 'choose');
+    const unbound = `unbound-${randomUUID()}`;
+    await query(url, `INSERT INTO chat_sessions (id, status, created_at, updated_at) VALUES ($1, 'AI_ACTIVE', now(), now())`, [unbound]);
+    const mismatched = await session();
+    let admitted: Awaited<ReturnType<typeof admit>>[] = [];
+    const { sent, grouped } = await admissionsOf(
+      async () =>
+        (admitted = await Promise.all([...named, existing, busy, unbound].map((id) => admit(id, 'choose')).concat(admit(mismatched, 'choose', randomUUID())))),
+    );
+    t.ok(grouped >= 1 && sent < admitted.length, `9 turns at once took ${sent} statements, ${grouped} of them grouped`);
+    for (const [i, id] of named.entries()) t.equal(admitted[i]!.opened?.session.status, 'AI_ACTIVE', `a session nobody started is created (${i + 1})`);
+    const stored = await query<{ id: string; agent_id: string | null }>(url, 'SELECT id, agent_id FROM chat_sessions WHERE id = ANY($1) ORDER BY id', [named]);
+    t.same(
+      stored.map((row) => row.id),
+      [...named].sort(),
+      'and stored',
+    );
+    const [existingTurn, busyTurn, unboundTurn, mismatchedTurn] = admitted.slice(named.length);
+    t.same(existingTurn!.opened?.history, [{ role: 'user', content: 'first' }], 'an existing session is opened with its history');
+    t.equal(busyTurn!.opened, undefined, 'a session with a live ticket ahead is not opened');
+    t.same(await live(busy), [ahead.ticketId, busyTurn!.ticketId], 'its turn waits in line behind it');
+    t.equal(unboundTurn!.opened?.session.agent_id, agentId, "a session without an agent is opened, bound to the turn's");
+    t.equal(mismatchedTurn!.opened, undefined, 'a session of another agent is not opened');
+    t.not(mismatchedTurn!.ticketId, null, 'its ticket is left in the finally of the turn, as alone');
+    const [row] = await query<{ agent_id: string }>(url, 'SELECT agent_id FROM chat_sessions WHERE id = $1', [mismatched]);
+    t.equal(row!.agent_id, agentId, 'and it keeps its agent');
+  });
+
   t.test('in a shared statement, a ticket ahead committed while it waited for one of its lines: that session only is not opened', async (t) => {
     const [first, waited, other] = [await session(), await session(), await session()];
     const holder = await holdLine(t, waited);

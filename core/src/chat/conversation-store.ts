@@ -63,6 +63,9 @@ export const OBSERVABILITY_SCHEMA_VERSION = 'v2';
 /** Who may open which session (see {@link ConversationStore.openSession}). */
 export type SessionMode = 'choose' | 'issue' | 'continue_issued';
 
+/** The modes of a turn to a session it continues ({@link ConversationStore.admitToSession}). */
+type AdmissionMode = Exclude<SessionMode, 'issue'>;
+
 /** The columns of the session row a turn opens (`SessionRow`). */
 const SESSION_COLUMNS = `id, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS opened_at, agent_id, status, model_name, model_provider, model_temperature, time_zone`;
 
@@ -245,36 +248,43 @@ export class ConversationStore {
    * statement's own, taken before it waited for the lock, can miss a ticket ahead committed meanwhile. Otherwise
    * `opened` is `undefined`, and the turn opens the session in stage 2 as before, once first (`firstIn`), or is
    * refused there. Its commit does not wait for the WAL flush (`SKIP_FLUSH_WAIT`), as `TrafficLimitStore.take`'s.
-   * Turns to sessions the server issued (`continue_issued`: customers') that come while such a statement runs share
-   * the next ({@link ADMIT_SESSIONS}); an administrator's (`choose`), which may create its session, has its own.
+   * Turns of the same mode that come while such a statement runs share the next ({@link ADMIT_SESSIONS}).
    */
   async admitToSession(
     threadId: string,
     agentId: string | null,
     historyLimit: number,
-    mode: 'choose' | 'continue_issued',
+    mode: AdmissionMode,
     options: { quotaCaller: string | null; line: NonNullable<OpenSessionOptions['line']> },
     budgets: BucketTake[],
   ): Promise<AdmittedToSession> {
-    if (mode === 'choose') return this.open(threadId, agentId, historyLimit, mode, { ...options, admission: true }, budgets);
-    return groupedByBudgets(this.admissions, budgets, (batch) => this.admitSessions(batch)).submit({ threadId, agentId, historyLimit, options, budgets });
+    const admit = (batch: SessionAdmission[]) => this.admitSessions(mode, batch);
+    return groupedByBudgets(this.admissions[mode], budgets, admit).submit({ threadId, agentId, historyLimit, options, budgets });
   }
 
-  /** The statements admitting turns to sessions the server issued, one for each list of budgets ({@link admitToSession}). */
-  private readonly admissions = new Map<string, GroupedWrites<SessionAdmission, AdmittedToSession>>();
+  /** The statements admitting turns to sessions they continue, per mode, one for each list of budgets ({@link admitToSession}). */
+  private readonly admissions: Record<AdmissionMode, Map<string, GroupedWrites<SessionAdmission, AdmittedToSession>>> = {
+    choose: new Map(),
+    continue_issued: new Map(),
+  };
 
   /**
-   * Turns to `admissions`' sessions, all different, issued by the server and continued through their own agents
-   * (`continue_issued`), with the same budgets, in one statement: a row of {@link ADMISSION_FIELDS} each
-   * ({@link ADMIT_SESSIONS}). Customers' turns over socket.io come this way, many at once.
+   * Turns to `admissions`' sessions, all different, in `mode`, with the same budgets, in one statement: a row of
+   * {@link ADMISSION_FIELDS} each ({@link ADMIT_SESSIONS}). Customers' turns over socket.io come this way, many at once,
+   * and administrators' and scheduled runs that start together.
    */
-  private async admitSessions(admissions: SessionAdmission[]): Promise<AdmittedToSession[]> {
+  private async admitSessions(mode: AdmissionMode, admissions: SessionAdmission[]): Promise<AdmittedToSession[]> {
     // A lone turn keeps its own upserts, as a lone issued session does (`issueSessions`).
     if (admissions.length === 1) {
       const [{ threadId, agentId, historyLimit, options, budgets }] = admissions as [SessionAdmission];
-      return [await this.open(threadId, agentId, historyLimit, 'continue_issued', { ...options, admission: true }, budgets)];
+      return [await this.open(threadId, agentId, historyLimit, mode, { ...options, admission: true }, budgets)];
     }
-    const rows = await preparedQuery<SessionRowWith & GroupTakenBuckets>(this.db, 'chat_admit_sessions', ADMIT_SESSIONS, groupedParams(admissions));
+    const rows = await preparedQuery<SessionRowWith & GroupTakenBuckets>(
+      this.db,
+      `chat_admit_sessions_${mode}`,
+      ADMIT_SESSIONS[mode],
+      groupedParams(admissions),
+    );
     return rows.map((row) => ({
       buckets: groupTakenBuckets(row),
       ticketId: row.ticket_id,
@@ -540,27 +550,41 @@ const ISSUE_SESSIONS = `WITH ${GROUPED_TAKE},
   ORDER BY u.i`;
 
 /**
- * Admits turns to sessions the server issued (`ADMISSION_FIELDS`, a row of `u` each), as a lone admission does
+ * Admits turns to sessions they continue (`ADMISSION_FIELDS`, a row of `u` each), as a lone admission does
  * (`ConversationStore.admitToSession`), their budgets taken as {@link ISSUE_SESSIONS} takes them: each turn they allow
- * joins its session's line (`q`), and its session is opened (`s`) when it is one the turn may continue, its ticket is
- * first and no human answers it (`session_line_first`, migration `0038`, against the row's version in this
- * statement's snapshot). The lines' locks are taken in the order of their keys, so two such statements cannot each hold
- * one the other waits for; each is taken after every budget row, as a lone admission takes them. History and the
- * caller's turns today are read for an opened session only. A row per turn, in the order given.
+ * joins its session's line (`q`), and its session is opened (`s`) as `OPEN_SESSION` opens it in the turn's mode, when
+ * its ticket is first and no human answers it (`session_line_first`, migration `0038`, against the row's version in
+ * this statement's snapshot). The lines' locks are taken in the order of their keys, each after every budget row, and
+ * an administrator's session rows (`choose`, which may create them) in the order of their ids after every line's, as a
+ * lone admission takes them: two such statements, or one and a lone admission, cannot each hold a lock the other
+ * waits for. History and the caller's turns today are read for an opened session only. A row per turn, in the order
+ * given.
  */
-const ADMIT_SESSIONS = `WITH ${GROUPED_TAKE},
+const ADMIT_SESSIONS: Record<AdmissionMode, string> = {
+  continue_issued: admissionStatement(`SELECT c.* FROM u JOIN q ON q.session_id = u.id CROSS JOIN LATERAL (
+      SELECT ${SESSION_COLUMNS} FROM chat_sessions
+      WHERE id = u.id AND (agent_id = u.agent_id) IS TRUE AND issued_publicly AND session_line_first(u.id, q.id::bigint, chat_sessions.xmin)) AS c`),
+  choose: admissionStatement(`INSERT INTO chat_sessions (id, agent_id, status, created_at, updated_at)
+    SELECT a.id, a.agent_id, 'AI_ACTIVE', now(), now() FROM (SELECT u.id, u.agent_id, q.id AS ticket FROM u JOIN q ON q.session_id = u.id ORDER BY u.id) AS a
+    WHERE session_line_first(a.id, a.ticket::bigint, (SELECT seen.xmin FROM chat_sessions AS seen WHERE seen.id = a.id))
+    ON CONFLICT (id) DO UPDATE SET agent_id = COALESCE(chat_sessions.agent_id, EXCLUDED.agent_id)
+    WHERE chat_sessions.agent_id IS NULL OR chat_sessions.agent_id = EXCLUDED.agent_id
+    RETURNING ${SESSION_COLUMNS}`),
+};
+
+/** {@link ADMIT_SESSIONS} with `open`, the CTE opening the sessions of `q`'s tickets. */
+function admissionStatement(open: string): string {
+  return `WITH ${GROUPED_TAKE},
   q AS (${joinLine(
     { session: 'u.id', turn: 'u.line_turn', instance: 'u.line_instance', seconds: 'u.line_seconds' },
     { from: '(SELECT u.* FROM u, t WHERE t.allowed[u.i] ORDER BY hashtext(u.id), u.id) AS u' },
   )}),
-  s AS (
-    SELECT c.* FROM u JOIN q ON q.session_id = u.id CROSS JOIN LATERAL (
-      SELECT ${SESSION_COLUMNS} FROM chat_sessions
-      WHERE id = u.id AND (agent_id = u.agent_id) IS TRUE AND issued_publicly AND session_line_first(u.id, q.id::bigint, chat_sessions.xmin)) AS c)
+  s AS (${open})
   SELECT ${GROUP_TAKEN_BUCKETS}, ${SKIP_FLUSH_WAIT}, s.*, q.id AS ticket_id,
     ${openedColumns('s.id', 'u.history_limit', '(CASE WHEN s.id IS NOT NULL THEN u.quota_caller END)')}
   FROM u CROSS JOIN t LEFT JOIN q ON q.session_id = u.id LEFT JOIN s ON s.id = u.id
   ORDER BY u.i`;
+}
 
 /** The stored cost columns: the estimate, 0 for a turn without a model call, else unknown (`null`). */
 function storedCost(turn: TurnRecord): { total: number | null; input: number | null; output: number | null } {
