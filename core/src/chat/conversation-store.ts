@@ -377,10 +377,10 @@ export class ConversationStore {
 }
 
 /**
- * How turn saves, and sessions issued, share statements: one runs at a time, and the turns that end (or start)
+ * How turn saves, and turns admitted (sessions issued or continued), share statements: one runs at a time, and the turns that end (or start)
  * meanwhile go together in the next, up to 64. Turns that come one at a time each have a statement of their own, at
  * once. Two at a time, the stream bench's turns shared fewer statements, and Postgres spent about a fifth more CPU a
- * turn at 16 and 64 turns at once (`bench/README.md`).
+ * turn at 16 and 64 turns at once (`bench/stream/RESULTS.md`).
  */
 const GROUPED_STATEMENTS = { concurrency: 1, maxBatch: 64 };
 
