@@ -6,9 +6,18 @@ import { bindableJson, preparedQuery } from '../db/prepared-query.js';
 import { SKIP_FLUSH_WAIT, skipFlushWaitUnless } from '../db/skip-flush-wait.js';
 import { callerTurnsToday } from './request-limit-store.js';
 import type { EstimatedCostSummary } from '../usage/cost.js';
+import {
+  GROUP_TAKEN_BUCKETS,
+  GROUPED_STATEMENTS,
+  groupedByBudgets,
+  groupedTake,
+  groupedTakeRows,
+  type BudgetedItem,
+  type GroupedField,
+} from './grouped-takes.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.js';
 import type { ModelOverride } from './model-router.js';
-import { bucketMinute, bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
+import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
 import { joinLine, leaveLine } from './turn-queue-store.js';
 
 export interface SessionRow {
@@ -203,7 +212,13 @@ export class ConversationStore {
     options: Pick<OpenSessionOptions, 'quotaCaller' | 'line'>,
     budgets: BucketTake[],
   ): Promise<IssuedSession> {
-    return groupedByBudgets(this.issues, budgets, (batch) => this.issueSessions(batch)).submit({ threadId, agentId, historyLimit, options, budgets });
+    return groupedByBudgets(this.issues, budgets, (batch) => this.issueSessions(batch), bySession).submit({
+      threadId,
+      agentId,
+      historyLimit,
+      options,
+      budgets,
+    });
   }
 
   /** The statements issuing sessions, one for each list of budgets their turns draw from ({@link issueSession}). */
@@ -218,8 +233,8 @@ export class ConversationStore {
       const [{ threadId, agentId, historyLimit, options, budgets }] = issues as [SessionAdmission];
       return [await this.open(threadId, agentId, historyLimit, 'issue', options, budgets)];
     }
-    const rows = await preparedQuery<SessionRowWith & GroupTakenBuckets>(this.db, 'chat_issue_sessions', ISSUE_SESSIONS, groupedParams(issues));
-    return rows.map((row) => ({ buckets: groupTakenBuckets(row), opened: row.id == null ? undefined : openedSession(row, row.ticket_id) }));
+    const rows = await groupedTakeRows<SessionAdmission, SessionRowWith>(this.db, 'chat_issue_sessions', ISSUE_SESSIONS, issues, ADMISSION_FIELDS);
+    return rows.map((row) => ({ buckets: row.buckets, opened: row.id == null ? undefined : openedSession(row, row.ticket_id) }));
   }
 
   /**
@@ -259,7 +274,7 @@ export class ConversationStore {
     budgets: BucketTake[],
   ): Promise<AdmittedToSession> {
     const admit = (batch: SessionAdmission[]) => this.admitSessions(mode, batch);
-    return groupedByBudgets(this.admissions[mode], budgets, admit).submit({ threadId, agentId, historyLimit, options, budgets });
+    return groupedByBudgets(this.admissions[mode], budgets, admit, bySession).submit({ threadId, agentId, historyLimit, options, budgets });
   }
 
   /** The statements admitting turns to sessions they continue, per mode, one for each list of budgets ({@link admitToSession}). */
@@ -279,14 +294,15 @@ export class ConversationStore {
       const [{ threadId, agentId, historyLimit, options, budgets }] = admissions as [SessionAdmission];
       return [await this.open(threadId, agentId, historyLimit, mode, { ...options, admission: true }, budgets)];
     }
-    const rows = await preparedQuery<SessionRowWith & GroupTakenBuckets>(
+    const rows = await groupedTakeRows<SessionAdmission, SessionRowWith>(
       this.db,
       `chat_admit_sessions_${mode}`,
       ADMIT_SESSIONS[mode],
-      groupedParams(admissions),
+      admissions,
+      ADMISSION_FIELDS,
     );
     return rows.map((row) => ({
-      buckets: groupTakenBuckets(row),
+      buckets: row.buckets,
       ticketId: row.ticket_id,
       opened: row.id == null ? undefined : { ...openedSession(row, null), storedMessage: null },
     }));
@@ -376,14 +392,6 @@ export class ConversationStore {
   }
 }
 
-/**
- * How turn saves, and turns admitted (sessions issued or continued), share statements: one runs at a time, and the turns that end (or start)
- * meanwhile go together in the next, up to 64. Turns that come one at a time each have a statement of their own, at
- * once. Two at a time, the stream bench's turns shared fewer statements, and Postgres spent about a fifth more CPU a
- * turn at 16 and 64 turns at once (`bench/stream/RESULTS.md`).
- */
-const GROUPED_STATEMENTS = { concurrency: 1, maxBatch: 64 };
-
 type TurnRow = { turn: TurnRecord; replyId: string | null; cost: ReturnType<typeof storedCost> };
 
 /** The fields of a turn's row in {@link PERSIST_TURNS}: a column of `u` each, its type, and its value for the turn. */
@@ -459,39 +467,24 @@ const PERSIST_TURNS = `WITH u AS (
   e AS (SELECT session_turns_stored($1::jsonb))
   SELECT ${MESSAGE_COLUMNS} FROM m, e ORDER BY created_at`;
 
-/** A turn admitted many to a statement: a session to issue, or to continue ({@link groupedByBudgets}). */
-interface SessionAdmission {
+/** A turn admitted many to a statement: a session to issue, or to continue (`groupedByBudgets`). */
+interface SessionAdmission extends BudgetedItem {
   threadId: string;
   agentId: string | null;
   historyLimit: number;
   options: Pick<OpenSessionOptions, 'quotaCaller' | 'line'>;
-  budgets: BucketTake[];
 }
+
+/** A session is admitted once in a statement. */
+const bySession = (admission: SessionAdmission) => admission.threadId;
 
 type IssuedSession = { buckets: (TakenBucket | null)[]; opened: OpenedSession | undefined };
 
 /** A turn's admission to a session it continues ({@link ConversationStore.admitToSession}). */
 type AdmittedToSession = IssuedSession & { ticketId: string | null };
 
-/**
- * The statement group of the turns that draw from `budgets`' list, made on first use: only turns drawing from the
- * same budgets, in the same order, share a statement (migration `0042`), and a bucket's key is `<budget>:<key>`.
- * Statements of a group run one at a time (`GROUPED_STATEMENTS`), a session once in each.
- */
-function groupedByBudgets<R>(
-  groups: Map<string, GroupedWrites<SessionAdmission, R>>,
-  budgets: BucketTake[],
-  write: (admissions: SessionAdmission[]) => Promise<R[]>,
-): GroupedWrites<SessionAdmission, R> {
-  const budgetsOf = budgets.map((bucket) => bucket.key.slice(0, bucket.key.indexOf(':'))).join(' ');
-  let group = groups.get(budgetsOf);
-  if (!group) groups.set(budgetsOf, (group = new GroupedWrites(write, { ...GROUPED_STATEMENTS, key: (admission) => admission.threadId })));
-  return group;
-}
-
 /** The fields of a session's row in {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS}: a column of `u` each, its type, and its value. */
-const ADMISSION_FIELDS: [string, string, (admission: SessionAdmission, i: number) => unknown][] = [
-  ['i', 'int', (_, i) => i],
+const ADMISSION_FIELDS: GroupedField<SessionAdmission>[] = [
   ['id', 'varchar', (admission) => admission.threadId],
   ['agent_id', 'uuid', (admission) => admission.agentId],
   ['history_limit', 'int', (admission) => Math.max(0, admission.historyLimit)],
@@ -501,33 +494,8 @@ const ADMISSION_FIELDS: [string, string, (admission: SessionAdmission, i: number
   ['line_seconds', 'float8', (admission) => admission.options.line?.seconds ?? null],
 ];
 
-/** The parameters of {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS} for `admissions`, which draw from the same budgets. */
-function groupedParams(admissions: SessionAdmission[]): unknown[] {
-  const [now, end] = bucketMinute();
-  return [
-    bindableJson(admissions.map((admission, i) => Object.fromEntries(ADMISSION_FIELDS.map(([name, , value]) => [name, value(admission, i + 1)])))),
-    admissions.length,
-    admissions.flatMap((admission) => admission.budgets.map((bucket) => bucket.key)),
-    admissions.flatMap((admission) => admission.budgets.map((bucket) => bucket.points)),
-    now,
-    end,
-    admissions[0]!.budgets.length,
-  ];
-}
-
-/** A row's `u` (`ADMISSION_FIELDS`) and `t` (`take_turn_buckets`, migration `0042`) in {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS}. */
-const GROUPED_TAKE = `u AS (
-    SELECT * FROM jsonb_to_recordset($1::jsonb) AS u (${ADMISSION_FIELDS.map(([name, type]) => `${name} ${type}`).join(', ')})),
-  t AS (SELECT * FROM take_turn_buckets($2::int, $3::varchar[], $4::int[], $5::bigint, $6::bigint))`;
-
-/** The result columns of a row's buckets after a {@link GROUPED_TAKE}, read by {@link groupTakenBuckets}. */
-const GROUP_TAKEN_BUCKETS = `t.taken_points[(u.i - 1) * $7::int + 1 : u.i * $7::int] AS points, t.taken_expires[(u.i - 1) * $7::int + 1 : u.i * $7::int]::text[] AS expires`;
-
-type GroupTakenBuckets = { points: (number | null)[]; expires: (string | null)[] };
-
-/** A row's buckets after the take ({@link GROUP_TAKEN_BUCKETS}), `null` for one not charged. */
-const groupTakenBuckets = (row: GroupTakenBuckets): (TakenBucket | null)[] =>
-  row.points.map((points, i) => (points === null ? null : { points, expire: Number(row.expires[i]) }));
+/** A row's `u` (`ADMISSION_FIELDS`) and `t` in {@link ISSUE_SESSIONS} and {@link ADMIT_SESSIONS}. */
+const GROUPED_TAKE = groupedTake(ADMISSION_FIELDS);
 
 /**
  * Issues new sessions (`ADMISSION_FIELDS`, a row of `u` each, `i` its place from 1): the minute budgets of all of

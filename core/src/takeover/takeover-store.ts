@@ -5,7 +5,9 @@ import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
+import { GROUP_TAKEN_BUCKETS, groupedByBudgets, groupedTake, groupedTakeRows, type BudgetedItem, type GroupedField } from '../chat/grouped-takes.js';
 import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
+import type { GroupedWrites } from '../db/grouped-writes.js';
 import type { Operator } from './operator.js';
 
 export interface TakeoverSessionRow extends SessionStateRow {
@@ -18,9 +20,39 @@ export type EventRow = Omit<TakeoverEventView, 'event_id' | 'created_at'> & { id
 const SESSION_STATE_SELECT = `SELECT s.id, s.agent_id, s.status, a.human_takeover_enabled, a.agent_type, s.takeover_owner_id, s.takeover_owner_name,
   s.takeover_started_at, s.takeover_released_at, s.updated_at FROM chat_sessions s LEFT JOIN agents a ON a.id = s.agent_id`;
 
-/** The latest `$2` messages of session `$1`, oldest first, as a JSON array: a joining socket's history. */
-const LATEST_MESSAGES = `COALESCE((SELECT json_agg(m ORDER BY m.created_at, m.id) FROM (SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = $1
-  ORDER BY created_at DESC, id DESC LIMIT $2) m), '[]')`;
+/** The latest `limit` messages of session `session` (SQL expressions), oldest first, as a JSON array: a joining socket's history. */
+const latestMessages = (session: string, limit: string) => `COALESCE((SELECT json_agg(m ORDER BY m.created_at, m.id) FROM (
+  SELECT ${MESSAGE_COLUMNS} FROM chat_messages WHERE session_id = ${session} ORDER BY created_at DESC, id DESC LIMIT ${limit}) m), '[]')`;
+
+const LATEST_MESSAGES = latestMessages('$1', '$2');
+
+/** A customer socket's handshake, joining `sessionId` ({@link TakeoverStore.issuedSessionJoining}). */
+interface Handshake extends BudgetedItem {
+  sessionId: string;
+  limit: number;
+  /** Handshakes to one session may share a statement: each has a key of its own. */
+  key: string;
+}
+
+type Joining = { buckets: (TakenBucket | null)[]; session: TakeoverSessionRow | undefined; messages: MessageRow[] };
+
+/** The fields of a handshake's row in {@link HANDSHAKES}. */
+const HANDSHAKE_FIELDS: GroupedField<Handshake>[] = [
+  ['id', 'varchar', (handshake) => handshake.sessionId],
+  ['history_limit', 'int', (handshake) => handshake.limit],
+];
+
+/**
+ * Customer sockets' handshakes (`HANDSHAKE_FIELDS`, a row of `u` each), as a lone one is read: their budgets taken
+ * once for all of them (`groupedTake`), and for each the state of the session it joins, if the server issued it, and,
+ * when the budget allowed the handshake, the session's latest messages. A row per handshake, in the order given.
+ */
+const HANDSHAKES = `WITH ${groupedTake(HANDSHAKE_FIELDS)}
+  SELECT ${GROUP_TAKEN_BUCKETS}, ${SKIP_FLUSH_WAIT},
+    (SELECT row_to_json(st) FROM (${SESSION_STATE_SELECT} WHERE s.id = u.id AND s.issued_publicly) st) AS session,
+    CASE WHEN t.allowed[u.i] AND EXISTS (SELECT 1 FROM chat_sessions WHERE id = u.id AND issued_publicly) THEN ${latestMessages('u.id', 'u.history_limit')} END AS messages
+  FROM u CROSS JOIN t
+  ORDER BY u.i`;
 
 /** The SQL of human takeover: session states, takeover events, and the messages operators add. */
 export class TakeoverStore extends SqlStore {
@@ -49,12 +81,41 @@ export class TakeoverStore extends SqlStore {
    * A customer socket's handshake in one round trip: one take of each of `buckets` (the address's handshake budget,
    * `bucketTakes`), the state of the session it joins if the server issued that session publicly, and then, when the
    * budget allowed the handshake, what the socket is sent first: the session's latest `limit` messages, oldest first.
+   * Handshakes that come while one's statement runs share the next (`GROUPED_STATEMENTS`, {@link HANDSHAKES}): from one
+   * address, each took and waited for the same bucket row's lock.
    */
-  async issuedSessionJoining(
-    sessionId: string,
-    buckets: BucketTake[],
-    limit: number,
-  ): Promise<{ buckets: (TakenBucket | null)[]; session: TakeoverSessionRow | undefined; messages: MessageRow[] }> {
+  issuedSessionJoining(sessionId: string, buckets: BucketTake[], limit: number): Promise<Joining> {
+    const handshake = { sessionId, limit, budgets: buckets, key: String(++this.handshakeKeys) };
+    return groupedByBudgets(
+      this.handshakes,
+      buckets,
+      (batch) => this.joinings(batch),
+      (item) => item.key,
+    ).submit(handshake);
+  }
+
+  /** The statements of customer sockets' handshakes, one for each list of budgets ({@link issuedSessionJoining}). */
+  private readonly handshakes = new Map<string, GroupedWrites<Handshake, Joining>>();
+  private handshakeKeys = 0;
+
+  /** `handshakes`, drawing from the same budgets, in one statement ({@link HANDSHAKES}); a lone one in its own. */
+  private async joinings(handshakes: Handshake[]): Promise<Joining[]> {
+    if (handshakes.length === 1) {
+      const [{ sessionId, budgets, limit }] = handshakes as [Handshake];
+      return [await this.joining(sessionId, budgets, limit)];
+    }
+    const rows = await groupedTakeRows<Handshake, { session: TakeoverSessionRow | null; messages: MessageRow[] | null }>(
+      this.db,
+      'takeover-sessions-issued-joining',
+      HANDSHAKES,
+      handshakes,
+      HANDSHAKE_FIELDS,
+    );
+    return rows.map((row) => ({ buckets: row.buckets, session: row.session ?? undefined, messages: row.messages ?? [] }));
+  }
+
+  /** A lone handshake, its budgets taken by upserts of their own (`bucketTakes`), as a lone turn's are. */
+  private async joining(sessionId: string, buckets: BucketTake[], limit: number): Promise<Joining> {
     const values: unknown[] = [sessionId, limit];
     const { ctes, columns, allowed } = bucketTakes(buckets, (value) => `$${values.push(value)}`);
     const [row] = await preparedQuery<Record<string, unknown> & { session: TakeoverSessionRow | null; messages: MessageRow[] | null }>(
