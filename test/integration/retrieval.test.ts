@@ -8,6 +8,7 @@ import pg from 'pg';
 import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
+import { statementsOf } from '../helpers/statements.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/knowledge');
 const questions: { question: string; document: string }[] = JSON.parse(await readFile(path.join(fixtures, 'questions.json'), 'utf8'));
@@ -156,5 +157,14 @@ t.test('retrieval', async (t) => {
     t.same(await fallback('parcel customs'), [['parcel', 'customs']], 'the one chunk with "customs" alone: a chunk holding only a common word is left out');
     const nowhere = await fallback('parcel zebra');
     t.same(nowhere, [['parcel'], ['parcel'], ['parcel']], 'a question whose uncommon word no chunk holds: any word matching decides');
+
+    // The common words come from `pg_stats`, read again only when the statistics changed (`CommonWords`).
+    const statisticsReads = (work: () => Promise<unknown>) =>
+      statementsOf(new URL(host.databaseUrl).pathname.slice(1), work, (text) => text.includes('most_common_elems'));
+    t.same(await statisticsReads(() => fallback('parcel courier')), [], 'a search on unchanged statistics does not read them');
+    await db.query('ANALYZE knowledge_chunks');
+    let again: string[][] = [];
+    t.equal((await statisticsReads(async () => (again = await fallback('parcel courier')))).length, 1, 'once analyzed again, the next search reads them');
+    t.same(again, [['courier'], ['courier'], ['courier']], 'and finds the same chunks');
   });
 });

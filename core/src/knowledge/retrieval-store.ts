@@ -47,7 +47,11 @@ export function queryWords(query: string): string[] {
 
 /** The SQL a turn's retrieval runs: the agent's mounted sources, keyword search over chunks, and the documents cited. */
 export class RetrievalStore {
-  constructor(private readonly db: Sequelize) {}
+  private readonly commonWords: CommonWords;
+
+  constructor(private readonly db: Sequelize) {
+    this.commonWords = new CommonWords(db);
+  }
 
   /** The agent's mounted sources, highest priority first (a prepared statement: every turn of a knowledge agent asks). */
   mountedSources(agentId: string): Promise<MountedSource[]> {
@@ -108,7 +112,7 @@ export class RetrievalStore {
   }
 
   keywordSearch(textSearchConfig: string, sourceIds: string[], words: string[], limit: number): Promise<KeywordHit[]> {
-    return keywordSearch(this.db, textSearchConfig, sourceIds, words, limit);
+    return keywordSearch(this.db, this.commonWords, textSearchConfig, sourceIds, words, limit);
   }
 }
 
@@ -130,7 +134,14 @@ const COMMON_WORD_CHUNKS = 500;
  * matching decides, as it always did. `ts_rank` rather than `ts_rank_cd`, and the matched words only for the
  * returned chunks: bench/retrieve measured cover density over common words as six times slower.
  */
-async function keywordSearch(db: Sequelize, textSearchConfig: string, sourceIds: string[], words: string[], limit: number): Promise<KeywordHit[]> {
+async function keywordSearch(
+  db: Sequelize,
+  commonWords: CommonWords,
+  textSearchConfig: string,
+  sourceIds: string[],
+  words: string[],
+  limit: number,
+): Promise<KeywordHit[]> {
   if (!words.length || !sourceIds.length) return [];
   // Given as text, so Postgres plans with the query itself and takes the GIN index.
   const search = (candidates: string) =>
@@ -148,7 +159,7 @@ async function keywordSearch(db: Sequelize, textSearchConfig: string, sourceIds:
     );
   // Words are letters and digits only (`queryWords`): they need no quoting in to_tsquery.
   const anyWord = words.join(' | ');
-  const common = new Set(await commonWords(db, textSearchConfig, words));
+  const common = new Set(await commonWords.among(textSearchConfig, words));
   const uncommon = words.filter((w) => !common.has(w));
   const candidates = !common.size ? anyWord : uncommon.length ? uncommon.join(' | ') : words.join(' & ');
   let rows = await search(candidates);
@@ -158,22 +169,54 @@ async function keywordSearch(db: Sequelize, textSearchConfig: string, sourceIds:
 }
 
 /**
- * The words Postgres' statistics of `search_vector` (kept by autovacuum) put in at least `COMMON_WORD_CHUNKS` chunks.
- * The statistics' lexemes are read once per call, not once per word, and the statement is prepared: planning the
- * `pg_stats` view took longer than running it (bench: 4.3 ms for six words before, 0.7 ms after).
+ * The words Postgres' statistics of `search_vector` (kept by autovacuum, and refreshed by an ingestion job as it ends)
+ * put in at least `COMMON_WORD_CHUNKS` chunks. Reading them from `pg_stats` took Postgres about 0.5 ms a search (the
+ * view's array of common lexemes cast and unnested each time), more than the search itself: the lexemes are kept here
+ * with the version of the statistics they came from, and each search asks only for that version (the table's row
+ * estimate and its last analyses) with its words' lexemes, reading the lexemes again when it changed. Each search
+ * still sees the statistics as they are when it runs.
  */
-async function commonWords(db: Sequelize, textSearchConfig: string, words: string[]): Promise<string[]> {
-  const rows = await preparedQuery<{ w: string }>(
-    db,
-    'keyword_common_words',
-    `WITH words AS (SELECT w, tsvector_to_array(to_tsvector($1::regconfig, w)) AS lexemes FROM unnest($2::text[]) w),
-     common AS (
-       SELECT e.lexeme
+class CommonWords {
+  private cached?: { version: string; lexemes: Promise<Set<string>> };
+
+  constructor(private readonly db: Sequelize) {}
+
+  /** Which of `words` are common, stemmed by `textSearchConfig`. */
+  async among(textSearchConfig: string, words: string[]): Promise<string[]> {
+    const rows = await preparedQuery<{ w: string; lexemes: string[]; version: string }>(
+      this.db,
+      'keyword_words_and_statistics',
+      `SELECT w, tsvector_to_array(to_tsvector($1::regconfig, w)) AS lexemes, v.version
+       FROM unnest($2::text[]) w, (
+         SELECT concat_ws(' ', c.reltuples, pg_stat_get_last_analyze_time(c.oid), pg_stat_get_last_autoanalyze_time(c.oid)) AS version
+         FROM pg_class c WHERE c.oid = to_regclass('knowledge_chunks')) v`,
+      [textSearchConfig, words],
+    );
+    if (!rows.length) return [];
+    const { version } = rows[0]!;
+    if (this.cached?.version !== version) {
+      const lexemes = this.commonLexemes();
+      this.cached = { version, lexemes };
+      // A failed read is not kept: the next search reads again.
+      lexemes.catch(() => {
+        if (this.cached?.lexemes === lexemes) this.cached = undefined;
+      });
+    }
+    const common = await this.cached.lexemes;
+    return rows.filter((row) => row.lexemes.some((lexeme) => common.has(lexeme))).map((row) => row.w);
+  }
+
+  /** The lexemes the statistics put in at least `COMMON_WORD_CHUNKS` chunks. */
+  private async commonLexemes(): Promise<Set<string>> {
+    const rows = await preparedQuery<{ lexeme: string }>(
+      this.db,
+      'keyword_common_lexemes',
+      `SELECT e.lexeme
        FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = to_regnamespace(s.schemaname),
             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
-       WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunks' AND s.attname = 'search_vector' AND e.freq * c.reltuples >= $3)
-     SELECT w FROM words WHERE lexemes && ARRAY(SELECT lexeme FROM common)`,
-    [textSearchConfig, words, COMMON_WORD_CHUNKS],
-  );
-  return rows.map((r) => r.w);
+       WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunks' AND s.attname = 'search_vector' AND e.freq * c.reltuples >= $1`,
+      [COMMON_WORD_CHUNKS],
+    );
+    return new Set(rows.map((row) => row.lexeme));
+  }
 }
