@@ -10,7 +10,7 @@ interface Item {
 }
 
 /** Writes that each wait until the test ends them (`end(i)`), so what runs at once is seen without timing. */
-function controlled(options: { concurrency: number; maxBatch: number }, fails: (items: Item[]) => boolean = () => false) {
+function controlled(options: { concurrency: number; maxBatch: number; keyed?: boolean }, fails: (items: Item[]) => boolean = () => false) {
   const started: number[][] = [];
   const ends: (() => void)[] = [];
   const writes = new GroupedWrites<Item, string>(
@@ -20,7 +20,7 @@ function controlled(options: { concurrency: number; maxBatch: number }, fails: (
         ends.push(() => (fails(items) ? reject(new Error(`cannot write ${items.map((i) => i.n).join(',')}`)) : resolve(items.map((i) => `wrote ${i.n}`)))),
       );
     },
-    { ...options, key: (item) => item.key },
+    { ...options, key: options.keyed === false ? undefined : (item) => item.key },
   );
   const results: string[] = [];
   const submit = (n: number, key = `k${n}`) =>
@@ -67,6 +67,18 @@ t.test('a batch holds at most maxBatch items and one item per key', async (t) =>
   t.same(started.at(-1), [2, 3, 5], 'an item whose key is already in the batch waits, and the batch stops at three items');
   await end(1);
   t.same(started.at(-1), [4, 6], 'the item that waited for its key goes in the next batch, still ahead of those after it');
+});
+
+t.test('without a key, items of the same row go together, up to maxBatch', async (t) => {
+  const { started, submit, end } = controlled({ concurrency: 1, maxBatch: 3, keyed: false });
+  for (const n of [1, 2, 3, 4, 5]) void submit(n, 'same');
+  await settle();
+  t.same(started, [[1]], 'the first goes at once');
+  await end(0);
+  t.same(started, [[1], [2, 3, 4]], 'then the others together, though they share a key, up to maxBatch');
+  await end(1);
+  t.same(started, [[1], [2, 3, 4], [5]], 'and the last after them');
+  await end(2);
 });
 
 t.test('an item waits while an item of its key is written, even with a write free', async (t) => {

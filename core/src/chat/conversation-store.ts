@@ -9,7 +9,7 @@ import type { EstimatedCostSummary } from '../usage/cost.js';
 import {
   GROUP_TAKEN_BUCKETS,
   GROUPED_STATEMENTS,
-  groupedByBudgets,
+  BudgetGroupedWrites,
   groupedTake,
   groupedTakeRows,
   type BudgetedItem,
@@ -212,17 +212,11 @@ export class ConversationStore {
     options: Pick<OpenSessionOptions, 'quotaCaller' | 'line'>,
     budgets: BucketTake[],
   ): Promise<IssuedSession> {
-    return groupedByBudgets(this.issues, budgets, (batch) => this.issueSessions(batch), bySession).submit({
-      threadId,
-      agentId,
-      historyLimit,
-      options,
-      budgets,
-    });
+    return this.issues.submit({ threadId, agentId, historyLimit, options, budgets });
   }
 
   /** The statements issuing sessions, one for each list of budgets their turns draw from ({@link issueSession}). */
-  private readonly issues = new Map<string, GroupedWrites<SessionAdmission, IssuedSession>>();
+  private readonly issues = new BudgetGroupedWrites((batch: SessionAdmission[]) => this.issueSessions(batch), bySession);
 
   /** `issues`, of different sessions and the same budgets, in one statement: a row of {@link ADMISSION_FIELDS} each. */
   private async issueSessions(issues: SessionAdmission[]): Promise<IssuedSession[]> {
@@ -273,14 +267,13 @@ export class ConversationStore {
     options: { quotaCaller: string | null; line: NonNullable<OpenSessionOptions['line']> },
     budgets: BucketTake[],
   ): Promise<AdmittedToSession> {
-    const admit = (batch: SessionAdmission[]) => this.admitSessions(mode, batch);
-    return groupedByBudgets(this.admissions[mode], budgets, admit, bySession).submit({ threadId, agentId, historyLimit, options, budgets });
+    return this.admissions[mode].submit({ threadId, agentId, historyLimit, options, budgets });
   }
 
   /** The statements admitting turns to sessions they continue, per mode, one for each list of budgets ({@link admitToSession}). */
-  private readonly admissions: Record<AdmissionMode, Map<string, GroupedWrites<SessionAdmission, AdmittedToSession>>> = {
-    choose: new Map(),
-    continue_issued: new Map(),
+  private readonly admissions: Record<AdmissionMode, BudgetGroupedWrites<SessionAdmission, AdmittedToSession>> = {
+    choose: new BudgetGroupedWrites((batch: SessionAdmission[]) => this.admitSessions('choose', batch), bySession),
+    continue_issued: new BudgetGroupedWrites((batch: SessionAdmission[]) => this.admitSessions('continue_issued', batch), bySession),
   };
 
   /**
@@ -467,7 +460,7 @@ const PERSIST_TURNS = `WITH u AS (
   e AS (SELECT session_turns_stored($1::jsonb))
   SELECT ${MESSAGE_COLUMNS} FROM m, e ORDER BY created_at`;
 
-/** A turn admitted many to a statement: a session to issue, or to continue (`groupedByBudgets`). */
+/** A turn admitted many to a statement: a session to issue, or to continue (`BudgetGroupedWrites`). */
 interface SessionAdmission extends BudgetedItem {
   threadId: string;
   agentId: string | null;

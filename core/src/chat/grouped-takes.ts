@@ -20,21 +20,24 @@ export interface BudgetedItem {
 }
 
 /**
- * The statement group of the items that draw from `budgets`' list, made on first use: only items drawing from the same
- * budgets, in the same order, share a statement (`take_turn_buckets`, migration `0042`), and a bucket's key is
- * `<budget>:<key>`. Items of one `key` never share a statement (`GroupedWrites`). The group keeps the `write` and
- * `key` of the call that made it: `key` reads the item, and `write` is the same for every call.
+ * Grouped writes (`GroupedWrites`, `GROUPED_STATEMENTS`) of items that take minute budgets, one group for each list of
+ * budgets: only items drawing from the same budgets, in the same order, share a statement (`take_turn_buckets`,
+ * migration `0042`), and a bucket's key is `<budget>:<key>`. Items of one `key`, if given, never share a statement.
  */
-export function groupedByBudgets<T extends BudgetedItem, R>(
-  groups: Map<string, GroupedWrites<T, R>>,
-  budgets: BucketTake[],
-  write: (items: T[]) => Promise<R[]>,
-  key: (item: T) => string,
-): GroupedWrites<T, R> {
-  const budgetsOf = budgets.map((bucket) => bucket.key.slice(0, bucket.key.indexOf(':'))).join(' ');
-  let group = groups.get(budgetsOf);
-  if (!group) groups.set(budgetsOf, (group = new GroupedWrites(write, { ...GROUPED_STATEMENTS, key })));
-  return group;
+export class BudgetGroupedWrites<T extends BudgetedItem, R> {
+  private readonly groups = new Map<string, GroupedWrites<T, R>>();
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<R[]>,
+    private readonly key?: (item: T) => string,
+  ) {}
+
+  submit(item: T): Promise<R> {
+    const budgetsOf = item.budgets.map((bucket) => bucket.key.slice(0, bucket.key.indexOf(':'))).join(' ');
+    let group = this.groups.get(budgetsOf);
+    if (!group) this.groups.set(budgetsOf, (group = new GroupedWrites(this.write, { ...GROUPED_STATEMENTS, key: this.key })));
+    return group.submit(item);
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ interface Waiting<T, R> {
 /**
  * Writes that go many to a statement when they come faster than statements end, as Postgres groups commits: an item
  * is written at once while fewer than `concurrency` writes run, else it waits for one to end and goes with the items
- * that came meanwhile (up to `maxBatch`). Items of one `key` (the row they update) are written one at a time, in the
+ * that came meanwhile (up to `maxBatch`). Items of one `key` (the row they update), if given, are written one at a time, in the
  * order they came, never two in one statement. No item waits for a timer: a lone item is written as soon as it comes.
  * A write is one statement, all or nothing; when a batch fails, each of its items is written alone, so only the item
  * that cannot be written fails.
@@ -20,7 +20,7 @@ export class GroupedWrites<T, R> {
 
   constructor(
     private readonly write: (items: T[]) => Promise<R[]>,
-    private readonly options: { concurrency: number; maxBatch: number; key: (item: T) => string },
+    private readonly options: { concurrency: number; maxBatch: number; key?: (item: T) => string },
   ) {}
 
   submit(item: T): Promise<R> {
@@ -34,7 +34,8 @@ export class GroupedWrites<T, R> {
     while (this.running < this.options.concurrency) {
       const batch = this.take();
       if (batch.length === 0) return;
-      const keys = batch.map((w) => this.options.key(w.item));
+      const { key } = this.options;
+      const keys = key ? batch.map((w) => key(w.item)) : [];
       for (const key of keys) this.writing.add(key);
       this.running++;
       void this.run(batch).finally(() => {
@@ -47,12 +48,14 @@ export class GroupedWrites<T, R> {
 
   /** The oldest waiting items whose key no write holds, one per key; the others wait, in the order they came. */
   private take(): Waiting<T, R>[] {
+    const { key: keyOf, maxBatch } = this.options;
+    if (!keyOf) return this.waiting.splice(0, maxBatch);
     const keys = new Set(this.writing);
     const batch: Waiting<T, R>[] = [];
     const rest: Waiting<T, R>[] = [];
     for (const waiting of this.waiting) {
-      const key = this.options.key(waiting.item);
-      if (batch.length < this.options.maxBatch && !keys.has(key)) batch.push(waiting);
+      const key = keyOf(waiting.item);
+      if (batch.length < maxBatch && !keys.has(key)) batch.push(waiting);
       else rest.push(waiting);
       keys.add(key);
     }

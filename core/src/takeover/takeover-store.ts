@@ -5,9 +5,8 @@ import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
-import { GROUP_TAKEN_BUCKETS, groupedByBudgets, groupedTake, groupedTakeRows, type BudgetedItem, type GroupedField } from '../chat/grouped-takes.js';
+import { BudgetGroupedWrites, GROUP_TAKEN_BUCKETS, groupedTake, groupedTakeRows, type BudgetedItem, type GroupedField } from '../chat/grouped-takes.js';
 import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
-import type { GroupedWrites } from '../db/grouped-writes.js';
 import type { Operator } from './operator.js';
 
 export interface TakeoverSessionRow extends SessionStateRow {
@@ -30,8 +29,6 @@ const LATEST_MESSAGES = latestMessages('$1', '$2');
 interface Handshake extends BudgetedItem {
   sessionId: string;
   limit: number;
-  /** Handshakes to one session may share a statement: each has a key of its own. */
-  key: string;
 }
 
 type Joining = { buckets: (TakenBucket | null)[]; session: TakeoverSessionRow | undefined; messages: MessageRow[] };
@@ -85,18 +82,14 @@ export class TakeoverStore extends SqlStore {
    * address, each took and waited for the same bucket row's lock.
    */
   issuedSessionJoining(sessionId: string, buckets: BucketTake[], limit: number): Promise<Joining> {
-    const handshake = { sessionId, limit, budgets: buckets, key: String(++this.handshakeKeys) };
-    return groupedByBudgets(
-      this.handshakes,
-      buckets,
-      (batch) => this.joinings(batch),
-      (item) => item.key,
-    ).submit(handshake);
+    return this.handshakes.submit({ sessionId, limit, budgets: buckets });
   }
 
-  /** The statements of customer sockets' handshakes, one for each list of budgets ({@link issuedSessionJoining}). */
-  private readonly handshakes = new Map<string, GroupedWrites<Handshake, Joining>>();
-  private handshakeKeys = 0;
+  /**
+   * The statements of customer sockets' handshakes, one for each list of budgets ({@link issuedSessionJoining}). They
+   * write nothing of a session, so handshakes to one session may share a statement: no key.
+   */
+  private readonly handshakes = new BudgetGroupedWrites((batch: Handshake[]) => this.joinings(batch));
 
   /** `handshakes`, drawing from the same budgets, in one statement ({@link HANDSHAKES}); a lone one in its own. */
   private async joinings(handshakes: Handshake[]): Promise<Joining[]> {
