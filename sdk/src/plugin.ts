@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DependencyRef, ExtensionPoint, ServiceRef } from './refs.js';
 
 /** The SDK version this package implements; plugins declare a semver range against it. @public */
-export const SDK_VERSION = '1.17.0';
+export const SDK_VERSION = '1.18.0';
 
 /** Maps a `deps` object of refs to the instances `init` receives. @public */
 export type ResolvedDeps<D extends Record<string, DependencyRef>> = {

@@ -334,6 +334,22 @@ t.test('a retriever that breaks a rule fails that rule, and says how', async (t)
   t.match(dropped[0]!.message, "the hit's document is null, not ''");
 });
 
+t.test("a retriever's queryMany must give each vector what query gives it alone", async (t) => {
+  const store = memoryRetriever();
+  const many: Retriever = { ...store, queryMany: async (c, { vectors, ...q }) => Promise.all(vectors.map((vector) => store.query(c, { ...q, vector }))) };
+  t.same(await broken(retrieverConformance(many)), [], 'a queryMany made of query breaks no rule');
+  const RULE = 'queryMany() gives for each vector, in order, the hits query() gives for it alone, and one empty list per vector for an unknown collection';
+  const unfiltered: Retriever = { ...many, queryMany: async (c, { where: _, ...q }) => many.queryMany!(c, q) };
+  const ignored = await broken(retrieverConformance(unfiltered));
+  t.same(
+    ignored.map((f) => f.rule),
+    [RULE],
+  );
+  t.match(ignored[0]!.message, /vector 0 with a filter: queryMany gave \[m2@.*, m1@.*\], query \[m3@/);
+  const reversed: Retriever = { ...many, queryMany: async (c, q) => (await many.queryMany!(c, q)).reverse() };
+  t.match((await broken(retrieverConformance(reversed)))[0]?.message, /vector 0: queryMany gave \[m3@/);
+});
+
 t.test('the built-in local object store keeps every object store rule; one that loses NotFoundError fails that rule', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-host-conformance-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, MessageType } from '@agent-host/sdk';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { GroupedWrites } from '../db/grouped-writes.js';
+import { GroupedCalls } from '../services/grouped-calls.js';
 import { bindableJson, preparedQuery } from '../db/prepared-query.js';
 import { SKIP_FLUSH_WAIT, skipFlushWaitUnless } from '../db/skip-flush-wait.js';
 import { callerTurnsToday } from './request-limit-store.js';
@@ -9,7 +9,7 @@ import type { EstimatedCostSummary } from '../usage/cost.js';
 import {
   GROUP_TAKEN_BUCKETS,
   GROUPED_STATEMENTS,
-  BudgetGroupedWrites,
+  BudgetGroupedCalls,
   groupedTake,
   groupedTakeRows,
   type BudgetedItem,
@@ -216,7 +216,7 @@ export class ConversationStore {
   }
 
   /** The statements issuing sessions, one for each list of budgets their turns draw from ({@link issueSession}). */
-  private readonly issues = new BudgetGroupedWrites((batch: SessionAdmission[]) => this.issueSessions(batch), bySession);
+  private readonly issues = new BudgetGroupedCalls((batch: SessionAdmission[]) => this.issueSessions(batch), bySession);
 
   /** `issues`, of different sessions and the same budgets, in one statement: a row of {@link ADMISSION_FIELDS} each. */
   private async issueSessions(issues: SessionAdmission[]): Promise<IssuedSession[]> {
@@ -271,9 +271,9 @@ export class ConversationStore {
   }
 
   /** The statements admitting turns to sessions they continue, per mode, one for each list of budgets ({@link admitToSession}). */
-  private readonly admissions: Record<AdmissionMode, BudgetGroupedWrites<SessionAdmission, AdmittedToSession>> = {
-    choose: new BudgetGroupedWrites((batch: SessionAdmission[]) => this.admitSessions('choose', batch), bySession),
-    continue_issued: new BudgetGroupedWrites((batch: SessionAdmission[]) => this.admitSessions('continue_issued', batch), bySession),
+  private readonly admissions: Record<AdmissionMode, BudgetGroupedCalls<SessionAdmission, AdmittedToSession>> = {
+    choose: new BudgetGroupedCalls((batch: SessionAdmission[]) => this.admitSessions('choose', batch), bySession),
+    continue_issued: new BudgetGroupedCalls((batch: SessionAdmission[]) => this.admitSessions('continue_issued', batch), bySession),
   };
 
   /**
@@ -367,7 +367,7 @@ export class ConversationStore {
     return this.saves.submit(turn);
   }
 
-  private readonly saves = new GroupedWrites<TurnRecord, MessageRow[]>((turns) => this.persistTurns(turns), {
+  private readonly saves = new GroupedCalls<TurnRecord, MessageRow[]>((turns) => this.persistTurns(turns), {
     ...GROUPED_STATEMENTS,
     key: (turn) => turn.session_id,
   });
@@ -460,7 +460,7 @@ const PERSIST_TURNS = `WITH u AS (
   e AS (SELECT session_turns_stored($1::jsonb))
   SELECT ${MESSAGE_COLUMNS} FROM m, e ORDER BY created_at`;
 
-/** A turn admitted many to a statement: a session to issue, or to continue (`BudgetGroupedWrites`). */
+/** A turn admitted many to a statement: a session to issue, or to continue (`BudgetGroupedCalls`). */
 interface SessionAdmission extends BudgetedItem {
   threadId: string;
   agentId: string | null;

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { GroupedWrites } from '../db/grouped-writes.js';
+import { GroupedCalls } from '../services/grouped-calls.js';
 import { bindableJson, preparedQuery } from '../db/prepared-query.js';
 import { bucketMinute, type BucketTake, type TakenBucket } from './traffic-limit-store.js';
 
@@ -20,12 +20,12 @@ export interface BudgetedItem {
 }
 
 /**
- * Grouped writes (`GroupedWrites`, `GROUPED_STATEMENTS`) of items that take minute budgets, one group for each list of
+ * Grouped writes (`GroupedCalls`, `GROUPED_STATEMENTS`) of items that take minute budgets, one group for each list of
  * budgets: only items drawing from the same budgets, in the same order, share a statement (`take_turn_buckets`,
  * migration `0042`), and a bucket's key is `<budget>:<key>`. Items of one `key`, if given, never share a statement.
  */
-export class BudgetGroupedWrites<T extends BudgetedItem, R> {
-  private readonly groups = new Map<string, GroupedWrites<T, R>>();
+export class BudgetGroupedCalls<T extends BudgetedItem, R> {
+  private readonly groups = new Map<string, GroupedCalls<T, R>>();
 
   constructor(
     private readonly write: (items: T[]) => Promise<R[]>,
@@ -35,7 +35,7 @@ export class BudgetGroupedWrites<T extends BudgetedItem, R> {
   submit(item: T): Promise<R> {
     const budgetsOf = item.budgets.map((bucket) => bucket.key.slice(0, bucket.key.indexOf(':'))).join(' ');
     let group = this.groups.get(budgetsOf);
-    if (!group) this.groups.set(budgetsOf, (group = new GroupedWrites(this.write, { ...GROUPED_STATEMENTS, key: this.key })));
+    if (!group) this.groups.set(budgetsOf, (group = new GroupedCalls(this.write, { ...GROUPED_STATEMENTS, key: this.key })));
     return group.submit(item);
   }
 }

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Embedder, Retriever, VectorHit } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
+import { GroupedCalls } from '../services/grouped-calls.js';
+
+/** Two requests at a time, one per core Chroma has here; queries that come meanwhile wait and go together. */
+const QUERY_GROUPS = { concurrency: 2, maxBatch: 32 };
 
 /**
  * The configured embedder and vector store (`[knowledge] embedder`,
@@ -12,6 +16,9 @@ import type { KeyedRegistry } from '@agent-host/sdk/kernel';
  * twice (a recovered job) leaves exactly one set of points.
  */
 export class VectorIndex {
+  /** Grouped queries by collection and `topK`: one per collection a turn searched, and the agents' `top_k`s. */
+  private readonly queries = new Map<string, GroupedCalls<number[], VectorHit[]>>();
+
   constructor(
     private readonly embedders: KeyedRegistry<Embedder>,
     private readonly retrievers: KeyedRegistry<Retriever>,
@@ -64,9 +71,21 @@ export class VectorIndex {
     return this.retriever().count(collection, { document_id: documentId });
   }
 
-  /** The nearest points, without their documents: a hit's text is read from Postgres. */
+  /**
+   * The nearest points, without their documents: a hit's text is read from Postgres. With a store that has
+   * `queryMany`, the queries of concurrent turns on one collection go together, as statements are grouped: one
+   * request to Chroma cost it about 2 CPU ms whatever it held, and a request of four vectors a third of four requests.
+   */
   query(collection: string, vector: number[], topK: number): Promise<VectorHit[]> {
-    return this.retriever().query(collection, { vector, topK, documents: false });
+    const retriever = this.retriever();
+    if (!retriever.queryMany) return retriever.query(collection, { vector, topK, documents: false });
+    const key = `${collection}\n${topK}`;
+    let group = this.queries.get(key);
+    if (!group) {
+      group = new GroupedCalls((vectors) => this.retriever().queryMany!(collection, { vectors, topK, documents: false }), QUERY_GROUPS);
+      this.queries.set(key, group);
+    }
+    return group.submit(vector);
   }
 }
 

@@ -5,7 +5,7 @@ import { SKIP_FLUSH_WAIT } from '../db/skip-flush-wait.js';
 import { SqlStore } from '../db/sql-store.js';
 import { MESSAGE_COLUMNS, type MessageRow, type SessionStateRow } from '../chat/messages.js';
 import type { TakeoverEventView } from '../chat/session-events.js';
-import { BudgetGroupedWrites, GROUP_TAKEN_BUCKETS, groupedTake, groupedTakeRows, type BudgetedItem, type GroupedField } from '../chat/grouped-takes.js';
+import { BudgetGroupedCalls, GROUP_TAKEN_BUCKETS, groupedTake, groupedTakeRows, type BudgetedItem, type GroupedField } from '../chat/grouped-takes.js';
 import { bucketTakes, takenBuckets, type BucketTake, type TakenBucket } from '../chat/traffic-limit-store.js';
 import type { Operator } from './operator.js';
 
@@ -89,7 +89,7 @@ export class TakeoverStore extends SqlStore {
    * The statements of customer sockets' handshakes, one for each list of budgets ({@link issuedSessionJoining}). They
    * write nothing of a session, so handshakes to one session may share a statement: no key.
    */
-  private readonly handshakes = new BudgetGroupedWrites((batch: Handshake[]) => this.joinings(batch));
+  private readonly handshakes = new BudgetGroupedCalls((batch: Handshake[]) => this.joinings(batch));
 
   /** `handshakes`, drawing from the same budgets, in one statement ({@link HANDSHAKES}); a lone one in its own. */
   private async joinings(handshakes: Handshake[]): Promise<Joining[]> {

@@ -39,6 +39,13 @@ export interface Retriever {
    * caller reads the hits' text elsewhere, and a store may leave each hit's `document` as `''`.
    */
   query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter; documents?: boolean }): Promise<VectorHit[]>;
+  /**
+   * Optional (since SDK 1.18.0): the hits of several vectors in one call, one list per vector in their order, each as
+   * `query` gives it. A store that answers many vectors in one request should have it: the host then sends the
+   * queries of concurrent turns on one collection together (one Chroma request for four vectors took a third of the
+   * CPU of four requests).
+   */
+  queryMany?(collection: string, query: { vectors: number[][]; topK: number; where?: VectorFilter; documents?: boolean }): Promise<VectorHit[][]>;
   delete(collection: string, selector: { ids?: string[]; where?: VectorFilter }): Promise<void>;
   count(collection: string, where?: VectorFilter): Promise<number>;
   health(): Promise<HealthCheckResult>;

@@ -27,7 +27,8 @@ const point = (id: string, axis: number, metadata: VectorPoint['metadata'] = {})
  * What every {@link Retriever} must do: keep what is upserted (an id once, the last write winning; an empty document
  * read back as `''`), find the nearest points first with scores in [0, 1], honour `topK` and metadata filters
  * (equality, and a list meaning "one of") in `query`, `count` and `delete`, answer an unknown collection with nothing
- * rather than an error, and report health.
+ * rather than an error, and report health. A store with the optional `queryMany` must give for each vector what
+ * `query` gives for it alone.
  * Each rule writes to a collection of its own, named `<prefix><random>`.
  * @public
  */
@@ -116,10 +117,38 @@ export function retrieverConformance(retriever: Retriever, options: { collection
       if (count !== 0) fail(`count() gave ${count}`);
       await retriever.delete(c, { ids: ['nothing'] });
     }),
+    ...(retriever.queryMany ? [queryManyRule(retriever, retriever.queryMany.bind(retriever), collection)] : []),
     conformanceRule(SUITE, 'health() reports its state', async (fail: Fail) => {
       const health = await retriever.health();
       if (!['ok', 'warning', 'failed'].includes(health.state)) fail(`health() gave state ${JSON.stringify(health.state)}`);
       if (health.state !== 'ok') fail(`health() is ${health.state} (${health.message ?? 'no message'}) against a working store`);
     }),
   ];
+}
+
+/** The rule of a store with `queryMany` (SDK 1.18.0): one list per vector, in their order, each what `query` gives. */
+function queryManyRule(retriever: Retriever, queryMany: NonNullable<Retriever['queryMany']>, collection: () => string): ConformanceRule {
+  return conformanceRule(
+    SUITE,
+    'queryMany() gives for each vector, in order, the hits query() gives for it alone, and one empty list per vector for an unknown collection',
+    async (fail: Fail) => {
+      const c = collection();
+      await retriever.upsert(c, [point('m0', 0), point('m1', 1), point('m2', 2), point('m3', 3, { kind: 'other' })]);
+      // Leaning so that each has one nearest and one second nearest, with no ties.
+      const vectors = [vector(2, 1, 0.3), vector(0, 1, 0.3), vector(3, 2, 0.5)];
+      const describe = (hits: { id: string; score: number }[]) => hits.map((h) => `${h.id}@${h.score.toFixed(6)}`).join(', ');
+      for (const where of [undefined, { kind: 'other' }]) {
+        const many = await queryMany(c, { vectors, topK: 2, ...(where ? { where } : {}) });
+        if (many.length !== vectors.length) fail(`${vectors.length} vectors gave ${many.length} lists of hits`);
+        for (const [i, v] of vectors.entries()) {
+          const alone = await retriever.query(c, { vector: v, topK: 2, ...(where ? { where } : {}) });
+          if (describe(many[i] ?? []) !== describe(alone))
+            fail(`vector ${i}${where ? ' with a filter' : ''}: queryMany gave [${describe(many[i] ?? [])}], query [${describe(alone)}]`);
+        }
+      }
+      const unknown = await queryMany(collection(), { vectors, topK: 2 });
+      if (unknown.length !== vectors.length || unknown.some((hits) => hits.length))
+        fail(`an unknown collection gave ${JSON.stringify(unknown.map((hits) => hits.length))} hits per vector, not [0, 0, 0]`);
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { GroupedWrites } from '../../core/src/db/grouped-writes.js';
+import { GroupedCalls } from '../../core/src/services/grouped-calls.js';
 
 /** Lets pending promise callbacks and immediates run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -13,7 +13,7 @@ interface Item {
 function controlled(options: { concurrency: number; maxBatch: number; keyed?: boolean }, fails: (items: Item[]) => boolean = () => false) {
   const started: number[][] = [];
   const ends: (() => void)[] = [];
-  const writes = new GroupedWrites<Item, string>(
+  const writes = new GroupedCalls<Item, string>(
     (items) => {
       started.push(items.map((i) => i.n));
       return new Promise((resolve, reject) =>

@@ -5,21 +5,21 @@ interface Waiting<T, R> {
 }
 
 /**
- * Writes that go many to a statement when they come faster than statements end, as Postgres groups commits: an item
- * is written at once while fewer than `concurrency` writes run, else it waits for one to end and goes with the items
- * that came meanwhile (up to `maxBatch`). Items of one `key` (the row they update), if given, are written one at a time, in the
- * order they came, never two in one statement. No item waits for a timer: a lone item is written as soon as it comes.
- * A write is one statement, all or nothing; when a batch fails, each of its items is written alone, so only the item
- * that cannot be written fails.
+ * Calls that go many to a statement (or a request) when they come faster than statements end, as Postgres groups
+ * commits: an item goes at once while fewer than `concurrency` calls run, else it waits for one to end and goes with
+ * the items that came meanwhile (up to `maxBatch`). Items of one `key` (the row they update), if given, go one at a
+ * time, in the order they came, never two in one call. No item waits for a timer: a lone item goes as soon as it comes.
+ * A call is all or nothing; when a batch fails, each of its items is tried alone, so only the item that cannot go
+ * fails. Used for turns' writes and for the vector index's queries.
  */
-export class GroupedWrites<T, R> {
+export class GroupedCalls<T, R> {
   private waiting: Waiting<T, R>[] = [];
   private running = 0;
-  /** The keys of the items being written. */
-  private readonly writing = new Set<string>();
+  /** The keys of the items in calls that run. */
+  private readonly busy = new Set<string>();
 
   constructor(
-    private readonly write: (items: T[]) => Promise<R[]>,
+    private readonly call: (items: T[]) => Promise<R[]>,
     private readonly options: { concurrency: number; maxBatch: number; key?: (item: T) => string },
   ) {}
 
@@ -36,21 +36,21 @@ export class GroupedWrites<T, R> {
       if (batch.length === 0) return;
       const { key } = this.options;
       const keys = key ? batch.map((w) => key(w.item)) : [];
-      for (const key of keys) this.writing.add(key);
+      for (const key of keys) this.busy.add(key);
       this.running++;
       void this.run(batch).finally(() => {
-        for (const key of keys) this.writing.delete(key);
+        for (const key of keys) this.busy.delete(key);
         this.running--;
         this.next();
       });
     }
   }
 
-  /** The oldest waiting items whose key no write holds, one per key; the others wait, in the order they came. */
+  /** The oldest waiting items whose key no running call holds, one per key; the others wait, in the order they came. */
   private take(): Waiting<T, R>[] {
     const { key: keyOf, maxBatch } = this.options;
     if (!keyOf) return this.waiting.splice(0, maxBatch);
-    const keys = new Set(this.writing);
+    const keys = new Set(this.busy);
     const batch: Waiting<T, R>[] = [];
     const rest: Waiting<T, R>[] = [];
     for (const waiting of this.waiting) {
@@ -65,11 +65,11 @@ export class GroupedWrites<T, R> {
 
   private async run(batch: Waiting<T, R>[]): Promise<void> {
     try {
-      const results = await this.write(batch.map((w) => w.item));
+      const results = await this.call(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
-      await Promise.all(batch.map((w) => this.write([w.item]).then(([result]) => w.resolve(result!), w.reject)));
+      await Promise.all(batch.map((w) => this.call([w.item]).then(([result]) => w.resolve(result!), w.reject)));
     }
   }
 }
