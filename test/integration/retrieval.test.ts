@@ -166,5 +166,16 @@ t.test('retrieval', async (t) => {
     let again: string[][] = [];
     t.equal((await statisticsReads(async () => (again = await fallback('parcel courier')))).length, 1, 'once analyzed again, the next search reads them');
     t.same(again, [['courier'], ['courier'], ['courier']], 'and finds the same chunks');
+
+    const documentReads = await statementsOf(
+      new URL(host.databaseUrl).pathname.slice(1),
+      () => fallback('parcel customs'),
+      (text) => text.includes('knowledge_documents'),
+    );
+    t.same(
+      documentReads.map((text) => (text.includes('websearch_to_tsquery') ? 'search' : text.includes('c.id = ANY') ? 'vector hits' : text.slice(0, 80))),
+      ['vector hits', 'search'],
+      "the fallback reads its chunks' documents in the search itself, not in a statement of their own",
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { preparedQuery } from '../db/prepared-query.js';
+import { plannedQuery, preparedQuery } from '../db/prepared-query.js';
 import { servableDocument } from './servable.js';
 
 /** A knowledge source mounted on the turn's agent. */
@@ -28,9 +28,12 @@ export interface ChunkInfo {
   document: DocumentInfo;
 }
 
+/** A chunk the keyword fallback found, with its document's citation fields (indexed and servable, as searched). */
 export interface KeywordHit {
   chunk_id: string;
   document_id: string;
+  filename: string;
+  metadata_json: Record<string, unknown>;
   source_id: string;
   chunk_index: number;
   content: string;
@@ -85,13 +88,6 @@ export class RetrievalStore {
     }));
   }
 
-  documentInfos(ids: string[]): Promise<DocumentInfo[]> {
-    return this.db.query<DocumentInfo>(
-      `SELECT d.id, d.filename, d.status, d.metadata_json, ${servableDocument('d')} AS servable FROM knowledge_documents d WHERE d.id = ANY($1::uuid[])`,
-      { bind: [ids], type: QueryTypes.SELECT },
-    );
-  }
-
   /** What a stored turn retrieved with: its agent, its user text and the agent's `retrieval_config` now. */
   async storedTurn(
     sessionId: string,
@@ -143,19 +139,21 @@ async function keywordSearch(
   limit: number,
 ): Promise<KeywordHit[]> {
   if (!words.length || !sourceIds.length) return [];
-  // Given as text, so Postgres plans with the query itself and takes the GIN index.
+  // Unnamed, so Postgres plans with the query itself and takes the GIN index.
   const search = (candidates: string) =>
-    db.query<KeywordHit>(
+    plannedQuery<KeywordHit>(
+      db,
       `WITH q AS (SELECT websearch_to_tsquery($1::regconfig, $2) AS query, to_tsquery($1::regconfig, $6) AS candidates),
        top AS (
-         SELECT c.id AS chunk_id, c.document_id, c.source_id, c.chunk_index, c.content, c.metadata, c.search_vector, ts_rank(c.search_vector, q.query, 32) AS score
+         SELECT c.id AS chunk_id, c.document_id, d.filename, d.metadata_json, c.source_id, c.chunk_index, c.content, c.metadata, c.search_vector,
+                ts_rank(c.search_vector, q.query, 32) AS score
          FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id CROSS JOIN q
          WHERE c.source_id = ANY($4::uuid[]) AND d.status = 'indexed' AND ${servableDocument('d')} AND c.search_vector @@ q.candidates
          ORDER BY score DESC, c.id LIMIT $5)
-       SELECT chunk_id, document_id, source_id, chunk_index, content, metadata, score,
+       SELECT chunk_id, document_id, filename, metadata_json, source_id, chunk_index, content, metadata, score,
               ARRAY(SELECT w FROM unnest($3::text[]) w WHERE top.search_vector @@ plainto_tsquery($1::regconfig, w)) AS matched_words
        FROM top ORDER BY score DESC, chunk_id`,
-      { bind: [textSearchConfig, words.join(' or '), words, sourceIds, limit, candidates], type: QueryTypes.SELECT },
+      [textSearchConfig, words.join(' or '), words, sourceIds, limit, candidates],
     );
   // Words are letters and digits only (`queryWords`): they need no quoting in to_tsquery.
   const anyWord = words.join(' | ');

@@ -178,7 +178,6 @@ export class Retrieval {
   private async keywordFallback(run: RetrievalRun, sources: Map<string, MountedSource>): Promise<RagChunk[]> {
     const words = queryWords(run.query);
     const hits = await this.store.keywordSearch(this.config.text_search_config, [...sources.keys()], words, run.top_k);
-    const documents = await this.documents(hits.map((h) => h.document_id));
     run.keyword_fallback = {
       used: true,
       mode: 'keyword_fallback',
@@ -199,18 +198,11 @@ export class Retrieval {
         'keyword_fallback',
         h.matched_words,
         sources.get(h.source_id)!,
-        documents.get(h.document_id)!,
+        { id: h.document_id, filename: h.filename, metadata_json: h.metadata_json },
         h.chunk_index,
         h.metadata,
       ),
     );
-  }
-
-  private async documents(ids: string[]): Promise<Map<string, DocumentInfo>> {
-    const wanted = [...new Set(ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)))];
-    if (!wanted.length) return new Map();
-    const rows = await this.store.documentInfos(wanted);
-    return new Map(rows.map((r) => [r.id, r]));
   }
 }
 
@@ -221,7 +213,7 @@ function ragChunk(
   mode: RagChunk['retrieval_mode'],
   matchedWords: string[] | null,
   source: MountedSource,
-  document: DocumentInfo,
+  document: Pick<DocumentInfo, 'id' | 'filename' | 'metadata_json'>,
   chunkIndex: number,
   metadata: Record<string, unknown>,
 ): RagChunk {
