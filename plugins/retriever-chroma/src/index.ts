@@ -12,17 +12,17 @@ const config = z
 
 export default definePlugin({
   id: 'retriever-chroma',
-  sdk: '^1.0.0',
+  sdk: '^1.18.0',
   config,
   register(env) {
     env.registerInit({
-      deps: { retrievers: extensionPoints.retrievers, hostConfig: coreServices.config, health: coreServices.health },
-      async init({ retrievers, hostConfig, health }, options) {
+      deps: { retrievers: extensionPoints.retrievers, hostConfig: coreServices.config, health: coreServices.health, http: coreServices.http },
+      async init({ retrievers, hostConfig, health, http }, options) {
         const hostUrl = () => {
           const url = hostConfig.section('chroma')?.url;
           return typeof url === 'string' && url ? url : undefined;
         };
-        const retriever = new ChromaRetriever({ url: () => options.url || hostUrl() });
+        const retriever = new ChromaRetriever({ url: () => options.url || hostUrl(), http });
         retrievers.register('chroma', retriever);
         // The client's own view of its server, shown per plugin by `GET /plugins` and in `/healthz`.
         health.register('server', () => retriever.health());

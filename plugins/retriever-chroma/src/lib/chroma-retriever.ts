@@ -3,6 +3,7 @@ import {
   ConflictError,
   UpstreamError,
   type HealthCheckResult,
+  type HttpClient,
   type Retriever,
   type VectorFilter,
   type VectorHit,
@@ -19,7 +20,7 @@ import {
   type Metadata,
   type Where,
 } from 'chromadb';
-import { packedUpsert } from './packed-upsert.js';
+import { ChromaRest } from './chroma-rest.js';
 
 /** Collection metadata key holding the vector length the collection was created for. */
 const DIM_KEY = 'agent_host_dim';
@@ -43,13 +44,15 @@ const similarityOf = (distance: number | null) => (distance === null ? 0 : Math.
 export interface ChromaRetrieverOptions {
   /** The Chroma server's URL, read on first use (so the host may learn it after plugins are wired). */
   url: () => string | undefined;
+  /** The host's HTTP client (`coreServices.http`), for the requests sent without the chromadb client. */
+  http: HttpClient;
 }
 
 interface Connection {
   url: string;
-  /** The base of Chroma's REST API, as the client builds it. */
-  api: string;
   client: ChromaClient;
+  /** The requests sent without the client. */
+  rest: ChromaRest;
 }
 
 /**
@@ -85,7 +88,7 @@ export class ChromaRetriever implements Retriever {
         const documents = batch.some((p) => p.document !== '') ? { documents: batch.map((p) => p.document) } : {};
         const records = { ids: batch.map((p) => p.id), embeddings: batch.map((p) => p.vector), ...documents, metadatas: batch.map(metadataOf) };
         // A server that does not take packed vectors gets them from the client, as JSON numbers.
-        if (await connection.client.supportsBase64Encoding()) await packedUpsert(connection.api, target, records);
+        if (await connection.client.supportsBase64Encoding()) await connection.rest.upsert(target, records);
         else await target.upsert({ ...records, metadatas: records.metadatas as Metadata[] });
       }
     });
@@ -103,9 +106,9 @@ export class ChromaRetriever implements Retriever {
     const result = await this.run('query', collection, undefined, async (target) => {
       for (const vector of query.vectors) this.checkDim(collection, target, vector.length);
       const where = chromaWhere(query.where);
-      return target.query({
-        queryEmbeddings: query.vectors,
-        nResults: query.topK,
+      return this.client().rest.query(target, {
+        query_embeddings: query.vectors,
+        n_results: query.topK,
         // Reading the documents costs Chroma about a millisecond a query, even where none is stored.
         include: query.documents === false ? ['metadatas', 'distances'] : ['documents', 'metadatas', 'distances'],
         ...(where ? { where } : {}),
@@ -115,9 +118,9 @@ export class ChromaRetriever implements Retriever {
     return query.vectors.map((_, q) =>
       (result.ids[q] ?? []).map((id, i) => ({
         id,
-        score: similarityOf(result.distances[q]?.[i] ?? null),
+        score: similarityOf(result.distances?.[q]?.[i] ?? null),
         document: result.documents?.[q]?.[i] ?? '',
-        metadata: (result.metadatas[q]?.[i] ?? {}) as VectorMetadata,
+        metadata: (result.metadatas?.[q]?.[i] ?? {}) as VectorMetadata,
       })),
     );
   }
@@ -157,7 +160,9 @@ export class ChromaRetriever implements Retriever {
     const parsed = new URL(url);
     const ssl = parsed.protocol === 'https:';
     const client = new ChromaClient({ host: parsed.hostname, port: Number(parsed.port || (ssl ? 443 : 80)), ssl });
-    this.connection = { url, api: `${ssl ? 'https' : 'http'}://${parsed.host}`, client };
+    // The base of Chroma's REST API, as the client builds it.
+    const api = `${ssl ? 'https' : 'http'}://${parsed.host}`;
+    this.connection = { url, client, rest: new ChromaRest(this.options.http, api) };
     return this.connection;
   }
 

@@ -8,6 +8,7 @@ import { ChromaClient } from 'chromadb';
 import t from 'tap';
 import { retrieverConformance } from '@agent-host/sdk/testing';
 import { loadFirstPartyPlugin } from '../../../../test/helpers/first-party-plugin.js';
+import { recordingHttp } from '../../../../test/helpers/http-client.js';
 import { chromaUrl } from '../../../../test/helpers/services.js';
 
 const url = new URL(chromaUrl());
@@ -134,6 +135,32 @@ t.test('upserted vectors are stored as their float32 values, packed without the 
   // Chroma writes a float32 in eight significant digits, which read back may differ from it in the last bit.
   const worst = Math.max(...vectors.flatMap((vector, i) => vector.map((x, j) => Math.abs(stored.embeddings[i]![j]! - x) / Math.abs(x || 1))));
   t.ok(worst < 1e-6, `each component reads back as given, to float32 precision (worst relative error ${worst})`);
+});
+
+t.test("upserts and queries go through the host's HTTP client, queries of many vectors in one request", async (t) => {
+  const http = recordingHttp();
+  const kernel = await loadFirstPartyPlugin('retriever-chroma', {}, { 'core.config': hostConfig(chromaUrl()), 'core.http': http });
+  const own = kernel.registry(extensionPoints.retrievers).get('chroma')!;
+  const name = collectionFor(t);
+  await own.upsert(name, [point('a', [1, 0]), point('b', [0, 1])]);
+  const hits = await own.queryMany!(name, {
+    vectors: [
+      [0, 1],
+      [1, 0],
+      [1, 0.1],
+    ],
+    topK: 1,
+  });
+  t.same(
+    hits.map((h) => h.map((hit) => hit.id)),
+    [['b'], ['a'], ['a']],
+    'each vector gets its nearest point',
+  );
+  t.same(
+    http.fetched.map((url) => url.split('/').at(-1)),
+    ['upsert', 'query'],
+    "the upsert and the three vectors' query were one request each, through coreServices.http",
+  );
 });
 
 t.test('points upserted with empty documents (the host’s) are stored without one, and read back with ""', async (t) => {
