@@ -18,7 +18,7 @@ t.test('rag-debug', async (t) => {
     contentType: 'text/markdown',
     data: '# Shipping\n\nParcels ship within two business days. Every parcel gets a tracking number.',
   });
-  await uploadOk(admin, source.source_id, {
+  const returns = await uploadOk(admin, source.source_id, {
     filename: 'returns.md',
     contentType: 'text/markdown',
     data: '# Returns\n\nItems may be returned within thirty days for a refund.',
@@ -107,5 +107,22 @@ t.test('rag-debug', async (t) => {
     await viewer.login('viewer', 'viewer-password');
     t.equal((await viewer.request('POST', debugPath)).status, 200);
     t.equal((await viewer.request('GET', '/knowledge-sources')).status, 403, 'while knowledge itself stays closed');
+  });
+
+  t.test('a vector hit whose chunk is no longer stored is listed with its document, and left out', async (t) => {
+    // As while a document is indexed again: its points are still in the vector store, its chunk rows gone.
+    await query(host.databaseUrl, 'DELETE FROM knowledge_chunks WHERE document_id = $1', [returns.document_id]);
+    const debug = (await admin.request('POST', debugPath, { query: 'Items may be returned within thirty days for a refund.', threshold: 0, top_k: 2 })).body;
+    const gone = debug.vector_candidates.filter((c: { excluded_reason: string | null }) => c.excluded_reason === 'document_not_indexed');
+    t.ok(gone.length > 0, "the returns document's point is a candidate left out");
+    t.match(
+      gone,
+      gone.map(() => ({ document_id: returns.document_id, document_filename: null, chunk_index: null, kept: false })),
+      "named by the document in its point's id",
+    );
+    t.notOk(
+      debug.final_chunks.some((c: { document_id: string }) => c.document_id === returns.document_id),
+      'and nothing of that document is handed on',
+    );
   });
 });

@@ -329,7 +329,9 @@ t.test('a retriever that breaks a rule fails that rule, and says how', async (t)
   const dropped = await broken(retrieverConformance(dropsEmptyDocuments));
   t.same(
     dropped.map((f) => f.rule),
-    ["a point upserted with an empty document (the host's, since SDK 1.16.0) is kept and found, also with documents: false; its hit's document is ''"],
+    [
+      "a point upserted with an empty document (the host's, since SDK 1.16.0) is kept and found, also with documents: false (and metadata: false); its hit's document is ''",
+    ],
   );
   t.match(dropped[0]!.message, "the hit's document is null, not ''");
 });

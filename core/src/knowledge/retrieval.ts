@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { HostConfig } from '../config/schema.js';
 import { runtimeConfigCache, type RuntimeConfigCache } from '../db/runtime-config-cache.js';
 import { queryWords, RetrievalStore, type ChunkInfo, type DocumentInfo, type MountedSource } from './retrieval-store.js';
-import type { VectorIndex } from './vector-index.js';
+import { documentOfPoint, type VectorIndex } from './vector-index.js';
 
 export interface RetrievalSettings {
   top_k: number;
@@ -162,7 +162,7 @@ export class Retrieval {
         chunk_id: hit.id,
         score: hit.score,
         source_id: hit.source.source_id,
-        document_id: document?.id ?? (hit.metadata.document_id as string | undefined) ?? null,
+        document_id: document?.id ?? documentOfPoint(hit.id),
         document_filename: document?.filename ?? null,
         chunk_index: chunk?.chunk_index ?? null,
         content_preview: preview(chunk?.content ?? hit.document),

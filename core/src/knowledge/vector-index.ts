@@ -72,17 +72,18 @@ export class VectorIndex {
   }
 
   /**
-   * The nearest points, without their documents: a hit's text is read from Postgres. With a store that has
+   * The nearest points, without their documents or metadata: a hit's text and metadata are read from Postgres, and its
+   * document's id is in its point id. With a store that has
    * `queryMany`, the queries of concurrent turns on one collection go together, as statements are grouped: one
    * request to Chroma cost it about 2 CPU ms whatever it held, and a request of four vectors a third of four requests.
    */
   query(collection: string, vector: number[], topK: number): Promise<VectorHit[]> {
     const retriever = this.retriever();
-    if (!retriever.queryMany) return retriever.query(collection, { vector, topK, documents: false });
+    if (!retriever.queryMany) return retriever.query(collection, { vector, topK, documents: false, metadata: false });
     const key = `${collection}\n${topK}`;
     let group = this.queries.get(key);
     if (!group) {
-      group = new GroupedCalls((vectors) => this.retriever().queryMany!(collection, { vectors, topK, documents: false }), QUERY_GROUPS);
+      group = new GroupedCalls((vectors) => this.retriever().queryMany!(collection, { vectors, topK, documents: false, metadata: false }), QUERY_GROUPS);
       this.queries.set(key, group);
     }
     return group.submit(vector);
@@ -90,3 +91,9 @@ export class VectorIndex {
 }
 
 export const pointId = (documentId: string, index: number) => `${documentId}:${index}`;
+
+/** The document of a point the host wrote (`pointId`); `null` for an id of another shape. */
+export function documentOfPoint(id: string): string | null {
+  const colon = id.lastIndexOf(':');
+  return colon > 0 ? id.slice(0, colon) : null;
+}

@@ -36,16 +36,20 @@ export interface Retriever {
   upsert(collection: string, points: VectorPoint[]): Promise<void>;
   /**
    * The `topK` points nearest to `vector`, best first. With `documents: false` (since SDK 1.16.0; the host's) the
-   * caller reads the hits' text elsewhere, and a store may leave each hit's `document` as `''`.
+   * caller reads the hits' text elsewhere, and a store may leave each hit's `document` as `''`; likewise with
+   * `metadata: false` (since SDK 1.18.0; the host's) each hit's `metadata` as `{}`.
    */
-  query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter; documents?: boolean }): Promise<VectorHit[]>;
+  query(collection: string, query: { vector: number[]; topK: number; where?: VectorFilter; documents?: boolean; metadata?: boolean }): Promise<VectorHit[]>;
   /**
    * Optional (since SDK 1.18.0): the hits of several vectors in one call, one list per vector in their order, each as
    * `query` gives it. A store that answers many vectors in one request should have it: the host then sends the
    * queries of concurrent turns on one collection together (one Chroma request for four vectors took a third of the
    * CPU of four requests).
    */
-  queryMany?(collection: string, query: { vectors: number[][]; topK: number; where?: VectorFilter; documents?: boolean }): Promise<VectorHit[][]>;
+  queryMany?(
+    collection: string,
+    query: { vectors: number[][]; topK: number; where?: VectorFilter; documents?: boolean; metadata?: boolean },
+  ): Promise<VectorHit[][]>;
   delete(collection: string, selector: { ids?: string[]; where?: VectorFilter }): Promise<void>;
   count(collection: string, where?: VectorFilter): Promise<number>;
   health(): Promise<HealthCheckResult>;

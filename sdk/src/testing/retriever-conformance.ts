@@ -69,7 +69,7 @@ export function retrieverConformance(retriever: Retriever, options: { collection
     ),
     conformanceRule(
       SUITE,
-      "a point upserted with an empty document (the host's, since SDK 1.16.0) is kept and found, also with documents: false; its hit's document is ''",
+      "a point upserted with an empty document (the host's, since SDK 1.16.0) is kept and found, also with documents: false (and metadata: false); its hit's document is ''",
       async (fail: Fail) => {
         const c = collection();
         await retriever.upsert(c, [
@@ -82,6 +82,8 @@ export function retrieverConformance(retriever: Retriever, options: { collection
         else if (!sameMetadata(hit.metadata, { document_id: 'd1' })) fail(`the hit's metadata is ${JSON.stringify(hit.metadata)}, not what was stored`);
         const [bare] = await retriever.query(c, { vector: vector(0), topK: 1, documents: false });
         if (bare?.id !== 'e1' || !sameMetadata(bare.metadata, { document_id: 'd1' })) fail(`with documents: false the nearest is ${JSON.stringify(bare)}`);
+        const [idOnly] = await retriever.query(c, { vector: vector(0), topK: 1, documents: false, metadata: false });
+        if (idOnly?.id !== 'e1' || !(idOnly.score >= 0.99)) fail(`with documents and metadata false the nearest is ${JSON.stringify(idOnly)}`);
       },
     ),
     conformanceRule(SUITE, 'a metadata filter limits query() and count(): equality, and a list meaning "one of"', async (fail: Fail) => {

@@ -142,24 +142,24 @@ t.test("upserts and queries go through the host's HTTP client, queries of many v
   const kernel = await loadFirstPartyPlugin('retriever-chroma', {}, { 'core.config': hostConfig(chromaUrl()), 'core.http': http });
   const own = kernel.registry(extensionPoints.retrievers).get('chroma')!;
   const name = collectionFor(t);
-  await own.upsert(name, [point('a', [1, 0]), point('b', [0, 1])]);
-  const hits = await own.queryMany!(name, {
-    vectors: [
-      [0, 1],
-      [1, 0],
-      [1, 0.1],
-    ],
-    topK: 1,
-  });
+  await own.upsert(name, [point('a', [1, 0], { name: 'a' }), point('b', [0, 1], { name: 'b' })]);
+  const vectors = [
+    [0, 1],
+    [1, 0],
+    [1, 0.1],
+  ];
+  const hits = await own.queryMany!(name, { vectors, topK: 1 });
   t.same(
-    hits.map((h) => h.map((hit) => hit.id)),
-    [['b'], ['a'], ['a']],
-    'each vector gets its nearest point',
+    hits.map((h) => h.map((hit) => [hit.id, hit.metadata])),
+    [[['b', { name: 'b' }]], [['a', { name: 'a' }]], [['a', { name: 'a' }]]],
+    'each vector gets its nearest point, with its metadata',
   );
+  const [[bare]] = await own.queryMany!(name, { vectors: [[0, 1]], topK: 1, documents: false, metadata: false });
+  t.same(bare, { id: 'b', score: 1, document: '', metadata: {} }, 'with documents and metadata false, Chroma is asked for neither');
   t.same(
     http.fetched.map((url) => url.split('/').at(-1)),
-    ['upsert', 'query'],
-    "the upsert and the three vectors' query were one request each, through coreServices.http",
+    ['upsert', 'query', 'query'],
+    "the upsert and each query's vectors were one request each, through coreServices.http",
   );
 });
 
