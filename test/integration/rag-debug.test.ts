@@ -7,6 +7,7 @@ import t from 'tap';
 import { AdminClient, startTestHost } from '../helpers/host.js';
 import { createSource, ingest, uploadOk } from '../helpers/knowledge.js';
 import { query } from '../helpers/services.js';
+import { statementsOf } from '../helpers/statements.js';
 
 t.test('rag-debug', async (t) => {
   const host = await startTestHost(t);
@@ -107,6 +108,42 @@ t.test('rag-debug', async (t) => {
     await viewer.login('viewer', 'viewer-password');
     t.equal((await viewer.request('POST', debugPath)).status, 200);
     t.equal((await viewer.request('GET', '/knowledge-sources')).status, 403, 'while knowledge itself stays closed');
+  });
+
+  t.test("a turn reads the chunks of the vector hits that reach its threshold only; rag-debug reads every candidate's", async (t) => {
+    const strict = (
+      await admin.request('POST', '/agents', {
+        name: 'Strict',
+        agent_type: 'chat',
+        public_access_mode: 'public_anonymous',
+        retrieval_config: { top_k: 2, score_threshold: 0.99 },
+      })
+    ).body;
+    await admin.request('POST', `/agents/${strict.agent_id}/mounts`, { source_id: source.source_id });
+    const chunkReads = (work: () => Promise<unknown>) =>
+      statementsOf(new URL(host.databaseUrl).pathname.slice(1), work, (text) =>
+        /FROM knowledge_chunks c JOIN knowledge_documents d .* WHERE c\.id = ANY/s.test(text),
+      );
+    const reads = await chunkReads(() => admin.stream({ thread_id: 'strict-1', agent_id: strict.agent_id, message: 'refund for returned items' }));
+    const strictTurn = await turnOf('strict-1');
+    const context = (await admin.request('GET', `/sessions/strict-1/turns/${strictTurn}/context`)).body;
+    t.match(
+      context.context_payload.retrieval,
+      [{ fallback_mode: 'keyword_fallback', vector_candidate_count: Number }],
+      'no hit reached 0.99: the keyword fallback answered',
+    );
+    t.ok(context.context_payload.retrieval[0].vector_candidate_count > 0, 'though the vector search found candidates');
+    t.match(context.rag_context, [{ document_filename: 'returns.md', retrieval_mode: 'keyword_fallback' }]);
+    t.same(reads, [], 'and the turn read none of their chunks');
+    const kept = await chunkReads(() => admin.stream({ thread_id: 'strict-2', agent_id: agent.agent_id, message: 'How fast do parcels ship?' }));
+    t.equal(kept.length, 1, 'a turn whose hits reach its threshold reads their chunks, in one statement');
+    let debug: { vector_candidates: { content_preview: string; excluded_reason: string }[] } = { vector_candidates: [] };
+    const debugReads = await chunkReads(async () => (debug = (await admin.request('POST', `/sessions/strict-1/turns/${strictTurn}/rag-debug`)).body));
+    t.equal(debugReads.length, 1, 'rag-debug of the same turn reads the candidates');
+    t.ok(
+      debug.vector_candidates.every((c) => c.excluded_reason === 'below_threshold' && c.content_preview.length > 0),
+      'and shows each with its text, below the threshold',
+    );
   });
 
   t.test('a vector hit whose chunk is no longer stored is listed with its document, and left out', async (t) => {

@@ -40,7 +40,7 @@ export async function ragDebug(db: Sequelize, retrieval: Retrieval, sessionId: s
   const defaults = retrieval.settingsFor(turn.retrieval_config);
   const settings = { top_k: input.top_k ?? defaults.top_k, threshold: input.threshold ?? defaults.threshold };
   const query = input.query ?? turn.user_text;
-  const run = turn.agent_id ? await retrieval.run(turn.agent_id, query, settings) : emptyRun(query, settings);
+  const run = turn.agent_id ? await retrieval.run(turn.agent_id, query, settings, { everyCandidate: true }) : emptyRun(query, settings);
   return {
     session_id: sessionId,
     turn_id: turnId,

@@ -111,18 +111,28 @@ export class Retrieval {
     return this.cache.read(`knowledge-mounts:${agentId}`, () => this.store.mountedSources(agentId));
   }
 
-  /** `sources`: the agent's mounted sources when the caller has read them already; `log`: the caller's (a turn's) logger. */
-  async run(agentId: string, query: string, settings: RetrievalSettings, sources?: Promise<MountedSource[]>, log = this.logger): Promise<RetrievalRun> {
-    sources ??= this.mountedSources(agentId);
-    return this.search(query, settings, await sources, log);
+  /**
+   * `sources`: the agent's mounted sources when the caller has read them already; `log`: the caller's (a turn's)
+   * logger; `everyCandidate`: read the stored chunk of every vector candidate, also of those below the threshold
+   * (rag-debug shows them all). A turn reads only the chunks of candidates that reach it: the others' text is shown
+   * nowhere, and when none reaches it (the keyword fallback) no chunk is read at all.
+   */
+  async run(
+    agentId: string,
+    query: string,
+    settings: RetrievalSettings,
+    options: { sources?: Promise<MountedSource[]>; log?: Logger; everyCandidate?: boolean } = {},
+  ): Promise<RetrievalRun> {
+    const sources = await (options.sources ?? this.mountedSources(agentId));
+    return this.search(query, settings, sources, options.log ?? this.logger, options.everyCandidate ?? false);
   }
 
-  private async search(query: string, settings: RetrievalSettings, sources: MountedSource[], log: Logger): Promise<RetrievalRun> {
+  private async search(query: string, settings: RetrievalSettings, sources: MountedSource[], log: Logger, everyCandidate: boolean): Promise<RetrievalRun> {
     const run = emptyRun(query, settings, sources);
     if (!sources.length || query.trim() === '') return run;
     const bySource = new Map(sources.map((s) => [s.source_id, s]));
     try {
-      run.chunks = await this.vectorSearch(run, bySource);
+      run.chunks = await this.vectorSearch(run, bySource, everyCandidate);
     } catch (error) {
       run.vector_error = (error as Error).message;
       log.warn({ err: error }, 'vector search failed; using the keyword fallback');
@@ -131,7 +141,7 @@ export class Retrieval {
     return run;
   }
 
-  private async vectorSearch(run: RetrievalRun, sources: Map<string, MountedSource>): Promise<RagChunk[]> {
+  private async vectorSearch(run: RetrievalRun, sources: Map<string, MountedSource>, everyCandidate: boolean): Promise<RagChunk[]> {
     const [vector] = await this.index.embed([run.query]);
     const fetch = Math.max(run.top_k * 2, 10);
     const hits = (
@@ -142,22 +152,26 @@ export class Retrieval {
       )
     ).flat();
     hits.sort((a, b) => b.score - a.score || b.source.priority - a.source.priority);
-    const stored = hits.length ? new Map((await this.store.chunkInfos(hits.map((h) => h.id))).map((c) => [c.chunk_id, c])) : new Map<string, ChunkInfo>();
+    const read = everyCandidate ? hits : hits.filter((h) => h.score >= run.threshold);
+    const stored = read.length ? new Map((await this.store.chunkInfos(read.map((h) => h.id))).map((c) => [c.chunk_id, c])) : new Map<string, ChunkInfo>();
     const chunks: RagChunk[] = [];
     for (const hit of hits) {
       // A point without its chunk row belongs to a document being indexed again or deleted.
       const chunk = stored.get(hit.id);
       const document = chunk?.document;
       const excluded =
-        !document || document.status !== 'indexed'
-          ? 'document_not_indexed'
-          : !document.servable
-            ? 'correction_not_published'
-            : hit.score < run.threshold
-              ? 'below_threshold'
-              : chunks.length >= run.top_k
-                ? 'beyond_top_k'
-                : null;
+        // Not read: below the threshold is all a turn needs to know of it.
+        hit.score < run.threshold && !everyCandidate
+          ? 'below_threshold'
+          : !document || document.status !== 'indexed'
+            ? 'document_not_indexed'
+            : !document.servable
+              ? 'correction_not_published'
+              : hit.score < run.threshold
+                ? 'below_threshold'
+                : chunks.length >= run.top_k
+                  ? 'beyond_top_k'
+                  : null;
       run.vector_candidates.push({
         chunk_id: hit.id,
         score: hit.score,

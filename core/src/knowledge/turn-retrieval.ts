@@ -40,8 +40,7 @@ export class TurnRetrieval {
           this.agent.agent_id,
           query,
           { top_k: options?.topK ?? defaults.top_k, threshold: options?.threshold ?? defaults.threshold },
-          this.sources,
-          this.logger,
+          { sources: this.sources, log: this.logger },
         );
         this.runs.push(run);
         return run.chunks.map((chunk) => this.forModel(chunk));
