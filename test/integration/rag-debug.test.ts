@@ -25,16 +25,16 @@ t.test('rag-debug', async (t) => {
     data: '# Returns\n\nItems may be returned within thirty days for a refund.',
   });
   await ingest(admin, source.source_id);
-  const agent = (
-    await admin.request('POST', '/agents', {
-      name: 'Desk',
-      agent_type: 'chat',
-      public_access_mode: 'public_anonymous',
-      retrieval_config: { top_k: 1, score_threshold: 0 },
-    })
-  ).body;
+  /** A public chat agent with the source mounted. */
+  const mountedAgent = async (name: string, retrievalConfig: { top_k: number; score_threshold: number }) => {
+    const created = (
+      await admin.request('POST', '/agents', { name, agent_type: 'chat', public_access_mode: 'public_anonymous', retrieval_config: retrievalConfig })
+    ).body;
+    await admin.request('POST', `/agents/${created.agent_id}/mounts`, { source_id: source.source_id });
+    return created;
+  };
+  const agent = await mountedAgent('Desk', { top_k: 1, score_threshold: 0 });
   const bare = (await admin.request('POST', '/agents', { name: 'Bare', agent_type: 'chat', public_access_mode: 'public_anonymous' })).body;
-  await admin.request('POST', `/agents/${agent.agent_id}/mounts`, { source_id: source.source_id });
   await admin.stream({ thread_id: 'debug-1', agent_id: agent.agent_id, message: 'How fast do parcels ship?' });
   await admin.stream({ thread_id: 'debug-2', agent_id: bare.agent_id, message: 'How fast do parcels ship?' });
   const turnOf = async (thread: string) => (await admin.request('GET', `/sessions/${thread}/turns`)).body.items[0].turn_id as string;
@@ -111,15 +111,7 @@ t.test('rag-debug', async (t) => {
   });
 
   t.test("a turn reads the chunks of the vector hits that reach its threshold only; rag-debug reads every candidate's", async (t) => {
-    const strict = (
-      await admin.request('POST', '/agents', {
-        name: 'Strict',
-        agent_type: 'chat',
-        public_access_mode: 'public_anonymous',
-        retrieval_config: { top_k: 2, score_threshold: 0.99 },
-      })
-    ).body;
-    await admin.request('POST', `/agents/${strict.agent_id}/mounts`, { source_id: source.source_id });
+    const strict = await mountedAgent('Strict', { top_k: 2, score_threshold: 0.99 });
     const chunkReads = (work: () => Promise<unknown>) =>
       statementsOf(new URL(host.databaseUrl).pathname.slice(1), work, (text) =>
         /FROM knowledge_chunks c JOIN knowledge_documents d .* WHERE c\.id = ANY/s.test(text),
