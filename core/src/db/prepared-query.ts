@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 
 interface PooledClient {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 interface ConnectionManager {
@@ -35,23 +35,11 @@ export function bindableJson(value: unknown): string {
  * prepared statement whose result type a migration changed, so a `*` would
  * break running instances when another one adds a column.
  */
-export function preparedQuery<T>(db: Sequelize, name: string, text: string, values: unknown[]): Promise<T[]> {
-  return pooledQuery(db, { name, text, values });
-}
-
-/**
- * Runs `text` as an unnamed statement, without Sequelize's formatting: Postgres plans it with its values each time,
- * for a statement whose best plan depends on them (a full-text search's words).
- */
-export function plannedQuery<T>(db: Sequelize, text: string, values: unknown[]): Promise<T[]> {
-  return pooledQuery(db, { text, values });
-}
-
-async function pooledQuery<T>(db: Sequelize, query: { name?: string; text: string; values: unknown[] }): Promise<T[]> {
+export async function preparedQuery<T>(db: Sequelize, name: string, text: string, values: unknown[]): Promise<T[]> {
   const connections = db.connectionManager as unknown as ConnectionManager;
   const client = await connections.getConnection();
   try {
-    return (await client.query({ ...query, values: query.values.map(bindable) })).rows as T[];
+    return (await client.query({ name, text, values: values.map(bindable) })).rows as T[];
   } finally {
     await connections.releaseConnection(client);
   }
