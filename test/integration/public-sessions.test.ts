@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import t from 'tap';
 import { startOpenAiFixture } from '../fixtures/openai-server.js';
 import { AdminClient, startTestHost } from '../helpers/host.js';
+import { eventually } from '../helpers/eventually.js';
 import { query } from '../helpers/services.js';
 import { stream } from '../helpers/sse.js';
 import { WsClient } from '../helpers/ws.js';
@@ -125,7 +126,11 @@ t.test('sessions belong to their client, and anonymous chat needs a public agent
     t.equal(routed.status, 422, 'and so is a routing slot');
     // An agent saved before the rule (or a catalog entry removed since) is refused at turn time.
     await query(host.databaseUrl, "UPDATE agents SET model_name = 'removed-model', model_provider = 'offline' WHERE id = $1", [permissive.agent_id]);
-    const stale = await stream(host.url, { agent_id: permissive.agent_id, message: 'hi' });
+    // A change made by hand in SQL reaches the host's runtime configuration cache by its notification, a moment later.
+    const stale = await eventually(async () => {
+      const turn = await stream(host.url, { agent_id: permissive.agent_id, message: 'hi' });
+      return refusalOf(turn.events) ? turn : undefined;
+    }, 'a turn of the agent changed in SQL to be refused');
     t.match(refusalOf(stale.events), { code: 'MODEL_FAILED' }, 'a model outside the catalog is refused at turn time');
     t.notMatch(refusalOf(stale.events)!.content, 'removed-model', 'in words that name nothing internal to the public');
     const [turn] = await query(host.databaseUrl, "SELECT error_message FROM conversation_turns WHERE agent_id = $1 AND status = 'failed'", [
