@@ -12,9 +12,9 @@ import { chromaUrl } from '../helpers/services.js';
 
 const DIM = 16;
 
-/** A unit vector mostly along `axis`, leaning a little towards every other axis by `seed`. */
+/** A unit vector mostly along `axis`, leaning a little towards every other axis by `seed`, by amounts that never repeat (no two hits tie). */
 const vector = (axis: number, seed: number) => {
-  const v = Array.from({ length: DIM }, (_, i) => (i === axis ? 1 : ((i * 7 + seed * 13) % 11) / 100));
+  const v = Array.from({ length: DIM }, (_, i) => (i === axis ? 1 : Math.abs(Math.sin((i + 1) * 12.9898 + seed * 78.233)) / 10));
   const norm = Math.hypot(...v);
   return v.map((x) => x / norm);
 };
@@ -87,4 +87,24 @@ t.test('queries of one collection that come together share Chroma requests, and 
   t.same([few.length, many.length, requests.length], [1, 5, 2], 'queries with different topK never share a request');
   const unknown = await Promise.all(queries.slice(0, 4).map((v) => index.query(`test_${randomBytes(6).toString('hex')}`, v, 3)));
   t.same(unknown, [[], [], [], []], 'an unknown collection answers every query with no hits');
+});
+
+t.test('a failed request fails its queries once, without sending each again alone', async (t) => {
+  const { retriever } = await countedChroma();
+  let requests = 0;
+  // As a Chroma that went down: every request fails.
+  const down: Retriever = {
+    ...retriever,
+    queryMany: async () => {
+      requests++;
+      throw new Error('Chroma is down');
+    },
+  };
+  const index = indexOver(down);
+  const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => index.query('test_down', vector(i % DIM, i), 3)));
+  t.ok(
+    outcomes.every((o) => o.status === 'rejected' && (o.reason as Error).message === 'Chroma is down'),
+    'every query failed with the error',
+  );
+  t.equal(requests, 3, '12 queries at once took 3 requests, none sent again alone');
 });

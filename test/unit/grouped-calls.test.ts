@@ -10,7 +10,10 @@ interface Item {
 }
 
 /** Writes that each wait until the test ends them (`end(i)`), so what runs at once is seen without timing. */
-function controlled(options: { concurrency: number; maxBatch: number; keyed?: boolean }, fails: (items: Item[]) => boolean = () => false) {
+function controlled(
+  options: { concurrency: number; maxBatch: number; keyed?: boolean; retryAlone?: boolean },
+  fails: (items: Item[]) => boolean = () => false,
+) {
   const started: number[][] = [];
   const ends: (() => void)[] = [];
   const writes = new GroupedCalls<Item, string>(
@@ -108,4 +111,18 @@ t.test('a batch that fails is written again item by item, so only the item that 
   void submit(5);
   await settle();
   t.same(started.at(-1), [5], 'and the next item is written at once: the failed batch freed its place');
+});
+
+t.test('with retryAlone false, a batch that fails fails all its items with its error, none tried again', async (t) => {
+  const { started, results, submit, end } = controlled({ concurrency: 1, maxBatch: 64, retryAlone: false }, (items) => items.some((i) => i.n === 3));
+  void submit(1);
+  for (const n of [2, 3, 4]) void submit(n);
+  await settle();
+  await end(0);
+  await end(1);
+  t.same(started, [[1], [2, 3, 4]], 'the batch was tried once');
+  t.same(results, ['wrote 1', 'failed 2: cannot write 2,3,4', 'failed 3: cannot write 2,3,4', 'failed 4: cannot write 2,3,4']);
+  void submit(5);
+  await settle();
+  t.same(started.at(-1), [5], 'and the next item is written at once');
 });

@@ -3,8 +3,12 @@ import type { Embedder, Retriever, VectorHit } from '@agent-host/sdk';
 import type { KeyedRegistry } from '@agent-host/sdk/kernel';
 import { GroupedCalls } from '../services/grouped-calls.js';
 
-/** Two requests at a time, one per core Chroma has here; queries that come meanwhile wait and go together. */
-const QUERY_GROUPS = { concurrency: 2, maxBatch: 32 };
+/**
+ * Two requests at a time, one per core Chroma has here; queries that come meanwhile wait and go together. A failed
+ * request fails its queries (their turns go on with the keyword fallback) without each being sent again alone: a down
+ * or hung store would fail them all again, after another deadline.
+ */
+const QUERY_GROUPS = { concurrency: 2, maxBatch: 32, retryAlone: false };
 
 /**
  * The configured embedder and vector store (`[knowledge] embedder`,
@@ -73,9 +77,9 @@ export class VectorIndex {
 
   /**
    * The nearest points, without their documents or metadata: a hit's text and metadata are read from Postgres, and its
-   * document's id is in its point id. With a store that has
-   * `queryMany`, the queries of concurrent turns on one collection go together, as statements are grouped: one
-   * request to Chroma cost it about 2 CPU ms whatever it held, and a request of four vectors a third of four requests.
+   * document's id is in its point id. With a store that has `queryMany`, the queries of concurrent turns on one
+   * collection go together, as statements are grouped: one request to Chroma cost it about 2 CPU ms whatever it held,
+   * and a request of four vectors a third of four requests.
    */
   query(collection: string, vector: number[], topK: number): Promise<VectorHit[]> {
     const retriever = this.retriever();

@@ -10,7 +10,9 @@ interface Waiting<T, R> {
  * the items that came meanwhile (up to `maxBatch`). Items of one `key` (the row they update), if given, go one at a
  * time, in the order they came, never two in one call. No item waits for a timer: a lone item goes as soon as it comes.
  * A call is all or nothing; when a batch fails, each of its items is tried alone, so only the item that cannot go
- * fails. Used for turns' writes and for the vector index's queries.
+ * fails, unless `retryAlone` is false: calls whose items do not fail one by one (queries of one store, which a down or
+ * hung store fails all alike) fail all their items with the batch's error. Used for turns' writes and for the vector
+ * index's queries.
  */
 export class GroupedCalls<T, R> {
   private waiting: Waiting<T, R>[] = [];
@@ -20,7 +22,7 @@ export class GroupedCalls<T, R> {
 
   constructor(
     private readonly call: (items: T[]) => Promise<R[]>,
-    private readonly options: { concurrency: number; maxBatch: number; key?: (item: T) => string },
+    private readonly options: { concurrency: number; maxBatch: number; key?: (item: T) => string; retryAlone?: boolean },
   ) {}
 
   submit(item: T): Promise<R> {
@@ -68,7 +70,7 @@ export class GroupedCalls<T, R> {
       const results = await this.call(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
+      if (batch.length === 1 || this.options.retryAlone === false) return batch.forEach((w) => w.reject(error));
       await Promise.all(batch.map((w) => this.call([w.item]).then(([result]) => w.resolve(result!), w.reject)));
     }
   }
