@@ -50,11 +50,10 @@ export function queryWords(query: string): string[] {
 
 /** The SQL a turn's retrieval runs: the agent's mounted sources, keyword search over chunks, and the documents cited. */
 export class RetrievalStore {
-  private readonly commonWords: CommonWords;
+  /** The common lexemes the keyword search uses ({@link RetrievalStore.commonLexemes}). */
+  private common: Promise<CommonLexemes> | undefined;
 
-  constructor(private readonly db: Sequelize) {
-    this.commonWords = new CommonWords(db);
-  }
+  constructor(private readonly db: Sequelize) {}
 
   /** The agent's mounted sources, highest priority first (a prepared statement: every turn of a knowledge agent asks). */
   mountedSources(agentId: string): Promise<MountedSource[]> {
@@ -107,10 +106,58 @@ export class RetrievalStore {
     await this.db.query('SELECT $1::regconfig', { bind: [name] });
   }
 
-  keywordSearch(textSearchConfig: string, sourceIds: string[], words: string[], limit: number): Promise<KeywordHit[]> {
-    return keywordSearch(this.db, this.commonWords, textSearchConfig, sourceIds, words, limit);
+  /**
+   * Postgres full-text search over the stored chunks of indexed, servable documents ({@link KEYWORD_SEARCH}), on the
+   * common words of the statistics it sees: if they changed since their common words were read, which the search
+   * says, they are read again and the search runs again on them; when the candidates found nothing, any word matching
+   * decides (a question whose uncommon words are in no mounted source).
+   */
+  async keywordSearch(textSearchConfig: string, sourceIds: string[], words: string[], limit: number): Promise<KeywordHit[]> {
+    if (!words.length || !sourceIds.length) return [];
+    const search = async (common: Promise<CommonLexemes>, anyWord: boolean) =>
+      preparedQuery<KeywordRow>(this.db, 'keyword_search', KEYWORD_SEARCH, [
+        textSearchConfig,
+        words.join(' or '),
+        words,
+        sourceIds,
+        limit,
+        (await common).lexemes,
+        anyWord,
+      ]);
+    let common = this.commonLexemes();
+    let rows = await search(common, false);
+    // Statistics that change again meanwhile are left for the next search.
+    if (rows[0]!.version !== (await common).version) rows = await search((common = this.commonLexemes(common)), false);
+    if (rows[0]!.chunk_id === null && !rows[0]!.candidates_any) rows = await search(common, true);
+    return rows.filter((row) => row.chunk_id !== null).map(({ version: _, candidates_any: __, ...hit }) => ({ ...hit, score: Number(hit.score) }));
+  }
+
+  /**
+   * The common lexemes the keyword search uses, read again (`keyword_common_lexemes`) if there are none yet or they
+   * are `stale`. Reading them from `pg_stats` took Postgres about 0.5 ms (the view's array of common lexemes cast and
+   * unnested), more than the search: they are kept with the statistics' version they came from, and read again only
+   * when a search sees another version. A failed read is not kept: the next search reads again.
+   */
+  private commonLexemes(stale?: Promise<CommonLexemes>): Promise<CommonLexemes> {
+    if (!this.common || this.common === stale) {
+      const read = preparedQuery<CommonLexemes>(this.db, 'keyword_common_lexemes', COMMON_LEXEMES, [COMMON_WORD_CHUNKS]).then(([row]) => row!);
+      this.common = read;
+      read.catch(() => {
+        if (this.common === read) this.common = undefined;
+      });
+    }
+    return this.common;
   }
 }
+
+/** The common lexemes of the statistics of `knowledge_chunks.search_vector`, with their version. */
+interface CommonLexemes {
+  version: string;
+  lexemes: string[];
+}
+
+/** A row of {@link KEYWORD_SEARCH}: a hit, or nulls when there is none. */
+type KeywordRow = KeywordHit & { version: string; candidates_any: boolean };
 
 /**
  * A word Postgres' statistics (`pg_stats.most_common_elems` of `search_vector`) put in at least this many chunks is
@@ -119,105 +166,55 @@ export class RetrievalStore {
  */
 const COMMON_WORD_CHUNKS = 500;
 
-/**
- * Postgres full-text search over the stored chunks of indexed, servable documents: chunks matching the question's
- * words (stemmed by the configured text search configuration), ranked by `ts_rank` over all of them, scaled into
- * [0, 1), each with the query words it matched. As in Lucene's common-terms query, the candidates are the chunks
- * holding one of the question's uncommon words, or all of its words when every one is common (two common words
- * together still held a quarter of the chunks at 100k). Ranking every chunk that holds any word scored most of the
- * corpus whenever a question held a common one (bench/retrieve: 245 ms p99 at 100k chunks). So a chunk holding only
- * common words is not returned, even when fewer than `limit` chunks are; when no candidate exists at all, any word
- * matching decides, as it always did. `ts_rank` rather than `ts_rank_cd`, and the matched words only for the
- * returned chunks: bench/retrieve measured cover density over common words as six times slower. A prepared
- * statement: parsing and planning it took Postgres about 0.4 ms a search, fifteen times its execution, and searches
- * were no slower on the plans Postgres keeps for it (bench/retrieve at 100k chunks: p99 4.5 and 6.0 ms, against 7.9 ms
- * planned for each search's words).
- */
-async function keywordSearch(
-  db: Sequelize,
-  commonWords: CommonWords,
-  textSearchConfig: string,
-  sourceIds: string[],
-  words: string[],
-  limit: number,
-): Promise<KeywordHit[]> {
-  if (!words.length || !sourceIds.length) return [];
-  const search = (candidates: string) =>
-    preparedQuery<KeywordHit>(
-      db,
-      'keyword_search',
-      `WITH q AS (SELECT websearch_to_tsquery($1::regconfig, $2) AS query, to_tsquery($1::regconfig, $6) AS candidates),
-       top AS (
-         SELECT c.id AS chunk_id, c.document_id, d.filename, d.metadata_json, c.source_id, c.chunk_index, c.content, c.metadata, c.search_vector,
-                ts_rank(c.search_vector, q.query, 32) AS score
-         FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id CROSS JOIN q
-         WHERE c.source_id = ANY($4::uuid[]) AND d.status = 'indexed' AND ${servableDocument('d')} AND c.search_vector @@ q.candidates
-         ORDER BY score DESC, c.id LIMIT $5)
-       SELECT chunk_id, document_id, filename, metadata_json, source_id, chunk_index, content, metadata, score,
-              ARRAY(SELECT w FROM unnest($3::text[]) w WHERE top.search_vector @@ plainto_tsquery($1::regconfig, w)) AS matched_words
-       FROM top ORDER BY score DESC, chunk_id`,
-      [textSearchConfig, words.join(' or '), words, sourceIds, limit, candidates],
-    );
-  // Words are letters and digits only (`queryWords`): they need no quoting in to_tsquery.
-  const anyWord = words.join(' | ');
-  const common = new Set(await commonWords.among(textSearchConfig, words));
-  const uncommon = words.filter((w) => !common.has(w));
-  const candidates = !common.size ? anyWord : uncommon.length ? uncommon.join(' | ') : words.join(' & ');
-  let rows = await search(candidates);
-  // Nothing: any word matching decides (a question whose uncommon words are in no mounted source).
-  if (!rows.length && candidates !== anyWord) rows = await search(anyWord);
-  return rows.map((r) => ({ ...r, score: Number(r.score) }));
-}
+/** The version of the statistics of `knowledge_chunks` (`v`): its row estimate and its last analyses. */
+const STATISTICS_VERSION = `(SELECT concat_ws(' ', c.reltuples, pg_stat_get_last_analyze_time(c.oid), pg_stat_get_last_autoanalyze_time(c.oid)) AS version
+    FROM pg_class c WHERE c.oid = to_regclass('knowledge_chunks')) v`;
+
+/** The lexemes the statistics put in at least `$1` chunks, with the statistics' version. */
+const COMMON_LEXEMES = `SELECT v.version, COALESCE((
+    SELECT array_agg(e.lexeme)
+    FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = to_regnamespace(s.schemaname),
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
+    WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunks' AND s.attname = 'search_vector' AND e.freq * c.reltuples >= $1), '{}') AS lexemes
+  FROM ${STATISTICS_VERSION}`;
 
 /**
- * The words Postgres' statistics of `search_vector` (kept by autovacuum, and refreshed by an ingestion job as it ends)
- * put in at least `COMMON_WORD_CHUNKS` chunks. Reading them from `pg_stats` took Postgres about 0.5 ms a search (the
- * view's array of common lexemes cast and unnested each time), more than the search itself: the lexemes are kept here
- * with the version of the statistics they came from, and each search asks only for that version (the table's row
- * estimate and its last analyses) with its words' lexemes, reading the lexemes again when it changed. Each search
- * still sees the statistics as they are when it runs.
+ * Postgres full-text search for `$3`'s words (`$2`, the same joined by `or`, in `$1`'s text search configuration): the
+ * chunks of `$4`'s sources matching them, ranked by `ts_rank` over all of them, scaled into [0, 1), at most `$5`, each
+ * with the words it matched. As in Lucene's common-terms query, the candidates are the chunks holding one of the
+ * question's uncommon words (none of its lexemes in `$6`), or all of its words when every one is common (two common
+ * words together still held a quarter of the chunks at 100k); with `$7`, any word. Ranking every chunk that holds any
+ * word scored most of the corpus whenever a question held a common one (bench/retrieve: 245 ms p99 at 100k chunks), so
+ * a chunk holding only common words is not returned, even when fewer than `$5` chunks are. `ts_rank` rather than
+ * `ts_rank_cd`, and the matched words only for the returned chunks: bench/retrieve measured cover density over common
+ * words as six times slower. Words are letters and digits only ({@link queryWords}): they need no quoting in
+ * `to_tsquery`.
+ *
+ * Each row also has the statistics' version as the search sees it, and whether the candidates were any word; with no
+ * hit, a row of nulls has them. A prepared statement: parsing and planning it took Postgres about 0.4 ms a search,
+ * fifteen times its execution, and searches were no slower on the plans Postgres keeps for it (bench/retrieve at 100k
+ * chunks: p99 4.5 and 6.0 ms, against 7.9 ms planned for each search's words). The candidates' tsquery is a scalar
+ * subquery, which Postgres computes once, before the scan that uses it on the full-text index.
  */
-class CommonWords {
-  private cached?: { version: string; lexemes: Promise<Set<string>> };
-
-  constructor(private readonly db: Sequelize) {}
-
-  /** Which of `words` are common, stemmed by `textSearchConfig`. */
-  async among(textSearchConfig: string, words: string[]): Promise<string[]> {
-    const rows = await preparedQuery<{ w: string; lexemes: string[]; version: string }>(
-      this.db,
-      'keyword_words_and_statistics',
-      `SELECT w, tsvector_to_array(to_tsvector($1::regconfig, w)) AS lexemes, v.version
-       FROM unnest($2::text[]) w, (
-         SELECT concat_ws(' ', c.reltuples, pg_stat_get_last_analyze_time(c.oid), pg_stat_get_last_autoanalyze_time(c.oid)) AS version
-         FROM pg_class c WHERE c.oid = to_regclass('knowledge_chunks')) v`,
-      [textSearchConfig, words],
-    );
-    if (!rows.length) return [];
-    const { version } = rows[0]!;
-    if (this.cached?.version !== version) {
-      const lexemes = this.commonLexemes();
-      this.cached = { version, lexemes };
-      // A failed read is not kept: the next search reads again.
-      lexemes.catch(() => {
-        if (this.cached?.lexemes === lexemes) this.cached = undefined;
-      });
-    }
-    const common = await this.cached.lexemes;
-    return rows.filter((row) => row.lexemes.some((lexeme) => common.has(lexeme))).map((row) => row.w);
-  }
-
-  /** The lexemes the statistics put in at least `COMMON_WORD_CHUNKS` chunks. */
-  private async commonLexemes(): Promise<Set<string>> {
-    const rows = await preparedQuery<{ lexeme: string }>(
-      this.db,
-      'keyword_common_lexemes',
-      `SELECT e.lexeme
-       FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = to_regnamespace(s.schemaname),
-            unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
-       WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunks' AND s.attname = 'search_vector' AND e.freq * c.reltuples >= $1`,
-      [COMMON_WORD_CHUNKS],
-    );
-    return new Set(rows.map((row) => row.lexeme));
-  }
-}
+const KEYWORD_SEARCH = `WITH w AS (
+    SELECT w, COALESCE(tsvector_to_array(to_tsvector($1::regconfig, w)) && $6::text[], false) AS common FROM unnest($3::text[]) w),
+  k AS (
+    SELECT string_agg(w, ' | ') AS any_word,
+      CASE WHEN bool_and(common) THEN string_agg(w, ' & ') WHEN bool_or(common) THEN string_agg(w, ' | ') FILTER (WHERE NOT common)
+        ELSE string_agg(w, ' | ') END AS candidates
+    FROM w),
+  q AS (
+    SELECT websearch_to_tsquery($1::regconfig, $2) AS query,
+      to_tsquery($1::regconfig, CASE WHEN $7::boolean THEN k.any_word ELSE k.candidates END) AS candidates, k.candidates = k.any_word AS candidates_any
+    FROM k),
+  top AS (
+    SELECT c.id AS chunk_id, c.document_id, d.filename, d.metadata_json, c.source_id, c.chunk_index, c.content, c.metadata, c.search_vector,
+           ts_rank(c.search_vector, (SELECT query FROM q), 32) AS score
+    FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+    WHERE c.source_id = ANY($4::uuid[]) AND d.status = 'indexed' AND ${servableDocument('d')} AND c.search_vector @@ (SELECT candidates FROM q)
+    ORDER BY score DESC, c.id LIMIT $5)
+  SELECT v.version, (SELECT candidates_any FROM q) AS candidates_any,
+    top.chunk_id, top.document_id, top.filename, top.metadata_json, top.source_id, top.chunk_index, top.content, top.metadata, top.score,
+    ARRAY(SELECT w FROM unnest($3::text[]) w WHERE top.search_vector @@ plainto_tsquery($1::regconfig, w)) AS matched_words
+  FROM ${STATISTICS_VERSION} LEFT JOIN top ON true
+  ORDER BY top.score DESC, top.chunk_id`;
