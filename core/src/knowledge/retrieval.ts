@@ -152,26 +152,16 @@ export class Retrieval {
       )
     ).flat();
     hits.sort((a, b) => b.score - a.score || b.source.priority - a.source.priority);
-    const read = everyCandidate ? hits : hits.filter((h) => h.score >= run.threshold);
+    // A turn reads the chunks of the hits that reach the threshold only: below it is all it needs to know of the others.
+    const isRead = (hit: { score: number }) => everyCandidate || hit.score >= run.threshold;
+    const read = hits.filter(isRead);
     const stored = read.length ? new Map((await this.store.chunkInfos(read.map((h) => h.id))).map((c) => [c.chunk_id, c])) : new Map<string, ChunkInfo>();
     const chunks: RagChunk[] = [];
     for (const hit of hits) {
       // A point without its chunk row belongs to a document being indexed again or deleted.
       const chunk = stored.get(hit.id);
       const document = chunk?.document;
-      const excluded =
-        // Not read: below the threshold is all a turn needs to know of it.
-        hit.score < run.threshold && !everyCandidate
-          ? 'below_threshold'
-          : !document || document.status !== 'indexed'
-            ? 'document_not_indexed'
-            : !document.servable
-              ? 'correction_not_published'
-              : hit.score < run.threshold
-                ? 'below_threshold'
-                : chunks.length >= run.top_k
-                  ? 'beyond_top_k'
-                  : null;
+      const excluded = isRead(hit) ? exclusion(document, hit.score < run.threshold, chunks.length >= run.top_k) : 'below_threshold';
       run.vector_candidates.push({
         chunk_id: hit.id,
         score: hit.score,
@@ -218,6 +208,14 @@ export class Retrieval {
       ),
     );
   }
+}
+
+/** Why a vector hit whose chunk was read is left out (its document first, as rag-debug shows it), or `null` when kept. */
+function exclusion(document: DocumentInfo | undefined, belowThreshold: boolean, topKFull: boolean): VectorCandidate['excluded_reason'] {
+  if (!document || document.status !== 'indexed') return 'document_not_indexed';
+  if (!document.servable) return 'correction_not_published';
+  if (belowThreshold) return 'below_threshold';
+  return topKFull ? 'beyond_top_k' : null;
 }
 
 function ragChunk(
